@@ -1,0 +1,395 @@
+"""AlterClientQuotasRequest: generated from Kafka's AlterClientQuotasRequest.json by tools/generate_protocol.py.
+
+Do not edit: change the generator and run it again.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+import struct
+import uuid
+
+from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.primitives import (
+    DecodeError,
+    EncodeError,
+    ZERO_UUID,
+    read_array_length,
+    read_bool,
+    read_bytes,
+    read_compact_array_length,
+    read_compact_bytes,
+    read_compact_nullable_bytes,
+    read_compact_nullable_string,
+    read_compact_records,
+    read_compact_string,
+    read_float64,
+    read_int16,
+    read_int32,
+    read_int64,
+    read_int8,
+    read_nullable_bytes,
+    read_nullable_string,
+    read_records,
+    read_string,
+    read_uint16,
+    read_uint32,
+    read_uuid,
+    read_uvarint,
+    write_array_length,
+    write_bytes,
+    write_compact_array_length,
+    write_compact_bytes,
+    write_compact_nullable_bytes,
+    write_compact_nullable_string,
+    write_compact_records,
+    write_compact_string,
+    write_nullable_bytes,
+    write_nullable_string,
+    write_records,
+    write_string,
+    write_tagged_fields,
+    write_uuid,
+)
+
+_unpack_from = struct.unpack_from
+_pack = struct.pack
+_S0 = struct.Struct('>d?')
+_S1 = struct.Struct('>?')
+
+
+class EntityData(Struct):
+    __slots__ = ('entity_type', 'entity_name', 'unknown_tagged_fields')
+    FIELDS = (FieldMeta('entity_type', 'EntityType', 'string', False, (0, 32767), None, None, None, None), FieldMeta('entity_name', 'EntityName', 'string', False, (0, 32767), (0, 32767), None, None, None))
+
+    def __init__(self, *, entity_type: str = '', entity_name: str | None = '', unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.entity_type = entity_type
+        self.entity_name = entity_name
+        self.unknown_tagged_fields = unknown_tagged_fields
+
+
+class OpData(Struct):
+    __slots__ = ('key', 'value', 'remove', 'unknown_tagged_fields')
+    FIELDS = (FieldMeta('key', 'Key', 'string', False, (0, 32767), None, None, None, None), FieldMeta('value', 'Value', 'float64', False, (0, 32767), None, None, None, None), FieldMeta('remove', 'Remove', 'bool', False, (0, 32767), None, None, None, None))
+
+    def __init__(self, *, key: str = '', value: float = 0.0, remove: bool = False, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.key = key
+        self.value = value
+        self.remove = remove
+        self.unknown_tagged_fields = unknown_tagged_fields
+
+
+class EntryData(Struct):
+    __slots__ = ('entity', 'ops', 'unknown_tagged_fields')
+    FIELDS = (FieldMeta('entity', 'Entity', 'EntityData', True, (0, 32767), None, None, None, EntityData), FieldMeta('ops', 'Ops', 'OpData', True, (0, 32767), None, None, None, OpData))
+
+    def __init__(self, *, entity: list[EntityData] | None = None, ops: list[OpData] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.entity = [] if entity is None else entity
+        self.ops = [] if ops is None else ops
+        self.unknown_tagged_fields = unknown_tagged_fields
+
+
+class AlterClientQuotasRequest(Message):
+    """Kafka request AlterClientQuotasRequest (valid versions 0-1)."""
+
+    NAME = 'AlterClientQuotasRequest'
+    TYPE = 'request'
+    API_KEY = 49
+    VALID_VERSIONS = (0, 1)
+    FLEXIBLE_VERSIONS = (1, 32767)
+    EntityData = EntityData
+    OpData = OpData
+    EntryData = EntryData
+    __slots__ = ('entries', 'validate_only', 'unknown_tagged_fields')
+    FIELDS = (FieldMeta('entries', 'Entries', 'EntryData', True, (0, 32767), None, None, None, EntryData), FieldMeta('validate_only', 'ValidateOnly', 'bool', False, (0, 32767), None, None, None, None))
+
+    def __init__(self, *, entries: list[EntryData] | None = None, validate_only: bool = False, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.entries = [] if entries is None else entries
+        self.validate_only = validate_only
+        self.unknown_tagged_fields = unknown_tagged_fields
+
+
+def _dec_EntityData_0(buf, pos):
+    o = _new(EntityData)
+    o.unknown_tagged_fields = None
+    o.entity_type, pos = read_string(buf, pos)
+    o.entity_name, pos = read_nullable_string(buf, pos)
+    return o, pos
+
+
+def _dec_OpData_0(buf, pos):
+    o = _new(OpData)
+    o.unknown_tagged_fields = None
+    o.key, pos = read_string(buf, pos)
+    o.value, o.remove = _S0.unpack_from(buf, pos)
+    pos += 9
+    return o, pos
+
+
+def _dec_EntryData_0(buf, pos):
+    o = _new(EntryData)
+    o.unknown_tagged_fields = None
+    n, pos = read_array_length(buf, pos)
+    if n < 0:
+        raise DecodeError('non-nullable array Entity was null')
+    else:
+        items = []
+        append = items.append
+        for _ in range(n):
+            item, pos = _dec_EntityData_0(buf, pos)
+            append(item)
+        o.entity = items
+    n, pos = read_array_length(buf, pos)
+    if n < 0:
+        raise DecodeError('non-nullable array Ops was null')
+    else:
+        items = []
+        append = items.append
+        for _ in range(n):
+            item, pos = _dec_OpData_0(buf, pos)
+            append(item)
+        o.ops = items
+    return o, pos
+
+
+def _dec_AlterClientQuotasRequest_0(buf, pos):
+    o = _new(AlterClientQuotasRequest)
+    o.unknown_tagged_fields = None
+    n, pos = read_array_length(buf, pos)
+    if n < 0:
+        raise DecodeError('non-nullable array Entries was null')
+    else:
+        items = []
+        append = items.append
+        for _ in range(n):
+            item, pos = _dec_EntryData_0(buf, pos)
+            append(item)
+        o.entries = items
+    o.validate_only, = _S1.unpack_from(buf, pos)
+    pos += 1
+    return o, pos
+
+
+def _enc_EntityData_0(o, w):
+    if o.entity_type is None:
+        raise EncodeError('non-nullable field EntityType is None')
+    write_string(w, o.entity_type)
+    write_nullable_string(w, o.entity_name)
+
+
+def _enc_OpData_0(o, w):
+    if o.key is None:
+        raise EncodeError('non-nullable field Key is None')
+    write_string(w, o.key)
+    w += _S0.pack(o.value, o.remove)
+
+
+def _enc_EntryData_0(o, w):
+    items = o.entity
+    if items is None:
+        raise EncodeError('non-nullable array Entity is None')
+    else:
+        write_array_length(w, len(items))
+        for item in items:
+            _enc_EntityData_0(item, w)
+    items = o.ops
+    if items is None:
+        raise EncodeError('non-nullable array Ops is None')
+    else:
+        write_array_length(w, len(items))
+        for item in items:
+            _enc_OpData_0(item, w)
+
+
+def _enc_AlterClientQuotasRequest_0(o, w):
+    items = o.entries
+    if items is None:
+        raise EncodeError('non-nullable array Entries is None')
+    else:
+        write_array_length(w, len(items))
+        for item in items:
+            _enc_EntryData_0(item, w)
+    w += _S1.pack(o.validate_only)
+
+
+def _dec_EntityData_1(buf, pos):
+    o = _new(EntityData)
+    o.entity_type, pos = read_compact_string(buf, pos)
+    o.entity_name, pos = read_compact_nullable_string(buf, pos)
+    o.unknown_tagged_fields = None
+    ntags, pos = read_uvarint(buf, pos)
+    prev = -1
+    for _ in range(ntags):
+        tag, pos = read_uvarint(buf, pos)
+        if tag <= prev:
+            raise DecodeError(f'invalid or out-of-order tag {tag}')
+        prev = tag
+        size, pos = read_uvarint(buf, pos)
+        end = pos + size
+        if end > len(buf):
+            raise DecodeError('truncated tagged field')
+        if o.unknown_tagged_fields is None:
+            o.unknown_tagged_fields = []
+        o.unknown_tagged_fields.append((tag, bytes(buf[pos:end])))
+        pos = end
+    return o, pos
+
+
+def _dec_OpData_1(buf, pos):
+    o = _new(OpData)
+    o.key, pos = read_compact_string(buf, pos)
+    o.value, o.remove = _S0.unpack_from(buf, pos)
+    pos += 9
+    o.unknown_tagged_fields = None
+    ntags, pos = read_uvarint(buf, pos)
+    prev = -1
+    for _ in range(ntags):
+        tag, pos = read_uvarint(buf, pos)
+        if tag <= prev:
+            raise DecodeError(f'invalid or out-of-order tag {tag}')
+        prev = tag
+        size, pos = read_uvarint(buf, pos)
+        end = pos + size
+        if end > len(buf):
+            raise DecodeError('truncated tagged field')
+        if o.unknown_tagged_fields is None:
+            o.unknown_tagged_fields = []
+        o.unknown_tagged_fields.append((tag, bytes(buf[pos:end])))
+        pos = end
+    return o, pos
+
+
+def _dec_EntryData_1(buf, pos):
+    o = _new(EntryData)
+    n, pos = read_compact_array_length(buf, pos)
+    if n < 0:
+        raise DecodeError('non-nullable array Entity was null')
+    else:
+        items = []
+        append = items.append
+        for _ in range(n):
+            item, pos = _dec_EntityData_1(buf, pos)
+            append(item)
+        o.entity = items
+    n, pos = read_compact_array_length(buf, pos)
+    if n < 0:
+        raise DecodeError('non-nullable array Ops was null')
+    else:
+        items = []
+        append = items.append
+        for _ in range(n):
+            item, pos = _dec_OpData_1(buf, pos)
+            append(item)
+        o.ops = items
+    o.unknown_tagged_fields = None
+    ntags, pos = read_uvarint(buf, pos)
+    prev = -1
+    for _ in range(ntags):
+        tag, pos = read_uvarint(buf, pos)
+        if tag <= prev:
+            raise DecodeError(f'invalid or out-of-order tag {tag}')
+        prev = tag
+        size, pos = read_uvarint(buf, pos)
+        end = pos + size
+        if end > len(buf):
+            raise DecodeError('truncated tagged field')
+        if o.unknown_tagged_fields is None:
+            o.unknown_tagged_fields = []
+        o.unknown_tagged_fields.append((tag, bytes(buf[pos:end])))
+        pos = end
+    return o, pos
+
+
+def _dec_AlterClientQuotasRequest_1(buf, pos):
+    o = _new(AlterClientQuotasRequest)
+    n, pos = read_compact_array_length(buf, pos)
+    if n < 0:
+        raise DecodeError('non-nullable array Entries was null')
+    else:
+        items = []
+        append = items.append
+        for _ in range(n):
+            item, pos = _dec_EntryData_1(buf, pos)
+            append(item)
+        o.entries = items
+    o.validate_only, = _S1.unpack_from(buf, pos)
+    pos += 1
+    o.unknown_tagged_fields = None
+    ntags, pos = read_uvarint(buf, pos)
+    prev = -1
+    for _ in range(ntags):
+        tag, pos = read_uvarint(buf, pos)
+        if tag <= prev:
+            raise DecodeError(f'invalid or out-of-order tag {tag}')
+        prev = tag
+        size, pos = read_uvarint(buf, pos)
+        end = pos + size
+        if end > len(buf):
+            raise DecodeError('truncated tagged field')
+        if o.unknown_tagged_fields is None:
+            o.unknown_tagged_fields = []
+        o.unknown_tagged_fields.append((tag, bytes(buf[pos:end])))
+        pos = end
+    return o, pos
+
+
+def _enc_EntityData_1(o, w):
+    if o.entity_type is None:
+        raise EncodeError('non-nullable field EntityType is None')
+    write_compact_string(w, o.entity_type)
+    write_compact_nullable_string(w, o.entity_name)
+    if o.unknown_tagged_fields:
+        write_tagged_fields(w, o.unknown_tagged_fields)
+    else:
+        w.append(0)
+
+
+def _enc_OpData_1(o, w):
+    if o.key is None:
+        raise EncodeError('non-nullable field Key is None')
+    write_compact_string(w, o.key)
+    w += _S0.pack(o.value, o.remove)
+    if o.unknown_tagged_fields:
+        write_tagged_fields(w, o.unknown_tagged_fields)
+    else:
+        w.append(0)
+
+
+def _enc_EntryData_1(o, w):
+    items = o.entity
+    if items is None:
+        raise EncodeError('non-nullable array Entity is None')
+    else:
+        write_compact_array_length(w, len(items))
+        for item in items:
+            _enc_EntityData_1(item, w)
+    items = o.ops
+    if items is None:
+        raise EncodeError('non-nullable array Ops is None')
+    else:
+        write_compact_array_length(w, len(items))
+        for item in items:
+            _enc_OpData_1(item, w)
+    if o.unknown_tagged_fields:
+        write_tagged_fields(w, o.unknown_tagged_fields)
+    else:
+        w.append(0)
+
+
+def _enc_AlterClientQuotasRequest_1(o, w):
+    items = o.entries
+    if items is None:
+        raise EncodeError('non-nullable array Entries is None')
+    else:
+        write_compact_array_length(w, len(items))
+        for item in items:
+            _enc_EntryData_1(item, w)
+    w += _S1.pack(o.validate_only)
+    if o.unknown_tagged_fields:
+        write_tagged_fields(w, o.unknown_tagged_fields)
+    else:
+        w.append(0)
+
+
+AlterClientQuotasRequest._DECODERS = {0: _dec_AlterClientQuotasRequest_0, 1: _dec_AlterClientQuotasRequest_1}
+AlterClientQuotasRequest._ENCODERS = {0: _enc_AlterClientQuotasRequest_0, 1: _enc_AlterClientQuotasRequest_1}

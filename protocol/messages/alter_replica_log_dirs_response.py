@@ -1,0 +1,300 @@
+"""AlterReplicaLogDirsResponse: generated from Kafka's AlterReplicaLogDirsResponse.json by tools/generate_protocol.py.
+
+Do not edit: change the generator and run it again.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+import struct
+import uuid
+
+from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.primitives import (
+    DecodeError,
+    EncodeError,
+    ZERO_UUID,
+    read_array_length,
+    read_bool,
+    read_bytes,
+    read_compact_array_length,
+    read_compact_bytes,
+    read_compact_nullable_bytes,
+    read_compact_nullable_string,
+    read_compact_records,
+    read_compact_string,
+    read_float64,
+    read_int16,
+    read_int32,
+    read_int64,
+    read_int8,
+    read_nullable_bytes,
+    read_nullable_string,
+    read_records,
+    read_string,
+    read_uint16,
+    read_uint32,
+    read_uuid,
+    read_uvarint,
+    write_array_length,
+    write_bytes,
+    write_compact_array_length,
+    write_compact_bytes,
+    write_compact_nullable_bytes,
+    write_compact_nullable_string,
+    write_compact_records,
+    write_compact_string,
+    write_nullable_bytes,
+    write_nullable_string,
+    write_records,
+    write_string,
+    write_tagged_fields,
+    write_uuid,
+)
+
+_unpack_from = struct.unpack_from
+_pack = struct.pack
+_S0 = struct.Struct('>i')
+_S1 = struct.Struct('>ih')
+
+
+class AlterReplicaLogDirPartitionResult(Struct):
+    __slots__ = ('partition_index', 'error_code', 'unknown_tagged_fields')
+    FIELDS = (FieldMeta('partition_index', 'PartitionIndex', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None))
+
+    def __init__(self, *, partition_index: int = 0, error_code: int = 0, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.partition_index = partition_index
+        self.error_code = error_code
+        self.unknown_tagged_fields = unknown_tagged_fields
+
+
+class AlterReplicaLogDirTopicResult(Struct):
+    __slots__ = ('topic_name', 'partitions', 'unknown_tagged_fields')
+    FIELDS = (FieldMeta('topic_name', 'TopicName', 'string', False, (0, 32767), None, None, None, None), FieldMeta('partitions', 'Partitions', 'AlterReplicaLogDirPartitionResult', True, (0, 32767), None, None, None, AlterReplicaLogDirPartitionResult))
+
+    def __init__(self, *, topic_name: str = '', partitions: list[AlterReplicaLogDirPartitionResult] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.topic_name = topic_name
+        self.partitions = [] if partitions is None else partitions
+        self.unknown_tagged_fields = unknown_tagged_fields
+
+
+class AlterReplicaLogDirsResponse(Message):
+    """Kafka response AlterReplicaLogDirsResponse (valid versions 1-2)."""
+
+    NAME = 'AlterReplicaLogDirsResponse'
+    TYPE = 'response'
+    API_KEY = 34
+    VALID_VERSIONS = (1, 2)
+    FLEXIBLE_VERSIONS = (2, 32767)
+    AlterReplicaLogDirPartitionResult = AlterReplicaLogDirPartitionResult
+    AlterReplicaLogDirTopicResult = AlterReplicaLogDirTopicResult
+    __slots__ = ('throttle_time_ms', 'results', 'unknown_tagged_fields')
+    FIELDS = (FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('results', 'Results', 'AlterReplicaLogDirTopicResult', True, (0, 32767), None, None, None, AlterReplicaLogDirTopicResult))
+
+    def __init__(self, *, throttle_time_ms: int = 0, results: list[AlterReplicaLogDirTopicResult] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.throttle_time_ms = throttle_time_ms
+        self.results = [] if results is None else results
+        self.unknown_tagged_fields = unknown_tagged_fields
+
+
+def _dec_AlterReplicaLogDirPartitionResult_0(buf, pos):
+    o = _new(AlterReplicaLogDirPartitionResult)
+    o.unknown_tagged_fields = None
+    o.partition_index, o.error_code = _S1.unpack_from(buf, pos)
+    pos += 6
+    return o, pos
+
+
+def _dec_AlterReplicaLogDirTopicResult_0(buf, pos):
+    o = _new(AlterReplicaLogDirTopicResult)
+    o.unknown_tagged_fields = None
+    o.topic_name, pos = read_string(buf, pos)
+    n, pos = read_array_length(buf, pos)
+    if n < 0:
+        raise DecodeError('non-nullable array Partitions was null')
+    else:
+        items = []
+        append = items.append
+        for _ in range(n):
+            item, pos = _dec_AlterReplicaLogDirPartitionResult_0(buf, pos)
+            append(item)
+        o.partitions = items
+    return o, pos
+
+
+def _dec_AlterReplicaLogDirsResponse_0(buf, pos):
+    o = _new(AlterReplicaLogDirsResponse)
+    o.unknown_tagged_fields = None
+    o.throttle_time_ms, = _S0.unpack_from(buf, pos)
+    pos += 4
+    n, pos = read_array_length(buf, pos)
+    if n < 0:
+        raise DecodeError('non-nullable array Results was null')
+    else:
+        items = []
+        append = items.append
+        for _ in range(n):
+            item, pos = _dec_AlterReplicaLogDirTopicResult_0(buf, pos)
+            append(item)
+        o.results = items
+    return o, pos
+
+
+def _enc_AlterReplicaLogDirPartitionResult_0(o, w):
+    w += _S1.pack(o.partition_index, o.error_code)
+
+
+def _enc_AlterReplicaLogDirTopicResult_0(o, w):
+    if o.topic_name is None:
+        raise EncodeError('non-nullable field TopicName is None')
+    write_string(w, o.topic_name)
+    items = o.partitions
+    if items is None:
+        raise EncodeError('non-nullable array Partitions is None')
+    else:
+        write_array_length(w, len(items))
+        for item in items:
+            _enc_AlterReplicaLogDirPartitionResult_0(item, w)
+
+
+def _enc_AlterReplicaLogDirsResponse_0(o, w):
+    w += _S0.pack(o.throttle_time_ms)
+    items = o.results
+    if items is None:
+        raise EncodeError('non-nullable array Results is None')
+    else:
+        write_array_length(w, len(items))
+        for item in items:
+            _enc_AlterReplicaLogDirTopicResult_0(item, w)
+
+
+def _dec_AlterReplicaLogDirPartitionResult_1(buf, pos):
+    o = _new(AlterReplicaLogDirPartitionResult)
+    o.partition_index, o.error_code = _S1.unpack_from(buf, pos)
+    pos += 6
+    o.unknown_tagged_fields = None
+    ntags, pos = read_uvarint(buf, pos)
+    prev = -1
+    for _ in range(ntags):
+        tag, pos = read_uvarint(buf, pos)
+        if tag <= prev:
+            raise DecodeError(f'invalid or out-of-order tag {tag}')
+        prev = tag
+        size, pos = read_uvarint(buf, pos)
+        end = pos + size
+        if end > len(buf):
+            raise DecodeError('truncated tagged field')
+        if o.unknown_tagged_fields is None:
+            o.unknown_tagged_fields = []
+        o.unknown_tagged_fields.append((tag, bytes(buf[pos:end])))
+        pos = end
+    return o, pos
+
+
+def _dec_AlterReplicaLogDirTopicResult_1(buf, pos):
+    o = _new(AlterReplicaLogDirTopicResult)
+    o.topic_name, pos = read_compact_string(buf, pos)
+    n, pos = read_compact_array_length(buf, pos)
+    if n < 0:
+        raise DecodeError('non-nullable array Partitions was null')
+    else:
+        items = []
+        append = items.append
+        for _ in range(n):
+            item, pos = _dec_AlterReplicaLogDirPartitionResult_1(buf, pos)
+            append(item)
+        o.partitions = items
+    o.unknown_tagged_fields = None
+    ntags, pos = read_uvarint(buf, pos)
+    prev = -1
+    for _ in range(ntags):
+        tag, pos = read_uvarint(buf, pos)
+        if tag <= prev:
+            raise DecodeError(f'invalid or out-of-order tag {tag}')
+        prev = tag
+        size, pos = read_uvarint(buf, pos)
+        end = pos + size
+        if end > len(buf):
+            raise DecodeError('truncated tagged field')
+        if o.unknown_tagged_fields is None:
+            o.unknown_tagged_fields = []
+        o.unknown_tagged_fields.append((tag, bytes(buf[pos:end])))
+        pos = end
+    return o, pos
+
+
+def _dec_AlterReplicaLogDirsResponse_1(buf, pos):
+    o = _new(AlterReplicaLogDirsResponse)
+    o.throttle_time_ms, = _S0.unpack_from(buf, pos)
+    pos += 4
+    n, pos = read_compact_array_length(buf, pos)
+    if n < 0:
+        raise DecodeError('non-nullable array Results was null')
+    else:
+        items = []
+        append = items.append
+        for _ in range(n):
+            item, pos = _dec_AlterReplicaLogDirTopicResult_1(buf, pos)
+            append(item)
+        o.results = items
+    o.unknown_tagged_fields = None
+    ntags, pos = read_uvarint(buf, pos)
+    prev = -1
+    for _ in range(ntags):
+        tag, pos = read_uvarint(buf, pos)
+        if tag <= prev:
+            raise DecodeError(f'invalid or out-of-order tag {tag}')
+        prev = tag
+        size, pos = read_uvarint(buf, pos)
+        end = pos + size
+        if end > len(buf):
+            raise DecodeError('truncated tagged field')
+        if o.unknown_tagged_fields is None:
+            o.unknown_tagged_fields = []
+        o.unknown_tagged_fields.append((tag, bytes(buf[pos:end])))
+        pos = end
+    return o, pos
+
+
+def _enc_AlterReplicaLogDirPartitionResult_1(o, w):
+    w += _S1.pack(o.partition_index, o.error_code)
+    if o.unknown_tagged_fields:
+        write_tagged_fields(w, o.unknown_tagged_fields)
+    else:
+        w.append(0)
+
+
+def _enc_AlterReplicaLogDirTopicResult_1(o, w):
+    if o.topic_name is None:
+        raise EncodeError('non-nullable field TopicName is None')
+    write_compact_string(w, o.topic_name)
+    items = o.partitions
+    if items is None:
+        raise EncodeError('non-nullable array Partitions is None')
+    else:
+        write_compact_array_length(w, len(items))
+        for item in items:
+            _enc_AlterReplicaLogDirPartitionResult_1(item, w)
+    if o.unknown_tagged_fields:
+        write_tagged_fields(w, o.unknown_tagged_fields)
+    else:
+        w.append(0)
+
+
+def _enc_AlterReplicaLogDirsResponse_1(o, w):
+    w += _S0.pack(o.throttle_time_ms)
+    items = o.results
+    if items is None:
+        raise EncodeError('non-nullable array Results is None')
+    else:
+        write_compact_array_length(w, len(items))
+        for item in items:
+            _enc_AlterReplicaLogDirTopicResult_1(item, w)
+    if o.unknown_tagged_fields:
+        write_tagged_fields(w, o.unknown_tagged_fields)
+    else:
+        w.append(0)
+
+
+AlterReplicaLogDirsResponse._DECODERS = {1: _dec_AlterReplicaLogDirsResponse_0, 2: _dec_AlterReplicaLogDirsResponse_1}
+AlterReplicaLogDirsResponse._ENCODERS = {1: _enc_AlterReplicaLogDirsResponse_0, 2: _enc_AlterReplicaLogDirsResponse_1}

@@ -1,0 +1,125 @@
+"""ConsumerGroupDescribeRequest: generated from Kafka's ConsumerGroupDescribeRequest.json by tools/generate_protocol.py.
+
+Do not edit: change the generator and run it again.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+import struct
+import uuid
+
+from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.primitives import (
+    DecodeError,
+    EncodeError,
+    ZERO_UUID,
+    read_array_length,
+    read_bool,
+    read_bytes,
+    read_compact_array_length,
+    read_compact_bytes,
+    read_compact_nullable_bytes,
+    read_compact_nullable_string,
+    read_compact_records,
+    read_compact_string,
+    read_float64,
+    read_int16,
+    read_int32,
+    read_int64,
+    read_int8,
+    read_nullable_bytes,
+    read_nullable_string,
+    read_records,
+    read_string,
+    read_uint16,
+    read_uint32,
+    read_uuid,
+    read_uvarint,
+    write_array_length,
+    write_bytes,
+    write_compact_array_length,
+    write_compact_bytes,
+    write_compact_nullable_bytes,
+    write_compact_nullable_string,
+    write_compact_records,
+    write_compact_string,
+    write_nullable_bytes,
+    write_nullable_string,
+    write_records,
+    write_string,
+    write_tagged_fields,
+    write_uuid,
+)
+
+_unpack_from = struct.unpack_from
+_pack = struct.pack
+_S0 = struct.Struct('>?')
+
+
+class ConsumerGroupDescribeRequest(Message):
+    """Kafka request ConsumerGroupDescribeRequest (valid versions 0-0)."""
+
+    NAME = 'ConsumerGroupDescribeRequest'
+    TYPE = 'request'
+    API_KEY = 69
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    __slots__ = ('group_ids', 'include_authorized_operations', 'unknown_tagged_fields')
+    FIELDS = (FieldMeta('group_ids', 'GroupIds', 'string', True, (0, 32767), None, None, None, None), FieldMeta('include_authorized_operations', 'IncludeAuthorizedOperations', 'bool', False, (0, 32767), None, None, None, None))
+
+    def __init__(self, *, group_ids: list[str] | None = None, include_authorized_operations: bool = False, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.group_ids = [] if group_ids is None else group_ids
+        self.include_authorized_operations = include_authorized_operations
+        self.unknown_tagged_fields = unknown_tagged_fields
+
+
+def _dec_ConsumerGroupDescribeRequest_0(buf, pos):
+    o = _new(ConsumerGroupDescribeRequest)
+    n, pos = read_compact_array_length(buf, pos)
+    if n < 0:
+        raise DecodeError('non-nullable array GroupIds was null')
+    else:
+        items = []
+        for _ in range(n):
+            item, pos = read_compact_string(buf, pos)
+            items.append(item)
+        o.group_ids = items
+    o.include_authorized_operations, = _S0.unpack_from(buf, pos)
+    pos += 1
+    o.unknown_tagged_fields = None
+    ntags, pos = read_uvarint(buf, pos)
+    prev = -1
+    for _ in range(ntags):
+        tag, pos = read_uvarint(buf, pos)
+        if tag <= prev:
+            raise DecodeError(f'invalid or out-of-order tag {tag}')
+        prev = tag
+        size, pos = read_uvarint(buf, pos)
+        end = pos + size
+        if end > len(buf):
+            raise DecodeError('truncated tagged field')
+        if o.unknown_tagged_fields is None:
+            o.unknown_tagged_fields = []
+        o.unknown_tagged_fields.append((tag, bytes(buf[pos:end])))
+        pos = end
+    return o, pos
+
+
+def _enc_ConsumerGroupDescribeRequest_0(o, w):
+    items = o.group_ids
+    if items is None:
+        raise EncodeError('non-nullable array GroupIds is None')
+    else:
+        write_compact_array_length(w, len(items))
+        for item in items:
+            write_compact_string(w, item)
+    w += _S0.pack(o.include_authorized_operations)
+    if o.unknown_tagged_fields:
+        write_tagged_fields(w, o.unknown_tagged_fields)
+    else:
+        w.append(0)
+
+
+ConsumerGroupDescribeRequest._DECODERS = {0: _dec_ConsumerGroupDescribeRequest_0}
+ConsumerGroupDescribeRequest._ENCODERS = {0: _enc_ConsumerGroupDescribeRequest_0}

@@ -1,0 +1,358 @@
+"""DeleteAclsResponse: generated from Kafka's DeleteAclsResponse.json by tools/generate_protocol.py.
+
+Do not edit: change the generator and run it again.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+import struct
+import uuid
+
+from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.primitives import (
+    DecodeError,
+    EncodeError,
+    ZERO_UUID,
+    read_array_length,
+    read_bool,
+    read_bytes,
+    read_compact_array_length,
+    read_compact_bytes,
+    read_compact_nullable_bytes,
+    read_compact_nullable_string,
+    read_compact_records,
+    read_compact_string,
+    read_float64,
+    read_int16,
+    read_int32,
+    read_int64,
+    read_int8,
+    read_nullable_bytes,
+    read_nullable_string,
+    read_records,
+    read_string,
+    read_uint16,
+    read_uint32,
+    read_uuid,
+    read_uvarint,
+    write_array_length,
+    write_bytes,
+    write_compact_array_length,
+    write_compact_bytes,
+    write_compact_nullable_bytes,
+    write_compact_nullable_string,
+    write_compact_records,
+    write_compact_string,
+    write_nullable_bytes,
+    write_nullable_string,
+    write_records,
+    write_string,
+    write_tagged_fields,
+    write_uuid,
+)
+
+_unpack_from = struct.unpack_from
+_pack = struct.pack
+_S0 = struct.Struct('>i')
+_S1 = struct.Struct('>h')
+_S2 = struct.Struct('>b')
+_S3 = struct.Struct('>bb')
+
+
+class DeleteAclsMatchingAcl(Struct):
+    __slots__ = ('error_code', 'error_message', 'resource_type', 'resource_name', 'pattern_type', 'principal', 'host', 'operation', 'permission_type', 'unknown_tagged_fields')
+    FIELDS = (FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('error_message', 'ErrorMessage', 'string', False, (0, 32767), (0, 32767), None, None, None), FieldMeta('resource_type', 'ResourceType', 'int8', False, (0, 32767), None, None, None, None), FieldMeta('resource_name', 'ResourceName', 'string', False, (0, 32767), None, None, None, None), FieldMeta('pattern_type', 'PatternType', 'int8', False, (1, 32767), None, None, None, None), FieldMeta('principal', 'Principal', 'string', False, (0, 32767), None, None, None, None), FieldMeta('host', 'Host', 'string', False, (0, 32767), None, None, None, None), FieldMeta('operation', 'Operation', 'int8', False, (0, 32767), None, None, None, None), FieldMeta('permission_type', 'PermissionType', 'int8', False, (0, 32767), None, None, None, None))
+
+    def __init__(self, *, error_code: int = 0, error_message: str | None = '', resource_type: int = 0, resource_name: str = '', pattern_type: int = 3, principal: str = '', host: str = '', operation: int = 0, permission_type: int = 0, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.error_code = error_code
+        self.error_message = error_message
+        self.resource_type = resource_type
+        self.resource_name = resource_name
+        self.pattern_type = pattern_type
+        self.principal = principal
+        self.host = host
+        self.operation = operation
+        self.permission_type = permission_type
+        self.unknown_tagged_fields = unknown_tagged_fields
+
+
+class DeleteAclsFilterResult(Struct):
+    __slots__ = ('error_code', 'error_message', 'matching_acls', 'unknown_tagged_fields')
+    FIELDS = (FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('error_message', 'ErrorMessage', 'string', False, (0, 32767), (0, 32767), None, None, None), FieldMeta('matching_acls', 'MatchingAcls', 'DeleteAclsMatchingAcl', True, (0, 32767), None, None, None, DeleteAclsMatchingAcl))
+
+    def __init__(self, *, error_code: int = 0, error_message: str | None = '', matching_acls: list[DeleteAclsMatchingAcl] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.error_code = error_code
+        self.error_message = error_message
+        self.matching_acls = [] if matching_acls is None else matching_acls
+        self.unknown_tagged_fields = unknown_tagged_fields
+
+
+class DeleteAclsResponse(Message):
+    """Kafka response DeleteAclsResponse (valid versions 1-3)."""
+
+    NAME = 'DeleteAclsResponse'
+    TYPE = 'response'
+    API_KEY = 31
+    VALID_VERSIONS = (1, 3)
+    FLEXIBLE_VERSIONS = (2, 32767)
+    DeleteAclsMatchingAcl = DeleteAclsMatchingAcl
+    DeleteAclsFilterResult = DeleteAclsFilterResult
+    __slots__ = ('throttle_time_ms', 'filter_results', 'unknown_tagged_fields')
+    FIELDS = (FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('filter_results', 'FilterResults', 'DeleteAclsFilterResult', True, (0, 32767), None, None, None, DeleteAclsFilterResult))
+
+    def __init__(self, *, throttle_time_ms: int = 0, filter_results: list[DeleteAclsFilterResult] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.throttle_time_ms = throttle_time_ms
+        self.filter_results = [] if filter_results is None else filter_results
+        self.unknown_tagged_fields = unknown_tagged_fields
+
+
+def _dec_DeleteAclsMatchingAcl_0(buf, pos):
+    o = _new(DeleteAclsMatchingAcl)
+    o.unknown_tagged_fields = None
+    o.error_code, = _S1.unpack_from(buf, pos)
+    pos += 2
+    o.error_message, pos = read_nullable_string(buf, pos)
+    o.resource_type, = _S2.unpack_from(buf, pos)
+    pos += 1
+    o.resource_name, pos = read_string(buf, pos)
+    o.pattern_type, = _S2.unpack_from(buf, pos)
+    pos += 1
+    o.principal, pos = read_string(buf, pos)
+    o.host, pos = read_string(buf, pos)
+    o.operation, o.permission_type = _S3.unpack_from(buf, pos)
+    pos += 2
+    return o, pos
+
+
+def _dec_DeleteAclsFilterResult_0(buf, pos):
+    o = _new(DeleteAclsFilterResult)
+    o.unknown_tagged_fields = None
+    o.error_code, = _S1.unpack_from(buf, pos)
+    pos += 2
+    o.error_message, pos = read_nullable_string(buf, pos)
+    n, pos = read_array_length(buf, pos)
+    if n < 0:
+        raise DecodeError('non-nullable array MatchingAcls was null')
+    else:
+        items = []
+        append = items.append
+        for _ in range(n):
+            item, pos = _dec_DeleteAclsMatchingAcl_0(buf, pos)
+            append(item)
+        o.matching_acls = items
+    return o, pos
+
+
+def _dec_DeleteAclsResponse_0(buf, pos):
+    o = _new(DeleteAclsResponse)
+    o.unknown_tagged_fields = None
+    o.throttle_time_ms, = _S0.unpack_from(buf, pos)
+    pos += 4
+    n, pos = read_array_length(buf, pos)
+    if n < 0:
+        raise DecodeError('non-nullable array FilterResults was null')
+    else:
+        items = []
+        append = items.append
+        for _ in range(n):
+            item, pos = _dec_DeleteAclsFilterResult_0(buf, pos)
+            append(item)
+        o.filter_results = items
+    return o, pos
+
+
+def _enc_DeleteAclsMatchingAcl_0(o, w):
+    w += _S1.pack(o.error_code)
+    write_nullable_string(w, o.error_message)
+    w += _S2.pack(o.resource_type)
+    if o.resource_name is None:
+        raise EncodeError('non-nullable field ResourceName is None')
+    write_string(w, o.resource_name)
+    w += _S2.pack(o.pattern_type)
+    if o.principal is None:
+        raise EncodeError('non-nullable field Principal is None')
+    write_string(w, o.principal)
+    if o.host is None:
+        raise EncodeError('non-nullable field Host is None')
+    write_string(w, o.host)
+    w += _S3.pack(o.operation, o.permission_type)
+
+
+def _enc_DeleteAclsFilterResult_0(o, w):
+    w += _S1.pack(o.error_code)
+    write_nullable_string(w, o.error_message)
+    items = o.matching_acls
+    if items is None:
+        raise EncodeError('non-nullable array MatchingAcls is None')
+    else:
+        write_array_length(w, len(items))
+        for item in items:
+            _enc_DeleteAclsMatchingAcl_0(item, w)
+
+
+def _enc_DeleteAclsResponse_0(o, w):
+    w += _S0.pack(o.throttle_time_ms)
+    items = o.filter_results
+    if items is None:
+        raise EncodeError('non-nullable array FilterResults is None')
+    else:
+        write_array_length(w, len(items))
+        for item in items:
+            _enc_DeleteAclsFilterResult_0(item, w)
+
+
+def _dec_DeleteAclsMatchingAcl_1(buf, pos):
+    o = _new(DeleteAclsMatchingAcl)
+    o.error_code, = _S1.unpack_from(buf, pos)
+    pos += 2
+    o.error_message, pos = read_compact_nullable_string(buf, pos)
+    o.resource_type, = _S2.unpack_from(buf, pos)
+    pos += 1
+    o.resource_name, pos = read_compact_string(buf, pos)
+    o.pattern_type, = _S2.unpack_from(buf, pos)
+    pos += 1
+    o.principal, pos = read_compact_string(buf, pos)
+    o.host, pos = read_compact_string(buf, pos)
+    o.operation, o.permission_type = _S3.unpack_from(buf, pos)
+    pos += 2
+    o.unknown_tagged_fields = None
+    ntags, pos = read_uvarint(buf, pos)
+    prev = -1
+    for _ in range(ntags):
+        tag, pos = read_uvarint(buf, pos)
+        if tag <= prev:
+            raise DecodeError(f'invalid or out-of-order tag {tag}')
+        prev = tag
+        size, pos = read_uvarint(buf, pos)
+        end = pos + size
+        if end > len(buf):
+            raise DecodeError('truncated tagged field')
+        if o.unknown_tagged_fields is None:
+            o.unknown_tagged_fields = []
+        o.unknown_tagged_fields.append((tag, bytes(buf[pos:end])))
+        pos = end
+    return o, pos
+
+
+def _dec_DeleteAclsFilterResult_1(buf, pos):
+    o = _new(DeleteAclsFilterResult)
+    o.error_code, = _S1.unpack_from(buf, pos)
+    pos += 2
+    o.error_message, pos = read_compact_nullable_string(buf, pos)
+    n, pos = read_compact_array_length(buf, pos)
+    if n < 0:
+        raise DecodeError('non-nullable array MatchingAcls was null')
+    else:
+        items = []
+        append = items.append
+        for _ in range(n):
+            item, pos = _dec_DeleteAclsMatchingAcl_1(buf, pos)
+            append(item)
+        o.matching_acls = items
+    o.unknown_tagged_fields = None
+    ntags, pos = read_uvarint(buf, pos)
+    prev = -1
+    for _ in range(ntags):
+        tag, pos = read_uvarint(buf, pos)
+        if tag <= prev:
+            raise DecodeError(f'invalid or out-of-order tag {tag}')
+        prev = tag
+        size, pos = read_uvarint(buf, pos)
+        end = pos + size
+        if end > len(buf):
+            raise DecodeError('truncated tagged field')
+        if o.unknown_tagged_fields is None:
+            o.unknown_tagged_fields = []
+        o.unknown_tagged_fields.append((tag, bytes(buf[pos:end])))
+        pos = end
+    return o, pos
+
+
+def _dec_DeleteAclsResponse_1(buf, pos):
+    o = _new(DeleteAclsResponse)
+    o.throttle_time_ms, = _S0.unpack_from(buf, pos)
+    pos += 4
+    n, pos = read_compact_array_length(buf, pos)
+    if n < 0:
+        raise DecodeError('non-nullable array FilterResults was null')
+    else:
+        items = []
+        append = items.append
+        for _ in range(n):
+            item, pos = _dec_DeleteAclsFilterResult_1(buf, pos)
+            append(item)
+        o.filter_results = items
+    o.unknown_tagged_fields = None
+    ntags, pos = read_uvarint(buf, pos)
+    prev = -1
+    for _ in range(ntags):
+        tag, pos = read_uvarint(buf, pos)
+        if tag <= prev:
+            raise DecodeError(f'invalid or out-of-order tag {tag}')
+        prev = tag
+        size, pos = read_uvarint(buf, pos)
+        end = pos + size
+        if end > len(buf):
+            raise DecodeError('truncated tagged field')
+        if o.unknown_tagged_fields is None:
+            o.unknown_tagged_fields = []
+        o.unknown_tagged_fields.append((tag, bytes(buf[pos:end])))
+        pos = end
+    return o, pos
+
+
+def _enc_DeleteAclsMatchingAcl_1(o, w):
+    w += _S1.pack(o.error_code)
+    write_compact_nullable_string(w, o.error_message)
+    w += _S2.pack(o.resource_type)
+    if o.resource_name is None:
+        raise EncodeError('non-nullable field ResourceName is None')
+    write_compact_string(w, o.resource_name)
+    w += _S2.pack(o.pattern_type)
+    if o.principal is None:
+        raise EncodeError('non-nullable field Principal is None')
+    write_compact_string(w, o.principal)
+    if o.host is None:
+        raise EncodeError('non-nullable field Host is None')
+    write_compact_string(w, o.host)
+    w += _S3.pack(o.operation, o.permission_type)
+    if o.unknown_tagged_fields:
+        write_tagged_fields(w, o.unknown_tagged_fields)
+    else:
+        w.append(0)
+
+
+def _enc_DeleteAclsFilterResult_1(o, w):
+    w += _S1.pack(o.error_code)
+    write_compact_nullable_string(w, o.error_message)
+    items = o.matching_acls
+    if items is None:
+        raise EncodeError('non-nullable array MatchingAcls is None')
+    else:
+        write_compact_array_length(w, len(items))
+        for item in items:
+            _enc_DeleteAclsMatchingAcl_1(item, w)
+    if o.unknown_tagged_fields:
+        write_tagged_fields(w, o.unknown_tagged_fields)
+    else:
+        w.append(0)
+
+
+def _enc_DeleteAclsResponse_1(o, w):
+    w += _S0.pack(o.throttle_time_ms)
+    items = o.filter_results
+    if items is None:
+        raise EncodeError('non-nullable array FilterResults is None')
+    else:
+        write_compact_array_length(w, len(items))
+        for item in items:
+            _enc_DeleteAclsFilterResult_1(item, w)
+    if o.unknown_tagged_fields:
+        write_tagged_fields(w, o.unknown_tagged_fields)
+    else:
+        w.append(0)
+
+
+DeleteAclsResponse._DECODERS = {1: _dec_DeleteAclsResponse_0, 2: _dec_DeleteAclsResponse_1, 3: _dec_DeleteAclsResponse_1}
+DeleteAclsResponse._ENCODERS = {1: _enc_DeleteAclsResponse_0, 2: _enc_DeleteAclsResponse_1, 3: _enc_DeleteAclsResponse_1}

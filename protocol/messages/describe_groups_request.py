@@ -1,0 +1,179 @@
+"""DescribeGroupsRequest: generated from Kafka's DescribeGroupsRequest.json by tools/generate_protocol.py.
+
+Do not edit: change the generator and run it again.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+import struct
+import uuid
+
+from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.primitives import (
+    DecodeError,
+    EncodeError,
+    ZERO_UUID,
+    read_array_length,
+    read_bool,
+    read_bytes,
+    read_compact_array_length,
+    read_compact_bytes,
+    read_compact_nullable_bytes,
+    read_compact_nullable_string,
+    read_compact_records,
+    read_compact_string,
+    read_float64,
+    read_int16,
+    read_int32,
+    read_int64,
+    read_int8,
+    read_nullable_bytes,
+    read_nullable_string,
+    read_records,
+    read_string,
+    read_uint16,
+    read_uint32,
+    read_uuid,
+    read_uvarint,
+    write_array_length,
+    write_bytes,
+    write_compact_array_length,
+    write_compact_bytes,
+    write_compact_nullable_bytes,
+    write_compact_nullable_string,
+    write_compact_records,
+    write_compact_string,
+    write_nullable_bytes,
+    write_nullable_string,
+    write_records,
+    write_string,
+    write_tagged_fields,
+    write_uuid,
+)
+
+_unpack_from = struct.unpack_from
+_pack = struct.pack
+_S0 = struct.Struct('>?')
+
+
+class DescribeGroupsRequest(Message):
+    """Kafka request DescribeGroupsRequest (valid versions 0-6)."""
+
+    NAME = 'DescribeGroupsRequest'
+    TYPE = 'request'
+    API_KEY = 15
+    VALID_VERSIONS = (0, 6)
+    FLEXIBLE_VERSIONS = (5, 32767)
+    __slots__ = ('groups', 'include_authorized_operations', 'unknown_tagged_fields')
+    FIELDS = (FieldMeta('groups', 'Groups', 'string', True, (0, 32767), None, None, None, None), FieldMeta('include_authorized_operations', 'IncludeAuthorizedOperations', 'bool', False, (3, 32767), None, None, None, None))
+
+    def __init__(self, *, groups: list[str] | None = None, include_authorized_operations: bool = False, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.groups = [] if groups is None else groups
+        self.include_authorized_operations = include_authorized_operations
+        self.unknown_tagged_fields = unknown_tagged_fields
+
+
+def _dec_DescribeGroupsRequest_0(buf, pos):
+    o = _new(DescribeGroupsRequest)
+    o.include_authorized_operations = False
+    o.unknown_tagged_fields = None
+    n, pos = read_array_length(buf, pos)
+    if n < 0:
+        raise DecodeError('non-nullable array Groups was null')
+    else:
+        items = []
+        for _ in range(n):
+            item, pos = read_string(buf, pos)
+            items.append(item)
+        o.groups = items
+    return o, pos
+
+
+def _enc_DescribeGroupsRequest_0(o, w):
+    items = o.groups
+    if items is None:
+        raise EncodeError('non-nullable array Groups is None')
+    else:
+        write_array_length(w, len(items))
+        for item in items:
+            write_string(w, item)
+
+
+def _dec_DescribeGroupsRequest_1(buf, pos):
+    o = _new(DescribeGroupsRequest)
+    o.unknown_tagged_fields = None
+    n, pos = read_array_length(buf, pos)
+    if n < 0:
+        raise DecodeError('non-nullable array Groups was null')
+    else:
+        items = []
+        for _ in range(n):
+            item, pos = read_string(buf, pos)
+            items.append(item)
+        o.groups = items
+    o.include_authorized_operations, = _S0.unpack_from(buf, pos)
+    pos += 1
+    return o, pos
+
+
+def _enc_DescribeGroupsRequest_1(o, w):
+    items = o.groups
+    if items is None:
+        raise EncodeError('non-nullable array Groups is None')
+    else:
+        write_array_length(w, len(items))
+        for item in items:
+            write_string(w, item)
+    w += _S0.pack(o.include_authorized_operations)
+
+
+def _dec_DescribeGroupsRequest_2(buf, pos):
+    o = _new(DescribeGroupsRequest)
+    n, pos = read_compact_array_length(buf, pos)
+    if n < 0:
+        raise DecodeError('non-nullable array Groups was null')
+    else:
+        items = []
+        for _ in range(n):
+            item, pos = read_compact_string(buf, pos)
+            items.append(item)
+        o.groups = items
+    o.include_authorized_operations, = _S0.unpack_from(buf, pos)
+    pos += 1
+    o.unknown_tagged_fields = None
+    ntags, pos = read_uvarint(buf, pos)
+    prev = -1
+    for _ in range(ntags):
+        tag, pos = read_uvarint(buf, pos)
+        if tag <= prev:
+            raise DecodeError(f'invalid or out-of-order tag {tag}')
+        prev = tag
+        size, pos = read_uvarint(buf, pos)
+        end = pos + size
+        if end > len(buf):
+            raise DecodeError('truncated tagged field')
+        if o.unknown_tagged_fields is None:
+            o.unknown_tagged_fields = []
+        o.unknown_tagged_fields.append((tag, bytes(buf[pos:end])))
+        pos = end
+    return o, pos
+
+
+def _enc_DescribeGroupsRequest_2(o, w):
+    items = o.groups
+    if items is None:
+        raise EncodeError('non-nullable array Groups is None')
+    else:
+        write_compact_array_length(w, len(items))
+        for item in items:
+            write_compact_string(w, item)
+    w += _S0.pack(o.include_authorized_operations)
+    if o.unknown_tagged_fields:
+        write_tagged_fields(w, o.unknown_tagged_fields)
+    else:
+        w.append(0)
+
+
+DescribeGroupsRequest._DECODERS = {0: _dec_DescribeGroupsRequest_0, 1: _dec_DescribeGroupsRequest_0, 2: _dec_DescribeGroupsRequest_0, 3: _dec_DescribeGroupsRequest_1, 4: _dec_DescribeGroupsRequest_1, 5: _dec_DescribeGroupsRequest_2, 6: _dec_DescribeGroupsRequest_2}
+DescribeGroupsRequest._ENCODERS = {0: _enc_DescribeGroupsRequest_0, 1: _enc_DescribeGroupsRequest_0, 2: _enc_DescribeGroupsRequest_0, 3: _enc_DescribeGroupsRequest_1, 4: _enc_DescribeGroupsRequest_1, 5: _enc_DescribeGroupsRequest_2, 6: _enc_DescribeGroupsRequest_2}

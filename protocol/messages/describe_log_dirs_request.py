@@ -1,0 +1,233 @@
+"""DescribeLogDirsRequest: generated from Kafka's DescribeLogDirsRequest.json by tools/generate_protocol.py.
+
+Do not edit: change the generator and run it again.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+import struct
+import uuid
+
+from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.primitives import (
+    DecodeError,
+    EncodeError,
+    ZERO_UUID,
+    read_array_length,
+    read_bool,
+    read_bytes,
+    read_compact_array_length,
+    read_compact_bytes,
+    read_compact_nullable_bytes,
+    read_compact_nullable_string,
+    read_compact_records,
+    read_compact_string,
+    read_float64,
+    read_int16,
+    read_int32,
+    read_int64,
+    read_int8,
+    read_nullable_bytes,
+    read_nullable_string,
+    read_records,
+    read_string,
+    read_uint16,
+    read_uint32,
+    read_uuid,
+    read_uvarint,
+    write_array_length,
+    write_bytes,
+    write_compact_array_length,
+    write_compact_bytes,
+    write_compact_nullable_bytes,
+    write_compact_nullable_string,
+    write_compact_records,
+    write_compact_string,
+    write_nullable_bytes,
+    write_nullable_string,
+    write_records,
+    write_string,
+    write_tagged_fields,
+    write_uuid,
+)
+
+_unpack_from = struct.unpack_from
+_pack = struct.pack
+
+
+class DescribableLogDirTopic(Struct):
+    __slots__ = ('topic', 'partitions', 'unknown_tagged_fields')
+    FIELDS = (FieldMeta('topic', 'Topic', 'string', False, (0, 32767), None, None, None, None), FieldMeta('partitions', 'Partitions', 'int32', True, (0, 32767), None, None, None, None))
+
+    def __init__(self, *, topic: str = '', partitions: list[int] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.topic = topic
+        self.partitions = [] if partitions is None else partitions
+        self.unknown_tagged_fields = unknown_tagged_fields
+
+
+class DescribeLogDirsRequest(Message):
+    """Kafka request DescribeLogDirsRequest (valid versions 1-5)."""
+
+    NAME = 'DescribeLogDirsRequest'
+    TYPE = 'request'
+    API_KEY = 35
+    VALID_VERSIONS = (1, 5)
+    FLEXIBLE_VERSIONS = (2, 32767)
+    DescribableLogDirTopic = DescribableLogDirTopic
+    __slots__ = ('topics', 'unknown_tagged_fields')
+    FIELDS = (FieldMeta('topics', 'Topics', 'DescribableLogDirTopic', True, (0, 32767), (0, 32767), None, None, DescribableLogDirTopic),)
+
+    def __init__(self, *, topics: list[DescribableLogDirTopic] | None | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.topics = [] if topics is None else topics
+        self.unknown_tagged_fields = unknown_tagged_fields
+
+
+def _dec_DescribableLogDirTopic_0(buf, pos):
+    o = _new(DescribableLogDirTopic)
+    o.unknown_tagged_fields = None
+    o.topic, pos = read_string(buf, pos)
+    n, pos = read_array_length(buf, pos)
+    if n < 0:
+        raise DecodeError('non-nullable array Partitions was null')
+    else:
+        end = pos + n * 4
+        if end > len(buf):
+            raise DecodeError('truncated array Partitions')
+        o.partitions = list(_unpack_from('>%di' % n, buf, pos))
+        pos = end
+    return o, pos
+
+
+def _dec_DescribeLogDirsRequest_0(buf, pos):
+    o = _new(DescribeLogDirsRequest)
+    o.unknown_tagged_fields = None
+    n, pos = read_array_length(buf, pos)
+    if n < 0:
+        o.topics = None
+    else:
+        items = []
+        append = items.append
+        for _ in range(n):
+            item, pos = _dec_DescribableLogDirTopic_0(buf, pos)
+            append(item)
+        o.topics = items
+    return o, pos
+
+
+def _enc_DescribableLogDirTopic_0(o, w):
+    if o.topic is None:
+        raise EncodeError('non-nullable field Topic is None')
+    write_string(w, o.topic)
+    items = o.partitions
+    if items is None:
+        raise EncodeError('non-nullable array Partitions is None')
+    else:
+        write_array_length(w, len(items))
+        w += _pack('>%di' % len(items), *items)
+
+
+def _enc_DescribeLogDirsRequest_0(o, w):
+    items = o.topics
+    if items is None:
+        write_array_length(w, -1)
+    else:
+        write_array_length(w, len(items))
+        for item in items:
+            _enc_DescribableLogDirTopic_0(item, w)
+
+
+def _dec_DescribableLogDirTopic_1(buf, pos):
+    o = _new(DescribableLogDirTopic)
+    o.topic, pos = read_compact_string(buf, pos)
+    n, pos = read_compact_array_length(buf, pos)
+    if n < 0:
+        raise DecodeError('non-nullable array Partitions was null')
+    else:
+        end = pos + n * 4
+        if end > len(buf):
+            raise DecodeError('truncated array Partitions')
+        o.partitions = list(_unpack_from('>%di' % n, buf, pos))
+        pos = end
+    o.unknown_tagged_fields = None
+    ntags, pos = read_uvarint(buf, pos)
+    prev = -1
+    for _ in range(ntags):
+        tag, pos = read_uvarint(buf, pos)
+        if tag <= prev:
+            raise DecodeError(f'invalid or out-of-order tag {tag}')
+        prev = tag
+        size, pos = read_uvarint(buf, pos)
+        end = pos + size
+        if end > len(buf):
+            raise DecodeError('truncated tagged field')
+        if o.unknown_tagged_fields is None:
+            o.unknown_tagged_fields = []
+        o.unknown_tagged_fields.append((tag, bytes(buf[pos:end])))
+        pos = end
+    return o, pos
+
+
+def _dec_DescribeLogDirsRequest_1(buf, pos):
+    o = _new(DescribeLogDirsRequest)
+    n, pos = read_compact_array_length(buf, pos)
+    if n < 0:
+        o.topics = None
+    else:
+        items = []
+        append = items.append
+        for _ in range(n):
+            item, pos = _dec_DescribableLogDirTopic_1(buf, pos)
+            append(item)
+        o.topics = items
+    o.unknown_tagged_fields = None
+    ntags, pos = read_uvarint(buf, pos)
+    prev = -1
+    for _ in range(ntags):
+        tag, pos = read_uvarint(buf, pos)
+        if tag <= prev:
+            raise DecodeError(f'invalid or out-of-order tag {tag}')
+        prev = tag
+        size, pos = read_uvarint(buf, pos)
+        end = pos + size
+        if end > len(buf):
+            raise DecodeError('truncated tagged field')
+        if o.unknown_tagged_fields is None:
+            o.unknown_tagged_fields = []
+        o.unknown_tagged_fields.append((tag, bytes(buf[pos:end])))
+        pos = end
+    return o, pos
+
+
+def _enc_DescribableLogDirTopic_1(o, w):
+    if o.topic is None:
+        raise EncodeError('non-nullable field Topic is None')
+    write_compact_string(w, o.topic)
+    items = o.partitions
+    if items is None:
+        raise EncodeError('non-nullable array Partitions is None')
+    else:
+        write_compact_array_length(w, len(items))
+        w += _pack('>%di' % len(items), *items)
+    if o.unknown_tagged_fields:
+        write_tagged_fields(w, o.unknown_tagged_fields)
+    else:
+        w.append(0)
+
+
+def _enc_DescribeLogDirsRequest_1(o, w):
+    items = o.topics
+    if items is None:
+        write_compact_array_length(w, -1)
+    else:
+        write_compact_array_length(w, len(items))
+        for item in items:
+            _enc_DescribableLogDirTopic_1(item, w)
+    if o.unknown_tagged_fields:
+        write_tagged_fields(w, o.unknown_tagged_fields)
+    else:
+        w.append(0)
+
+
+DescribeLogDirsRequest._DECODERS = {1: _dec_DescribeLogDirsRequest_0, 2: _dec_DescribeLogDirsRequest_1, 3: _dec_DescribeLogDirsRequest_1, 4: _dec_DescribeLogDirsRequest_1, 5: _dec_DescribeLogDirsRequest_1}
+DescribeLogDirsRequest._ENCODERS = {1: _enc_DescribeLogDirsRequest_0, 2: _enc_DescribeLogDirsRequest_1, 3: _enc_DescribeLogDirsRequest_1, 4: _enc_DescribeLogDirsRequest_1, 5: _enc_DescribeLogDirsRequest_1}

@@ -1,0 +1,223 @@
+"""DescribeQuorumRequest: generated from Kafka's DescribeQuorumRequest.json by tools/generate_protocol.py.
+
+Do not edit: change the generator and run it again.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+import struct
+import uuid
+
+from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.primitives import (
+    DecodeError,
+    EncodeError,
+    ZERO_UUID,
+    read_array_length,
+    read_bool,
+    read_bytes,
+    read_compact_array_length,
+    read_compact_bytes,
+    read_compact_nullable_bytes,
+    read_compact_nullable_string,
+    read_compact_records,
+    read_compact_string,
+    read_float64,
+    read_int16,
+    read_int32,
+    read_int64,
+    read_int8,
+    read_nullable_bytes,
+    read_nullable_string,
+    read_records,
+    read_string,
+    read_uint16,
+    read_uint32,
+    read_uuid,
+    read_uvarint,
+    write_array_length,
+    write_bytes,
+    write_compact_array_length,
+    write_compact_bytes,
+    write_compact_nullable_bytes,
+    write_compact_nullable_string,
+    write_compact_records,
+    write_compact_string,
+    write_nullable_bytes,
+    write_nullable_string,
+    write_records,
+    write_string,
+    write_tagged_fields,
+    write_uuid,
+)
+
+_unpack_from = struct.unpack_from
+_pack = struct.pack
+_S0 = struct.Struct('>i')
+
+
+class PartitionData(Struct):
+    __slots__ = ('partition_index', 'unknown_tagged_fields')
+    FIELDS = (FieldMeta('partition_index', 'PartitionIndex', 'int32', False, (0, 32767), None, None, None, None),)
+
+    def __init__(self, *, partition_index: int = 0, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.partition_index = partition_index
+        self.unknown_tagged_fields = unknown_tagged_fields
+
+
+class TopicData(Struct):
+    __slots__ = ('topic_name', 'partitions', 'unknown_tagged_fields')
+    FIELDS = (FieldMeta('topic_name', 'TopicName', 'string', False, (0, 32767), None, None, None, None), FieldMeta('partitions', 'Partitions', 'PartitionData', True, (0, 32767), None, None, None, PartitionData))
+
+    def __init__(self, *, topic_name: str = '', partitions: list[PartitionData] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.topic_name = topic_name
+        self.partitions = [] if partitions is None else partitions
+        self.unknown_tagged_fields = unknown_tagged_fields
+
+
+class DescribeQuorumRequest(Message):
+    """Kafka request DescribeQuorumRequest (valid versions 0-2)."""
+
+    NAME = 'DescribeQuorumRequest'
+    TYPE = 'request'
+    API_KEY = 55
+    VALID_VERSIONS = (0, 2)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    PartitionData = PartitionData
+    TopicData = TopicData
+    __slots__ = ('topics', 'unknown_tagged_fields')
+    FIELDS = (FieldMeta('topics', 'Topics', 'TopicData', True, (0, 32767), None, None, None, TopicData),)
+
+    def __init__(self, *, topics: list[TopicData] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.topics = [] if topics is None else topics
+        self.unknown_tagged_fields = unknown_tagged_fields
+
+
+def _dec_PartitionData_0(buf, pos):
+    o = _new(PartitionData)
+    o.partition_index, = _S0.unpack_from(buf, pos)
+    pos += 4
+    o.unknown_tagged_fields = None
+    ntags, pos = read_uvarint(buf, pos)
+    prev = -1
+    for _ in range(ntags):
+        tag, pos = read_uvarint(buf, pos)
+        if tag <= prev:
+            raise DecodeError(f'invalid or out-of-order tag {tag}')
+        prev = tag
+        size, pos = read_uvarint(buf, pos)
+        end = pos + size
+        if end > len(buf):
+            raise DecodeError('truncated tagged field')
+        if o.unknown_tagged_fields is None:
+            o.unknown_tagged_fields = []
+        o.unknown_tagged_fields.append((tag, bytes(buf[pos:end])))
+        pos = end
+    return o, pos
+
+
+def _dec_TopicData_0(buf, pos):
+    o = _new(TopicData)
+    o.topic_name, pos = read_compact_string(buf, pos)
+    n, pos = read_compact_array_length(buf, pos)
+    if n < 0:
+        raise DecodeError('non-nullable array Partitions was null')
+    else:
+        items = []
+        append = items.append
+        for _ in range(n):
+            item, pos = _dec_PartitionData_0(buf, pos)
+            append(item)
+        o.partitions = items
+    o.unknown_tagged_fields = None
+    ntags, pos = read_uvarint(buf, pos)
+    prev = -1
+    for _ in range(ntags):
+        tag, pos = read_uvarint(buf, pos)
+        if tag <= prev:
+            raise DecodeError(f'invalid or out-of-order tag {tag}')
+        prev = tag
+        size, pos = read_uvarint(buf, pos)
+        end = pos + size
+        if end > len(buf):
+            raise DecodeError('truncated tagged field')
+        if o.unknown_tagged_fields is None:
+            o.unknown_tagged_fields = []
+        o.unknown_tagged_fields.append((tag, bytes(buf[pos:end])))
+        pos = end
+    return o, pos
+
+
+def _dec_DescribeQuorumRequest_0(buf, pos):
+    o = _new(DescribeQuorumRequest)
+    n, pos = read_compact_array_length(buf, pos)
+    if n < 0:
+        raise DecodeError('non-nullable array Topics was null')
+    else:
+        items = []
+        append = items.append
+        for _ in range(n):
+            item, pos = _dec_TopicData_0(buf, pos)
+            append(item)
+        o.topics = items
+    o.unknown_tagged_fields = None
+    ntags, pos = read_uvarint(buf, pos)
+    prev = -1
+    for _ in range(ntags):
+        tag, pos = read_uvarint(buf, pos)
+        if tag <= prev:
+            raise DecodeError(f'invalid or out-of-order tag {tag}')
+        prev = tag
+        size, pos = read_uvarint(buf, pos)
+        end = pos + size
+        if end > len(buf):
+            raise DecodeError('truncated tagged field')
+        if o.unknown_tagged_fields is None:
+            o.unknown_tagged_fields = []
+        o.unknown_tagged_fields.append((tag, bytes(buf[pos:end])))
+        pos = end
+    return o, pos
+
+
+def _enc_PartitionData_0(o, w):
+    w += _S0.pack(o.partition_index)
+    if o.unknown_tagged_fields:
+        write_tagged_fields(w, o.unknown_tagged_fields)
+    else:
+        w.append(0)
+
+
+def _enc_TopicData_0(o, w):
+    if o.topic_name is None:
+        raise EncodeError('non-nullable field TopicName is None')
+    write_compact_string(w, o.topic_name)
+    items = o.partitions
+    if items is None:
+        raise EncodeError('non-nullable array Partitions is None')
+    else:
+        write_compact_array_length(w, len(items))
+        for item in items:
+            _enc_PartitionData_0(item, w)
+    if o.unknown_tagged_fields:
+        write_tagged_fields(w, o.unknown_tagged_fields)
+    else:
+        w.append(0)
+
+
+def _enc_DescribeQuorumRequest_0(o, w):
+    items = o.topics
+    if items is None:
+        raise EncodeError('non-nullable array Topics is None')
+    else:
+        write_compact_array_length(w, len(items))
+        for item in items:
+            _enc_TopicData_0(item, w)
+    if o.unknown_tagged_fields:
+        write_tagged_fields(w, o.unknown_tagged_fields)
+    else:
+        w.append(0)
+
+
+DescribeQuorumRequest._DECODERS = {0: _dec_DescribeQuorumRequest_0, 1: _dec_DescribeQuorumRequest_0, 2: _dec_DescribeQuorumRequest_0}
+DescribeQuorumRequest._ENCODERS = {0: _enc_DescribeQuorumRequest_0, 1: _enc_DescribeQuorumRequest_0, 2: _enc_DescribeQuorumRequest_0}

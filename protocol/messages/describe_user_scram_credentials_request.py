@@ -1,0 +1,163 @@
+"""DescribeUserScramCredentialsRequest: generated from Kafka's DescribeUserScramCredentialsRequest.json by tools/generate_protocol.py.
+
+Do not edit: change the generator and run it again.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+import struct
+import uuid
+
+from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.primitives import (
+    DecodeError,
+    EncodeError,
+    ZERO_UUID,
+    read_array_length,
+    read_bool,
+    read_bytes,
+    read_compact_array_length,
+    read_compact_bytes,
+    read_compact_nullable_bytes,
+    read_compact_nullable_string,
+    read_compact_records,
+    read_compact_string,
+    read_float64,
+    read_int16,
+    read_int32,
+    read_int64,
+    read_int8,
+    read_nullable_bytes,
+    read_nullable_string,
+    read_records,
+    read_string,
+    read_uint16,
+    read_uint32,
+    read_uuid,
+    read_uvarint,
+    write_array_length,
+    write_bytes,
+    write_compact_array_length,
+    write_compact_bytes,
+    write_compact_nullable_bytes,
+    write_compact_nullable_string,
+    write_compact_records,
+    write_compact_string,
+    write_nullable_bytes,
+    write_nullable_string,
+    write_records,
+    write_string,
+    write_tagged_fields,
+    write_uuid,
+)
+
+_unpack_from = struct.unpack_from
+_pack = struct.pack
+
+
+class UserName(Struct):
+    __slots__ = ('name', 'unknown_tagged_fields')
+    FIELDS = (FieldMeta('name', 'Name', 'string', False, (0, 32767), None, None, None, None),)
+
+    def __init__(self, *, name: str = '', unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.name = name
+        self.unknown_tagged_fields = unknown_tagged_fields
+
+
+class DescribeUserScramCredentialsRequest(Message):
+    """Kafka request DescribeUserScramCredentialsRequest (valid versions 0-0)."""
+
+    NAME = 'DescribeUserScramCredentialsRequest'
+    TYPE = 'request'
+    API_KEY = 50
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    UserName = UserName
+    __slots__ = ('users', 'unknown_tagged_fields')
+    FIELDS = (FieldMeta('users', 'Users', 'UserName', True, (0, 32767), (0, 32767), None, None, UserName),)
+
+    def __init__(self, *, users: list[UserName] | None | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.users = [] if users is None else users
+        self.unknown_tagged_fields = unknown_tagged_fields
+
+
+def _dec_UserName_0(buf, pos):
+    o = _new(UserName)
+    o.name, pos = read_compact_string(buf, pos)
+    o.unknown_tagged_fields = None
+    ntags, pos = read_uvarint(buf, pos)
+    prev = -1
+    for _ in range(ntags):
+        tag, pos = read_uvarint(buf, pos)
+        if tag <= prev:
+            raise DecodeError(f'invalid or out-of-order tag {tag}')
+        prev = tag
+        size, pos = read_uvarint(buf, pos)
+        end = pos + size
+        if end > len(buf):
+            raise DecodeError('truncated tagged field')
+        if o.unknown_tagged_fields is None:
+            o.unknown_tagged_fields = []
+        o.unknown_tagged_fields.append((tag, bytes(buf[pos:end])))
+        pos = end
+    return o, pos
+
+
+def _dec_DescribeUserScramCredentialsRequest_0(buf, pos):
+    o = _new(DescribeUserScramCredentialsRequest)
+    n, pos = read_compact_array_length(buf, pos)
+    if n < 0:
+        o.users = None
+    else:
+        items = []
+        append = items.append
+        for _ in range(n):
+            item, pos = _dec_UserName_0(buf, pos)
+            append(item)
+        o.users = items
+    o.unknown_tagged_fields = None
+    ntags, pos = read_uvarint(buf, pos)
+    prev = -1
+    for _ in range(ntags):
+        tag, pos = read_uvarint(buf, pos)
+        if tag <= prev:
+            raise DecodeError(f'invalid or out-of-order tag {tag}')
+        prev = tag
+        size, pos = read_uvarint(buf, pos)
+        end = pos + size
+        if end > len(buf):
+            raise DecodeError('truncated tagged field')
+        if o.unknown_tagged_fields is None:
+            o.unknown_tagged_fields = []
+        o.unknown_tagged_fields.append((tag, bytes(buf[pos:end])))
+        pos = end
+    return o, pos
+
+
+def _enc_UserName_0(o, w):
+    if o.name is None:
+        raise EncodeError('non-nullable field Name is None')
+    write_compact_string(w, o.name)
+    if o.unknown_tagged_fields:
+        write_tagged_fields(w, o.unknown_tagged_fields)
+    else:
+        w.append(0)
+
+
+def _enc_DescribeUserScramCredentialsRequest_0(o, w):
+    items = o.users
+    if items is None:
+        write_compact_array_length(w, -1)
+    else:
+        write_compact_array_length(w, len(items))
+        for item in items:
+            _enc_UserName_0(item, w)
+    if o.unknown_tagged_fields:
+        write_tagged_fields(w, o.unknown_tagged_fields)
+    else:
+        w.append(0)
+
+
+DescribeUserScramCredentialsRequest._DECODERS = {0: _dec_DescribeUserScramCredentialsRequest_0}
+DescribeUserScramCredentialsRequest._ENCODERS = {0: _enc_DescribeUserScramCredentialsRequest_0}

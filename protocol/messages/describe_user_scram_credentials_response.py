@@ -1,0 +1,241 @@
+"""DescribeUserScramCredentialsResponse: generated from Kafka's DescribeUserScramCredentialsResponse.json by tools/generate_protocol.py.
+
+Do not edit: change the generator and run it again.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+import struct
+import uuid
+
+from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.primitives import (
+    DecodeError,
+    EncodeError,
+    ZERO_UUID,
+    read_array_length,
+    read_bool,
+    read_bytes,
+    read_compact_array_length,
+    read_compact_bytes,
+    read_compact_nullable_bytes,
+    read_compact_nullable_string,
+    read_compact_records,
+    read_compact_string,
+    read_float64,
+    read_int16,
+    read_int32,
+    read_int64,
+    read_int8,
+    read_nullable_bytes,
+    read_nullable_string,
+    read_records,
+    read_string,
+    read_uint16,
+    read_uint32,
+    read_uuid,
+    read_uvarint,
+    write_array_length,
+    write_bytes,
+    write_compact_array_length,
+    write_compact_bytes,
+    write_compact_nullable_bytes,
+    write_compact_nullable_string,
+    write_compact_records,
+    write_compact_string,
+    write_nullable_bytes,
+    write_nullable_string,
+    write_records,
+    write_string,
+    write_tagged_fields,
+    write_uuid,
+)
+
+_unpack_from = struct.unpack_from
+_pack = struct.pack
+_S0 = struct.Struct('>ih')
+_S1 = struct.Struct('>h')
+_S2 = struct.Struct('>bi')
+
+
+class CredentialInfo(Struct):
+    __slots__ = ('mechanism', 'iterations', 'unknown_tagged_fields')
+    FIELDS = (FieldMeta('mechanism', 'Mechanism', 'int8', False, (0, 32767), None, None, None, None), FieldMeta('iterations', 'Iterations', 'int32', False, (0, 32767), None, None, None, None))
+
+    def __init__(self, *, mechanism: int = 0, iterations: int = 0, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.mechanism = mechanism
+        self.iterations = iterations
+        self.unknown_tagged_fields = unknown_tagged_fields
+
+
+class DescribeUserScramCredentialsResult(Struct):
+    __slots__ = ('user', 'error_code', 'error_message', 'credential_infos', 'unknown_tagged_fields')
+    FIELDS = (FieldMeta('user', 'User', 'string', False, (0, 32767), None, None, None, None), FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('error_message', 'ErrorMessage', 'string', False, (0, 32767), (0, 32767), None, None, None), FieldMeta('credential_infos', 'CredentialInfos', 'CredentialInfo', True, (0, 32767), None, None, None, CredentialInfo))
+
+    def __init__(self, *, user: str = '', error_code: int = 0, error_message: str | None = '', credential_infos: list[CredentialInfo] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.user = user
+        self.error_code = error_code
+        self.error_message = error_message
+        self.credential_infos = [] if credential_infos is None else credential_infos
+        self.unknown_tagged_fields = unknown_tagged_fields
+
+
+class DescribeUserScramCredentialsResponse(Message):
+    """Kafka response DescribeUserScramCredentialsResponse (valid versions 0-0)."""
+
+    NAME = 'DescribeUserScramCredentialsResponse'
+    TYPE = 'response'
+    API_KEY = 50
+    VALID_VERSIONS = (0, 0)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    CredentialInfo = CredentialInfo
+    DescribeUserScramCredentialsResult = DescribeUserScramCredentialsResult
+    __slots__ = ('throttle_time_ms', 'error_code', 'error_message', 'results', 'unknown_tagged_fields')
+    FIELDS = (FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('error_message', 'ErrorMessage', 'string', False, (0, 32767), (0, 32767), None, None, None), FieldMeta('results', 'Results', 'DescribeUserScramCredentialsResult', True, (0, 32767), None, None, None, DescribeUserScramCredentialsResult))
+
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = '', results: list[DescribeUserScramCredentialsResult] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.throttle_time_ms = throttle_time_ms
+        self.error_code = error_code
+        self.error_message = error_message
+        self.results = [] if results is None else results
+        self.unknown_tagged_fields = unknown_tagged_fields
+
+
+def _dec_CredentialInfo_0(buf, pos):
+    o = _new(CredentialInfo)
+    o.mechanism, o.iterations = _S2.unpack_from(buf, pos)
+    pos += 5
+    o.unknown_tagged_fields = None
+    ntags, pos = read_uvarint(buf, pos)
+    prev = -1
+    for _ in range(ntags):
+        tag, pos = read_uvarint(buf, pos)
+        if tag <= prev:
+            raise DecodeError(f'invalid or out-of-order tag {tag}')
+        prev = tag
+        size, pos = read_uvarint(buf, pos)
+        end = pos + size
+        if end > len(buf):
+            raise DecodeError('truncated tagged field')
+        if o.unknown_tagged_fields is None:
+            o.unknown_tagged_fields = []
+        o.unknown_tagged_fields.append((tag, bytes(buf[pos:end])))
+        pos = end
+    return o, pos
+
+
+def _dec_DescribeUserScramCredentialsResult_0(buf, pos):
+    o = _new(DescribeUserScramCredentialsResult)
+    o.user, pos = read_compact_string(buf, pos)
+    o.error_code, = _S1.unpack_from(buf, pos)
+    pos += 2
+    o.error_message, pos = read_compact_nullable_string(buf, pos)
+    n, pos = read_compact_array_length(buf, pos)
+    if n < 0:
+        raise DecodeError('non-nullable array CredentialInfos was null')
+    else:
+        items = []
+        append = items.append
+        for _ in range(n):
+            item, pos = _dec_CredentialInfo_0(buf, pos)
+            append(item)
+        o.credential_infos = items
+    o.unknown_tagged_fields = None
+    ntags, pos = read_uvarint(buf, pos)
+    prev = -1
+    for _ in range(ntags):
+        tag, pos = read_uvarint(buf, pos)
+        if tag <= prev:
+            raise DecodeError(f'invalid or out-of-order tag {tag}')
+        prev = tag
+        size, pos = read_uvarint(buf, pos)
+        end = pos + size
+        if end > len(buf):
+            raise DecodeError('truncated tagged field')
+        if o.unknown_tagged_fields is None:
+            o.unknown_tagged_fields = []
+        o.unknown_tagged_fields.append((tag, bytes(buf[pos:end])))
+        pos = end
+    return o, pos
+
+
+def _dec_DescribeUserScramCredentialsResponse_0(buf, pos):
+    o = _new(DescribeUserScramCredentialsResponse)
+    o.throttle_time_ms, o.error_code = _S0.unpack_from(buf, pos)
+    pos += 6
+    o.error_message, pos = read_compact_nullable_string(buf, pos)
+    n, pos = read_compact_array_length(buf, pos)
+    if n < 0:
+        raise DecodeError('non-nullable array Results was null')
+    else:
+        items = []
+        append = items.append
+        for _ in range(n):
+            item, pos = _dec_DescribeUserScramCredentialsResult_0(buf, pos)
+            append(item)
+        o.results = items
+    o.unknown_tagged_fields = None
+    ntags, pos = read_uvarint(buf, pos)
+    prev = -1
+    for _ in range(ntags):
+        tag, pos = read_uvarint(buf, pos)
+        if tag <= prev:
+            raise DecodeError(f'invalid or out-of-order tag {tag}')
+        prev = tag
+        size, pos = read_uvarint(buf, pos)
+        end = pos + size
+        if end > len(buf):
+            raise DecodeError('truncated tagged field')
+        if o.unknown_tagged_fields is None:
+            o.unknown_tagged_fields = []
+        o.unknown_tagged_fields.append((tag, bytes(buf[pos:end])))
+        pos = end
+    return o, pos
+
+
+def _enc_CredentialInfo_0(o, w):
+    w += _S2.pack(o.mechanism, o.iterations)
+    if o.unknown_tagged_fields:
+        write_tagged_fields(w, o.unknown_tagged_fields)
+    else:
+        w.append(0)
+
+
+def _enc_DescribeUserScramCredentialsResult_0(o, w):
+    if o.user is None:
+        raise EncodeError('non-nullable field User is None')
+    write_compact_string(w, o.user)
+    w += _S1.pack(o.error_code)
+    write_compact_nullable_string(w, o.error_message)
+    items = o.credential_infos
+    if items is None:
+        raise EncodeError('non-nullable array CredentialInfos is None')
+    else:
+        write_compact_array_length(w, len(items))
+        for item in items:
+            _enc_CredentialInfo_0(item, w)
+    if o.unknown_tagged_fields:
+        write_tagged_fields(w, o.unknown_tagged_fields)
+    else:
+        w.append(0)
+
+
+def _enc_DescribeUserScramCredentialsResponse_0(o, w):
+    w += _S0.pack(o.throttle_time_ms, o.error_code)
+    write_compact_nullable_string(w, o.error_message)
+    items = o.results
+    if items is None:
+        raise EncodeError('non-nullable array Results is None')
+    else:
+        write_compact_array_length(w, len(items))
+        for item in items:
+            _enc_DescribeUserScramCredentialsResult_0(item, w)
+    if o.unknown_tagged_fields:
+        write_tagged_fields(w, o.unknown_tagged_fields)
+    else:
+        w.append(0)
+
+
+DescribeUserScramCredentialsResponse._DECODERS = {0: _dec_DescribeUserScramCredentialsResponse_0}
+DescribeUserScramCredentialsResponse._ENCODERS = {0: _enc_DescribeUserScramCredentialsResponse_0}

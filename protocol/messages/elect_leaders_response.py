@@ -1,0 +1,336 @@
+"""ElectLeadersResponse: generated from Kafka's ElectLeadersResponse.json by tools/generate_protocol.py.
+
+Do not edit: change the generator and run it again.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+import struct
+import uuid
+
+from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.primitives import (
+    DecodeError,
+    EncodeError,
+    ZERO_UUID,
+    read_array_length,
+    read_bool,
+    read_bytes,
+    read_compact_array_length,
+    read_compact_bytes,
+    read_compact_nullable_bytes,
+    read_compact_nullable_string,
+    read_compact_records,
+    read_compact_string,
+    read_float64,
+    read_int16,
+    read_int32,
+    read_int64,
+    read_int8,
+    read_nullable_bytes,
+    read_nullable_string,
+    read_records,
+    read_string,
+    read_uint16,
+    read_uint32,
+    read_uuid,
+    read_uvarint,
+    write_array_length,
+    write_bytes,
+    write_compact_array_length,
+    write_compact_bytes,
+    write_compact_nullable_bytes,
+    write_compact_nullable_string,
+    write_compact_records,
+    write_compact_string,
+    write_nullable_bytes,
+    write_nullable_string,
+    write_records,
+    write_string,
+    write_tagged_fields,
+    write_uuid,
+)
+
+_unpack_from = struct.unpack_from
+_pack = struct.pack
+_S0 = struct.Struct('>i')
+_S1 = struct.Struct('>ih')
+
+
+class PartitionResult(Struct):
+    __slots__ = ('partition_id', 'error_code', 'error_message', 'unknown_tagged_fields')
+    FIELDS = (FieldMeta('partition_id', 'PartitionId', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('error_message', 'ErrorMessage', 'string', False, (0, 32767), (0, 32767), None, None, None))
+
+    def __init__(self, *, partition_id: int = 0, error_code: int = 0, error_message: str | None = '', unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.partition_id = partition_id
+        self.error_code = error_code
+        self.error_message = error_message
+        self.unknown_tagged_fields = unknown_tagged_fields
+
+
+class ReplicaElectionResult(Struct):
+    __slots__ = ('topic', 'partition_result', 'unknown_tagged_fields')
+    FIELDS = (FieldMeta('topic', 'Topic', 'string', False, (0, 32767), None, None, None, None), FieldMeta('partition_result', 'PartitionResult', 'PartitionResult', True, (0, 32767), None, None, None, PartitionResult))
+
+    def __init__(self, *, topic: str = '', partition_result: list[PartitionResult] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.topic = topic
+        self.partition_result = [] if partition_result is None else partition_result
+        self.unknown_tagged_fields = unknown_tagged_fields
+
+
+class ElectLeadersResponse(Message):
+    """Kafka response ElectLeadersResponse (valid versions 0-2)."""
+
+    NAME = 'ElectLeadersResponse'
+    TYPE = 'response'
+    API_KEY = 43
+    VALID_VERSIONS = (0, 2)
+    FLEXIBLE_VERSIONS = (2, 32767)
+    PartitionResult = PartitionResult
+    ReplicaElectionResult = ReplicaElectionResult
+    __slots__ = ('throttle_time_ms', 'error_code', 'replica_election_results', 'unknown_tagged_fields')
+    FIELDS = (FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('error_code', 'ErrorCode', 'int16', False, (1, 32767), None, None, None, None), FieldMeta('replica_election_results', 'ReplicaElectionResults', 'ReplicaElectionResult', True, (0, 32767), None, None, None, ReplicaElectionResult))
+
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, replica_election_results: list[ReplicaElectionResult] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.throttle_time_ms = throttle_time_ms
+        self.error_code = error_code
+        self.replica_election_results = [] if replica_election_results is None else replica_election_results
+        self.unknown_tagged_fields = unknown_tagged_fields
+
+
+def _dec_PartitionResult_0(buf, pos):
+    o = _new(PartitionResult)
+    o.unknown_tagged_fields = None
+    o.partition_id, o.error_code = _S1.unpack_from(buf, pos)
+    pos += 6
+    o.error_message, pos = read_nullable_string(buf, pos)
+    return o, pos
+
+
+def _dec_ReplicaElectionResult_0(buf, pos):
+    o = _new(ReplicaElectionResult)
+    o.unknown_tagged_fields = None
+    o.topic, pos = read_string(buf, pos)
+    n, pos = read_array_length(buf, pos)
+    if n < 0:
+        raise DecodeError('non-nullable array PartitionResult was null')
+    else:
+        items = []
+        append = items.append
+        for _ in range(n):
+            item, pos = _dec_PartitionResult_0(buf, pos)
+            append(item)
+        o.partition_result = items
+    return o, pos
+
+
+def _dec_ElectLeadersResponse_0(buf, pos):
+    o = _new(ElectLeadersResponse)
+    o.error_code = 0
+    o.unknown_tagged_fields = None
+    o.throttle_time_ms, = _S0.unpack_from(buf, pos)
+    pos += 4
+    n, pos = read_array_length(buf, pos)
+    if n < 0:
+        raise DecodeError('non-nullable array ReplicaElectionResults was null')
+    else:
+        items = []
+        append = items.append
+        for _ in range(n):
+            item, pos = _dec_ReplicaElectionResult_0(buf, pos)
+            append(item)
+        o.replica_election_results = items
+    return o, pos
+
+
+def _enc_PartitionResult_0(o, w):
+    w += _S1.pack(o.partition_id, o.error_code)
+    write_nullable_string(w, o.error_message)
+
+
+def _enc_ReplicaElectionResult_0(o, w):
+    if o.topic is None:
+        raise EncodeError('non-nullable field Topic is None')
+    write_string(w, o.topic)
+    items = o.partition_result
+    if items is None:
+        raise EncodeError('non-nullable array PartitionResult is None')
+    else:
+        write_array_length(w, len(items))
+        for item in items:
+            _enc_PartitionResult_0(item, w)
+
+
+def _enc_ElectLeadersResponse_0(o, w):
+    w += _S0.pack(o.throttle_time_ms)
+    items = o.replica_election_results
+    if items is None:
+        raise EncodeError('non-nullable array ReplicaElectionResults is None')
+    else:
+        write_array_length(w, len(items))
+        for item in items:
+            _enc_ReplicaElectionResult_0(item, w)
+
+
+def _dec_ElectLeadersResponse_1(buf, pos):
+    o = _new(ElectLeadersResponse)
+    o.unknown_tagged_fields = None
+    o.throttle_time_ms, o.error_code = _S1.unpack_from(buf, pos)
+    pos += 6
+    n, pos = read_array_length(buf, pos)
+    if n < 0:
+        raise DecodeError('non-nullable array ReplicaElectionResults was null')
+    else:
+        items = []
+        append = items.append
+        for _ in range(n):
+            item, pos = _dec_ReplicaElectionResult_0(buf, pos)
+            append(item)
+        o.replica_election_results = items
+    return o, pos
+
+
+def _enc_ElectLeadersResponse_1(o, w):
+    w += _S1.pack(o.throttle_time_ms, o.error_code)
+    items = o.replica_election_results
+    if items is None:
+        raise EncodeError('non-nullable array ReplicaElectionResults is None')
+    else:
+        write_array_length(w, len(items))
+        for item in items:
+            _enc_ReplicaElectionResult_0(item, w)
+
+
+def _dec_PartitionResult_1(buf, pos):
+    o = _new(PartitionResult)
+    o.partition_id, o.error_code = _S1.unpack_from(buf, pos)
+    pos += 6
+    o.error_message, pos = read_compact_nullable_string(buf, pos)
+    o.unknown_tagged_fields = None
+    ntags, pos = read_uvarint(buf, pos)
+    prev = -1
+    for _ in range(ntags):
+        tag, pos = read_uvarint(buf, pos)
+        if tag <= prev:
+            raise DecodeError(f'invalid or out-of-order tag {tag}')
+        prev = tag
+        size, pos = read_uvarint(buf, pos)
+        end = pos + size
+        if end > len(buf):
+            raise DecodeError('truncated tagged field')
+        if o.unknown_tagged_fields is None:
+            o.unknown_tagged_fields = []
+        o.unknown_tagged_fields.append((tag, bytes(buf[pos:end])))
+        pos = end
+    return o, pos
+
+
+def _dec_ReplicaElectionResult_1(buf, pos):
+    o = _new(ReplicaElectionResult)
+    o.topic, pos = read_compact_string(buf, pos)
+    n, pos = read_compact_array_length(buf, pos)
+    if n < 0:
+        raise DecodeError('non-nullable array PartitionResult was null')
+    else:
+        items = []
+        append = items.append
+        for _ in range(n):
+            item, pos = _dec_PartitionResult_1(buf, pos)
+            append(item)
+        o.partition_result = items
+    o.unknown_tagged_fields = None
+    ntags, pos = read_uvarint(buf, pos)
+    prev = -1
+    for _ in range(ntags):
+        tag, pos = read_uvarint(buf, pos)
+        if tag <= prev:
+            raise DecodeError(f'invalid or out-of-order tag {tag}')
+        prev = tag
+        size, pos = read_uvarint(buf, pos)
+        end = pos + size
+        if end > len(buf):
+            raise DecodeError('truncated tagged field')
+        if o.unknown_tagged_fields is None:
+            o.unknown_tagged_fields = []
+        o.unknown_tagged_fields.append((tag, bytes(buf[pos:end])))
+        pos = end
+    return o, pos
+
+
+def _dec_ElectLeadersResponse_2(buf, pos):
+    o = _new(ElectLeadersResponse)
+    o.throttle_time_ms, o.error_code = _S1.unpack_from(buf, pos)
+    pos += 6
+    n, pos = read_compact_array_length(buf, pos)
+    if n < 0:
+        raise DecodeError('non-nullable array ReplicaElectionResults was null')
+    else:
+        items = []
+        append = items.append
+        for _ in range(n):
+            item, pos = _dec_ReplicaElectionResult_1(buf, pos)
+            append(item)
+        o.replica_election_results = items
+    o.unknown_tagged_fields = None
+    ntags, pos = read_uvarint(buf, pos)
+    prev = -1
+    for _ in range(ntags):
+        tag, pos = read_uvarint(buf, pos)
+        if tag <= prev:
+            raise DecodeError(f'invalid or out-of-order tag {tag}')
+        prev = tag
+        size, pos = read_uvarint(buf, pos)
+        end = pos + size
+        if end > len(buf):
+            raise DecodeError('truncated tagged field')
+        if o.unknown_tagged_fields is None:
+            o.unknown_tagged_fields = []
+        o.unknown_tagged_fields.append((tag, bytes(buf[pos:end])))
+        pos = end
+    return o, pos
+
+
+def _enc_PartitionResult_1(o, w):
+    w += _S1.pack(o.partition_id, o.error_code)
+    write_compact_nullable_string(w, o.error_message)
+    if o.unknown_tagged_fields:
+        write_tagged_fields(w, o.unknown_tagged_fields)
+    else:
+        w.append(0)
+
+
+def _enc_ReplicaElectionResult_1(o, w):
+    if o.topic is None:
+        raise EncodeError('non-nullable field Topic is None')
+    write_compact_string(w, o.topic)
+    items = o.partition_result
+    if items is None:
+        raise EncodeError('non-nullable array PartitionResult is None')
+    else:
+        write_compact_array_length(w, len(items))
+        for item in items:
+            _enc_PartitionResult_1(item, w)
+    if o.unknown_tagged_fields:
+        write_tagged_fields(w, o.unknown_tagged_fields)
+    else:
+        w.append(0)
+
+
+def _enc_ElectLeadersResponse_2(o, w):
+    w += _S1.pack(o.throttle_time_ms, o.error_code)
+    items = o.replica_election_results
+    if items is None:
+        raise EncodeError('non-nullable array ReplicaElectionResults is None')
+    else:
+        write_compact_array_length(w, len(items))
+        for item in items:
+            _enc_ReplicaElectionResult_1(item, w)
+    if o.unknown_tagged_fields:
+        write_tagged_fields(w, o.unknown_tagged_fields)
+    else:
+        w.append(0)
+
+
+ElectLeadersResponse._DECODERS = {0: _dec_ElectLeadersResponse_0, 1: _dec_ElectLeadersResponse_1, 2: _dec_ElectLeadersResponse_2}
+ElectLeadersResponse._ENCODERS = {0: _enc_ElectLeadersResponse_0, 1: _enc_ElectLeadersResponse_1, 2: _enc_ElectLeadersResponse_2}

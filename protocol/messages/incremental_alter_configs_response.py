@@ -1,0 +1,231 @@
+"""IncrementalAlterConfigsResponse: generated from Kafka's IncrementalAlterConfigsResponse.json by tools/generate_protocol.py.
+
+Do not edit: change the generator and run it again.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+import struct
+import uuid
+
+from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.primitives import (
+    DecodeError,
+    EncodeError,
+    ZERO_UUID,
+    read_array_length,
+    read_bool,
+    read_bytes,
+    read_compact_array_length,
+    read_compact_bytes,
+    read_compact_nullable_bytes,
+    read_compact_nullable_string,
+    read_compact_records,
+    read_compact_string,
+    read_float64,
+    read_int16,
+    read_int32,
+    read_int64,
+    read_int8,
+    read_nullable_bytes,
+    read_nullable_string,
+    read_records,
+    read_string,
+    read_uint16,
+    read_uint32,
+    read_uuid,
+    read_uvarint,
+    write_array_length,
+    write_bytes,
+    write_compact_array_length,
+    write_compact_bytes,
+    write_compact_nullable_bytes,
+    write_compact_nullable_string,
+    write_compact_records,
+    write_compact_string,
+    write_nullable_bytes,
+    write_nullable_string,
+    write_records,
+    write_string,
+    write_tagged_fields,
+    write_uuid,
+)
+
+_unpack_from = struct.unpack_from
+_pack = struct.pack
+_S0 = struct.Struct('>i')
+_S1 = struct.Struct('>h')
+_S2 = struct.Struct('>b')
+
+
+class AlterConfigsResourceResponse(Struct):
+    __slots__ = ('error_code', 'error_message', 'resource_type', 'resource_name', 'unknown_tagged_fields')
+    FIELDS = (FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('error_message', 'ErrorMessage', 'string', False, (0, 32767), (0, 32767), None, None, None), FieldMeta('resource_type', 'ResourceType', 'int8', False, (0, 32767), None, None, None, None), FieldMeta('resource_name', 'ResourceName', 'string', False, (0, 32767), None, None, None, None))
+
+    def __init__(self, *, error_code: int = 0, error_message: str | None = '', resource_type: int = 0, resource_name: str = '', unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.error_code = error_code
+        self.error_message = error_message
+        self.resource_type = resource_type
+        self.resource_name = resource_name
+        self.unknown_tagged_fields = unknown_tagged_fields
+
+
+class IncrementalAlterConfigsResponse(Message):
+    """Kafka response IncrementalAlterConfigsResponse (valid versions 0-1)."""
+
+    NAME = 'IncrementalAlterConfigsResponse'
+    TYPE = 'response'
+    API_KEY = 44
+    VALID_VERSIONS = (0, 1)
+    FLEXIBLE_VERSIONS = (1, 32767)
+    AlterConfigsResourceResponse = AlterConfigsResourceResponse
+    __slots__ = ('throttle_time_ms', 'responses', 'unknown_tagged_fields')
+    FIELDS = (FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('responses', 'Responses', 'AlterConfigsResourceResponse', True, (0, 32767), None, None, None, AlterConfigsResourceResponse))
+
+    def __init__(self, *, throttle_time_ms: int = 0, responses: list[AlterConfigsResourceResponse] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.throttle_time_ms = throttle_time_ms
+        self.responses = [] if responses is None else responses
+        self.unknown_tagged_fields = unknown_tagged_fields
+
+
+def _dec_AlterConfigsResourceResponse_0(buf, pos):
+    o = _new(AlterConfigsResourceResponse)
+    o.unknown_tagged_fields = None
+    o.error_code, = _S1.unpack_from(buf, pos)
+    pos += 2
+    o.error_message, pos = read_nullable_string(buf, pos)
+    o.resource_type, = _S2.unpack_from(buf, pos)
+    pos += 1
+    o.resource_name, pos = read_string(buf, pos)
+    return o, pos
+
+
+def _dec_IncrementalAlterConfigsResponse_0(buf, pos):
+    o = _new(IncrementalAlterConfigsResponse)
+    o.unknown_tagged_fields = None
+    o.throttle_time_ms, = _S0.unpack_from(buf, pos)
+    pos += 4
+    n, pos = read_array_length(buf, pos)
+    if n < 0:
+        raise DecodeError('non-nullable array Responses was null')
+    else:
+        items = []
+        append = items.append
+        for _ in range(n):
+            item, pos = _dec_AlterConfigsResourceResponse_0(buf, pos)
+            append(item)
+        o.responses = items
+    return o, pos
+
+
+def _enc_AlterConfigsResourceResponse_0(o, w):
+    w += _S1.pack(o.error_code)
+    write_nullable_string(w, o.error_message)
+    w += _S2.pack(o.resource_type)
+    if o.resource_name is None:
+        raise EncodeError('non-nullable field ResourceName is None')
+    write_string(w, o.resource_name)
+
+
+def _enc_IncrementalAlterConfigsResponse_0(o, w):
+    w += _S0.pack(o.throttle_time_ms)
+    items = o.responses
+    if items is None:
+        raise EncodeError('non-nullable array Responses is None')
+    else:
+        write_array_length(w, len(items))
+        for item in items:
+            _enc_AlterConfigsResourceResponse_0(item, w)
+
+
+def _dec_AlterConfigsResourceResponse_1(buf, pos):
+    o = _new(AlterConfigsResourceResponse)
+    o.error_code, = _S1.unpack_from(buf, pos)
+    pos += 2
+    o.error_message, pos = read_compact_nullable_string(buf, pos)
+    o.resource_type, = _S2.unpack_from(buf, pos)
+    pos += 1
+    o.resource_name, pos = read_compact_string(buf, pos)
+    o.unknown_tagged_fields = None
+    ntags, pos = read_uvarint(buf, pos)
+    prev = -1
+    for _ in range(ntags):
+        tag, pos = read_uvarint(buf, pos)
+        if tag <= prev:
+            raise DecodeError(f'invalid or out-of-order tag {tag}')
+        prev = tag
+        size, pos = read_uvarint(buf, pos)
+        end = pos + size
+        if end > len(buf):
+            raise DecodeError('truncated tagged field')
+        if o.unknown_tagged_fields is None:
+            o.unknown_tagged_fields = []
+        o.unknown_tagged_fields.append((tag, bytes(buf[pos:end])))
+        pos = end
+    return o, pos
+
+
+def _dec_IncrementalAlterConfigsResponse_1(buf, pos):
+    o = _new(IncrementalAlterConfigsResponse)
+    o.throttle_time_ms, = _S0.unpack_from(buf, pos)
+    pos += 4
+    n, pos = read_compact_array_length(buf, pos)
+    if n < 0:
+        raise DecodeError('non-nullable array Responses was null')
+    else:
+        items = []
+        append = items.append
+        for _ in range(n):
+            item, pos = _dec_AlterConfigsResourceResponse_1(buf, pos)
+            append(item)
+        o.responses = items
+    o.unknown_tagged_fields = None
+    ntags, pos = read_uvarint(buf, pos)
+    prev = -1
+    for _ in range(ntags):
+        tag, pos = read_uvarint(buf, pos)
+        if tag <= prev:
+            raise DecodeError(f'invalid or out-of-order tag {tag}')
+        prev = tag
+        size, pos = read_uvarint(buf, pos)
+        end = pos + size
+        if end > len(buf):
+            raise DecodeError('truncated tagged field')
+        if o.unknown_tagged_fields is None:
+            o.unknown_tagged_fields = []
+        o.unknown_tagged_fields.append((tag, bytes(buf[pos:end])))
+        pos = end
+    return o, pos
+
+
+def _enc_AlterConfigsResourceResponse_1(o, w):
+    w += _S1.pack(o.error_code)
+    write_compact_nullable_string(w, o.error_message)
+    w += _S2.pack(o.resource_type)
+    if o.resource_name is None:
+        raise EncodeError('non-nullable field ResourceName is None')
+    write_compact_string(w, o.resource_name)
+    if o.unknown_tagged_fields:
+        write_tagged_fields(w, o.unknown_tagged_fields)
+    else:
+        w.append(0)
+
+
+def _enc_IncrementalAlterConfigsResponse_1(o, w):
+    w += _S0.pack(o.throttle_time_ms)
+    items = o.responses
+    if items is None:
+        raise EncodeError('non-nullable array Responses is None')
+    else:
+        write_compact_array_length(w, len(items))
+        for item in items:
+            _enc_AlterConfigsResourceResponse_1(item, w)
+    if o.unknown_tagged_fields:
+        write_tagged_fields(w, o.unknown_tagged_fields)
+    else:
+        w.append(0)
+
+
+IncrementalAlterConfigsResponse._DECODERS = {0: _dec_IncrementalAlterConfigsResponse_0, 1: _dec_IncrementalAlterConfigsResponse_1}
+IncrementalAlterConfigsResponse._ENCODERS = {0: _enc_IncrementalAlterConfigsResponse_0, 1: _enc_IncrementalAlterConfigsResponse_1}

@@ -1,0 +1,148 @@
+"""ListConfigResourcesRequest: generated from Kafka's ListConfigResourcesRequest.json by tools/generate_protocol.py.
+
+Do not edit: change the generator and run it again.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+import struct
+import uuid
+
+from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.primitives import (
+    DecodeError,
+    EncodeError,
+    ZERO_UUID,
+    read_array_length,
+    read_bool,
+    read_bytes,
+    read_compact_array_length,
+    read_compact_bytes,
+    read_compact_nullable_bytes,
+    read_compact_nullable_string,
+    read_compact_records,
+    read_compact_string,
+    read_float64,
+    read_int16,
+    read_int32,
+    read_int64,
+    read_int8,
+    read_nullable_bytes,
+    read_nullable_string,
+    read_records,
+    read_string,
+    read_uint16,
+    read_uint32,
+    read_uuid,
+    read_uvarint,
+    write_array_length,
+    write_bytes,
+    write_compact_array_length,
+    write_compact_bytes,
+    write_compact_nullable_bytes,
+    write_compact_nullable_string,
+    write_compact_records,
+    write_compact_string,
+    write_nullable_bytes,
+    write_nullable_string,
+    write_records,
+    write_string,
+    write_tagged_fields,
+    write_uuid,
+)
+
+_unpack_from = struct.unpack_from
+_pack = struct.pack
+
+
+class ListConfigResourcesRequest(Message):
+    """Kafka request ListConfigResourcesRequest (valid versions 0-1)."""
+
+    NAME = 'ListConfigResourcesRequest'
+    TYPE = 'request'
+    API_KEY = 74
+    VALID_VERSIONS = (0, 1)
+    FLEXIBLE_VERSIONS = (0, 32767)
+    __slots__ = ('resource_types', 'unknown_tagged_fields')
+    FIELDS = (FieldMeta('resource_types', 'ResourceTypes', 'int8', True, (1, 32767), None, None, None, None),)
+
+    def __init__(self, *, resource_types: list[int] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.resource_types = [] if resource_types is None else resource_types
+        self.unknown_tagged_fields = unknown_tagged_fields
+
+
+def _dec_ListConfigResourcesRequest_0(buf, pos):
+    o = _new(ListConfigResourcesRequest)
+    o.resource_types = []
+    o.unknown_tagged_fields = None
+    ntags, pos = read_uvarint(buf, pos)
+    prev = -1
+    for _ in range(ntags):
+        tag, pos = read_uvarint(buf, pos)
+        if tag <= prev:
+            raise DecodeError(f'invalid or out-of-order tag {tag}')
+        prev = tag
+        size, pos = read_uvarint(buf, pos)
+        end = pos + size
+        if end > len(buf):
+            raise DecodeError('truncated tagged field')
+        if o.unknown_tagged_fields is None:
+            o.unknown_tagged_fields = []
+        o.unknown_tagged_fields.append((tag, bytes(buf[pos:end])))
+        pos = end
+    return o, pos
+
+
+def _enc_ListConfigResourcesRequest_0(o, w):
+    if o.unknown_tagged_fields:
+        write_tagged_fields(w, o.unknown_tagged_fields)
+    else:
+        w.append(0)
+
+
+def _dec_ListConfigResourcesRequest_1(buf, pos):
+    o = _new(ListConfigResourcesRequest)
+    n, pos = read_compact_array_length(buf, pos)
+    if n < 0:
+        raise DecodeError('non-nullable array ResourceTypes was null')
+    else:
+        end = pos + n * 1
+        if end > len(buf):
+            raise DecodeError('truncated array ResourceTypes')
+        o.resource_types = list(_unpack_from('>%db' % n, buf, pos))
+        pos = end
+    o.unknown_tagged_fields = None
+    ntags, pos = read_uvarint(buf, pos)
+    prev = -1
+    for _ in range(ntags):
+        tag, pos = read_uvarint(buf, pos)
+        if tag <= prev:
+            raise DecodeError(f'invalid or out-of-order tag {tag}')
+        prev = tag
+        size, pos = read_uvarint(buf, pos)
+        end = pos + size
+        if end > len(buf):
+            raise DecodeError('truncated tagged field')
+        if o.unknown_tagged_fields is None:
+            o.unknown_tagged_fields = []
+        o.unknown_tagged_fields.append((tag, bytes(buf[pos:end])))
+        pos = end
+    return o, pos
+
+
+def _enc_ListConfigResourcesRequest_1(o, w):
+    items = o.resource_types
+    if items is None:
+        raise EncodeError('non-nullable array ResourceTypes is None')
+    else:
+        write_compact_array_length(w, len(items))
+        w += _pack('>%db' % len(items), *items)
+    if o.unknown_tagged_fields:
+        write_tagged_fields(w, o.unknown_tagged_fields)
+    else:
+        w.append(0)
+
+
+ListConfigResourcesRequest._DECODERS = {0: _dec_ListConfigResourcesRequest_0, 1: _dec_ListConfigResourcesRequest_1}
+ListConfigResourcesRequest._ENCODERS = {0: _enc_ListConfigResourcesRequest_0, 1: _enc_ListConfigResourcesRequest_1}

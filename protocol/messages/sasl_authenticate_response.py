@@ -1,0 +1,161 @@
+"""SaslAuthenticateResponse: generated from Kafka's SaslAuthenticateResponse.json by tools/generate_protocol.py.
+
+Do not edit: change the generator and run it again.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+import struct
+import uuid
+
+from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.primitives import (
+    DecodeError,
+    EncodeError,
+    ZERO_UUID,
+    read_array_length,
+    read_bool,
+    read_bytes,
+    read_compact_array_length,
+    read_compact_bytes,
+    read_compact_nullable_bytes,
+    read_compact_nullable_string,
+    read_compact_records,
+    read_compact_string,
+    read_float64,
+    read_int16,
+    read_int32,
+    read_int64,
+    read_int8,
+    read_nullable_bytes,
+    read_nullable_string,
+    read_records,
+    read_string,
+    read_uint16,
+    read_uint32,
+    read_uuid,
+    read_uvarint,
+    write_array_length,
+    write_bytes,
+    write_compact_array_length,
+    write_compact_bytes,
+    write_compact_nullable_bytes,
+    write_compact_nullable_string,
+    write_compact_records,
+    write_compact_string,
+    write_nullable_bytes,
+    write_nullable_string,
+    write_records,
+    write_string,
+    write_tagged_fields,
+    write_uuid,
+)
+
+_unpack_from = struct.unpack_from
+_pack = struct.pack
+_S0 = struct.Struct('>h')
+_S1 = struct.Struct('>q')
+
+
+class SaslAuthenticateResponse(Message):
+    """Kafka response SaslAuthenticateResponse (valid versions 0-2)."""
+
+    NAME = 'SaslAuthenticateResponse'
+    TYPE = 'response'
+    API_KEY = 36
+    VALID_VERSIONS = (0, 2)
+    FLEXIBLE_VERSIONS = (2, 32767)
+    __slots__ = ('error_code', 'error_message', 'auth_bytes', 'session_lifetime_ms', 'unknown_tagged_fields')
+    FIELDS = (FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('error_message', 'ErrorMessage', 'string', False, (0, 32767), (0, 32767), None, None, None), FieldMeta('auth_bytes', 'AuthBytes', 'bytes', False, (0, 32767), None, None, None, None), FieldMeta('session_lifetime_ms', 'SessionLifetimeMs', 'int64', False, (1, 32767), None, None, None, None))
+
+    def __init__(self, *, error_code: int = 0, error_message: str | None = '', auth_bytes: bytes = b'', session_lifetime_ms: int = 0, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.error_code = error_code
+        self.error_message = error_message
+        self.auth_bytes = auth_bytes
+        self.session_lifetime_ms = session_lifetime_ms
+        self.unknown_tagged_fields = unknown_tagged_fields
+
+
+def _dec_SaslAuthenticateResponse_0(buf, pos):
+    o = _new(SaslAuthenticateResponse)
+    o.session_lifetime_ms = 0
+    o.unknown_tagged_fields = None
+    o.error_code, = _S0.unpack_from(buf, pos)
+    pos += 2
+    o.error_message, pos = read_nullable_string(buf, pos)
+    o.auth_bytes, pos = read_bytes(buf, pos)
+    return o, pos
+
+
+def _enc_SaslAuthenticateResponse_0(o, w):
+    w += _S0.pack(o.error_code)
+    write_nullable_string(w, o.error_message)
+    if o.auth_bytes is None:
+        raise EncodeError('non-nullable field AuthBytes is None')
+    write_bytes(w, o.auth_bytes)
+
+
+def _dec_SaslAuthenticateResponse_1(buf, pos):
+    o = _new(SaslAuthenticateResponse)
+    o.unknown_tagged_fields = None
+    o.error_code, = _S0.unpack_from(buf, pos)
+    pos += 2
+    o.error_message, pos = read_nullable_string(buf, pos)
+    o.auth_bytes, pos = read_bytes(buf, pos)
+    o.session_lifetime_ms, = _S1.unpack_from(buf, pos)
+    pos += 8
+    return o, pos
+
+
+def _enc_SaslAuthenticateResponse_1(o, w):
+    w += _S0.pack(o.error_code)
+    write_nullable_string(w, o.error_message)
+    if o.auth_bytes is None:
+        raise EncodeError('non-nullable field AuthBytes is None')
+    write_bytes(w, o.auth_bytes)
+    w += _S1.pack(o.session_lifetime_ms)
+
+
+def _dec_SaslAuthenticateResponse_2(buf, pos):
+    o = _new(SaslAuthenticateResponse)
+    o.error_code, = _S0.unpack_from(buf, pos)
+    pos += 2
+    o.error_message, pos = read_compact_nullable_string(buf, pos)
+    o.auth_bytes, pos = read_compact_bytes(buf, pos)
+    o.session_lifetime_ms, = _S1.unpack_from(buf, pos)
+    pos += 8
+    o.unknown_tagged_fields = None
+    ntags, pos = read_uvarint(buf, pos)
+    prev = -1
+    for _ in range(ntags):
+        tag, pos = read_uvarint(buf, pos)
+        if tag <= prev:
+            raise DecodeError(f'invalid or out-of-order tag {tag}')
+        prev = tag
+        size, pos = read_uvarint(buf, pos)
+        end = pos + size
+        if end > len(buf):
+            raise DecodeError('truncated tagged field')
+        if o.unknown_tagged_fields is None:
+            o.unknown_tagged_fields = []
+        o.unknown_tagged_fields.append((tag, bytes(buf[pos:end])))
+        pos = end
+    return o, pos
+
+
+def _enc_SaslAuthenticateResponse_2(o, w):
+    w += _S0.pack(o.error_code)
+    write_compact_nullable_string(w, o.error_message)
+    if o.auth_bytes is None:
+        raise EncodeError('non-nullable field AuthBytes is None')
+    write_compact_bytes(w, o.auth_bytes)
+    w += _S1.pack(o.session_lifetime_ms)
+    if o.unknown_tagged_fields:
+        write_tagged_fields(w, o.unknown_tagged_fields)
+    else:
+        w.append(0)
+
+
+SaslAuthenticateResponse._DECODERS = {0: _dec_SaslAuthenticateResponse_0, 1: _dec_SaslAuthenticateResponse_1, 2: _dec_SaslAuthenticateResponse_2}
+SaslAuthenticateResponse._ENCODERS = {0: _enc_SaslAuthenticateResponse_0, 1: _enc_SaslAuthenticateResponse_1, 2: _enc_SaslAuthenticateResponse_2}

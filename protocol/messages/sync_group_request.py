@@ -1,0 +1,350 @@
+"""SyncGroupRequest: generated from Kafka's SyncGroupRequest.json by tools/generate_protocol.py.
+
+Do not edit: change the generator and run it again.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+import struct
+import uuid
+
+from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.primitives import (
+    DecodeError,
+    EncodeError,
+    ZERO_UUID,
+    read_array_length,
+    read_bool,
+    read_bytes,
+    read_compact_array_length,
+    read_compact_bytes,
+    read_compact_nullable_bytes,
+    read_compact_nullable_string,
+    read_compact_records,
+    read_compact_string,
+    read_float64,
+    read_int16,
+    read_int32,
+    read_int64,
+    read_int8,
+    read_nullable_bytes,
+    read_nullable_string,
+    read_records,
+    read_string,
+    read_uint16,
+    read_uint32,
+    read_uuid,
+    read_uvarint,
+    write_array_length,
+    write_bytes,
+    write_compact_array_length,
+    write_compact_bytes,
+    write_compact_nullable_bytes,
+    write_compact_nullable_string,
+    write_compact_records,
+    write_compact_string,
+    write_nullable_bytes,
+    write_nullable_string,
+    write_records,
+    write_string,
+    write_tagged_fields,
+    write_uuid,
+)
+
+_unpack_from = struct.unpack_from
+_pack = struct.pack
+_S0 = struct.Struct('>i')
+
+
+class SyncGroupRequestAssignment(Struct):
+    __slots__ = ('member_id', 'assignment', 'unknown_tagged_fields')
+    FIELDS = (FieldMeta('member_id', 'MemberId', 'string', False, (0, 32767), None, None, None, None), FieldMeta('assignment', 'Assignment', 'bytes', False, (0, 32767), None, None, None, None))
+
+    def __init__(self, *, member_id: str = '', assignment: bytes = b'', unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.member_id = member_id
+        self.assignment = assignment
+        self.unknown_tagged_fields = unknown_tagged_fields
+
+
+class SyncGroupRequest(Message):
+    """Kafka request SyncGroupRequest (valid versions 0-5)."""
+
+    NAME = 'SyncGroupRequest'
+    TYPE = 'request'
+    API_KEY = 14
+    VALID_VERSIONS = (0, 5)
+    FLEXIBLE_VERSIONS = (4, 32767)
+    SyncGroupRequestAssignment = SyncGroupRequestAssignment
+    __slots__ = ('group_id', 'generation_id', 'member_id', 'group_instance_id', 'protocol_type', 'protocol_name', 'assignments', 'unknown_tagged_fields')
+    FIELDS = (FieldMeta('group_id', 'GroupId', 'string', False, (0, 32767), None, None, None, None), FieldMeta('generation_id', 'GenerationId', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('member_id', 'MemberId', 'string', False, (0, 32767), None, None, None, None), FieldMeta('group_instance_id', 'GroupInstanceId', 'string', False, (3, 32767), (3, 32767), None, None, None), FieldMeta('protocol_type', 'ProtocolType', 'string', False, (5, 32767), (5, 32767), None, None, None), FieldMeta('protocol_name', 'ProtocolName', 'string', False, (5, 32767), (5, 32767), None, None, None), FieldMeta('assignments', 'Assignments', 'SyncGroupRequestAssignment', True, (0, 32767), None, None, None, SyncGroupRequestAssignment))
+
+    def __init__(self, *, group_id: str = '', generation_id: int = 0, member_id: str = '', group_instance_id: str | None = None, protocol_type: str | None = None, protocol_name: str | None = None, assignments: list[SyncGroupRequestAssignment] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.group_id = group_id
+        self.generation_id = generation_id
+        self.member_id = member_id
+        self.group_instance_id = group_instance_id
+        self.protocol_type = protocol_type
+        self.protocol_name = protocol_name
+        self.assignments = [] if assignments is None else assignments
+        self.unknown_tagged_fields = unknown_tagged_fields
+
+
+def _dec_SyncGroupRequestAssignment_0(buf, pos):
+    o = _new(SyncGroupRequestAssignment)
+    o.unknown_tagged_fields = None
+    o.member_id, pos = read_string(buf, pos)
+    o.assignment, pos = read_bytes(buf, pos)
+    return o, pos
+
+
+def _dec_SyncGroupRequest_0(buf, pos):
+    o = _new(SyncGroupRequest)
+    o.group_instance_id = None
+    o.protocol_type = None
+    o.protocol_name = None
+    o.unknown_tagged_fields = None
+    o.group_id, pos = read_string(buf, pos)
+    o.generation_id, = _S0.unpack_from(buf, pos)
+    pos += 4
+    o.member_id, pos = read_string(buf, pos)
+    n, pos = read_array_length(buf, pos)
+    if n < 0:
+        raise DecodeError('non-nullable array Assignments was null')
+    else:
+        items = []
+        append = items.append
+        for _ in range(n):
+            item, pos = _dec_SyncGroupRequestAssignment_0(buf, pos)
+            append(item)
+        o.assignments = items
+    return o, pos
+
+
+def _enc_SyncGroupRequestAssignment_0(o, w):
+    if o.member_id is None:
+        raise EncodeError('non-nullable field MemberId is None')
+    write_string(w, o.member_id)
+    if o.assignment is None:
+        raise EncodeError('non-nullable field Assignment is None')
+    write_bytes(w, o.assignment)
+
+
+def _enc_SyncGroupRequest_0(o, w):
+    if o.group_id is None:
+        raise EncodeError('non-nullable field GroupId is None')
+    write_string(w, o.group_id)
+    w += _S0.pack(o.generation_id)
+    if o.member_id is None:
+        raise EncodeError('non-nullable field MemberId is None')
+    write_string(w, o.member_id)
+    items = o.assignments
+    if items is None:
+        raise EncodeError('non-nullable array Assignments is None')
+    else:
+        write_array_length(w, len(items))
+        for item in items:
+            _enc_SyncGroupRequestAssignment_0(item, w)
+
+
+def _dec_SyncGroupRequest_1(buf, pos):
+    o = _new(SyncGroupRequest)
+    o.protocol_type = None
+    o.protocol_name = None
+    o.unknown_tagged_fields = None
+    o.group_id, pos = read_string(buf, pos)
+    o.generation_id, = _S0.unpack_from(buf, pos)
+    pos += 4
+    o.member_id, pos = read_string(buf, pos)
+    o.group_instance_id, pos = read_nullable_string(buf, pos)
+    n, pos = read_array_length(buf, pos)
+    if n < 0:
+        raise DecodeError('non-nullable array Assignments was null')
+    else:
+        items = []
+        append = items.append
+        for _ in range(n):
+            item, pos = _dec_SyncGroupRequestAssignment_0(buf, pos)
+            append(item)
+        o.assignments = items
+    return o, pos
+
+
+def _enc_SyncGroupRequest_1(o, w):
+    if o.group_id is None:
+        raise EncodeError('non-nullable field GroupId is None')
+    write_string(w, o.group_id)
+    w += _S0.pack(o.generation_id)
+    if o.member_id is None:
+        raise EncodeError('non-nullable field MemberId is None')
+    write_string(w, o.member_id)
+    write_nullable_string(w, o.group_instance_id)
+    items = o.assignments
+    if items is None:
+        raise EncodeError('non-nullable array Assignments is None')
+    else:
+        write_array_length(w, len(items))
+        for item in items:
+            _enc_SyncGroupRequestAssignment_0(item, w)
+
+
+def _dec_SyncGroupRequestAssignment_1(buf, pos):
+    o = _new(SyncGroupRequestAssignment)
+    o.member_id, pos = read_compact_string(buf, pos)
+    o.assignment, pos = read_compact_bytes(buf, pos)
+    o.unknown_tagged_fields = None
+    ntags, pos = read_uvarint(buf, pos)
+    prev = -1
+    for _ in range(ntags):
+        tag, pos = read_uvarint(buf, pos)
+        if tag <= prev:
+            raise DecodeError(f'invalid or out-of-order tag {tag}')
+        prev = tag
+        size, pos = read_uvarint(buf, pos)
+        end = pos + size
+        if end > len(buf):
+            raise DecodeError('truncated tagged field')
+        if o.unknown_tagged_fields is None:
+            o.unknown_tagged_fields = []
+        o.unknown_tagged_fields.append((tag, bytes(buf[pos:end])))
+        pos = end
+    return o, pos
+
+
+def _dec_SyncGroupRequest_2(buf, pos):
+    o = _new(SyncGroupRequest)
+    o.protocol_type = None
+    o.protocol_name = None
+    o.group_id, pos = read_compact_string(buf, pos)
+    o.generation_id, = _S0.unpack_from(buf, pos)
+    pos += 4
+    o.member_id, pos = read_compact_string(buf, pos)
+    o.group_instance_id, pos = read_compact_nullable_string(buf, pos)
+    n, pos = read_compact_array_length(buf, pos)
+    if n < 0:
+        raise DecodeError('non-nullable array Assignments was null')
+    else:
+        items = []
+        append = items.append
+        for _ in range(n):
+            item, pos = _dec_SyncGroupRequestAssignment_1(buf, pos)
+            append(item)
+        o.assignments = items
+    o.unknown_tagged_fields = None
+    ntags, pos = read_uvarint(buf, pos)
+    prev = -1
+    for _ in range(ntags):
+        tag, pos = read_uvarint(buf, pos)
+        if tag <= prev:
+            raise DecodeError(f'invalid or out-of-order tag {tag}')
+        prev = tag
+        size, pos = read_uvarint(buf, pos)
+        end = pos + size
+        if end > len(buf):
+            raise DecodeError('truncated tagged field')
+        if o.unknown_tagged_fields is None:
+            o.unknown_tagged_fields = []
+        o.unknown_tagged_fields.append((tag, bytes(buf[pos:end])))
+        pos = end
+    return o, pos
+
+
+def _enc_SyncGroupRequestAssignment_1(o, w):
+    if o.member_id is None:
+        raise EncodeError('non-nullable field MemberId is None')
+    write_compact_string(w, o.member_id)
+    if o.assignment is None:
+        raise EncodeError('non-nullable field Assignment is None')
+    write_compact_bytes(w, o.assignment)
+    if o.unknown_tagged_fields:
+        write_tagged_fields(w, o.unknown_tagged_fields)
+    else:
+        w.append(0)
+
+
+def _enc_SyncGroupRequest_2(o, w):
+    if o.group_id is None:
+        raise EncodeError('non-nullable field GroupId is None')
+    write_compact_string(w, o.group_id)
+    w += _S0.pack(o.generation_id)
+    if o.member_id is None:
+        raise EncodeError('non-nullable field MemberId is None')
+    write_compact_string(w, o.member_id)
+    write_compact_nullable_string(w, o.group_instance_id)
+    items = o.assignments
+    if items is None:
+        raise EncodeError('non-nullable array Assignments is None')
+    else:
+        write_compact_array_length(w, len(items))
+        for item in items:
+            _enc_SyncGroupRequestAssignment_1(item, w)
+    if o.unknown_tagged_fields:
+        write_tagged_fields(w, o.unknown_tagged_fields)
+    else:
+        w.append(0)
+
+
+def _dec_SyncGroupRequest_3(buf, pos):
+    o = _new(SyncGroupRequest)
+    o.group_id, pos = read_compact_string(buf, pos)
+    o.generation_id, = _S0.unpack_from(buf, pos)
+    pos += 4
+    o.member_id, pos = read_compact_string(buf, pos)
+    o.group_instance_id, pos = read_compact_nullable_string(buf, pos)
+    o.protocol_type, pos = read_compact_nullable_string(buf, pos)
+    o.protocol_name, pos = read_compact_nullable_string(buf, pos)
+    n, pos = read_compact_array_length(buf, pos)
+    if n < 0:
+        raise DecodeError('non-nullable array Assignments was null')
+    else:
+        items = []
+        append = items.append
+        for _ in range(n):
+            item, pos = _dec_SyncGroupRequestAssignment_1(buf, pos)
+            append(item)
+        o.assignments = items
+    o.unknown_tagged_fields = None
+    ntags, pos = read_uvarint(buf, pos)
+    prev = -1
+    for _ in range(ntags):
+        tag, pos = read_uvarint(buf, pos)
+        if tag <= prev:
+            raise DecodeError(f'invalid or out-of-order tag {tag}')
+        prev = tag
+        size, pos = read_uvarint(buf, pos)
+        end = pos + size
+        if end > len(buf):
+            raise DecodeError('truncated tagged field')
+        if o.unknown_tagged_fields is None:
+            o.unknown_tagged_fields = []
+        o.unknown_tagged_fields.append((tag, bytes(buf[pos:end])))
+        pos = end
+    return o, pos
+
+
+def _enc_SyncGroupRequest_3(o, w):
+    if o.group_id is None:
+        raise EncodeError('non-nullable field GroupId is None')
+    write_compact_string(w, o.group_id)
+    w += _S0.pack(o.generation_id)
+    if o.member_id is None:
+        raise EncodeError('non-nullable field MemberId is None')
+    write_compact_string(w, o.member_id)
+    write_compact_nullable_string(w, o.group_instance_id)
+    write_compact_nullable_string(w, o.protocol_type)
+    write_compact_nullable_string(w, o.protocol_name)
+    items = o.assignments
+    if items is None:
+        raise EncodeError('non-nullable array Assignments is None')
+    else:
+        write_compact_array_length(w, len(items))
+        for item in items:
+            _enc_SyncGroupRequestAssignment_1(item, w)
+    if o.unknown_tagged_fields:
+        write_tagged_fields(w, o.unknown_tagged_fields)
+    else:
+        w.append(0)
+
+
+SyncGroupRequest._DECODERS = {0: _dec_SyncGroupRequest_0, 1: _dec_SyncGroupRequest_0, 2: _dec_SyncGroupRequest_0, 3: _dec_SyncGroupRequest_1, 4: _dec_SyncGroupRequest_2, 5: _dec_SyncGroupRequest_3}
+SyncGroupRequest._ENCODERS = {0: _enc_SyncGroupRequest_0, 1: _enc_SyncGroupRequest_0, 2: _enc_SyncGroupRequest_0, 3: _enc_SyncGroupRequest_1, 4: _enc_SyncGroupRequest_2, 5: _enc_SyncGroupRequest_3}
