@@ -1,0 +1,322 @@
+"""Per-topic log configuration (Kafka's ``LogConfig`` / ``TopicConfig``).
+
+Every topic config has Kafka's name, type and default, and the broker-wide
+properties that supply its default (Kafka's "synonyms", most specific first:
+``retention.ms`` <- ``log.retention.ms``, ``log.retention.minutes``,
+``log.retention.hours``). The broker resolves those into a defaults mapping;
+a topic's overrides are layered on top into a ``LogConfig``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+from storage.config_def import (
+    INT_MAX,
+    LONG_MAX,
+    ConfigError,
+    ConfigKey,
+    ConfigType,
+    at_least,
+    between,
+    each_of,
+    one_of,
+)
+
+
+@dataclass(frozen=True)
+class TopicConfigKey:
+    key: ConfigKey
+    # Broker properties that set the default, most specific first, with the
+    # factor that turns their unit into this key's unit (hours -> ms).
+    synonyms: tuple[tuple[str, int], ...] = ()
+    # Kafka also accepts but Moldau does not act on it (see docs/COMPATIBILITY.md).
+    no_effect: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.key.name
+
+
+def _k(name: str, ctype: ConfigType, default: Any, doc: str, validator: Any = None) -> ConfigKey:
+    return ConfigKey(name, ctype, default, doc, validator)
+
+
+HOUR_MS = 3_600_000
+MINUTE_MS = 60_000
+
+TOPIC_CONFIGS: dict[str, TopicConfigKey] = {
+    t.name: t
+    for t in [
+        TopicConfigKey(
+            _k(
+                "cleanup.policy",
+                ConfigType.LIST,
+                ["delete"],
+                "delete or compact",
+                each_of("delete", "compact"),
+            ),
+            (("log.cleanup.policy", 1),),
+        ),
+        TopicConfigKey(
+            _k(
+                "compression.type",
+                ConfigType.STRING,
+                "producer",
+                "Final compression type; only 'producer' (keep the producer's codec) is acted on",
+                one_of("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"),
+            ),
+            (("compression.type", 1),),
+        ),
+        TopicConfigKey(
+            _k(
+                "delete.retention.ms",
+                ConfigType.LONG,
+                86_400_000,
+                "Tombstone retention (compaction)",
+                at_least(0),
+            ),
+            (("log.cleaner.delete.retention.ms", 1),),
+            no_effect=True,
+        ),
+        TopicConfigKey(
+            _k("file.delete.delay.ms", ConfigType.LONG, 60_000, "Delay before deleting a file", at_least(0)),
+            (("log.segment.delete.delay.ms", 1),),
+        ),
+        TopicConfigKey(
+            _k("flush.messages", ConfigType.LONG, LONG_MAX, "fsync after this many messages", at_least(1)),
+            (("log.flush.interval.messages", 1),),
+        ),
+        TopicConfigKey(
+            _k("flush.ms", ConfigType.LONG, LONG_MAX, "fsync after this many ms", at_least(0)),
+            (("log.flush.interval.ms", 1),),
+        ),
+        TopicConfigKey(
+            _k(
+                "index.interval.bytes",
+                ConfigType.INT,
+                4096,
+                "Bytes between offset-index entries",
+                at_least(0),
+            ),
+            (("log.index.interval.bytes", 1),),
+        ),
+        TopicConfigKey(
+            _k("max.compaction.lag.ms", ConfigType.LONG, LONG_MAX, "Compaction lag bound", at_least(1)),
+            (("log.cleaner.max.compaction.lag.ms", 1),),
+            no_effect=True,
+        ),
+        TopicConfigKey(
+            _k("max.message.bytes", ConfigType.INT, 1_048_588, "Largest record batch", at_least(0)),
+            (("message.max.bytes", 1),),
+        ),
+        TopicConfigKey(
+            # KIP-1030 (Kafka 4.0) changed the default from Long.MAX to one hour.
+            _k(
+                "message.timestamp.after.max.ms",
+                ConfigType.LONG,
+                HOUR_MS,
+                "Largest allowed future timestamp skew (CreateTime)",
+                at_least(0),
+            ),
+            (("log.message.timestamp.after.max.ms", 1),),
+        ),
+        TopicConfigKey(
+            _k(
+                "message.timestamp.before.max.ms",
+                ConfigType.LONG,
+                LONG_MAX,
+                "Largest allowed past timestamp skew (CreateTime)",
+                at_least(0),
+            ),
+            (("log.message.timestamp.before.max.ms", 1),),
+        ),
+        TopicConfigKey(
+            _k(
+                "message.timestamp.type",
+                ConfigType.STRING,
+                "CreateTime",
+                "CreateTime or LogAppendTime",
+                one_of("CreateTime", "LogAppendTime"),
+            ),
+            (("log.message.timestamp.type", 1),),
+        ),
+        TopicConfigKey(
+            _k("min.cleanable.dirty.ratio", ConfigType.DOUBLE, 0.5, "Compaction trigger", between(0, 1)),
+            (("log.cleaner.min.cleanable.ratio", 1),),
+            no_effect=True,
+        ),
+        TopicConfigKey(
+            _k("min.compaction.lag.ms", ConfigType.LONG, 0, "Compaction lag", at_least(0)),
+            (("log.cleaner.min.compaction.lag.ms", 1),),
+            no_effect=True,
+        ),
+        TopicConfigKey(
+            _k(
+                "min.insync.replicas",
+                ConfigType.INT,
+                1,
+                "Replicas that must acknowledge acks=all",
+                at_least(1),
+            ),
+            (("min.insync.replicas", 1),),
+        ),
+        TopicConfigKey(
+            _k("preallocate", ConfigType.BOOLEAN, False, "Preallocate segment files"),
+            (("log.preallocate", 1),),
+            no_effect=True,
+        ),
+        TopicConfigKey(
+            _k("retention.bytes", ConfigType.LONG, -1, "Size bound of a partition's log; -1 unbounded"),
+            (("log.retention.bytes", 1),),
+        ),
+        TopicConfigKey(
+            _k(
+                "retention.ms",
+                ConfigType.LONG,
+                7 * 24 * HOUR_MS,
+                "Age bound of old segments; -1 unbounded",
+                at_least(-1),
+            ),
+            (("log.retention.ms", 1), ("log.retention.minutes", MINUTE_MS), ("log.retention.hours", HOUR_MS)),
+        ),
+        TopicConfigKey(
+            # KIP-1030 raised the minimum to 1 MiB in Kafka 4.0; Moldau keeps 14
+            # (Kafka 3.x) so tests can roll segments quickly.
+            _k("segment.bytes", ConfigType.INT, 1_073_741_824, "Segment file size", at_least(14)),
+            (("log.segment.bytes", 1),),
+        ),
+        TopicConfigKey(
+            _k("segment.index.bytes", ConfigType.INT, 10_485_760, "Offset index size", at_least(8)),
+            (("log.index.size.max.bytes", 1),),
+        ),
+        TopicConfigKey(
+            _k(
+                "segment.jitter.ms",
+                ConfigType.LONG,
+                0,
+                "Random jitter subtracted from segment.ms",
+                at_least(0),
+            ),
+            (("log.roll.jitter.ms", 1), ("log.roll.jitter.hours", HOUR_MS)),
+        ),
+        TopicConfigKey(
+            _k("segment.ms", ConfigType.LONG, 7 * 24 * HOUR_MS, "Roll a segment after this age", at_least(1)),
+            (("log.roll.ms", 1), ("log.roll.hours", HOUR_MS)),
+        ),
+        TopicConfigKey(
+            _k("unclean.leader.election.enable", ConfigType.BOOLEAN, False, "Elect out-of-sync replicas"),
+            (("unclean.leader.election.enable", 1),),
+            no_effect=True,
+        ),
+    ]
+}
+
+
+def broker_default_keys() -> dict[str, ConfigKey]:
+    """The broker properties that supply topic defaults, keyed by property name.
+
+    Their defaults are the topic defaults in the property's own unit
+    (``log.retention.hours`` = 168); a property with no default of its own
+    (``log.retention.ms``) defaults to None and defers to the next synonym.
+    """
+    out: dict[str, ConfigKey] = {}
+    for t in TOPIC_CONFIGS.values():
+        last = len(t.synonyms) - 1
+        for i, (prop, factor) in enumerate(t.synonyms):
+            if prop in out:
+                continue
+            default = t.key.default if factor == 1 else t.key.default // factor
+            if i != last:
+                default = None
+            # flush.ms defers to log.flush.scheduler.interval.ms in Kafka; both default to Long.MAX.
+            out[prop] = ConfigKey(prop, t.key.type, default, t.key.doc, t.key.validator)
+    return out
+
+
+def resolve_topic_defaults(broker_props: Mapping[str, Any]) -> dict[str, Any]:
+    """Topic-config defaults from parsed broker properties (None = not set)."""
+    out: dict[str, Any] = {}
+    for t in TOPIC_CONFIGS.values():
+        value = t.key.default
+        for prop, factor in t.synonyms:
+            v = broker_props.get(prop)
+            if v is not None:
+                value = v * factor if factor != 1 else v
+                break
+        out[t.name] = value
+    return out
+
+
+def parse_topic_overrides(raw: Mapping[str, str | None]) -> dict[str, Any]:
+    """Validate topic config overrides (CreateTopics / AlterConfigs).
+
+    Unknown names and bad values raise ConfigError (Kafka: INVALID_CONFIG).
+    A None value means "no override" and is dropped.
+    """
+    out: dict[str, Any] = {}
+    for name, value in raw.items():
+        t = TOPIC_CONFIGS.get(name)
+        if t is None:
+            raise ConfigError(f"Unknown topic config name: {name}")
+        if value is None:
+            continue
+        out[name] = t.key.parse(value)
+    return out
+
+
+@dataclass(frozen=True)
+class LogConfig:
+    """The effective configuration of one partition's log."""
+
+    cleanup_policy: tuple[str, ...] = ("delete",)
+    compression_type: str = "producer"
+    file_delete_delay_ms: int = 60_000
+    flush_messages: int = LONG_MAX
+    flush_ms: int = LONG_MAX
+    index_interval_bytes: int = 4096
+    max_message_bytes: int = 1_048_588
+    message_timestamp_after_max_ms: int = HOUR_MS
+    message_timestamp_before_max_ms: int = LONG_MAX
+    message_timestamp_type: str = "CreateTime"
+    min_insync_replicas: int = 1
+    retention_bytes: int = -1
+    retention_ms: int = 7 * 24 * HOUR_MS
+    segment_bytes: int = 1_073_741_824
+    segment_index_bytes: int = 10_485_760
+    segment_jitter_ms: int = 0
+    segment_ms: int = 7 * 24 * HOUR_MS
+
+    @classmethod
+    def from_values(
+        cls, defaults: Mapping[str, Any], overrides: Mapping[str, Any] | None = None
+    ) -> LogConfig:
+        merged = dict(defaults)
+        if overrides:
+            merged.update(overrides)
+        kwargs: dict[str, Any] = {}
+        for f in fields(cls):
+            name = f.name.replace("_", ".")
+            if name in merged and merged[name] is not None:
+                v = merged[name]
+                kwargs[f.name] = tuple(v) if isinstance(v, list) else v
+        return cls(**kwargs)
+
+    @property
+    def log_append_time(self) -> bool:
+        return self.message_timestamp_type == "LogAppendTime"
+
+
+__all__ = [
+    "INT_MAX",
+    "LONG_MAX",
+    "TOPIC_CONFIGS",
+    "ConfigError",
+    "LogConfig",
+    "TopicConfigKey",
+    "broker_default_keys",
+    "parse_topic_overrides",
+    "resolve_topic_defaults",
+]
