@@ -599,7 +599,7 @@ def emit_module(spec: Spec) -> str:
     out.append("import struct")
     out.append("import uuid")
     out.append("")
-    out.append("from protocol.messages._base import FieldMeta, Message, Struct, _new")
+    out.append("from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new")
     out.append("from protocol.primitives import (")
     for n in sorted(
         [
@@ -681,7 +681,7 @@ def emit_module(spec: Spec) -> str:
             if is_constant_default(d):
                 params.append(f"{f.attr}: {py_type(f)} = {d}")
             else:
-                params.append(f"{f.attr}: {py_type(f)} | None = None")
+                params.append(f"{f.attr}: {py_type(f)} | None = _DEFAULT")
         params.append("unknown_tagged_fields: list[tuple[int, bytes]] | None = None")
         cl.append(f"    def __init__({', '.join(params)}) -> None:")
         for f in st.fields:
@@ -689,7 +689,7 @@ def emit_module(spec: Spec) -> str:
             if is_constant_default(d):
                 cl.append(f"        self.{f.attr} = {f.attr}")
             else:
-                cl.append(f"        self.{f.attr} = {d} if {f.attr} is None else {f.attr}")
+                cl.append(f"        self.{f.attr} = {d} if {f.attr} is _DEFAULT else {f.attr}")
         cl.append("        self.unknown_tagged_fields = unknown_tagged_fields")
         classes.append("\n".join(cl))
     out.append("")

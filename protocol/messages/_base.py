@@ -14,6 +14,19 @@ from protocol.primitives import DecodeError, EncodeError
 
 _new = object.__new__
 
+
+class _DefaultType:
+    """Marks a constructor argument left out: the field takes a fresh default value
+    (an explicit ``None`` stays ``None``, which matters for nullable arrays)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<default>"
+
+
+_DEFAULT: Any = _DefaultType()
+
 M = TypeVar("M", bound="Message")
 
 

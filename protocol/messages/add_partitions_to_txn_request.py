@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -62,9 +62,9 @@ class AddPartitionsToTxnTopic(Struct):
     __slots__ = ('name', 'partitions', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('name', 'Name', 'string', False, (0, 32767), None, None, None, None), FieldMeta('partitions', 'Partitions', 'int32', True, (0, 32767), None, None, None, None))
 
-    def __init__(self, *, name: str = '', partitions: list[int] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, name: str = '', partitions: list[int] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.name = name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is _DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -72,12 +72,12 @@ class AddPartitionsToTxnTransaction(Struct):
     __slots__ = ('transactional_id', 'producer_id', 'producer_epoch', 'verify_only', 'topics', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('transactional_id', 'TransactionalId', 'string', False, (4, 32767), None, None, None, None), FieldMeta('producer_id', 'ProducerId', 'int64', False, (4, 32767), None, None, None, None), FieldMeta('producer_epoch', 'ProducerEpoch', 'int16', False, (4, 32767), None, None, None, None), FieldMeta('verify_only', 'VerifyOnly', 'bool', False, (4, 32767), None, None, None, None), FieldMeta('topics', 'Topics', 'AddPartitionsToTxnTopic', True, (4, 32767), None, None, None, AddPartitionsToTxnTopic))
 
-    def __init__(self, *, transactional_id: str = '', producer_id: int = 0, producer_epoch: int = 0, verify_only: bool = False, topics: list[AddPartitionsToTxnTopic] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, transactional_id: str = '', producer_id: int = 0, producer_epoch: int = 0, verify_only: bool = False, topics: list[AddPartitionsToTxnTopic] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.transactional_id = transactional_id
         self.producer_id = producer_id
         self.producer_epoch = producer_epoch
         self.verify_only = verify_only
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is _DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -94,12 +94,12 @@ class AddPartitionsToTxnRequest(Message):
     __slots__ = ('transactions', 'v3_and_below_transactional_id', 'v3_and_below_producer_id', 'v3_and_below_producer_epoch', 'v3_and_below_topics', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('transactions', 'Transactions', 'AddPartitionsToTxnTransaction', True, (4, 32767), None, None, None, AddPartitionsToTxnTransaction), FieldMeta('v3_and_below_transactional_id', 'V3AndBelowTransactionalId', 'string', False, (0, 3), None, None, None, None), FieldMeta('v3_and_below_producer_id', 'V3AndBelowProducerId', 'int64', False, (0, 3), None, None, None, None), FieldMeta('v3_and_below_producer_epoch', 'V3AndBelowProducerEpoch', 'int16', False, (0, 3), None, None, None, None), FieldMeta('v3_and_below_topics', 'V3AndBelowTopics', 'AddPartitionsToTxnTopic', True, (0, 3), None, None, None, AddPartitionsToTxnTopic))
 
-    def __init__(self, *, transactions: list[AddPartitionsToTxnTransaction] | None = None, v3_and_below_transactional_id: str = '', v3_and_below_producer_id: int = 0, v3_and_below_producer_epoch: int = 0, v3_and_below_topics: list[AddPartitionsToTxnTopic] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
-        self.transactions = [] if transactions is None else transactions
+    def __init__(self, *, transactions: list[AddPartitionsToTxnTransaction] | None = _DEFAULT, v3_and_below_transactional_id: str = '', v3_and_below_producer_id: int = 0, v3_and_below_producer_epoch: int = 0, v3_and_below_topics: list[AddPartitionsToTxnTopic] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.transactions = [] if transactions is _DEFAULT else transactions
         self.v3_and_below_transactional_id = v3_and_below_transactional_id
         self.v3_and_below_producer_id = v3_and_below_producer_id
         self.v3_and_below_producer_epoch = v3_and_below_producer_epoch
-        self.v3_and_below_topics = [] if v3_and_below_topics is None else v3_and_below_topics
+        self.v3_and_below_topics = [] if v3_and_below_topics is _DEFAULT else v3_and_below_topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

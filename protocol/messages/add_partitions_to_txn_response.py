@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -72,9 +72,9 @@ class AddPartitionsToTxnTopicResult(Struct):
     __slots__ = ('name', 'results_by_partition', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('name', 'Name', 'string', False, (0, 32767), None, None, None, None), FieldMeta('results_by_partition', 'ResultsByPartition', 'AddPartitionsToTxnPartitionResult', True, (0, 32767), None, None, None, AddPartitionsToTxnPartitionResult))
 
-    def __init__(self, *, name: str = '', results_by_partition: list[AddPartitionsToTxnPartitionResult] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, name: str = '', results_by_partition: list[AddPartitionsToTxnPartitionResult] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.name = name
-        self.results_by_partition = [] if results_by_partition is None else results_by_partition
+        self.results_by_partition = [] if results_by_partition is _DEFAULT else results_by_partition
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -82,9 +82,9 @@ class AddPartitionsToTxnResult(Struct):
     __slots__ = ('transactional_id', 'topic_results', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('transactional_id', 'TransactionalId', 'string', False, (4, 32767), None, None, None, None), FieldMeta('topic_results', 'TopicResults', 'AddPartitionsToTxnTopicResult', True, (4, 32767), None, None, None, AddPartitionsToTxnTopicResult))
 
-    def __init__(self, *, transactional_id: str = '', topic_results: list[AddPartitionsToTxnTopicResult] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, transactional_id: str = '', topic_results: list[AddPartitionsToTxnTopicResult] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.transactional_id = transactional_id
-        self.topic_results = [] if topic_results is None else topic_results
+        self.topic_results = [] if topic_results is _DEFAULT else topic_results
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -102,11 +102,11 @@ class AddPartitionsToTxnResponse(Message):
     __slots__ = ('throttle_time_ms', 'error_code', 'results_by_transaction', 'results_by_topic_v3_and_below', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('error_code', 'ErrorCode', 'int16', False, (4, 32767), None, None, None, None), FieldMeta('results_by_transaction', 'ResultsByTransaction', 'AddPartitionsToTxnResult', True, (4, 32767), None, None, None, AddPartitionsToTxnResult), FieldMeta('results_by_topic_v3_and_below', 'ResultsByTopicV3AndBelow', 'AddPartitionsToTxnTopicResult', True, (0, 3), None, None, None, AddPartitionsToTxnTopicResult))
 
-    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, results_by_transaction: list[AddPartitionsToTxnResult] | None = None, results_by_topic_v3_and_below: list[AddPartitionsToTxnTopicResult] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, results_by_transaction: list[AddPartitionsToTxnResult] | None = _DEFAULT, results_by_topic_v3_and_below: list[AddPartitionsToTxnTopicResult] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
-        self.results_by_transaction = [] if results_by_transaction is None else results_by_transaction
-        self.results_by_topic_v3_and_below = [] if results_by_topic_v3_and_below is None else results_by_topic_v3_and_below
+        self.results_by_transaction = [] if results_by_transaction is _DEFAULT else results_by_transaction
+        self.results_by_topic_v3_and_below = [] if results_by_topic_v3_and_below is _DEFAULT else results_by_topic_v3_and_below
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

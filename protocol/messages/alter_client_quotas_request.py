@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -83,9 +83,9 @@ class EntryData(Struct):
     __slots__ = ('entity', 'ops', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('entity', 'Entity', 'EntityData', True, (0, 32767), None, None, None, EntityData), FieldMeta('ops', 'Ops', 'OpData', True, (0, 32767), None, None, None, OpData))
 
-    def __init__(self, *, entity: list[EntityData] | None = None, ops: list[OpData] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
-        self.entity = [] if entity is None else entity
-        self.ops = [] if ops is None else ops
+    def __init__(self, *, entity: list[EntityData] | None = _DEFAULT, ops: list[OpData] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.entity = [] if entity is _DEFAULT else entity
+        self.ops = [] if ops is _DEFAULT else ops
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -103,8 +103,8 @@ class AlterClientQuotasRequest(Message):
     __slots__ = ('entries', 'validate_only', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('entries', 'Entries', 'EntryData', True, (0, 32767), None, None, None, EntryData), FieldMeta('validate_only', 'ValidateOnly', 'bool', False, (0, 32767), None, None, None, None))
 
-    def __init__(self, *, entries: list[EntryData] | None = None, validate_only: bool = False, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
-        self.entries = [] if entries is None else entries
+    def __init__(self, *, entries: list[EntryData] | None = _DEFAULT, validate_only: bool = False, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.entries = [] if entries is _DEFAULT else entries
         self.validate_only = validate_only
         self.unknown_tagged_fields = unknown_tagged_fields
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -72,10 +72,10 @@ class EntryData(Struct):
     __slots__ = ('error_code', 'error_message', 'entity', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('error_message', 'ErrorMessage', 'string', False, (0, 32767), (0, 32767), None, None, None), FieldMeta('entity', 'Entity', 'EntityData', True, (0, 32767), None, None, None, EntityData))
 
-    def __init__(self, *, error_code: int = 0, error_message: str | None = '', entity: list[EntityData] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, error_code: int = 0, error_message: str | None = '', entity: list[EntityData] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.error_code = error_code
         self.error_message = error_message
-        self.entity = [] if entity is None else entity
+        self.entity = [] if entity is _DEFAULT else entity
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -92,9 +92,9 @@ class AlterClientQuotasResponse(Message):
     __slots__ = ('throttle_time_ms', 'entries', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('entries', 'Entries', 'EntryData', True, (0, 32767), None, None, None, EntryData))
 
-    def __init__(self, *, throttle_time_ms: int = 0, entries: list[EntryData] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, entries: list[EntryData] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.throttle_time_ms = throttle_time_ms
-        self.entries = [] if entries is None else entries
+        self.entries = [] if entries is _DEFAULT else entries
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

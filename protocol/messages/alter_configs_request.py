@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -72,10 +72,10 @@ class AlterConfigsResource(Struct):
     __slots__ = ('resource_type', 'resource_name', 'configs', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('resource_type', 'ResourceType', 'int8', False, (0, 32767), None, None, None, None), FieldMeta('resource_name', 'ResourceName', 'string', False, (0, 32767), None, None, None, None), FieldMeta('configs', 'Configs', 'AlterableConfig', True, (0, 32767), None, None, None, AlterableConfig))
 
-    def __init__(self, *, resource_type: int = 0, resource_name: str = '', configs: list[AlterableConfig] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, resource_type: int = 0, resource_name: str = '', configs: list[AlterableConfig] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.resource_type = resource_type
         self.resource_name = resource_name
-        self.configs = [] if configs is None else configs
+        self.configs = [] if configs is _DEFAULT else configs
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -92,8 +92,8 @@ class AlterConfigsRequest(Message):
     __slots__ = ('resources', 'validate_only', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('resources', 'Resources', 'AlterConfigsResource', True, (0, 32767), None, None, None, AlterConfigsResource), FieldMeta('validate_only', 'ValidateOnly', 'bool', False, (0, 32767), None, None, None, None))
 
-    def __init__(self, *, resources: list[AlterConfigsResource] | None = None, validate_only: bool = False, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
-        self.resources = [] if resources is None else resources
+    def __init__(self, *, resources: list[AlterConfigsResource] | None = _DEFAULT, validate_only: bool = False, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.resources = [] if resources is _DEFAULT else resources
         self.validate_only = validate_only
         self.unknown_tagged_fields = unknown_tagged_fields
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -83,9 +83,9 @@ class AlterConfigsResponse(Message):
     __slots__ = ('throttle_time_ms', 'responses', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('responses', 'Responses', 'AlterConfigsResourceResponse', True, (0, 32767), None, None, None, AlterConfigsResourceResponse))
 
-    def __init__(self, *, throttle_time_ms: int = 0, responses: list[AlterConfigsResourceResponse] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, responses: list[AlterConfigsResourceResponse] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.throttle_time_ms = throttle_time_ms
-        self.responses = [] if responses is None else responses
+        self.responses = [] if responses is _DEFAULT else responses
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -72,9 +72,9 @@ class ReassignableTopic(Struct):
     __slots__ = ('name', 'partitions', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('name', 'Name', 'string', False, (0, 32767), None, None, None, None), FieldMeta('partitions', 'Partitions', 'ReassignablePartition', True, (0, 32767), None, None, None, ReassignablePartition))
 
-    def __init__(self, *, name: str = '', partitions: list[ReassignablePartition] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, name: str = '', partitions: list[ReassignablePartition] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.name = name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is _DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -91,10 +91,10 @@ class AlterPartitionReassignmentsRequest(Message):
     __slots__ = ('timeout_ms', 'allow_replication_factor_change', 'topics', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('timeout_ms', 'TimeoutMs', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('allow_replication_factor_change', 'AllowReplicationFactorChange', 'bool', False, (1, 32767), None, None, None, None), FieldMeta('topics', 'Topics', 'ReassignableTopic', True, (0, 32767), None, None, None, ReassignableTopic))
 
-    def __init__(self, *, timeout_ms: int = 60000, allow_replication_factor_change: bool = True, topics: list[ReassignableTopic] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, timeout_ms: int = 60000, allow_replication_factor_change: bool = True, topics: list[ReassignableTopic] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.timeout_ms = timeout_ms
         self.allow_replication_factor_change = allow_replication_factor_change
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is _DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

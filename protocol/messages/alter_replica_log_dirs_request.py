@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -60,9 +60,9 @@ class AlterReplicaLogDirTopic(Struct):
     __slots__ = ('name', 'partitions', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('name', 'Name', 'string', False, (0, 32767), None, None, None, None), FieldMeta('partitions', 'Partitions', 'int32', True, (0, 32767), None, None, None, None))
 
-    def __init__(self, *, name: str = '', partitions: list[int] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, name: str = '', partitions: list[int] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.name = name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is _DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -70,9 +70,9 @@ class AlterReplicaLogDir(Struct):
     __slots__ = ('path', 'topics', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('path', 'Path', 'string', False, (0, 32767), None, None, None, None), FieldMeta('topics', 'Topics', 'AlterReplicaLogDirTopic', True, (0, 32767), None, None, None, AlterReplicaLogDirTopic))
 
-    def __init__(self, *, path: str = '', topics: list[AlterReplicaLogDirTopic] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, path: str = '', topics: list[AlterReplicaLogDirTopic] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.path = path
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is _DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -89,8 +89,8 @@ class AlterReplicaLogDirsRequest(Message):
     __slots__ = ('dirs', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('dirs', 'Dirs', 'AlterReplicaLogDir', True, (0, 32767), None, None, None, AlterReplicaLogDir),)
 
-    def __init__(self, *, dirs: list[AlterReplicaLogDir] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
-        self.dirs = [] if dirs is None else dirs
+    def __init__(self, *, dirs: list[AlterReplicaLogDir] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.dirs = [] if dirs is _DEFAULT else dirs
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

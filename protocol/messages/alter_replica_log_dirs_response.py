@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -72,9 +72,9 @@ class AlterReplicaLogDirTopicResult(Struct):
     __slots__ = ('topic_name', 'partitions', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('topic_name', 'TopicName', 'string', False, (0, 32767), None, None, None, None), FieldMeta('partitions', 'Partitions', 'AlterReplicaLogDirPartitionResult', True, (0, 32767), None, None, None, AlterReplicaLogDirPartitionResult))
 
-    def __init__(self, *, topic_name: str = '', partitions: list[AlterReplicaLogDirPartitionResult] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, topic_name: str = '', partitions: list[AlterReplicaLogDirPartitionResult] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.topic_name = topic_name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is _DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -91,9 +91,9 @@ class AlterReplicaLogDirsResponse(Message):
     __slots__ = ('throttle_time_ms', 'results', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('results', 'Results', 'AlterReplicaLogDirTopicResult', True, (0, 32767), None, None, None, AlterReplicaLogDirTopicResult))
 
-    def __init__(self, *, throttle_time_ms: int = 0, results: list[AlterReplicaLogDirTopicResult] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, results: list[AlterReplicaLogDirTopicResult] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.throttle_time_ms = throttle_time_ms
-        self.results = [] if results is None else results
+        self.results = [] if results is _DEFAULT else results
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -94,9 +94,9 @@ class AlterUserScramCredentialsRequest(Message):
     __slots__ = ('deletions', 'upsertions', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('deletions', 'Deletions', 'ScramCredentialDeletion', True, (0, 32767), None, None, None, ScramCredentialDeletion), FieldMeta('upsertions', 'Upsertions', 'ScramCredentialUpsertion', True, (0, 32767), None, None, None, ScramCredentialUpsertion))
 
-    def __init__(self, *, deletions: list[ScramCredentialDeletion] | None = None, upsertions: list[ScramCredentialUpsertion] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
-        self.deletions = [] if deletions is None else deletions
-        self.upsertions = [] if upsertions is None else upsertions
+    def __init__(self, *, deletions: list[ScramCredentialDeletion] | None = _DEFAULT, upsertions: list[ScramCredentialUpsertion] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.deletions = [] if deletions is _DEFAULT else deletions
+        self.upsertions = [] if upsertions is _DEFAULT else upsertions
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -109,13 +109,13 @@ class ApiVersionsResponse(Message):
     __slots__ = ('error_code', 'api_keys', 'throttle_time_ms', 'supported_features', 'finalized_features_epoch', 'finalized_features', 'zk_migration_ready', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('api_keys', 'ApiKeys', 'ApiVersion', True, (0, 32767), None, None, None, ApiVersion), FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (1, 32767), None, None, None, None), FieldMeta('supported_features', 'SupportedFeatures', 'SupportedFeatureKey', True, (3, 32767), None, 0, (3, 32767), SupportedFeatureKey), FieldMeta('finalized_features_epoch', 'FinalizedFeaturesEpoch', 'int64', False, (3, 32767), None, 1, (3, 32767), None), FieldMeta('finalized_features', 'FinalizedFeatures', 'FinalizedFeatureKey', True, (3, 32767), None, 2, (3, 32767), FinalizedFeatureKey), FieldMeta('zk_migration_ready', 'ZkMigrationReady', 'bool', False, (3, 32767), None, 3, (3, 32767), None))
 
-    def __init__(self, *, error_code: int = 0, api_keys: list[ApiVersion] | None = None, throttle_time_ms: int = 0, supported_features: list[SupportedFeatureKey] | None = None, finalized_features_epoch: int = -1, finalized_features: list[FinalizedFeatureKey] | None = None, zk_migration_ready: bool = False, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, error_code: int = 0, api_keys: list[ApiVersion] | None = _DEFAULT, throttle_time_ms: int = 0, supported_features: list[SupportedFeatureKey] | None = _DEFAULT, finalized_features_epoch: int = -1, finalized_features: list[FinalizedFeatureKey] | None = _DEFAULT, zk_migration_ready: bool = False, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.error_code = error_code
-        self.api_keys = [] if api_keys is None else api_keys
+        self.api_keys = [] if api_keys is _DEFAULT else api_keys
         self.throttle_time_ms = throttle_time_ms
-        self.supported_features = [] if supported_features is None else supported_features
+        self.supported_features = [] if supported_features is _DEFAULT else supported_features
         self.finalized_features_epoch = finalized_features_epoch
-        self.finalized_features = [] if finalized_features is None else finalized_features
+        self.finalized_features = [] if finalized_features is _DEFAULT else finalized_features
         self.zk_migration_ready = zk_migration_ready
         self.unknown_tagged_fields = unknown_tagged_fields
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -63,10 +63,10 @@ class TopicPartitions(Struct):
     __slots__ = ('topic_id', 'topic_name', 'partitions', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('topic_id', 'TopicId', 'uuid', False, (0, 32767), None, None, None, None), FieldMeta('topic_name', 'TopicName', 'string', False, (0, 32767), None, None, None, None), FieldMeta('partitions', 'Partitions', 'int32', True, (0, 32767), None, None, None, None))
 
-    def __init__(self, *, topic_id: uuid.UUID = ZERO_UUID, topic_name: str = '', partitions: list[int] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, topic_id: uuid.UUID = ZERO_UUID, topic_name: str = '', partitions: list[int] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.topic_id = topic_id
         self.topic_name = topic_name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is _DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -74,8 +74,8 @@ class Assignment(Struct):
     __slots__ = ('topic_partitions', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('topic_partitions', 'TopicPartitions', 'TopicPartitions', True, (0, 32767), None, None, None, TopicPartitions),)
 
-    def __init__(self, *, topic_partitions: list[TopicPartitions] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
-        self.topic_partitions = [] if topic_partitions is None else topic_partitions
+    def __init__(self, *, topic_partitions: list[TopicPartitions] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.topic_partitions = [] if topic_partitions is _DEFAULT else topic_partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -83,17 +83,17 @@ class Member(Struct):
     __slots__ = ('member_id', 'instance_id', 'rack_id', 'member_epoch', 'client_id', 'client_host', 'subscribed_topic_names', 'subscribed_topic_regex', 'assignment', 'target_assignment', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('member_id', 'MemberId', 'string', False, (0, 32767), None, None, None, None), FieldMeta('instance_id', 'InstanceId', 'string', False, (0, 32767), (0, 32767), None, None, None), FieldMeta('rack_id', 'RackId', 'string', False, (0, 32767), (0, 32767), None, None, None), FieldMeta('member_epoch', 'MemberEpoch', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('client_id', 'ClientId', 'string', False, (0, 32767), None, None, None, None), FieldMeta('client_host', 'ClientHost', 'string', False, (0, 32767), None, None, None, None), FieldMeta('subscribed_topic_names', 'SubscribedTopicNames', 'string', True, (0, 32767), None, None, None, None), FieldMeta('subscribed_topic_regex', 'SubscribedTopicRegex', 'string', False, (0, 32767), (0, 32767), None, None, None), FieldMeta('assignment', 'Assignment', 'Assignment', False, (0, 32767), None, None, None, Assignment), FieldMeta('target_assignment', 'TargetAssignment', 'Assignment', False, (0, 32767), None, None, None, Assignment))
 
-    def __init__(self, *, member_id: str = '', instance_id: str | None = None, rack_id: str | None = None, member_epoch: int = 0, client_id: str = '', client_host: str = '', subscribed_topic_names: list[str] | None = None, subscribed_topic_regex: str | None = None, assignment: Assignment | None = None, target_assignment: Assignment | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, member_id: str = '', instance_id: str | None = None, rack_id: str | None = None, member_epoch: int = 0, client_id: str = '', client_host: str = '', subscribed_topic_names: list[str] | None = _DEFAULT, subscribed_topic_regex: str | None = None, assignment: Assignment | None = _DEFAULT, target_assignment: Assignment | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.member_id = member_id
         self.instance_id = instance_id
         self.rack_id = rack_id
         self.member_epoch = member_epoch
         self.client_id = client_id
         self.client_host = client_host
-        self.subscribed_topic_names = [] if subscribed_topic_names is None else subscribed_topic_names
+        self.subscribed_topic_names = [] if subscribed_topic_names is _DEFAULT else subscribed_topic_names
         self.subscribed_topic_regex = subscribed_topic_regex
-        self.assignment = Assignment() if assignment is None else assignment
-        self.target_assignment = Assignment() if target_assignment is None else target_assignment
+        self.assignment = Assignment() if assignment is _DEFAULT else assignment
+        self.target_assignment = Assignment() if target_assignment is _DEFAULT else target_assignment
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -101,7 +101,7 @@ class DescribedGroup(Struct):
     __slots__ = ('error_code', 'error_message', 'group_id', 'group_state', 'group_epoch', 'assignment_epoch', 'assignor_name', 'members', 'authorized_operations', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('error_message', 'ErrorMessage', 'string', False, (0, 32767), (0, 32767), None, None, None), FieldMeta('group_id', 'GroupId', 'string', False, (0, 32767), None, None, None, None), FieldMeta('group_state', 'GroupState', 'string', False, (0, 32767), None, None, None, None), FieldMeta('group_epoch', 'GroupEpoch', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('assignment_epoch', 'AssignmentEpoch', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('assignor_name', 'AssignorName', 'string', False, (0, 32767), None, None, None, None), FieldMeta('members', 'Members', 'Member', True, (0, 32767), None, None, None, Member), FieldMeta('authorized_operations', 'AuthorizedOperations', 'int32', False, (0, 32767), None, None, None, None))
 
-    def __init__(self, *, error_code: int = 0, error_message: str | None = None, group_id: str = '', group_state: str = '', group_epoch: int = 0, assignment_epoch: int = 0, assignor_name: str = '', members: list[Member] | None = None, authorized_operations: int = -2147483648, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, error_code: int = 0, error_message: str | None = None, group_id: str = '', group_state: str = '', group_epoch: int = 0, assignment_epoch: int = 0, assignor_name: str = '', members: list[Member] | None = _DEFAULT, authorized_operations: int = -2147483648, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.error_code = error_code
         self.error_message = error_message
         self.group_id = group_id
@@ -109,7 +109,7 @@ class DescribedGroup(Struct):
         self.group_epoch = group_epoch
         self.assignment_epoch = assignment_epoch
         self.assignor_name = assignor_name
-        self.members = [] if members is None else members
+        self.members = [] if members is _DEFAULT else members
         self.authorized_operations = authorized_operations
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -129,9 +129,9 @@ class ConsumerGroupDescribeResponse(Message):
     __slots__ = ('throttle_time_ms', 'groups', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('groups', 'Groups', 'DescribedGroup', True, (0, 32767), None, None, None, DescribedGroup))
 
-    def __init__(self, *, throttle_time_ms: int = 0, groups: list[DescribedGroup] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, groups: list[DescribedGroup] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.throttle_time_ms = throttle_time_ms
-        self.groups = [] if groups is None else groups
+        self.groups = [] if groups is _DEFAULT else groups
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

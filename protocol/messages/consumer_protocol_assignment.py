@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -60,9 +60,9 @@ class TopicPartition(Struct):
     __slots__ = ('topic', 'partitions', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('topic', 'Topic', 'string', False, (0, 32767), None, None, None, None), FieldMeta('partitions', 'Partitions', 'int32', True, (0, 32767), None, None, None, None))
 
-    def __init__(self, *, topic: str = '', partitions: list[int] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, topic: str = '', partitions: list[int] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.topic = topic
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is _DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -78,8 +78,8 @@ class ConsumerProtocolAssignment(Message):
     __slots__ = ('assigned_partitions', 'user_data', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('assigned_partitions', 'AssignedPartitions', 'TopicPartition', True, (0, 32767), None, None, None, TopicPartition), FieldMeta('user_data', 'UserData', 'bytes', False, (0, 32767), (0, 32767), None, None, None))
 
-    def __init__(self, *, assigned_partitions: list[TopicPartition] | None = None, user_data: bytes | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
-        self.assigned_partitions = [] if assigned_partitions is None else assigned_partitions
+    def __init__(self, *, assigned_partitions: list[TopicPartition] | None = _DEFAULT, user_data: bytes | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.assigned_partitions = [] if assigned_partitions is _DEFAULT else assigned_partitions
         self.user_data = user_data
         self.unknown_tagged_fields = unknown_tagged_fields
 

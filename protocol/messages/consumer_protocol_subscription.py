@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -61,9 +61,9 @@ class TopicPartition(Struct):
     __slots__ = ('topic', 'partitions', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('topic', 'Topic', 'string', False, (1, 32767), None, None, None, None), FieldMeta('partitions', 'Partitions', 'int32', True, (1, 32767), None, None, None, None))
 
-    def __init__(self, *, topic: str = '', partitions: list[int] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, topic: str = '', partitions: list[int] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.topic = topic
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is _DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -79,10 +79,10 @@ class ConsumerProtocolSubscription(Message):
     __slots__ = ('topics', 'user_data', 'owned_partitions', 'generation_id', 'rack_id', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('topics', 'Topics', 'string', True, (0, 32767), None, None, None, None), FieldMeta('user_data', 'UserData', 'bytes', False, (0, 32767), (0, 32767), None, None, None), FieldMeta('owned_partitions', 'OwnedPartitions', 'TopicPartition', True, (1, 32767), None, None, None, TopicPartition), FieldMeta('generation_id', 'GenerationId', 'int32', False, (2, 32767), None, None, None, None), FieldMeta('rack_id', 'RackId', 'string', False, (3, 32767), (3, 32767), None, None, None))
 
-    def __init__(self, *, topics: list[str] | None = None, user_data: bytes | None = None, owned_partitions: list[TopicPartition] | None = None, generation_id: int = -1, rack_id: str | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
-        self.topics = [] if topics is None else topics
+    def __init__(self, *, topics: list[str] | None = _DEFAULT, user_data: bytes | None = None, owned_partitions: list[TopicPartition] | None = _DEFAULT, generation_id: int = -1, rack_id: str | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.topics = [] if topics is _DEFAULT else topics
         self.user_data = user_data
-        self.owned_partitions = [] if owned_partitions is None else owned_partitions
+        self.owned_partitions = [] if owned_partitions is _DEFAULT else owned_partitions
         self.generation_id = generation_id
         self.rack_id = rack_id
         self.unknown_tagged_fields = unknown_tagged_fields

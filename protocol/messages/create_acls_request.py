@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -85,8 +85,8 @@ class CreateAclsRequest(Message):
     __slots__ = ('creations', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('creations', 'Creations', 'AclCreation', True, (0, 32767), None, None, None, AclCreation),)
 
-    def __init__(self, *, creations: list[AclCreation] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
-        self.creations = [] if creations is None else creations
+    def __init__(self, *, creations: list[AclCreation] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.creations = [] if creations is _DEFAULT else creations
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -62,8 +62,8 @@ class CreatePartitionsAssignment(Struct):
     __slots__ = ('broker_ids', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('broker_ids', 'BrokerIds', 'int32', True, (0, 32767), None, None, None, None),)
 
-    def __init__(self, *, broker_ids: list[int] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
-        self.broker_ids = [] if broker_ids is None else broker_ids
+    def __init__(self, *, broker_ids: list[int] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.broker_ids = [] if broker_ids is _DEFAULT else broker_ids
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -71,10 +71,10 @@ class CreatePartitionsTopic(Struct):
     __slots__ = ('name', 'count', 'assignments', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('name', 'Name', 'string', False, (0, 32767), None, None, None, None), FieldMeta('count', 'Count', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('assignments', 'Assignments', 'CreatePartitionsAssignment', True, (0, 32767), (0, 32767), None, None, CreatePartitionsAssignment))
 
-    def __init__(self, *, name: str = '', count: int = 0, assignments: list[CreatePartitionsAssignment] | None | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, name: str = '', count: int = 0, assignments: list[CreatePartitionsAssignment] | None | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.name = name
         self.count = count
-        self.assignments = [] if assignments is None else assignments
+        self.assignments = [] if assignments is _DEFAULT else assignments
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -91,8 +91,8 @@ class CreatePartitionsRequest(Message):
     __slots__ = ('topics', 'timeout_ms', 'validate_only', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('topics', 'Topics', 'CreatePartitionsTopic', True, (0, 32767), None, None, None, CreatePartitionsTopic), FieldMeta('timeout_ms', 'TimeoutMs', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('validate_only', 'ValidateOnly', 'bool', False, (0, 32767), None, None, None, None))
 
-    def __init__(self, *, topics: list[CreatePartitionsTopic] | None = None, timeout_ms: int = 0, validate_only: bool = False, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
-        self.topics = [] if topics is None else topics
+    def __init__(self, *, topics: list[CreatePartitionsTopic] | None = _DEFAULT, timeout_ms: int = 0, validate_only: bool = False, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.topics = [] if topics is _DEFAULT else topics
         self.timeout_ms = timeout_ms
         self.validate_only = validate_only
         self.unknown_tagged_fields = unknown_tagged_fields

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -63,9 +63,9 @@ class CreatableReplicaAssignment(Struct):
     __slots__ = ('partition_index', 'broker_ids', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('partition_index', 'PartitionIndex', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('broker_ids', 'BrokerIds', 'int32', True, (0, 32767), None, None, None, None))
 
-    def __init__(self, *, partition_index: int = 0, broker_ids: list[int] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, partition_index: int = 0, broker_ids: list[int] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.partition_index = partition_index
-        self.broker_ids = [] if broker_ids is None else broker_ids
+        self.broker_ids = [] if broker_ids is _DEFAULT else broker_ids
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -83,12 +83,12 @@ class CreatableTopic(Struct):
     __slots__ = ('name', 'num_partitions', 'replication_factor', 'assignments', 'configs', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('name', 'Name', 'string', False, (0, 32767), None, None, None, None), FieldMeta('num_partitions', 'NumPartitions', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('replication_factor', 'ReplicationFactor', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('assignments', 'Assignments', 'CreatableReplicaAssignment', True, (0, 32767), None, None, None, CreatableReplicaAssignment), FieldMeta('configs', 'Configs', 'CreatableTopicConfig', True, (0, 32767), None, None, None, CreatableTopicConfig))
 
-    def __init__(self, *, name: str = '', num_partitions: int = 0, replication_factor: int = 0, assignments: list[CreatableReplicaAssignment] | None = None, configs: list[CreatableTopicConfig] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, name: str = '', num_partitions: int = 0, replication_factor: int = 0, assignments: list[CreatableReplicaAssignment] | None = _DEFAULT, configs: list[CreatableTopicConfig] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.name = name
         self.num_partitions = num_partitions
         self.replication_factor = replication_factor
-        self.assignments = [] if assignments is None else assignments
-        self.configs = [] if configs is None else configs
+        self.assignments = [] if assignments is _DEFAULT else assignments
+        self.configs = [] if configs is _DEFAULT else configs
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -106,8 +106,8 @@ class CreateTopicsRequest(Message):
     __slots__ = ('topics', 'timeout_ms', 'validate_only', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('topics', 'Topics', 'CreatableTopic', True, (0, 32767), None, None, None, CreatableTopic), FieldMeta('timeout_ms', 'timeoutMs', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('validate_only', 'validateOnly', 'bool', False, (1, 32767), None, None, None, None))
 
-    def __init__(self, *, topics: list[CreatableTopic] | None = None, timeout_ms: int = 60000, validate_only: bool = False, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
-        self.topics = [] if topics is None else topics
+    def __init__(self, *, topics: list[CreatableTopic] | None = _DEFAULT, timeout_ms: int = 60000, validate_only: bool = False, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.topics = [] if topics is _DEFAULT else topics
         self.timeout_ms = timeout_ms
         self.validate_only = validate_only
         self.unknown_tagged_fields = unknown_tagged_fields

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -77,7 +77,7 @@ class CreatableTopicResult(Struct):
     __slots__ = ('name', 'topic_id', 'error_code', 'error_message', 'topic_config_error_code', 'num_partitions', 'replication_factor', 'configs', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('name', 'Name', 'string', False, (0, 32767), None, None, None, None), FieldMeta('topic_id', 'TopicId', 'uuid', False, (7, 32767), None, None, None, None), FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('error_message', 'ErrorMessage', 'string', False, (1, 32767), (0, 32767), None, None, None), FieldMeta('topic_config_error_code', 'TopicConfigErrorCode', 'int16', False, (5, 32767), None, 0, (5, 32767), None), FieldMeta('num_partitions', 'NumPartitions', 'int32', False, (5, 32767), None, None, None, None), FieldMeta('replication_factor', 'ReplicationFactor', 'int16', False, (5, 32767), None, None, None, None), FieldMeta('configs', 'Configs', 'CreatableTopicConfigs', True, (5, 32767), (5, 32767), None, None, CreatableTopicConfigs))
 
-    def __init__(self, *, name: str = '', topic_id: uuid.UUID = ZERO_UUID, error_code: int = 0, error_message: str | None = '', topic_config_error_code: int = 0, num_partitions: int = -1, replication_factor: int = -1, configs: list[CreatableTopicConfigs] | None | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, name: str = '', topic_id: uuid.UUID = ZERO_UUID, error_code: int = 0, error_message: str | None = '', topic_config_error_code: int = 0, num_partitions: int = -1, replication_factor: int = -1, configs: list[CreatableTopicConfigs] | None | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.name = name
         self.topic_id = topic_id
         self.error_code = error_code
@@ -85,7 +85,7 @@ class CreatableTopicResult(Struct):
         self.topic_config_error_code = topic_config_error_code
         self.num_partitions = num_partitions
         self.replication_factor = replication_factor
-        self.configs = [] if configs is None else configs
+        self.configs = [] if configs is _DEFAULT else configs
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -102,9 +102,9 @@ class CreateTopicsResponse(Message):
     __slots__ = ('throttle_time_ms', 'topics', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (2, 32767), None, None, None, None), FieldMeta('topics', 'Topics', 'CreatableTopicResult', True, (0, 32767), None, None, None, CreatableTopicResult))
 
-    def __init__(self, *, throttle_time_ms: int = 0, topics: list[CreatableTopicResult] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, topics: list[CreatableTopicResult] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.throttle_time_ms = throttle_time_ms
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is _DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -85,8 +85,8 @@ class DeleteAclsRequest(Message):
     __slots__ = ('filters', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('filters', 'Filters', 'DeleteAclsFilter', True, (0, 32767), None, None, None, DeleteAclsFilter),)
 
-    def __init__(self, *, filters: list[DeleteAclsFilter] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
-        self.filters = [] if filters is None else filters
+    def __init__(self, *, filters: list[DeleteAclsFilter] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.filters = [] if filters is _DEFAULT else filters
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

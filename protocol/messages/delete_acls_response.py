@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -81,10 +81,10 @@ class DeleteAclsFilterResult(Struct):
     __slots__ = ('error_code', 'error_message', 'matching_acls', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('error_message', 'ErrorMessage', 'string', False, (0, 32767), (0, 32767), None, None, None), FieldMeta('matching_acls', 'MatchingAcls', 'DeleteAclsMatchingAcl', True, (0, 32767), None, None, None, DeleteAclsMatchingAcl))
 
-    def __init__(self, *, error_code: int = 0, error_message: str | None = '', matching_acls: list[DeleteAclsMatchingAcl] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, error_code: int = 0, error_message: str | None = '', matching_acls: list[DeleteAclsMatchingAcl] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.error_code = error_code
         self.error_message = error_message
-        self.matching_acls = [] if matching_acls is None else matching_acls
+        self.matching_acls = [] if matching_acls is _DEFAULT else matching_acls
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -101,9 +101,9 @@ class DeleteAclsResponse(Message):
     __slots__ = ('throttle_time_ms', 'filter_results', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('filter_results', 'FilterResults', 'DeleteAclsFilterResult', True, (0, 32767), None, None, None, DeleteAclsFilterResult))
 
-    def __init__(self, *, throttle_time_ms: int = 0, filter_results: list[DeleteAclsFilterResult] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, filter_results: list[DeleteAclsFilterResult] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.throttle_time_ms = throttle_time_ms
-        self.filter_results = [] if filter_results is None else filter_results
+        self.filter_results = [] if filter_results is _DEFAULT else filter_results
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

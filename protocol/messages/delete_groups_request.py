@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -67,8 +67,8 @@ class DeleteGroupsRequest(Message):
     __slots__ = ('groups_names', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('groups_names', 'GroupsNames', 'string', True, (0, 32767), None, None, None, None),)
 
-    def __init__(self, *, groups_names: list[str] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
-        self.groups_names = [] if groups_names is None else groups_names
+    def __init__(self, *, groups_names: list[str] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.groups_names = [] if groups_names is _DEFAULT else groups_names
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

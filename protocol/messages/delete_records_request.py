@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -72,9 +72,9 @@ class DeleteRecordsTopic(Struct):
     __slots__ = ('name', 'partitions', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('name', 'Name', 'string', False, (0, 32767), None, None, None, None), FieldMeta('partitions', 'Partitions', 'DeleteRecordsPartition', True, (0, 32767), None, None, None, DeleteRecordsPartition))
 
-    def __init__(self, *, name: str = '', partitions: list[DeleteRecordsPartition] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, name: str = '', partitions: list[DeleteRecordsPartition] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.name = name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is _DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -91,8 +91,8 @@ class DeleteRecordsRequest(Message):
     __slots__ = ('topics', 'timeout_ms', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('topics', 'Topics', 'DeleteRecordsTopic', True, (0, 32767), None, None, None, DeleteRecordsTopic), FieldMeta('timeout_ms', 'TimeoutMs', 'int32', False, (0, 32767), None, None, None, None))
 
-    def __init__(self, *, topics: list[DeleteRecordsTopic] | None = None, timeout_ms: int = 0, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
-        self.topics = [] if topics is None else topics
+    def __init__(self, *, topics: list[DeleteRecordsTopic] | None = _DEFAULT, timeout_ms: int = 0, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.topics = [] if topics is _DEFAULT else topics
         self.timeout_ms = timeout_ms
         self.unknown_tagged_fields = unknown_tagged_fields
 

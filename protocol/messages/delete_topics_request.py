@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -79,9 +79,9 @@ class DeleteTopicsRequest(Message):
     __slots__ = ('topics', 'topic_names', 'timeout_ms', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('topics', 'Topics', 'DeleteTopicState', True, (6, 32767), None, None, None, DeleteTopicState), FieldMeta('topic_names', 'TopicNames', 'string', True, (0, 5), None, None, None, None), FieldMeta('timeout_ms', 'TimeoutMs', 'int32', False, (0, 32767), None, None, None, None))
 
-    def __init__(self, *, topics: list[DeleteTopicState] | None = None, topic_names: list[str] | None = None, timeout_ms: int = 0, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
-        self.topics = [] if topics is None else topics
-        self.topic_names = [] if topic_names is None else topic_names
+    def __init__(self, *, topics: list[DeleteTopicState] | None = _DEFAULT, topic_names: list[str] | None = _DEFAULT, timeout_ms: int = 0, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.topics = [] if topics is _DEFAULT else topics
+        self.topic_names = [] if topic_names is _DEFAULT else topic_names
         self.timeout_ms = timeout_ms
         self.unknown_tagged_fields = unknown_tagged_fields
 

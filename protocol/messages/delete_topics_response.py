@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -82,9 +82,9 @@ class DeleteTopicsResponse(Message):
     __slots__ = ('throttle_time_ms', 'responses', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (1, 32767), None, None, None, None), FieldMeta('responses', 'Responses', 'DeletableTopicResult', True, (0, 32767), None, None, None, DeletableTopicResult))
 
-    def __init__(self, *, throttle_time_ms: int = 0, responses: list[DeletableTopicResult] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, responses: list[DeletableTopicResult] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.throttle_time_ms = throttle_time_ms
-        self.responses = [] if responses is None else responses
+        self.responses = [] if responses is _DEFAULT else responses
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -75,11 +75,11 @@ class DescribeAclsResource(Struct):
     __slots__ = ('resource_type', 'resource_name', 'pattern_type', 'acls', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('resource_type', 'ResourceType', 'int8', False, (0, 32767), None, None, None, None), FieldMeta('resource_name', 'ResourceName', 'string', False, (0, 32767), None, None, None, None), FieldMeta('pattern_type', 'PatternType', 'int8', False, (1, 32767), None, None, None, None), FieldMeta('acls', 'Acls', 'AclDescription', True, (0, 32767), None, None, None, AclDescription))
 
-    def __init__(self, *, resource_type: int = 0, resource_name: str = '', pattern_type: int = 3, acls: list[AclDescription] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, resource_type: int = 0, resource_name: str = '', pattern_type: int = 3, acls: list[AclDescription] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.resource_type = resource_type
         self.resource_name = resource_name
         self.pattern_type = pattern_type
-        self.acls = [] if acls is None else acls
+        self.acls = [] if acls is _DEFAULT else acls
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -96,11 +96,11 @@ class DescribeAclsResponse(Message):
     __slots__ = ('throttle_time_ms', 'error_code', 'error_message', 'resources', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('error_message', 'ErrorMessage', 'string', False, (0, 32767), (0, 32767), None, None, None), FieldMeta('resources', 'Resources', 'DescribeAclsResource', True, (0, 32767), None, None, None, DescribeAclsResource))
 
-    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = '', resources: list[DescribeAclsResource] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = '', resources: list[DescribeAclsResource] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
-        self.resources = [] if resources is None else resources
+        self.resources = [] if resources is _DEFAULT else resources
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -81,8 +81,8 @@ class DescribeClientQuotasRequest(Message):
     __slots__ = ('components', 'strict', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('components', 'Components', 'ComponentData', True, (0, 32767), None, None, None, ComponentData), FieldMeta('strict', 'Strict', 'bool', False, (0, 32767), None, None, None, None))
 
-    def __init__(self, *, components: list[ComponentData] | None = None, strict: bool = False, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
-        self.components = [] if components is None else components
+    def __init__(self, *, components: list[ComponentData] | None = _DEFAULT, strict: bool = False, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.components = [] if components is _DEFAULT else components
         self.strict = strict
         self.unknown_tagged_fields = unknown_tagged_fields
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -82,9 +82,9 @@ class EntryData(Struct):
     __slots__ = ('entity', 'values', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('entity', 'Entity', 'EntityData', True, (0, 32767), None, None, None, EntityData), FieldMeta('values', 'Values', 'ValueData', True, (0, 32767), None, None, None, ValueData))
 
-    def __init__(self, *, entity: list[EntityData] | None = None, values: list[ValueData] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
-        self.entity = [] if entity is None else entity
-        self.values = [] if values is None else values
+    def __init__(self, *, entity: list[EntityData] | None = _DEFAULT, values: list[ValueData] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.entity = [] if entity is _DEFAULT else entity
+        self.values = [] if values is _DEFAULT else values
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -102,11 +102,11 @@ class DescribeClientQuotasResponse(Message):
     __slots__ = ('throttle_time_ms', 'error_code', 'error_message', 'entries', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('error_message', 'ErrorMessage', 'string', False, (0, 32767), (0, 32767), None, None, None), FieldMeta('entries', 'Entries', 'EntryData', True, (0, 32767), (0, 32767), None, None, EntryData))
 
-    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = '', entries: list[EntryData] | None | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = '', entries: list[EntryData] | None | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
-        self.entries = [] if entries is None else entries
+        self.entries = [] if entries is _DEFAULT else entries
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -85,14 +85,14 @@ class DescribeClusterResponse(Message):
     __slots__ = ('throttle_time_ms', 'error_code', 'error_message', 'endpoint_type', 'cluster_id', 'controller_id', 'brokers', 'cluster_authorized_operations', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('error_message', 'ErrorMessage', 'string', False, (0, 32767), (0, 32767), None, None, None), FieldMeta('endpoint_type', 'EndpointType', 'int8', False, (1, 32767), None, None, None, None), FieldMeta('cluster_id', 'ClusterId', 'string', False, (0, 32767), None, None, None, None), FieldMeta('controller_id', 'ControllerId', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('brokers', 'Brokers', 'DescribeClusterBroker', True, (0, 32767), None, None, None, DescribeClusterBroker), FieldMeta('cluster_authorized_operations', 'ClusterAuthorizedOperations', 'int32', False, (0, 32767), None, None, None, None))
 
-    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = None, endpoint_type: int = 1, cluster_id: str = '', controller_id: int = -1, brokers: list[DescribeClusterBroker] | None = None, cluster_authorized_operations: int = -2147483648, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = None, endpoint_type: int = 1, cluster_id: str = '', controller_id: int = -1, brokers: list[DescribeClusterBroker] | None = _DEFAULT, cluster_authorized_operations: int = -2147483648, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
         self.endpoint_type = endpoint_type
         self.cluster_id = cluster_id
         self.controller_id = controller_id
-        self.brokers = [] if brokers is None else brokers
+        self.brokers = [] if brokers is _DEFAULT else brokers
         self.cluster_authorized_operations = cluster_authorized_operations
         self.unknown_tagged_fields = unknown_tagged_fields
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -63,10 +63,10 @@ class DescribeConfigsResource(Struct):
     __slots__ = ('resource_type', 'resource_name', 'configuration_keys', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('resource_type', 'ResourceType', 'int8', False, (0, 32767), None, None, None, None), FieldMeta('resource_name', 'ResourceName', 'string', False, (0, 32767), None, None, None, None), FieldMeta('configuration_keys', 'ConfigurationKeys', 'string', True, (0, 32767), (0, 32767), None, None, None))
 
-    def __init__(self, *, resource_type: int = 0, resource_name: str = '', configuration_keys: list[str] | None | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, resource_type: int = 0, resource_name: str = '', configuration_keys: list[str] | None | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.resource_type = resource_type
         self.resource_name = resource_name
-        self.configuration_keys = [] if configuration_keys is None else configuration_keys
+        self.configuration_keys = [] if configuration_keys is _DEFAULT else configuration_keys
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -82,8 +82,8 @@ class DescribeConfigsRequest(Message):
     __slots__ = ('resources', 'include_synonyms', 'include_documentation', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('resources', 'Resources', 'DescribeConfigsResource', True, (0, 32767), None, None, None, DescribeConfigsResource), FieldMeta('include_synonyms', 'IncludeSynonyms', 'bool', False, (1, 32767), None, None, None, None), FieldMeta('include_documentation', 'IncludeDocumentation', 'bool', False, (3, 32767), None, None, None, None))
 
-    def __init__(self, *, resources: list[DescribeConfigsResource] | None = None, include_synonyms: bool = False, include_documentation: bool = False, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
-        self.resources = [] if resources is None else resources
+    def __init__(self, *, resources: list[DescribeConfigsResource] | None = _DEFAULT, include_synonyms: bool = False, include_documentation: bool = False, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.resources = [] if resources is _DEFAULT else resources
         self.include_synonyms = include_synonyms
         self.include_documentation = include_documentation
         self.unknown_tagged_fields = unknown_tagged_fields

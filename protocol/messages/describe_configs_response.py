@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -75,14 +75,14 @@ class DescribeConfigsResourceResult(Struct):
     __slots__ = ('name', 'value', 'read_only', 'config_source', 'is_default', 'is_sensitive', 'synonyms', 'config_type', 'documentation', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('name', 'Name', 'string', False, (0, 32767), None, None, None, None), FieldMeta('value', 'Value', 'string', False, (0, 32767), (0, 32767), None, None, None), FieldMeta('read_only', 'ReadOnly', 'bool', False, (0, 32767), None, None, None, None), FieldMeta('config_source', 'ConfigSource', 'int8', False, (1, 32767), None, None, None, None), FieldMeta('is_default', 'IsDefault', 'bool', False, (0, 0), None, None, None, None), FieldMeta('is_sensitive', 'IsSensitive', 'bool', False, (0, 32767), None, None, None, None), FieldMeta('synonyms', 'Synonyms', 'DescribeConfigsSynonym', True, (1, 32767), None, None, None, DescribeConfigsSynonym), FieldMeta('config_type', 'ConfigType', 'int8', False, (3, 32767), None, None, None, None), FieldMeta('documentation', 'Documentation', 'string', False, (3, 32767), (0, 32767), None, None, None))
 
-    def __init__(self, *, name: str = '', value: str | None = '', read_only: bool = False, config_source: int = -1, is_default: bool = False, is_sensitive: bool = False, synonyms: list[DescribeConfigsSynonym] | None = None, config_type: int = 0, documentation: str | None = '', unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, name: str = '', value: str | None = '', read_only: bool = False, config_source: int = -1, is_default: bool = False, is_sensitive: bool = False, synonyms: list[DescribeConfigsSynonym] | None = _DEFAULT, config_type: int = 0, documentation: str | None = '', unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.name = name
         self.value = value
         self.read_only = read_only
         self.config_source = config_source
         self.is_default = is_default
         self.is_sensitive = is_sensitive
-        self.synonyms = [] if synonyms is None else synonyms
+        self.synonyms = [] if synonyms is _DEFAULT else synonyms
         self.config_type = config_type
         self.documentation = documentation
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -92,12 +92,12 @@ class DescribeConfigsResult(Struct):
     __slots__ = ('error_code', 'error_message', 'resource_type', 'resource_name', 'configs', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('error_message', 'ErrorMessage', 'string', False, (0, 32767), (0, 32767), None, None, None), FieldMeta('resource_type', 'ResourceType', 'int8', False, (0, 32767), None, None, None, None), FieldMeta('resource_name', 'ResourceName', 'string', False, (0, 32767), None, None, None, None), FieldMeta('configs', 'Configs', 'DescribeConfigsResourceResult', True, (0, 32767), None, None, None, DescribeConfigsResourceResult))
 
-    def __init__(self, *, error_code: int = 0, error_message: str | None = '', resource_type: int = 0, resource_name: str = '', configs: list[DescribeConfigsResourceResult] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, error_code: int = 0, error_message: str | None = '', resource_type: int = 0, resource_name: str = '', configs: list[DescribeConfigsResourceResult] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.error_code = error_code
         self.error_message = error_message
         self.resource_type = resource_type
         self.resource_name = resource_name
-        self.configs = [] if configs is None else configs
+        self.configs = [] if configs is _DEFAULT else configs
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -115,9 +115,9 @@ class DescribeConfigsResponse(Message):
     __slots__ = ('throttle_time_ms', 'results', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('results', 'Results', 'DescribeConfigsResult', True, (0, 32767), None, None, None, DescribeConfigsResult))
 
-    def __init__(self, *, throttle_time_ms: int = 0, results: list[DescribeConfigsResult] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, results: list[DescribeConfigsResult] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.throttle_time_ms = throttle_time_ms
-        self.results = [] if results is None else results
+        self.results = [] if results is _DEFAULT else results
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

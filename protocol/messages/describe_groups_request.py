@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -68,8 +68,8 @@ class DescribeGroupsRequest(Message):
     __slots__ = ('groups', 'include_authorized_operations', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('groups', 'Groups', 'string', True, (0, 32767), None, None, None, None), FieldMeta('include_authorized_operations', 'IncludeAuthorizedOperations', 'bool', False, (3, 32767), None, None, None, None))
 
-    def __init__(self, *, groups: list[str] | None = None, include_authorized_operations: bool = False, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
-        self.groups = [] if groups is None else groups
+    def __init__(self, *, groups: list[str] | None = _DEFAULT, include_authorized_operations: bool = False, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.groups = [] if groups is _DEFAULT else groups
         self.include_authorized_operations = include_authorized_operations
         self.unknown_tagged_fields = unknown_tagged_fields
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -76,14 +76,14 @@ class DescribedGroup(Struct):
     __slots__ = ('error_code', 'error_message', 'group_id', 'group_state', 'protocol_type', 'protocol_data', 'members', 'authorized_operations', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('error_message', 'ErrorMessage', 'string', False, (6, 32767), (6, 32767), None, None, None), FieldMeta('group_id', 'GroupId', 'string', False, (0, 32767), None, None, None, None), FieldMeta('group_state', 'GroupState', 'string', False, (0, 32767), None, None, None, None), FieldMeta('protocol_type', 'ProtocolType', 'string', False, (0, 32767), None, None, None, None), FieldMeta('protocol_data', 'ProtocolData', 'string', False, (0, 32767), None, None, None, None), FieldMeta('members', 'Members', 'DescribedGroupMember', True, (0, 32767), None, None, None, DescribedGroupMember), FieldMeta('authorized_operations', 'AuthorizedOperations', 'int32', False, (3, 32767), None, None, None, None))
 
-    def __init__(self, *, error_code: int = 0, error_message: str | None = None, group_id: str = '', group_state: str = '', protocol_type: str = '', protocol_data: str = '', members: list[DescribedGroupMember] | None = None, authorized_operations: int = -2147483648, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, error_code: int = 0, error_message: str | None = None, group_id: str = '', group_state: str = '', protocol_type: str = '', protocol_data: str = '', members: list[DescribedGroupMember] | None = _DEFAULT, authorized_operations: int = -2147483648, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.error_code = error_code
         self.error_message = error_message
         self.group_id = group_id
         self.group_state = group_state
         self.protocol_type = protocol_type
         self.protocol_data = protocol_data
-        self.members = [] if members is None else members
+        self.members = [] if members is _DEFAULT else members
         self.authorized_operations = authorized_operations
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -101,9 +101,9 @@ class DescribeGroupsResponse(Message):
     __slots__ = ('throttle_time_ms', 'groups', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (1, 32767), None, None, None, None), FieldMeta('groups', 'Groups', 'DescribedGroup', True, (0, 32767), None, None, None, DescribedGroup))
 
-    def __init__(self, *, throttle_time_ms: int = 0, groups: list[DescribedGroup] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, groups: list[DescribedGroup] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.throttle_time_ms = throttle_time_ms
-        self.groups = [] if groups is None else groups
+        self.groups = [] if groups is _DEFAULT else groups
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -60,9 +60,9 @@ class DescribableLogDirTopic(Struct):
     __slots__ = ('topic', 'partitions', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('topic', 'Topic', 'string', False, (0, 32767), None, None, None, None), FieldMeta('partitions', 'Partitions', 'int32', True, (0, 32767), None, None, None, None))
 
-    def __init__(self, *, topic: str = '', partitions: list[int] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, topic: str = '', partitions: list[int] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.topic = topic
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is _DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -78,8 +78,8 @@ class DescribeLogDirsRequest(Message):
     __slots__ = ('topics', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('topics', 'Topics', 'DescribableLogDirTopic', True, (0, 32767), (0, 32767), None, None, DescribableLogDirTopic),)
 
-    def __init__(self, *, topics: list[DescribableLogDirTopic] | None | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
-        self.topics = [] if topics is None else topics
+    def __init__(self, *, topics: list[DescribableLogDirTopic] | None | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.topics = [] if topics is _DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

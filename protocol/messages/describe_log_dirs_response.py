@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -78,9 +78,9 @@ class DescribeLogDirsTopic(Struct):
     __slots__ = ('name', 'partitions', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('name', 'Name', 'string', False, (0, 32767), None, None, None, None), FieldMeta('partitions', 'Partitions', 'DescribeLogDirsPartition', True, (0, 32767), None, None, None, DescribeLogDirsPartition))
 
-    def __init__(self, *, name: str = '', partitions: list[DescribeLogDirsPartition] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, name: str = '', partitions: list[DescribeLogDirsPartition] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.name = name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is _DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -88,10 +88,10 @@ class DescribeLogDirsResult(Struct):
     __slots__ = ('error_code', 'log_dir', 'topics', 'total_bytes', 'usable_bytes', 'is_cordoned', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('log_dir', 'LogDir', 'string', False, (0, 32767), None, None, None, None), FieldMeta('topics', 'Topics', 'DescribeLogDirsTopic', True, (0, 32767), None, None, None, DescribeLogDirsTopic), FieldMeta('total_bytes', 'TotalBytes', 'int64', False, (4, 32767), None, None, None, None), FieldMeta('usable_bytes', 'UsableBytes', 'int64', False, (4, 32767), None, None, None, None), FieldMeta('is_cordoned', 'IsCordoned', 'bool', False, (5, 32767), None, None, None, None))
 
-    def __init__(self, *, error_code: int = 0, log_dir: str = '', topics: list[DescribeLogDirsTopic] | None = None, total_bytes: int = -1, usable_bytes: int = -1, is_cordoned: bool = False, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, error_code: int = 0, log_dir: str = '', topics: list[DescribeLogDirsTopic] | None = _DEFAULT, total_bytes: int = -1, usable_bytes: int = -1, is_cordoned: bool = False, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.error_code = error_code
         self.log_dir = log_dir
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is _DEFAULT else topics
         self.total_bytes = total_bytes
         self.usable_bytes = usable_bytes
         self.is_cordoned = is_cordoned
@@ -112,10 +112,10 @@ class DescribeLogDirsResponse(Message):
     __slots__ = ('throttle_time_ms', 'error_code', 'results', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('error_code', 'ErrorCode', 'int16', False, (3, 32767), None, None, None, None), FieldMeta('results', 'Results', 'DescribeLogDirsResult', True, (0, 32767), None, None, None, DescribeLogDirsResult))
 
-    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, results: list[DescribeLogDirsResult] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, results: list[DescribeLogDirsResult] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
-        self.results = [] if results is None else results
+        self.results = [] if results is _DEFAULT else results
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

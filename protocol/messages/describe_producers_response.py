@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -77,11 +77,11 @@ class PartitionResponse(Struct):
     __slots__ = ('partition_index', 'error_code', 'error_message', 'active_producers', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('partition_index', 'PartitionIndex', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('error_message', 'ErrorMessage', 'string', False, (0, 32767), (0, 32767), None, None, None), FieldMeta('active_producers', 'ActiveProducers', 'ProducerState', True, (0, 32767), None, None, None, ProducerState))
 
-    def __init__(self, *, partition_index: int = 0, error_code: int = 0, error_message: str | None = None, active_producers: list[ProducerState] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, partition_index: int = 0, error_code: int = 0, error_message: str | None = None, active_producers: list[ProducerState] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.partition_index = partition_index
         self.error_code = error_code
         self.error_message = error_message
-        self.active_producers = [] if active_producers is None else active_producers
+        self.active_producers = [] if active_producers is _DEFAULT else active_producers
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -89,9 +89,9 @@ class TopicResponse(Struct):
     __slots__ = ('name', 'partitions', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('name', 'Name', 'string', False, (0, 32767), None, None, None, None), FieldMeta('partitions', 'Partitions', 'PartitionResponse', True, (0, 32767), None, None, None, PartitionResponse))
 
-    def __init__(self, *, name: str = '', partitions: list[PartitionResponse] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, name: str = '', partitions: list[PartitionResponse] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.name = name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is _DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -109,9 +109,9 @@ class DescribeProducersResponse(Message):
     __slots__ = ('throttle_time_ms', 'topics', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('topics', 'Topics', 'TopicResponse', True, (0, 32767), None, None, None, TopicResponse))
 
-    def __init__(self, *, throttle_time_ms: int = 0, topics: list[TopicResponse] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, topics: list[TopicResponse] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.throttle_time_ms = throttle_time_ms
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is _DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

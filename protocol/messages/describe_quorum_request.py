@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -70,9 +70,9 @@ class TopicData(Struct):
     __slots__ = ('topic_name', 'partitions', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('topic_name', 'TopicName', 'string', False, (0, 32767), None, None, None, None), FieldMeta('partitions', 'Partitions', 'PartitionData', True, (0, 32767), None, None, None, PartitionData))
 
-    def __init__(self, *, topic_name: str = '', partitions: list[PartitionData] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, topic_name: str = '', partitions: list[PartitionData] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.topic_name = topic_name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is _DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -89,8 +89,8 @@ class DescribeQuorumRequest(Message):
     __slots__ = ('topics', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('topics', 'Topics', 'TopicData', True, (0, 32767), None, None, None, TopicData),)
 
-    def __init__(self, *, topics: list[TopicData] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
-        self.topics = [] if topics is None else topics
+    def __init__(self, *, topics: list[TopicData] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.topics = [] if topics is _DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

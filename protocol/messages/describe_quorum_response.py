@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -82,15 +82,15 @@ class PartitionData(Struct):
     __slots__ = ('partition_index', 'error_code', 'error_message', 'leader_id', 'leader_epoch', 'high_watermark', 'current_voters', 'observers', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('partition_index', 'PartitionIndex', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('error_message', 'ErrorMessage', 'string', False, (2, 32767), (2, 32767), None, None, None), FieldMeta('leader_id', 'LeaderId', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('leader_epoch', 'LeaderEpoch', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('high_watermark', 'HighWatermark', 'int64', False, (0, 32767), None, None, None, None), FieldMeta('current_voters', 'CurrentVoters', 'ReplicaState', True, (0, 32767), None, None, None, ReplicaState), FieldMeta('observers', 'Observers', 'ReplicaState', True, (0, 32767), None, None, None, ReplicaState))
 
-    def __init__(self, *, partition_index: int = 0, error_code: int = 0, error_message: str | None = '', leader_id: int = 0, leader_epoch: int = 0, high_watermark: int = 0, current_voters: list[ReplicaState] | None = None, observers: list[ReplicaState] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, partition_index: int = 0, error_code: int = 0, error_message: str | None = '', leader_id: int = 0, leader_epoch: int = 0, high_watermark: int = 0, current_voters: list[ReplicaState] | None = _DEFAULT, observers: list[ReplicaState] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.partition_index = partition_index
         self.error_code = error_code
         self.error_message = error_message
         self.leader_id = leader_id
         self.leader_epoch = leader_epoch
         self.high_watermark = high_watermark
-        self.current_voters = [] if current_voters is None else current_voters
-        self.observers = [] if observers is None else observers
+        self.current_voters = [] if current_voters is _DEFAULT else current_voters
+        self.observers = [] if observers is _DEFAULT else observers
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -98,9 +98,9 @@ class TopicData(Struct):
     __slots__ = ('topic_name', 'partitions', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('topic_name', 'TopicName', 'string', False, (0, 32767), None, None, None, None), FieldMeta('partitions', 'Partitions', 'PartitionData', True, (0, 32767), None, None, None, PartitionData))
 
-    def __init__(self, *, topic_name: str = '', partitions: list[PartitionData] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, topic_name: str = '', partitions: list[PartitionData] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.topic_name = topic_name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is _DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -119,9 +119,9 @@ class Node(Struct):
     __slots__ = ('node_id', 'listeners', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('node_id', 'NodeId', 'int32', False, (2, 32767), None, None, None, None), FieldMeta('listeners', 'Listeners', 'Listener', True, (2, 32767), None, None, None, Listener))
 
-    def __init__(self, *, node_id: int = 0, listeners: list[Listener] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, node_id: int = 0, listeners: list[Listener] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.node_id = node_id
-        self.listeners = [] if listeners is None else listeners
+        self.listeners = [] if listeners is _DEFAULT else listeners
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -141,11 +141,11 @@ class DescribeQuorumResponse(Message):
     __slots__ = ('error_code', 'error_message', 'topics', 'nodes', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('error_message', 'ErrorMessage', 'string', False, (2, 32767), (2, 32767), None, None, None), FieldMeta('topics', 'Topics', 'TopicData', True, (0, 32767), None, None, None, TopicData), FieldMeta('nodes', 'Nodes', 'Node', True, (2, 32767), None, None, None, Node))
 
-    def __init__(self, *, error_code: int = 0, error_message: str | None = '', topics: list[TopicData] | None = None, nodes: list[Node] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, error_code: int = 0, error_message: str | None = '', topics: list[TopicData] | None = _DEFAULT, nodes: list[Node] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.error_code = error_code
         self.error_message = error_message
-        self.topics = [] if topics is None else topics
-        self.nodes = [] if nodes is None else nodes
+        self.topics = [] if topics is _DEFAULT else topics
+        self.nodes = [] if nodes is _DEFAULT else nodes
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

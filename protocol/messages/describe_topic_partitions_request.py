@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -89,8 +89,8 @@ class DescribeTopicPartitionsRequest(Message):
     __slots__ = ('topics', 'response_partition_limit', 'cursor', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('topics', 'Topics', 'TopicRequest', True, (0, 32767), None, None, None, TopicRequest), FieldMeta('response_partition_limit', 'ResponsePartitionLimit', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('cursor', 'Cursor', 'Cursor', False, (0, 32767), (0, 32767), None, None, Cursor))
 
-    def __init__(self, *, topics: list[TopicRequest] | None = None, response_partition_limit: int = 2000, cursor: Cursor | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
-        self.topics = [] if topics is None else topics
+    def __init__(self, *, topics: list[TopicRequest] | None = _DEFAULT, response_partition_limit: int = 2000, cursor: Cursor | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.topics = [] if topics is _DEFAULT else topics
         self.response_partition_limit = response_partition_limit
         self.cursor = cursor
         self.unknown_tagged_fields = unknown_tagged_fields

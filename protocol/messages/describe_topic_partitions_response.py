@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -64,16 +64,16 @@ class DescribeTopicPartitionsResponsePartition(Struct):
     __slots__ = ('error_code', 'partition_index', 'leader_id', 'leader_epoch', 'replica_nodes', 'isr_nodes', 'eligible_leader_replicas', 'last_known_elr', 'offline_replicas', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('partition_index', 'PartitionIndex', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('leader_id', 'LeaderId', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('leader_epoch', 'LeaderEpoch', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('replica_nodes', 'ReplicaNodes', 'int32', True, (0, 32767), None, None, None, None), FieldMeta('isr_nodes', 'IsrNodes', 'int32', True, (0, 32767), None, None, None, None), FieldMeta('eligible_leader_replicas', 'EligibleLeaderReplicas', 'int32', True, (0, 32767), (0, 32767), None, None, None), FieldMeta('last_known_elr', 'LastKnownElr', 'int32', True, (0, 32767), (0, 32767), None, None, None), FieldMeta('offline_replicas', 'OfflineReplicas', 'int32', True, (0, 32767), None, None, None, None))
 
-    def __init__(self, *, error_code: int = 0, partition_index: int = 0, leader_id: int = 0, leader_epoch: int = -1, replica_nodes: list[int] | None = None, isr_nodes: list[int] | None = None, eligible_leader_replicas: list[int] | None = None, last_known_elr: list[int] | None = None, offline_replicas: list[int] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, error_code: int = 0, partition_index: int = 0, leader_id: int = 0, leader_epoch: int = -1, replica_nodes: list[int] | None = _DEFAULT, isr_nodes: list[int] | None = _DEFAULT, eligible_leader_replicas: list[int] | None = None, last_known_elr: list[int] | None = None, offline_replicas: list[int] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.error_code = error_code
         self.partition_index = partition_index
         self.leader_id = leader_id
         self.leader_epoch = leader_epoch
-        self.replica_nodes = [] if replica_nodes is None else replica_nodes
-        self.isr_nodes = [] if isr_nodes is None else isr_nodes
+        self.replica_nodes = [] if replica_nodes is _DEFAULT else replica_nodes
+        self.isr_nodes = [] if isr_nodes is _DEFAULT else isr_nodes
         self.eligible_leader_replicas = eligible_leader_replicas
         self.last_known_elr = last_known_elr
-        self.offline_replicas = [] if offline_replicas is None else offline_replicas
+        self.offline_replicas = [] if offline_replicas is _DEFAULT else offline_replicas
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -81,12 +81,12 @@ class DescribeTopicPartitionsResponseTopic(Struct):
     __slots__ = ('error_code', 'name', 'topic_id', 'is_internal', 'partitions', 'topic_authorized_operations', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('name', 'Name', 'string', False, (0, 32767), (0, 32767), None, None, None), FieldMeta('topic_id', 'TopicId', 'uuid', False, (0, 32767), None, None, None, None), FieldMeta('is_internal', 'IsInternal', 'bool', False, (0, 32767), None, None, None, None), FieldMeta('partitions', 'Partitions', 'DescribeTopicPartitionsResponsePartition', True, (0, 32767), None, None, None, DescribeTopicPartitionsResponsePartition), FieldMeta('topic_authorized_operations', 'TopicAuthorizedOperations', 'int32', False, (0, 32767), None, None, None, None))
 
-    def __init__(self, *, error_code: int = 0, name: str | None = '', topic_id: uuid.UUID = ZERO_UUID, is_internal: bool = False, partitions: list[DescribeTopicPartitionsResponsePartition] | None = None, topic_authorized_operations: int = -2147483648, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, error_code: int = 0, name: str | None = '', topic_id: uuid.UUID = ZERO_UUID, is_internal: bool = False, partitions: list[DescribeTopicPartitionsResponsePartition] | None = _DEFAULT, topic_authorized_operations: int = -2147483648, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.error_code = error_code
         self.name = name
         self.topic_id = topic_id
         self.is_internal = is_internal
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is _DEFAULT else partitions
         self.topic_authorized_operations = topic_authorized_operations
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -115,9 +115,9 @@ class DescribeTopicPartitionsResponse(Message):
     __slots__ = ('throttle_time_ms', 'topics', 'next_cursor', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('topics', 'Topics', 'DescribeTopicPartitionsResponseTopic', True, (0, 32767), None, None, None, DescribeTopicPartitionsResponseTopic), FieldMeta('next_cursor', 'NextCursor', 'Cursor', False, (0, 32767), (0, 32767), None, None, Cursor))
 
-    def __init__(self, *, throttle_time_ms: int = 0, topics: list[DescribeTopicPartitionsResponseTopic] | None = None, next_cursor: Cursor | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, topics: list[DescribeTopicPartitionsResponseTopic] | None = _DEFAULT, next_cursor: Cursor | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.throttle_time_ms = throttle_time_ms
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is _DEFAULT else topics
         self.next_cursor = next_cursor
         self.unknown_tagged_fields = unknown_tagged_fields
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -67,8 +67,8 @@ class DescribeTransactionsRequest(Message):
     __slots__ = ('transactional_ids', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('transactional_ids', 'TransactionalIds', 'string', True, (0, 32767), None, None, None, None),)
 
-    def __init__(self, *, transactional_ids: list[str] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
-        self.transactional_ids = [] if transactional_ids is None else transactional_ids
+    def __init__(self, *, transactional_ids: list[str] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.transactional_ids = [] if transactional_ids is _DEFAULT else transactional_ids
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -63,9 +63,9 @@ class TopicData(Struct):
     __slots__ = ('topic', 'partitions', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('topic', 'Topic', 'string', False, (0, 32767), None, None, None, None), FieldMeta('partitions', 'Partitions', 'int32', True, (0, 32767), None, None, None, None))
 
-    def __init__(self, *, topic: str = '', partitions: list[int] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, topic: str = '', partitions: list[int] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.topic = topic
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is _DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -73,7 +73,7 @@ class TransactionState(Struct):
     __slots__ = ('error_code', 'transactional_id', 'transaction_state', 'transaction_timeout_ms', 'transaction_start_time_ms', 'producer_id', 'producer_epoch', 'topics', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('transactional_id', 'TransactionalId', 'string', False, (0, 32767), None, None, None, None), FieldMeta('transaction_state', 'TransactionState', 'string', False, (0, 32767), None, None, None, None), FieldMeta('transaction_timeout_ms', 'TransactionTimeoutMs', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('transaction_start_time_ms', 'TransactionStartTimeMs', 'int64', False, (0, 32767), None, None, None, None), FieldMeta('producer_id', 'ProducerId', 'int64', False, (0, 32767), None, None, None, None), FieldMeta('producer_epoch', 'ProducerEpoch', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('topics', 'Topics', 'TopicData', True, (0, 32767), None, None, None, TopicData))
 
-    def __init__(self, *, error_code: int = 0, transactional_id: str = '', transaction_state: str = '', transaction_timeout_ms: int = 0, transaction_start_time_ms: int = 0, producer_id: int = 0, producer_epoch: int = 0, topics: list[TopicData] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, error_code: int = 0, transactional_id: str = '', transaction_state: str = '', transaction_timeout_ms: int = 0, transaction_start_time_ms: int = 0, producer_id: int = 0, producer_epoch: int = 0, topics: list[TopicData] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.error_code = error_code
         self.transactional_id = transactional_id
         self.transaction_state = transaction_state
@@ -81,7 +81,7 @@ class TransactionState(Struct):
         self.transaction_start_time_ms = transaction_start_time_ms
         self.producer_id = producer_id
         self.producer_epoch = producer_epoch
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is _DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -98,9 +98,9 @@ class DescribeTransactionsResponse(Message):
     __slots__ = ('throttle_time_ms', 'transaction_states', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('transaction_states', 'TransactionStates', 'TransactionState', True, (0, 32767), None, None, None, TransactionState))
 
-    def __init__(self, *, throttle_time_ms: int = 0, transaction_states: list[TransactionState] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, transaction_states: list[TransactionState] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.throttle_time_ms = throttle_time_ms
-        self.transaction_states = [] if transaction_states is None else transaction_states
+        self.transaction_states = [] if transaction_states is _DEFAULT else transaction_states
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -77,8 +77,8 @@ class DescribeUserScramCredentialsRequest(Message):
     __slots__ = ('users', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('users', 'Users', 'UserName', True, (0, 32767), (0, 32767), None, None, UserName),)
 
-    def __init__(self, *, users: list[UserName] | None | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
-        self.users = [] if users is None else users
+    def __init__(self, *, users: list[UserName] | None | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.users = [] if users is _DEFAULT else users
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -73,11 +73,11 @@ class DescribeUserScramCredentialsResult(Struct):
     __slots__ = ('user', 'error_code', 'error_message', 'credential_infos', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('user', 'User', 'string', False, (0, 32767), None, None, None, None), FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('error_message', 'ErrorMessage', 'string', False, (0, 32767), (0, 32767), None, None, None), FieldMeta('credential_infos', 'CredentialInfos', 'CredentialInfo', True, (0, 32767), None, None, None, CredentialInfo))
 
-    def __init__(self, *, user: str = '', error_code: int = 0, error_message: str | None = '', credential_infos: list[CredentialInfo] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, user: str = '', error_code: int = 0, error_message: str | None = '', credential_infos: list[CredentialInfo] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.user = user
         self.error_code = error_code
         self.error_message = error_message
-        self.credential_infos = [] if credential_infos is None else credential_infos
+        self.credential_infos = [] if credential_infos is _DEFAULT else credential_infos
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -94,11 +94,11 @@ class DescribeUserScramCredentialsResponse(Message):
     __slots__ = ('throttle_time_ms', 'error_code', 'error_message', 'results', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('error_message', 'ErrorMessage', 'string', False, (0, 32767), (0, 32767), None, None, None), FieldMeta('results', 'Results', 'DescribeUserScramCredentialsResult', True, (0, 32767), None, None, None, DescribeUserScramCredentialsResult))
 
-    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = '', results: list[DescribeUserScramCredentialsResult] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = '', results: list[DescribeUserScramCredentialsResult] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
-        self.results = [] if results is None else results
+        self.results = [] if results is _DEFAULT else results
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -62,9 +62,9 @@ class TopicPartitions(Struct):
     __slots__ = ('topic', 'partitions', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('topic', 'Topic', 'string', False, (0, 32767), None, None, None, None), FieldMeta('partitions', 'Partitions', 'int32', True, (0, 32767), None, None, None, None))
 
-    def __init__(self, *, topic: str = '', partitions: list[int] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, topic: str = '', partitions: list[int] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.topic = topic
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is _DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -80,9 +80,9 @@ class ElectLeadersRequest(Message):
     __slots__ = ('election_type', 'topic_partitions', 'timeout_ms', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('election_type', 'ElectionType', 'int8', False, (1, 32767), None, None, None, None), FieldMeta('topic_partitions', 'TopicPartitions', 'TopicPartitions', True, (0, 32767), (0, 32767), None, None, TopicPartitions), FieldMeta('timeout_ms', 'TimeoutMs', 'int32', False, (0, 32767), None, None, None, None))
 
-    def __init__(self, *, election_type: int = 0, topic_partitions: list[TopicPartitions] | None | None = None, timeout_ms: int = 60000, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, election_type: int = 0, topic_partitions: list[TopicPartitions] | None | None = _DEFAULT, timeout_ms: int = 60000, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.election_type = election_type
-        self.topic_partitions = [] if topic_partitions is None else topic_partitions
+        self.topic_partitions = [] if topic_partitions is _DEFAULT else topic_partitions
         self.timeout_ms = timeout_ms
         self.unknown_tagged_fields = unknown_tagged_fields
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -73,9 +73,9 @@ class ReplicaElectionResult(Struct):
     __slots__ = ('topic', 'partition_result', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('topic', 'Topic', 'string', False, (0, 32767), None, None, None, None), FieldMeta('partition_result', 'PartitionResult', 'PartitionResult', True, (0, 32767), None, None, None, PartitionResult))
 
-    def __init__(self, *, topic: str = '', partition_result: list[PartitionResult] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, topic: str = '', partition_result: list[PartitionResult] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.topic = topic
-        self.partition_result = [] if partition_result is None else partition_result
+        self.partition_result = [] if partition_result is _DEFAULT else partition_result
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -92,10 +92,10 @@ class ElectLeadersResponse(Message):
     __slots__ = ('throttle_time_ms', 'error_code', 'replica_election_results', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('error_code', 'ErrorCode', 'int16', False, (1, 32767), None, None, None, None), FieldMeta('replica_election_results', 'ReplicaElectionResults', 'ReplicaElectionResult', True, (0, 32767), None, None, None, ReplicaElectionResult))
 
-    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, replica_election_results: list[ReplicaElectionResult] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, replica_election_results: list[ReplicaElectionResult] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
-        self.replica_election_results = [] if replica_election_results is None else replica_election_results
+        self.replica_election_results = [] if replica_election_results is _DEFAULT else replica_election_results
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

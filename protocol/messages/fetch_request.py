@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -95,10 +95,10 @@ class FetchTopic(Struct):
     __slots__ = ('topic', 'topic_id', 'partitions', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('topic', 'Topic', 'string', False, (0, 12), None, None, None, None), FieldMeta('topic_id', 'TopicId', 'uuid', False, (13, 32767), None, None, None, None), FieldMeta('partitions', 'Partitions', 'FetchPartition', True, (0, 32767), None, None, None, FetchPartition))
 
-    def __init__(self, *, topic: str = '', topic_id: uuid.UUID = ZERO_UUID, partitions: list[FetchPartition] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, topic: str = '', topic_id: uuid.UUID = ZERO_UUID, partitions: list[FetchPartition] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.topic = topic
         self.topic_id = topic_id
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is _DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -106,10 +106,10 @@ class ForgottenTopic(Struct):
     __slots__ = ('topic', 'topic_id', 'partitions', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('topic', 'Topic', 'string', False, (7, 12), None, None, None, None), FieldMeta('topic_id', 'TopicId', 'uuid', False, (13, 32767), None, None, None, None), FieldMeta('partitions', 'Partitions', 'int32', True, (7, 32767), None, None, None, None))
 
-    def __init__(self, *, topic: str = '', topic_id: uuid.UUID = ZERO_UUID, partitions: list[int] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, topic: str = '', topic_id: uuid.UUID = ZERO_UUID, partitions: list[int] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.topic = topic
         self.topic_id = topic_id
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is _DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -128,18 +128,18 @@ class FetchRequest(Message):
     __slots__ = ('cluster_id', 'replica_id', 'replica_state', 'max_wait_ms', 'min_bytes', 'max_bytes', 'isolation_level', 'session_id', 'session_epoch', 'topics', 'forgotten_topics_data', 'rack_id', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('cluster_id', 'ClusterId', 'string', False, (12, 32767), (12, 32767), 0, (12, 32767), None), FieldMeta('replica_id', 'ReplicaId', 'int32', False, (0, 14), None, None, None, None), FieldMeta('replica_state', 'ReplicaState', 'ReplicaState', False, (15, 32767), None, 1, (15, 32767), ReplicaState), FieldMeta('max_wait_ms', 'MaxWaitMs', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('min_bytes', 'MinBytes', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('max_bytes', 'MaxBytes', 'int32', False, (3, 32767), None, None, None, None), FieldMeta('isolation_level', 'IsolationLevel', 'int8', False, (4, 32767), None, None, None, None), FieldMeta('session_id', 'SessionId', 'int32', False, (7, 32767), None, None, None, None), FieldMeta('session_epoch', 'SessionEpoch', 'int32', False, (7, 32767), None, None, None, None), FieldMeta('topics', 'Topics', 'FetchTopic', True, (0, 32767), None, None, None, FetchTopic), FieldMeta('forgotten_topics_data', 'ForgottenTopicsData', 'ForgottenTopic', True, (7, 32767), None, None, None, ForgottenTopic), FieldMeta('rack_id', 'RackId', 'string', False, (11, 32767), None, None, None, None))
 
-    def __init__(self, *, cluster_id: str | None = None, replica_id: int = -1, replica_state: ReplicaState | None = None, max_wait_ms: int = 0, min_bytes: int = 0, max_bytes: int = 2147483647, isolation_level: int = 0, session_id: int = 0, session_epoch: int = -1, topics: list[FetchTopic] | None = None, forgotten_topics_data: list[ForgottenTopic] | None = None, rack_id: str = '', unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, cluster_id: str | None = None, replica_id: int = -1, replica_state: ReplicaState | None = _DEFAULT, max_wait_ms: int = 0, min_bytes: int = 0, max_bytes: int = 2147483647, isolation_level: int = 0, session_id: int = 0, session_epoch: int = -1, topics: list[FetchTopic] | None = _DEFAULT, forgotten_topics_data: list[ForgottenTopic] | None = _DEFAULT, rack_id: str = '', unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.cluster_id = cluster_id
         self.replica_id = replica_id
-        self.replica_state = ReplicaState() if replica_state is None else replica_state
+        self.replica_state = ReplicaState() if replica_state is _DEFAULT else replica_state
         self.max_wait_ms = max_wait_ms
         self.min_bytes = min_bytes
         self.max_bytes = max_bytes
         self.isolation_level = isolation_level
         self.session_id = session_id
         self.session_epoch = session_epoch
-        self.topics = [] if topics is None else topics
-        self.forgotten_topics_data = [] if forgotten_topics_data is None else forgotten_topics_data
+        self.topics = [] if topics is _DEFAULT else topics
+        self.forgotten_topics_data = [] if forgotten_topics_data is _DEFAULT else forgotten_topics_data
         self.rack_id = rack_id
         self.unknown_tagged_fields = unknown_tagged_fields
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -108,16 +108,16 @@ class PartitionData(Struct):
     __slots__ = ('partition_index', 'error_code', 'high_watermark', 'last_stable_offset', 'log_start_offset', 'diverging_epoch', 'current_leader', 'snapshot_id', 'aborted_transactions', 'preferred_read_replica', 'records', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('partition_index', 'PartitionIndex', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('high_watermark', 'HighWatermark', 'int64', False, (0, 32767), None, None, None, None), FieldMeta('last_stable_offset', 'LastStableOffset', 'int64', False, (4, 32767), None, None, None, None), FieldMeta('log_start_offset', 'LogStartOffset', 'int64', False, (5, 32767), None, None, None, None), FieldMeta('diverging_epoch', 'DivergingEpoch', 'EpochEndOffset', False, (12, 32767), None, 0, (12, 32767), EpochEndOffset), FieldMeta('current_leader', 'CurrentLeader', 'LeaderIdAndEpoch', False, (12, 32767), None, 1, (12, 32767), LeaderIdAndEpoch), FieldMeta('snapshot_id', 'SnapshotId', 'SnapshotId', False, (12, 32767), None, 2, (12, 32767), SnapshotId), FieldMeta('aborted_transactions', 'AbortedTransactions', 'AbortedTransaction', True, (4, 32767), (4, 32767), None, None, AbortedTransaction), FieldMeta('preferred_read_replica', 'PreferredReadReplica', 'int32', False, (11, 32767), None, None, None, None), FieldMeta('records', 'Records', 'records', False, (0, 32767), (0, 32767), None, None, None))
 
-    def __init__(self, *, partition_index: int = 0, error_code: int = 0, high_watermark: int = 0, last_stable_offset: int = -1, log_start_offset: int = -1, diverging_epoch: EpochEndOffset | None = None, current_leader: LeaderIdAndEpoch | None = None, snapshot_id: SnapshotId | None = None, aborted_transactions: list[AbortedTransaction] | None | None = None, preferred_read_replica: int = -1, records: bytes | memoryview | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, partition_index: int = 0, error_code: int = 0, high_watermark: int = 0, last_stable_offset: int = -1, log_start_offset: int = -1, diverging_epoch: EpochEndOffset | None = _DEFAULT, current_leader: LeaderIdAndEpoch | None = _DEFAULT, snapshot_id: SnapshotId | None = _DEFAULT, aborted_transactions: list[AbortedTransaction] | None | None = _DEFAULT, preferred_read_replica: int = -1, records: bytes | memoryview | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.partition_index = partition_index
         self.error_code = error_code
         self.high_watermark = high_watermark
         self.last_stable_offset = last_stable_offset
         self.log_start_offset = log_start_offset
-        self.diverging_epoch = EpochEndOffset() if diverging_epoch is None else diverging_epoch
-        self.current_leader = LeaderIdAndEpoch() if current_leader is None else current_leader
-        self.snapshot_id = SnapshotId() if snapshot_id is None else snapshot_id
-        self.aborted_transactions = [] if aborted_transactions is None else aborted_transactions
+        self.diverging_epoch = EpochEndOffset() if diverging_epoch is _DEFAULT else diverging_epoch
+        self.current_leader = LeaderIdAndEpoch() if current_leader is _DEFAULT else current_leader
+        self.snapshot_id = SnapshotId() if snapshot_id is _DEFAULT else snapshot_id
+        self.aborted_transactions = [] if aborted_transactions is _DEFAULT else aborted_transactions
         self.preferred_read_replica = preferred_read_replica
         self.records = records
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -127,10 +127,10 @@ class FetchableTopicResponse(Struct):
     __slots__ = ('topic', 'topic_id', 'partitions', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('topic', 'Topic', 'string', False, (0, 12), None, None, None, None), FieldMeta('topic_id', 'TopicId', 'uuid', False, (13, 32767), None, None, None, None), FieldMeta('partitions', 'Partitions', 'PartitionData', True, (0, 32767), None, None, None, PartitionData))
 
-    def __init__(self, *, topic: str = '', topic_id: uuid.UUID = ZERO_UUID, partitions: list[PartitionData] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, topic: str = '', topic_id: uuid.UUID = ZERO_UUID, partitions: list[PartitionData] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.topic = topic
         self.topic_id = topic_id
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is _DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -164,12 +164,12 @@ class FetchResponse(Message):
     __slots__ = ('throttle_time_ms', 'error_code', 'session_id', 'responses', 'node_endpoints', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (1, 32767), None, None, None, None), FieldMeta('error_code', 'ErrorCode', 'int16', False, (7, 32767), None, None, None, None), FieldMeta('session_id', 'SessionId', 'int32', False, (7, 32767), None, None, None, None), FieldMeta('responses', 'Responses', 'FetchableTopicResponse', True, (0, 32767), None, None, None, FetchableTopicResponse), FieldMeta('node_endpoints', 'NodeEndpoints', 'NodeEndpoint', True, (16, 32767), None, 0, (16, 32767), NodeEndpoint))
 
-    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, session_id: int = 0, responses: list[FetchableTopicResponse] | None = None, node_endpoints: list[NodeEndpoint] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, session_id: int = 0, responses: list[FetchableTopicResponse] | None = _DEFAULT, node_endpoints: list[NodeEndpoint] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.session_id = session_id
-        self.responses = [] if responses is None else responses
-        self.node_endpoints = [] if node_endpoints is None else node_endpoints
+        self.responses = [] if responses is _DEFAULT else responses
+        self.node_endpoints = [] if node_endpoints is _DEFAULT else node_endpoints
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -68,10 +68,10 @@ class FindCoordinatorRequest(Message):
     __slots__ = ('key', 'key_type', 'coordinator_keys', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('key', 'Key', 'string', False, (0, 3), None, None, None, None), FieldMeta('key_type', 'KeyType', 'int8', False, (1, 32767), None, None, None, None), FieldMeta('coordinator_keys', 'CoordinatorKeys', 'string', True, (4, 32767), None, None, None, None))
 
-    def __init__(self, *, key: str = '', key_type: int = 0, coordinator_keys: list[str] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, key: str = '', key_type: int = 0, coordinator_keys: list[str] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.key = key
         self.key_type = key_type
-        self.coordinator_keys = [] if coordinator_keys is None else coordinator_keys
+        self.coordinator_keys = [] if coordinator_keys is _DEFAULT else coordinator_keys
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

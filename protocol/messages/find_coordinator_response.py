@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -85,14 +85,14 @@ class FindCoordinatorResponse(Message):
     __slots__ = ('throttle_time_ms', 'error_code', 'error_message', 'node_id', 'host', 'port', 'coordinators', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (1, 32767), None, None, None, None), FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 3), None, None, None, None), FieldMeta('error_message', 'ErrorMessage', 'string', False, (1, 3), (1, 3), None, None, None), FieldMeta('node_id', 'NodeId', 'int32', False, (0, 3), None, None, None, None), FieldMeta('host', 'Host', 'string', False, (0, 3), None, None, None, None), FieldMeta('port', 'Port', 'int32', False, (0, 3), None, None, None, None), FieldMeta('coordinators', 'Coordinators', 'Coordinator', True, (4, 32767), None, None, None, Coordinator))
 
-    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = '', node_id: int = 0, host: str = '', port: int = 0, coordinators: list[Coordinator] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = '', node_id: int = 0, host: str = '', port: int = 0, coordinators: list[Coordinator] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
         self.node_id = node_id
         self.host = host
         self.port = port
-        self.coordinators = [] if coordinators is None else coordinators
+        self.coordinators = [] if coordinators is _DEFAULT else coordinators
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

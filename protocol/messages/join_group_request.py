@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -80,14 +80,14 @@ class JoinGroupRequest(Message):
     __slots__ = ('group_id', 'session_timeout_ms', 'rebalance_timeout_ms', 'member_id', 'group_instance_id', 'protocol_type', 'protocols', 'reason', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('group_id', 'GroupId', 'string', False, (0, 32767), None, None, None, None), FieldMeta('session_timeout_ms', 'SessionTimeoutMs', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('rebalance_timeout_ms', 'RebalanceTimeoutMs', 'int32', False, (1, 32767), None, None, None, None), FieldMeta('member_id', 'MemberId', 'string', False, (0, 32767), None, None, None, None), FieldMeta('group_instance_id', 'GroupInstanceId', 'string', False, (5, 32767), (5, 32767), None, None, None), FieldMeta('protocol_type', 'ProtocolType', 'string', False, (0, 32767), None, None, None, None), FieldMeta('protocols', 'Protocols', 'JoinGroupRequestProtocol', True, (0, 32767), None, None, None, JoinGroupRequestProtocol), FieldMeta('reason', 'Reason', 'string', False, (8, 32767), (8, 32767), None, None, None))
 
-    def __init__(self, *, group_id: str = '', session_timeout_ms: int = 0, rebalance_timeout_ms: int = -1, member_id: str = '', group_instance_id: str | None = None, protocol_type: str = '', protocols: list[JoinGroupRequestProtocol] | None = None, reason: str | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, group_id: str = '', session_timeout_ms: int = 0, rebalance_timeout_ms: int = -1, member_id: str = '', group_instance_id: str | None = None, protocol_type: str = '', protocols: list[JoinGroupRequestProtocol] | None = _DEFAULT, reason: str | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.group_id = group_id
         self.session_timeout_ms = session_timeout_ms
         self.rebalance_timeout_ms = rebalance_timeout_ms
         self.member_id = member_id
         self.group_instance_id = group_instance_id
         self.protocol_type = protocol_type
-        self.protocols = [] if protocols is None else protocols
+        self.protocols = [] if protocols is _DEFAULT else protocols
         self.reason = reason
         self.unknown_tagged_fields = unknown_tagged_fields
 

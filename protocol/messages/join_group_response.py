@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -82,7 +82,7 @@ class JoinGroupResponse(Message):
     __slots__ = ('throttle_time_ms', 'error_code', 'generation_id', 'protocol_type', 'protocol_name', 'leader', 'skip_assignment', 'member_id', 'members', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (2, 32767), None, None, None, None), FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('generation_id', 'GenerationId', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('protocol_type', 'ProtocolType', 'string', False, (7, 32767), (7, 32767), None, None, None), FieldMeta('protocol_name', 'ProtocolName', 'string', False, (0, 32767), (7, 32767), None, None, None), FieldMeta('leader', 'Leader', 'string', False, (0, 32767), None, None, None, None), FieldMeta('skip_assignment', 'SkipAssignment', 'bool', False, (9, 32767), None, None, None, None), FieldMeta('member_id', 'MemberId', 'string', False, (0, 32767), None, None, None, None), FieldMeta('members', 'Members', 'JoinGroupResponseMember', True, (0, 32767), None, None, None, JoinGroupResponseMember))
 
-    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, generation_id: int = -1, protocol_type: str | None = None, protocol_name: str | None = '', leader: str = '', skip_assignment: bool = False, member_id: str = '', members: list[JoinGroupResponseMember] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, generation_id: int = -1, protocol_type: str | None = None, protocol_name: str | None = '', leader: str = '', skip_assignment: bool = False, member_id: str = '', members: list[JoinGroupResponseMember] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.generation_id = generation_id
@@ -91,7 +91,7 @@ class JoinGroupResponse(Message):
         self.leader = leader
         self.skip_assignment = skip_assignment
         self.member_id = member_id
-        self.members = [] if members is None else members
+        self.members = [] if members is _DEFAULT else members
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

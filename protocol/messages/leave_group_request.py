@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -79,10 +79,10 @@ class LeaveGroupRequest(Message):
     __slots__ = ('group_id', 'member_id', 'members', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('group_id', 'GroupId', 'string', False, (0, 32767), None, None, None, None), FieldMeta('member_id', 'MemberId', 'string', False, (0, 2), None, None, None, None), FieldMeta('members', 'Members', 'MemberIdentity', True, (3, 32767), None, None, None, MemberIdentity))
 
-    def __init__(self, *, group_id: str = '', member_id: str = '', members: list[MemberIdentity] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, group_id: str = '', member_id: str = '', members: list[MemberIdentity] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.group_id = group_id
         self.member_id = member_id
-        self.members = [] if members is None else members
+        self.members = [] if members is _DEFAULT else members
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

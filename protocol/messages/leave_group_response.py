@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -81,10 +81,10 @@ class LeaveGroupResponse(Message):
     __slots__ = ('throttle_time_ms', 'error_code', 'members', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (1, 32767), None, None, None, None), FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('members', 'Members', 'MemberResponse', True, (3, 32767), None, None, None, MemberResponse))
 
-    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, members: list[MemberResponse] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, members: list[MemberResponse] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
-        self.members = [] if members is None else members
+        self.members = [] if members is _DEFAULT else members
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

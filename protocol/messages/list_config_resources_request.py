@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -67,8 +67,8 @@ class ListConfigResourcesRequest(Message):
     __slots__ = ('resource_types', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('resource_types', 'ResourceTypes', 'int8', True, (1, 32767), None, None, None, None),)
 
-    def __init__(self, *, resource_types: list[int] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
-        self.resource_types = [] if resource_types is None else resource_types
+    def __init__(self, *, resource_types: list[int] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.resource_types = [] if resource_types is _DEFAULT else resource_types
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -80,10 +80,10 @@ class ListConfigResourcesResponse(Message):
     __slots__ = ('throttle_time_ms', 'error_code', 'config_resources', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('config_resources', 'ConfigResources', 'ConfigResource', True, (0, 32767), None, None, None, ConfigResource))
 
-    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, config_resources: list[ConfigResource] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, config_resources: list[ConfigResource] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
-        self.config_resources = [] if config_resources is None else config_resources
+        self.config_resources = [] if config_resources is _DEFAULT else config_resources
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

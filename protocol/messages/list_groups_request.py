@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -67,9 +67,9 @@ class ListGroupsRequest(Message):
     __slots__ = ('states_filter', 'types_filter', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('states_filter', 'StatesFilter', 'string', True, (4, 32767), None, None, None, None), FieldMeta('types_filter', 'TypesFilter', 'string', True, (5, 32767), None, None, None, None))
 
-    def __init__(self, *, states_filter: list[str] | None = None, types_filter: list[str] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
-        self.states_filter = [] if states_filter is None else states_filter
-        self.types_filter = [] if types_filter is None else types_filter
+    def __init__(self, *, states_filter: list[str] | None = _DEFAULT, types_filter: list[str] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.states_filter = [] if states_filter is _DEFAULT else states_filter
+        self.types_filter = [] if types_filter is _DEFAULT else types_filter
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

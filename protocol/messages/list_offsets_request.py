@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -76,9 +76,9 @@ class ListOffsetsTopic(Struct):
     __slots__ = ('name', 'partitions', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('name', 'Name', 'string', False, (0, 32767), None, None, None, None), FieldMeta('partitions', 'Partitions', 'ListOffsetsPartition', True, (0, 32767), None, None, None, ListOffsetsPartition))
 
-    def __init__(self, *, name: str = '', partitions: list[ListOffsetsPartition] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, name: str = '', partitions: list[ListOffsetsPartition] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.name = name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is _DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -95,10 +95,10 @@ class ListOffsetsRequest(Message):
     __slots__ = ('replica_id', 'isolation_level', 'topics', 'timeout_ms', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('replica_id', 'ReplicaId', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('isolation_level', 'IsolationLevel', 'int8', False, (2, 32767), None, None, None, None), FieldMeta('topics', 'Topics', 'ListOffsetsTopic', True, (0, 32767), None, None, None, ListOffsetsTopic), FieldMeta('timeout_ms', 'TimeoutMs', 'int32', False, (10, 32767), None, None, None, None))
 
-    def __init__(self, *, replica_id: int = 0, isolation_level: int = 0, topics: list[ListOffsetsTopic] | None = None, timeout_ms: int = 0, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, replica_id: int = 0, isolation_level: int = 0, topics: list[ListOffsetsTopic] | None = _DEFAULT, timeout_ms: int = 0, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.replica_id = replica_id
         self.isolation_level = isolation_level
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is _DEFAULT else topics
         self.timeout_ms = timeout_ms
         self.unknown_tagged_fields = unknown_tagged_fields
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -63,10 +63,10 @@ class ListOffsetsPartitionResponse(Struct):
     __slots__ = ('partition_index', 'error_code', 'old_style_offsets', 'timestamp', 'offset', 'leader_epoch', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('partition_index', 'PartitionIndex', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('old_style_offsets', 'OldStyleOffsets', 'int64', True, (0, 0), None, None, None, None), FieldMeta('timestamp', 'Timestamp', 'int64', False, (1, 32767), None, None, None, None), FieldMeta('offset', 'Offset', 'int64', False, (1, 32767), None, None, None, None), FieldMeta('leader_epoch', 'LeaderEpoch', 'int32', False, (4, 32767), None, None, None, None))
 
-    def __init__(self, *, partition_index: int = 0, error_code: int = 0, old_style_offsets: list[int] | None = None, timestamp: int = -1, offset: int = -1, leader_epoch: int = -1, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, partition_index: int = 0, error_code: int = 0, old_style_offsets: list[int] | None = _DEFAULT, timestamp: int = -1, offset: int = -1, leader_epoch: int = -1, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.partition_index = partition_index
         self.error_code = error_code
-        self.old_style_offsets = [] if old_style_offsets is None else old_style_offsets
+        self.old_style_offsets = [] if old_style_offsets is _DEFAULT else old_style_offsets
         self.timestamp = timestamp
         self.offset = offset
         self.leader_epoch = leader_epoch
@@ -77,9 +77,9 @@ class ListOffsetsTopicResponse(Struct):
     __slots__ = ('name', 'partitions', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('name', 'Name', 'string', False, (0, 32767), None, None, None, None), FieldMeta('partitions', 'Partitions', 'ListOffsetsPartitionResponse', True, (0, 32767), None, None, None, ListOffsetsPartitionResponse))
 
-    def __init__(self, *, name: str = '', partitions: list[ListOffsetsPartitionResponse] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, name: str = '', partitions: list[ListOffsetsPartitionResponse] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.name = name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is _DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -96,9 +96,9 @@ class ListOffsetsResponse(Message):
     __slots__ = ('throttle_time_ms', 'topics', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (2, 32767), None, None, None, None), FieldMeta('topics', 'Topics', 'ListOffsetsTopicResponse', True, (0, 32767), None, None, None, ListOffsetsTopicResponse))
 
-    def __init__(self, *, throttle_time_ms: int = 0, topics: list[ListOffsetsTopicResponse] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, topics: list[ListOffsetsTopicResponse] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.throttle_time_ms = throttle_time_ms
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is _DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -61,9 +61,9 @@ class ListPartitionReassignmentsTopics(Struct):
     __slots__ = ('name', 'partition_indexes', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('name', 'Name', 'string', False, (0, 32767), None, None, None, None), FieldMeta('partition_indexes', 'PartitionIndexes', 'int32', True, (0, 32767), None, None, None, None))
 
-    def __init__(self, *, name: str = '', partition_indexes: list[int] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, name: str = '', partition_indexes: list[int] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.name = name
-        self.partition_indexes = [] if partition_indexes is None else partition_indexes
+        self.partition_indexes = [] if partition_indexes is _DEFAULT else partition_indexes
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -62,11 +62,11 @@ class OngoingPartitionReassignment(Struct):
     __slots__ = ('partition_index', 'replicas', 'adding_replicas', 'removing_replicas', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('partition_index', 'PartitionIndex', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('replicas', 'Replicas', 'int32', True, (0, 32767), None, None, None, None), FieldMeta('adding_replicas', 'AddingReplicas', 'int32', True, (0, 32767), None, None, None, None), FieldMeta('removing_replicas', 'RemovingReplicas', 'int32', True, (0, 32767), None, None, None, None))
 
-    def __init__(self, *, partition_index: int = 0, replicas: list[int] | None = None, adding_replicas: list[int] | None = None, removing_replicas: list[int] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, partition_index: int = 0, replicas: list[int] | None = _DEFAULT, adding_replicas: list[int] | None = _DEFAULT, removing_replicas: list[int] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.partition_index = partition_index
-        self.replicas = [] if replicas is None else replicas
-        self.adding_replicas = [] if adding_replicas is None else adding_replicas
-        self.removing_replicas = [] if removing_replicas is None else removing_replicas
+        self.replicas = [] if replicas is _DEFAULT else replicas
+        self.adding_replicas = [] if adding_replicas is _DEFAULT else adding_replicas
+        self.removing_replicas = [] if removing_replicas is _DEFAULT else removing_replicas
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -74,9 +74,9 @@ class OngoingTopicReassignment(Struct):
     __slots__ = ('name', 'partitions', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('name', 'Name', 'string', False, (0, 32767), None, None, None, None), FieldMeta('partitions', 'Partitions', 'OngoingPartitionReassignment', True, (0, 32767), None, None, None, OngoingPartitionReassignment))
 
-    def __init__(self, *, name: str = '', partitions: list[OngoingPartitionReassignment] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, name: str = '', partitions: list[OngoingPartitionReassignment] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.name = name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is _DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -93,11 +93,11 @@ class ListPartitionReassignmentsResponse(Message):
     __slots__ = ('throttle_time_ms', 'error_code', 'error_message', 'topics', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('error_message', 'ErrorMessage', 'string', False, (0, 32767), (0, 32767), None, None, None), FieldMeta('topics', 'Topics', 'OngoingTopicReassignment', True, (0, 32767), None, None, None, OngoingTopicReassignment))
 
-    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = '', topics: list[OngoingTopicReassignment] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, error_message: str | None = '', topics: list[OngoingTopicReassignment] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is _DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -68,9 +68,9 @@ class ListTransactionsRequest(Message):
     __slots__ = ('state_filters', 'producer_id_filters', 'duration_filter', 'transactional_id_pattern', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('state_filters', 'StateFilters', 'string', True, (0, 32767), None, None, None, None), FieldMeta('producer_id_filters', 'ProducerIdFilters', 'int64', True, (0, 32767), None, None, None, None), FieldMeta('duration_filter', 'DurationFilter', 'int64', False, (1, 32767), None, None, None, None), FieldMeta('transactional_id_pattern', 'TransactionalIdPattern', 'string', False, (2, 32767), (2, 32767), None, None, None))
 
-    def __init__(self, *, state_filters: list[str] | None = None, producer_id_filters: list[int] | None = None, duration_filter: int = -1, transactional_id_pattern: str | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
-        self.state_filters = [] if state_filters is None else state_filters
-        self.producer_id_filters = [] if producer_id_filters is None else producer_id_filters
+    def __init__(self, *, state_filters: list[str] | None = _DEFAULT, producer_id_filters: list[int] | None = _DEFAULT, duration_filter: int = -1, transactional_id_pattern: str | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.state_filters = [] if state_filters is _DEFAULT else state_filters
+        self.producer_id_filters = [] if producer_id_filters is _DEFAULT else producer_id_filters
         self.duration_filter = duration_filter
         self.transactional_id_pattern = transactional_id_pattern
         self.unknown_tagged_fields = unknown_tagged_fields

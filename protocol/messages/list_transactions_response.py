@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -81,11 +81,11 @@ class ListTransactionsResponse(Message):
     __slots__ = ('throttle_time_ms', 'error_code', 'unknown_state_filters', 'transaction_states', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('unknown_state_filters', 'UnknownStateFilters', 'string', True, (0, 32767), None, None, None, None), FieldMeta('transaction_states', 'TransactionStates', 'TransactionState', True, (0, 32767), None, None, None, TransactionState))
 
-    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, unknown_state_filters: list[str] | None = None, transaction_states: list[TransactionState] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, error_code: int = 0, unknown_state_filters: list[str] | None = _DEFAULT, transaction_states: list[TransactionState] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
-        self.unknown_state_filters = [] if unknown_state_filters is None else unknown_state_filters
-        self.transaction_states = [] if transaction_states is None else transaction_states
+        self.unknown_state_filters = [] if unknown_state_filters is _DEFAULT else unknown_state_filters
+        self.transaction_states = [] if transaction_states is _DEFAULT else transaction_states
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

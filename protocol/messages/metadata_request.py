@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -81,8 +81,8 @@ class MetadataRequest(Message):
     __slots__ = ('topics', 'allow_auto_topic_creation', 'include_cluster_authorized_operations', 'include_topic_authorized_operations', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('topics', 'Topics', 'MetadataRequestTopic', True, (0, 32767), (1, 32767), None, None, MetadataRequestTopic), FieldMeta('allow_auto_topic_creation', 'AllowAutoTopicCreation', 'bool', False, (4, 32767), None, None, None, None), FieldMeta('include_cluster_authorized_operations', 'IncludeClusterAuthorizedOperations', 'bool', False, (8, 10), None, None, None, None), FieldMeta('include_topic_authorized_operations', 'IncludeTopicAuthorizedOperations', 'bool', False, (8, 32767), None, None, None, None))
 
-    def __init__(self, *, topics: list[MetadataRequestTopic] | None | None = None, allow_auto_topic_creation: bool = True, include_cluster_authorized_operations: bool = False, include_topic_authorized_operations: bool = False, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
-        self.topics = [] if topics is None else topics
+    def __init__(self, *, topics: list[MetadataRequestTopic] | None | None = _DEFAULT, allow_auto_topic_creation: bool = True, include_cluster_authorized_operations: bool = False, include_topic_authorized_operations: bool = False, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.topics = [] if topics is _DEFAULT else topics
         self.allow_auto_topic_creation = allow_auto_topic_creation
         self.include_cluster_authorized_operations = include_cluster_authorized_operations
         self.include_topic_authorized_operations = include_topic_authorized_operations

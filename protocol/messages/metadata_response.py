@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -77,14 +77,14 @@ class MetadataResponsePartition(Struct):
     __slots__ = ('error_code', 'partition_index', 'leader_id', 'leader_epoch', 'replica_nodes', 'isr_nodes', 'offline_replicas', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('partition_index', 'PartitionIndex', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('leader_id', 'LeaderId', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('leader_epoch', 'LeaderEpoch', 'int32', False, (7, 32767), None, None, None, None), FieldMeta('replica_nodes', 'ReplicaNodes', 'int32', True, (0, 32767), None, None, None, None), FieldMeta('isr_nodes', 'IsrNodes', 'int32', True, (0, 32767), None, None, None, None), FieldMeta('offline_replicas', 'OfflineReplicas', 'int32', True, (5, 32767), None, None, None, None))
 
-    def __init__(self, *, error_code: int = 0, partition_index: int = 0, leader_id: int = 0, leader_epoch: int = -1, replica_nodes: list[int] | None = None, isr_nodes: list[int] | None = None, offline_replicas: list[int] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, error_code: int = 0, partition_index: int = 0, leader_id: int = 0, leader_epoch: int = -1, replica_nodes: list[int] | None = _DEFAULT, isr_nodes: list[int] | None = _DEFAULT, offline_replicas: list[int] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.error_code = error_code
         self.partition_index = partition_index
         self.leader_id = leader_id
         self.leader_epoch = leader_epoch
-        self.replica_nodes = [] if replica_nodes is None else replica_nodes
-        self.isr_nodes = [] if isr_nodes is None else isr_nodes
-        self.offline_replicas = [] if offline_replicas is None else offline_replicas
+        self.replica_nodes = [] if replica_nodes is _DEFAULT else replica_nodes
+        self.isr_nodes = [] if isr_nodes is _DEFAULT else isr_nodes
+        self.offline_replicas = [] if offline_replicas is _DEFAULT else offline_replicas
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -92,12 +92,12 @@ class MetadataResponseTopic(Struct):
     __slots__ = ('error_code', 'name', 'topic_id', 'is_internal', 'partitions', 'topic_authorized_operations', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('name', 'Name', 'string', False, (0, 32767), (12, 32767), None, None, None), FieldMeta('topic_id', 'TopicId', 'uuid', False, (10, 32767), None, None, None, None), FieldMeta('is_internal', 'IsInternal', 'bool', False, (1, 32767), None, None, None, None), FieldMeta('partitions', 'Partitions', 'MetadataResponsePartition', True, (0, 32767), None, None, None, MetadataResponsePartition), FieldMeta('topic_authorized_operations', 'TopicAuthorizedOperations', 'int32', False, (8, 32767), None, None, None, None))
 
-    def __init__(self, *, error_code: int = 0, name: str | None = '', topic_id: uuid.UUID = ZERO_UUID, is_internal: bool = False, partitions: list[MetadataResponsePartition] | None = None, topic_authorized_operations: int = -2147483648, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, error_code: int = 0, name: str | None = '', topic_id: uuid.UUID = ZERO_UUID, is_internal: bool = False, partitions: list[MetadataResponsePartition] | None = _DEFAULT, topic_authorized_operations: int = -2147483648, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.error_code = error_code
         self.name = name
         self.topic_id = topic_id
         self.is_internal = is_internal
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is _DEFAULT else partitions
         self.topic_authorized_operations = topic_authorized_operations
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -116,12 +116,12 @@ class MetadataResponse(Message):
     __slots__ = ('throttle_time_ms', 'brokers', 'cluster_id', 'controller_id', 'topics', 'cluster_authorized_operations', 'error_code', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (3, 32767), None, None, None, None), FieldMeta('brokers', 'Brokers', 'MetadataResponseBroker', True, (0, 32767), None, None, None, MetadataResponseBroker), FieldMeta('cluster_id', 'ClusterId', 'string', False, (2, 32767), (2, 32767), None, None, None), FieldMeta('controller_id', 'ControllerId', 'int32', False, (1, 32767), None, None, None, None), FieldMeta('topics', 'Topics', 'MetadataResponseTopic', True, (0, 32767), None, None, None, MetadataResponseTopic), FieldMeta('cluster_authorized_operations', 'ClusterAuthorizedOperations', 'int32', False, (8, 10), None, None, None, None), FieldMeta('error_code', 'ErrorCode', 'int16', False, (13, 32767), None, None, None, None))
 
-    def __init__(self, *, throttle_time_ms: int = 0, brokers: list[MetadataResponseBroker] | None = None, cluster_id: str | None = None, controller_id: int = -1, topics: list[MetadataResponseTopic] | None = None, cluster_authorized_operations: int = -2147483648, error_code: int = 0, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, brokers: list[MetadataResponseBroker] | None = _DEFAULT, cluster_id: str | None = None, controller_id: int = -1, topics: list[MetadataResponseTopic] | None = _DEFAULT, cluster_authorized_operations: int = -2147483648, error_code: int = 0, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.throttle_time_ms = throttle_time_ms
-        self.brokers = [] if brokers is None else brokers
+        self.brokers = [] if brokers is _DEFAULT else brokers
         self.cluster_id = cluster_id
         self.controller_id = controller_id
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is _DEFAULT else topics
         self.cluster_authorized_operations = cluster_authorized_operations
         self.error_code = error_code
         self.unknown_tagged_fields = unknown_tagged_fields

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -72,10 +72,10 @@ class OffsetCommitResponseTopic(Struct):
     __slots__ = ('name', 'topic_id', 'partitions', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('name', 'Name', 'string', False, (0, 9), None, None, None, None), FieldMeta('topic_id', 'TopicId', 'uuid', False, (10, 32767), None, None, None, None), FieldMeta('partitions', 'Partitions', 'OffsetCommitResponsePartition', True, (0, 32767), None, None, None, OffsetCommitResponsePartition))
 
-    def __init__(self, *, name: str = '', topic_id: uuid.UUID = ZERO_UUID, partitions: list[OffsetCommitResponsePartition] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, name: str = '', topic_id: uuid.UUID = ZERO_UUID, partitions: list[OffsetCommitResponsePartition] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.name = name
         self.topic_id = topic_id
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is _DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -92,9 +92,9 @@ class OffsetCommitResponse(Message):
     __slots__ = ('throttle_time_ms', 'topics', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (3, 32767), None, None, None, None), FieldMeta('topics', 'Topics', 'OffsetCommitResponseTopic', True, (0, 32767), None, None, None, OffsetCommitResponseTopic))
 
-    def __init__(self, *, throttle_time_ms: int = 0, topics: list[OffsetCommitResponseTopic] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, topics: list[OffsetCommitResponseTopic] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.throttle_time_ms = throttle_time_ms
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is _DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -70,9 +70,9 @@ class OffsetDeleteRequestTopic(Struct):
     __slots__ = ('name', 'partitions', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('name', 'Name', 'string', False, (0, 32767), None, None, None, None), FieldMeta('partitions', 'Partitions', 'OffsetDeleteRequestPartition', True, (0, 32767), None, None, None, OffsetDeleteRequestPartition))
 
-    def __init__(self, *, name: str = '', partitions: list[OffsetDeleteRequestPartition] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, name: str = '', partitions: list[OffsetDeleteRequestPartition] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.name = name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is _DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -89,9 +89,9 @@ class OffsetDeleteRequest(Message):
     __slots__ = ('group_id', 'topics', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('group_id', 'GroupId', 'string', False, (0, 32767), None, None, None, None), FieldMeta('topics', 'Topics', 'OffsetDeleteRequestTopic', True, (0, 32767), None, None, None, OffsetDeleteRequestTopic))
 
-    def __init__(self, *, group_id: str = '', topics: list[OffsetDeleteRequestTopic] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, group_id: str = '', topics: list[OffsetDeleteRequestTopic] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.group_id = group_id
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is _DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

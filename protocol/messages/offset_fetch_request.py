@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -62,9 +62,9 @@ class OffsetFetchRequestTopic(Struct):
     __slots__ = ('name', 'partition_indexes', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('name', 'Name', 'string', False, (0, 7), None, None, None, None), FieldMeta('partition_indexes', 'PartitionIndexes', 'int32', True, (0, 7), None, None, None, None))
 
-    def __init__(self, *, name: str = '', partition_indexes: list[int] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, name: str = '', partition_indexes: list[int] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.name = name
-        self.partition_indexes = [] if partition_indexes is None else partition_indexes
+        self.partition_indexes = [] if partition_indexes is _DEFAULT else partition_indexes
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -72,10 +72,10 @@ class OffsetFetchRequestTopics(Struct):
     __slots__ = ('name', 'topic_id', 'partition_indexes', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('name', 'Name', 'string', False, (8, 9), None, None, None, None), FieldMeta('topic_id', 'TopicId', 'uuid', False, (10, 32767), None, None, None, None), FieldMeta('partition_indexes', 'PartitionIndexes', 'int32', True, (8, 32767), None, None, None, None))
 
-    def __init__(self, *, name: str = '', topic_id: uuid.UUID = ZERO_UUID, partition_indexes: list[int] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, name: str = '', topic_id: uuid.UUID = ZERO_UUID, partition_indexes: list[int] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.name = name
         self.topic_id = topic_id
-        self.partition_indexes = [] if partition_indexes is None else partition_indexes
+        self.partition_indexes = [] if partition_indexes is _DEFAULT else partition_indexes
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -83,11 +83,11 @@ class OffsetFetchRequestGroup(Struct):
     __slots__ = ('group_id', 'member_id', 'member_epoch', 'topics', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('group_id', 'GroupId', 'string', False, (8, 32767), None, None, None, None), FieldMeta('member_id', 'MemberId', 'string', False, (9, 32767), (9, 32767), None, None, None), FieldMeta('member_epoch', 'MemberEpoch', 'int32', False, (9, 32767), None, None, None, None), FieldMeta('topics', 'Topics', 'OffsetFetchRequestTopics', True, (8, 32767), (8, 32767), None, None, OffsetFetchRequestTopics))
 
-    def __init__(self, *, group_id: str = '', member_id: str | None = None, member_epoch: int = -1, topics: list[OffsetFetchRequestTopics] | None | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, group_id: str = '', member_id: str | None = None, member_epoch: int = -1, topics: list[OffsetFetchRequestTopics] | None | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.group_id = group_id
         self.member_id = member_id
         self.member_epoch = member_epoch
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is _DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -105,10 +105,10 @@ class OffsetFetchRequest(Message):
     __slots__ = ('group_id', 'topics', 'groups', 'require_stable', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('group_id', 'GroupId', 'string', False, (0, 7), None, None, None, None), FieldMeta('topics', 'Topics', 'OffsetFetchRequestTopic', True, (0, 7), (2, 7), None, None, OffsetFetchRequestTopic), FieldMeta('groups', 'Groups', 'OffsetFetchRequestGroup', True, (8, 32767), None, None, None, OffsetFetchRequestGroup), FieldMeta('require_stable', 'RequireStable', 'bool', False, (7, 32767), None, None, None, None))
 
-    def __init__(self, *, group_id: str = '', topics: list[OffsetFetchRequestTopic] | None | None = None, groups: list[OffsetFetchRequestGroup] | None = None, require_stable: bool = False, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, group_id: str = '', topics: list[OffsetFetchRequestTopic] | None | None = _DEFAULT, groups: list[OffsetFetchRequestGroup] | None = _DEFAULT, require_stable: bool = False, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.group_id = group_id
-        self.topics = [] if topics is None else topics
-        self.groups = [] if groups is None else groups
+        self.topics = [] if topics is _DEFAULT else topics
+        self.groups = [] if groups is _DEFAULT else groups
         self.require_stable = require_stable
         self.unknown_tagged_fields = unknown_tagged_fields
 

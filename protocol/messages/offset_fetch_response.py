@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -77,9 +77,9 @@ class OffsetFetchResponseTopic(Struct):
     __slots__ = ('name', 'partitions', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('name', 'Name', 'string', False, (0, 7), None, None, None, None), FieldMeta('partitions', 'Partitions', 'OffsetFetchResponsePartition', True, (0, 7), None, None, None, OffsetFetchResponsePartition))
 
-    def __init__(self, *, name: str = '', partitions: list[OffsetFetchResponsePartition] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, name: str = '', partitions: list[OffsetFetchResponsePartition] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.name = name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is _DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -100,10 +100,10 @@ class OffsetFetchResponseTopics(Struct):
     __slots__ = ('name', 'topic_id', 'partitions', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('name', 'Name', 'string', False, (8, 9), None, None, None, None), FieldMeta('topic_id', 'TopicId', 'uuid', False, (10, 32767), None, None, None, None), FieldMeta('partitions', 'Partitions', 'OffsetFetchResponsePartitions', True, (8, 32767), None, None, None, OffsetFetchResponsePartitions))
 
-    def __init__(self, *, name: str = '', topic_id: uuid.UUID = ZERO_UUID, partitions: list[OffsetFetchResponsePartitions] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, name: str = '', topic_id: uuid.UUID = ZERO_UUID, partitions: list[OffsetFetchResponsePartitions] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.name = name
         self.topic_id = topic_id
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is _DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -111,9 +111,9 @@ class OffsetFetchResponseGroup(Struct):
     __slots__ = ('group_id', 'topics', 'error_code', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('group_id', 'GroupId', 'string', False, (8, 32767), None, None, None, None), FieldMeta('topics', 'Topics', 'OffsetFetchResponseTopics', True, (8, 32767), None, None, None, OffsetFetchResponseTopics), FieldMeta('error_code', 'ErrorCode', 'int16', False, (8, 32767), None, None, None, None))
 
-    def __init__(self, *, group_id: str = '', topics: list[OffsetFetchResponseTopics] | None = None, error_code: int = 0, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, group_id: str = '', topics: list[OffsetFetchResponseTopics] | None = _DEFAULT, error_code: int = 0, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.group_id = group_id
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is _DEFAULT else topics
         self.error_code = error_code
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -134,11 +134,11 @@ class OffsetFetchResponse(Message):
     __slots__ = ('throttle_time_ms', 'topics', 'error_code', 'groups', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (3, 32767), None, None, None, None), FieldMeta('topics', 'Topics', 'OffsetFetchResponseTopic', True, (0, 7), None, None, None, OffsetFetchResponseTopic), FieldMeta('error_code', 'ErrorCode', 'int16', False, (2, 7), None, None, None, None), FieldMeta('groups', 'Groups', 'OffsetFetchResponseGroup', True, (8, 32767), None, None, None, OffsetFetchResponseGroup))
 
-    def __init__(self, *, throttle_time_ms: int = 0, topics: list[OffsetFetchResponseTopic] | None = None, error_code: int = 0, groups: list[OffsetFetchResponseGroup] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, topics: list[OffsetFetchResponseTopic] | None = _DEFAULT, error_code: int = 0, groups: list[OffsetFetchResponseGroup] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.throttle_time_ms = throttle_time_ms
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is _DEFAULT else topics
         self.error_code = error_code
-        self.groups = [] if groups is None else groups
+        self.groups = [] if groups is _DEFAULT else groups
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

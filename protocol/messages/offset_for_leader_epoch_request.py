@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -73,9 +73,9 @@ class OffsetForLeaderTopic(Struct):
     __slots__ = ('topic', 'partitions', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('topic', 'Topic', 'string', False, (0, 32767), None, None, None, None), FieldMeta('partitions', 'Partitions', 'OffsetForLeaderPartition', True, (0, 32767), None, None, None, OffsetForLeaderPartition))
 
-    def __init__(self, *, topic: str = '', partitions: list[OffsetForLeaderPartition] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, topic: str = '', partitions: list[OffsetForLeaderPartition] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.topic = topic
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is _DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -92,9 +92,9 @@ class OffsetForLeaderEpochRequest(Message):
     __slots__ = ('replica_id', 'topics', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('replica_id', 'ReplicaId', 'int32', False, (3, 32767), None, None, None, None), FieldMeta('topics', 'Topics', 'OffsetForLeaderTopic', True, (0, 32767), None, None, None, OffsetForLeaderTopic))
 
-    def __init__(self, *, replica_id: int = -2, topics: list[OffsetForLeaderTopic] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, replica_id: int = -2, topics: list[OffsetForLeaderTopic] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.replica_id = replica_id
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is _DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

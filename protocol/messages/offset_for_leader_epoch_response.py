@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -74,9 +74,9 @@ class OffsetForLeaderTopicResult(Struct):
     __slots__ = ('topic', 'partitions', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('topic', 'Topic', 'string', False, (0, 32767), None, None, None, None), FieldMeta('partitions', 'Partitions', 'EpochEndOffset', True, (0, 32767), None, None, None, EpochEndOffset))
 
-    def __init__(self, *, topic: str = '', partitions: list[EpochEndOffset] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, topic: str = '', partitions: list[EpochEndOffset] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.topic = topic
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is _DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -93,9 +93,9 @@ class OffsetForLeaderEpochResponse(Message):
     __slots__ = ('throttle_time_ms', 'topics', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (2, 32767), None, None, None, None), FieldMeta('topics', 'Topics', 'OffsetForLeaderTopicResult', True, (0, 32767), None, None, None, OffsetForLeaderTopicResult))
 
-    def __init__(self, *, throttle_time_ms: int = 0, topics: list[OffsetForLeaderTopicResult] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, throttle_time_ms: int = 0, topics: list[OffsetForLeaderTopicResult] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.throttle_time_ms = throttle_time_ms
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is _DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -72,10 +72,10 @@ class TopicProduceData(Struct):
     __slots__ = ('name', 'topic_id', 'partition_data', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('name', 'Name', 'string', False, (0, 12), None, None, None, None), FieldMeta('topic_id', 'TopicId', 'uuid', False, (13, 32767), None, None, None, None), FieldMeta('partition_data', 'PartitionData', 'PartitionProduceData', True, (0, 32767), None, None, None, PartitionProduceData))
 
-    def __init__(self, *, name: str = '', topic_id: uuid.UUID = ZERO_UUID, partition_data: list[PartitionProduceData] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, name: str = '', topic_id: uuid.UUID = ZERO_UUID, partition_data: list[PartitionProduceData] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.name = name
         self.topic_id = topic_id
-        self.partition_data = [] if partition_data is None else partition_data
+        self.partition_data = [] if partition_data is _DEFAULT else partition_data
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -92,11 +92,11 @@ class ProduceRequest(Message):
     __slots__ = ('transactional_id', 'acks', 'timeout_ms', 'topic_data', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('transactional_id', 'TransactionalId', 'string', False, (3, 32767), (3, 32767), None, None, None), FieldMeta('acks', 'Acks', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('timeout_ms', 'TimeoutMs', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('topic_data', 'TopicData', 'TopicProduceData', True, (0, 32767), None, None, None, TopicProduceData))
 
-    def __init__(self, *, transactional_id: str | None = None, acks: int = 0, timeout_ms: int = 0, topic_data: list[TopicProduceData] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, transactional_id: str | None = None, acks: int = 0, timeout_ms: int = 0, topic_data: list[TopicProduceData] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.transactional_id = transactional_id
         self.acks = acks
         self.timeout_ms = timeout_ms
-        self.topic_data = [] if topic_data is None else topic_data
+        self.topic_data = [] if topic_data is _DEFAULT else topic_data
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -84,15 +84,15 @@ class PartitionProduceResponse(Struct):
     __slots__ = ('index', 'error_code', 'base_offset', 'log_append_time_ms', 'log_start_offset', 'record_errors', 'error_message', 'current_leader', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('index', 'Index', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('base_offset', 'BaseOffset', 'int64', False, (0, 32767), None, None, None, None), FieldMeta('log_append_time_ms', 'LogAppendTimeMs', 'int64', False, (2, 32767), None, None, None, None), FieldMeta('log_start_offset', 'LogStartOffset', 'int64', False, (5, 32767), None, None, None, None), FieldMeta('record_errors', 'RecordErrors', 'BatchIndexAndErrorMessage', True, (8, 32767), None, None, None, BatchIndexAndErrorMessage), FieldMeta('error_message', 'ErrorMessage', 'string', False, (8, 32767), (8, 32767), None, None, None), FieldMeta('current_leader', 'CurrentLeader', 'LeaderIdAndEpoch', False, (10, 32767), None, 0, (10, 32767), LeaderIdAndEpoch))
 
-    def __init__(self, *, index: int = 0, error_code: int = 0, base_offset: int = 0, log_append_time_ms: int = -1, log_start_offset: int = -1, record_errors: list[BatchIndexAndErrorMessage] | None = None, error_message: str | None = None, current_leader: LeaderIdAndEpoch | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, index: int = 0, error_code: int = 0, base_offset: int = 0, log_append_time_ms: int = -1, log_start_offset: int = -1, record_errors: list[BatchIndexAndErrorMessage] | None = _DEFAULT, error_message: str | None = None, current_leader: LeaderIdAndEpoch | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.index = index
         self.error_code = error_code
         self.base_offset = base_offset
         self.log_append_time_ms = log_append_time_ms
         self.log_start_offset = log_start_offset
-        self.record_errors = [] if record_errors is None else record_errors
+        self.record_errors = [] if record_errors is _DEFAULT else record_errors
         self.error_message = error_message
-        self.current_leader = LeaderIdAndEpoch() if current_leader is None else current_leader
+        self.current_leader = LeaderIdAndEpoch() if current_leader is _DEFAULT else current_leader
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -100,10 +100,10 @@ class TopicProduceResponse(Struct):
     __slots__ = ('name', 'topic_id', 'partition_responses', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('name', 'Name', 'string', False, (0, 12), None, None, None, None), FieldMeta('topic_id', 'TopicId', 'uuid', False, (13, 32767), None, None, None, None), FieldMeta('partition_responses', 'PartitionResponses', 'PartitionProduceResponse', True, (0, 32767), None, None, None, PartitionProduceResponse))
 
-    def __init__(self, *, name: str = '', topic_id: uuid.UUID = ZERO_UUID, partition_responses: list[PartitionProduceResponse] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, name: str = '', topic_id: uuid.UUID = ZERO_UUID, partition_responses: list[PartitionProduceResponse] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.name = name
         self.topic_id = topic_id
-        self.partition_responses = [] if partition_responses is None else partition_responses
+        self.partition_responses = [] if partition_responses is _DEFAULT else partition_responses
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -135,10 +135,10 @@ class ProduceResponse(Message):
     __slots__ = ('responses', 'throttle_time_ms', 'node_endpoints', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('responses', 'Responses', 'TopicProduceResponse', True, (0, 32767), None, None, None, TopicProduceResponse), FieldMeta('throttle_time_ms', 'ThrottleTimeMs', 'int32', False, (1, 32767), None, None, None, None), FieldMeta('node_endpoints', 'NodeEndpoints', 'NodeEndpoint', True, (10, 32767), None, 0, (10, 32767), NodeEndpoint))
 
-    def __init__(self, *, responses: list[TopicProduceResponse] | None = None, throttle_time_ms: int = 0, node_endpoints: list[NodeEndpoint] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
-        self.responses = [] if responses is None else responses
+    def __init__(self, *, responses: list[TopicProduceResponse] | None = _DEFAULT, throttle_time_ms: int = 0, node_endpoints: list[NodeEndpoint] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.responses = [] if responses is _DEFAULT else responses
         self.throttle_time_ms = throttle_time_ms
-        self.node_endpoints = [] if node_endpoints is None else node_endpoints
+        self.node_endpoints = [] if node_endpoints is _DEFAULT else node_endpoints
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -68,9 +68,9 @@ class SaslHandshakeResponse(Message):
     __slots__ = ('error_code', 'mechanisms', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('error_code', 'ErrorCode', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('mechanisms', 'Mechanisms', 'string', True, (0, 32767), None, None, None, None))
 
-    def __init__(self, *, error_code: int = 0, mechanisms: list[str] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, error_code: int = 0, mechanisms: list[str] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.error_code = error_code
-        self.mechanisms = [] if mechanisms is None else mechanisms
+        self.mechanisms = [] if mechanisms is _DEFAULT else mechanisms
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

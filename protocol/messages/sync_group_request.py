@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -79,14 +79,14 @@ class SyncGroupRequest(Message):
     __slots__ = ('group_id', 'generation_id', 'member_id', 'group_instance_id', 'protocol_type', 'protocol_name', 'assignments', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('group_id', 'GroupId', 'string', False, (0, 32767), None, None, None, None), FieldMeta('generation_id', 'GenerationId', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('member_id', 'MemberId', 'string', False, (0, 32767), None, None, None, None), FieldMeta('group_instance_id', 'GroupInstanceId', 'string', False, (3, 32767), (3, 32767), None, None, None), FieldMeta('protocol_type', 'ProtocolType', 'string', False, (5, 32767), (5, 32767), None, None, None), FieldMeta('protocol_name', 'ProtocolName', 'string', False, (5, 32767), (5, 32767), None, None, None), FieldMeta('assignments', 'Assignments', 'SyncGroupRequestAssignment', True, (0, 32767), None, None, None, SyncGroupRequestAssignment))
 
-    def __init__(self, *, group_id: str = '', generation_id: int = 0, member_id: str = '', group_instance_id: str | None = None, protocol_type: str | None = None, protocol_name: str | None = None, assignments: list[SyncGroupRequestAssignment] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, group_id: str = '', generation_id: int = 0, member_id: str = '', group_instance_id: str | None = None, protocol_type: str | None = None, protocol_name: str | None = None, assignments: list[SyncGroupRequestAssignment] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.group_id = group_id
         self.generation_id = generation_id
         self.member_id = member_id
         self.group_instance_id = group_instance_id
         self.protocol_type = protocol_type
         self.protocol_name = protocol_name
-        self.assignments = [] if assignments is None else assignments
+        self.assignments = [] if assignments is _DEFAULT else assignments
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -76,9 +76,9 @@ class TxnOffsetCommitRequestTopic(Struct):
     __slots__ = ('name', 'partitions', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('name', 'Name', 'string', False, (0, 32767), None, None, None, None), FieldMeta('partitions', 'Partitions', 'TxnOffsetCommitRequestPartition', True, (0, 32767), None, None, None, TxnOffsetCommitRequestPartition))
 
-    def __init__(self, *, name: str = '', partitions: list[TxnOffsetCommitRequestPartition] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, name: str = '', partitions: list[TxnOffsetCommitRequestPartition] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.name = name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is _DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -95,7 +95,7 @@ class TxnOffsetCommitRequest(Message):
     __slots__ = ('transactional_id', 'group_id', 'producer_id', 'producer_epoch', 'generation_id', 'member_id', 'group_instance_id', 'topics', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('transactional_id', 'TransactionalId', 'string', False, (0, 32767), None, None, None, None), FieldMeta('group_id', 'GroupId', 'string', False, (0, 32767), None, None, None, None), FieldMeta('producer_id', 'ProducerId', 'int64', False, (0, 32767), None, None, None, None), FieldMeta('producer_epoch', 'ProducerEpoch', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('generation_id', 'GenerationId', 'int32', False, (3, 32767), None, None, None, None), FieldMeta('member_id', 'MemberId', 'string', False, (3, 32767), None, None, None, None), FieldMeta('group_instance_id', 'GroupInstanceId', 'string', False, (3, 32767), (3, 32767), None, None, None), FieldMeta('topics', 'Topics', 'TxnOffsetCommitRequestTopic', True, (0, 32767), None, None, None, TxnOffsetCommitRequestTopic))
 
-    def __init__(self, *, transactional_id: str = '', group_id: str = '', producer_id: int = 0, producer_epoch: int = 0, generation_id: int = -1, member_id: str = '', group_instance_id: str | None = None, topics: list[TxnOffsetCommitRequestTopic] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, transactional_id: str = '', group_id: str = '', producer_id: int = 0, producer_epoch: int = 0, generation_id: int = -1, member_id: str = '', group_instance_id: str | None = None, topics: list[TxnOffsetCommitRequestTopic] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.transactional_id = transactional_id
         self.group_id = group_id
         self.producer_id = producer_id
@@ -103,7 +103,7 @@ class TxnOffsetCommitRequest(Message):
         self.generation_id = generation_id
         self.member_id = member_id
         self.group_instance_id = group_instance_id
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is _DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

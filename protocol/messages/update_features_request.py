@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -84,9 +84,9 @@ class UpdateFeaturesRequest(Message):
     __slots__ = ('timeout_ms', 'feature_updates', 'validate_only', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('timeout_ms', 'timeoutMs', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('feature_updates', 'FeatureUpdates', 'FeatureUpdateKey', True, (0, 32767), None, None, None, FeatureUpdateKey), FieldMeta('validate_only', 'ValidateOnly', 'bool', False, (1, 32767), None, None, None, None))
 
-    def __init__(self, *, timeout_ms: int = 60000, feature_updates: list[FeatureUpdateKey] | None = None, validate_only: bool = False, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, timeout_ms: int = 60000, feature_updates: list[FeatureUpdateKey] | None = _DEFAULT, validate_only: bool = False, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.timeout_ms = timeout_ms
-        self.feature_updates = [] if feature_updates is None else feature_updates
+        self.feature_updates = [] if feature_updates is _DEFAULT else feature_updates
         self.validate_only = validate_only
         self.unknown_tagged_fields = unknown_tagged_fields
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -63,9 +63,9 @@ class WritableTxnMarkerTopic(Struct):
     __slots__ = ('name', 'partition_indexes', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('name', 'Name', 'string', False, (0, 32767), None, None, None, None), FieldMeta('partition_indexes', 'PartitionIndexes', 'int32', True, (0, 32767), None, None, None, None))
 
-    def __init__(self, *, name: str = '', partition_indexes: list[int] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, name: str = '', partition_indexes: list[int] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.name = name
-        self.partition_indexes = [] if partition_indexes is None else partition_indexes
+        self.partition_indexes = [] if partition_indexes is _DEFAULT else partition_indexes
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -73,11 +73,11 @@ class WritableTxnMarker(Struct):
     __slots__ = ('producer_id', 'producer_epoch', 'transaction_result', 'topics', 'coordinator_epoch', 'transaction_version', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('producer_id', 'ProducerId', 'int64', False, (0, 32767), None, None, None, None), FieldMeta('producer_epoch', 'ProducerEpoch', 'int16', False, (0, 32767), None, None, None, None), FieldMeta('transaction_result', 'TransactionResult', 'bool', False, (0, 32767), None, None, None, None), FieldMeta('topics', 'Topics', 'WritableTxnMarkerTopic', True, (0, 32767), None, None, None, WritableTxnMarkerTopic), FieldMeta('coordinator_epoch', 'CoordinatorEpoch', 'int32', False, (0, 32767), None, None, None, None), FieldMeta('transaction_version', 'TransactionVersion', 'int8', False, (2, 32767), None, None, None, None))
 
-    def __init__(self, *, producer_id: int = 0, producer_epoch: int = 0, transaction_result: bool = False, topics: list[WritableTxnMarkerTopic] | None = None, coordinator_epoch: int = 0, transaction_version: int = 0, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, producer_id: int = 0, producer_epoch: int = 0, transaction_result: bool = False, topics: list[WritableTxnMarkerTopic] | None = _DEFAULT, coordinator_epoch: int = 0, transaction_version: int = 0, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.producer_id = producer_id
         self.producer_epoch = producer_epoch
         self.transaction_result = transaction_result
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is _DEFAULT else topics
         self.coordinator_epoch = coordinator_epoch
         self.transaction_version = transaction_version
         self.unknown_tagged_fields = unknown_tagged_fields
@@ -96,8 +96,8 @@ class WriteTxnMarkersRequest(Message):
     __slots__ = ('markers', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('markers', 'Markers', 'WritableTxnMarker', True, (0, 32767), None, None, None, WritableTxnMarker),)
 
-    def __init__(self, *, markers: list[WritableTxnMarker] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
-        self.markers = [] if markers is None else markers
+    def __init__(self, *, markers: list[WritableTxnMarker] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.markers = [] if markers is _DEFAULT else markers
         self.unknown_tagged_fields = unknown_tagged_fields
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import uuid
 
-from protocol.messages._base import FieldMeta, Message, Struct, _new
+from protocol.messages._base import _DEFAULT, FieldMeta, Message, Struct, _new
 from protocol.primitives import (
     DecodeError,
     EncodeError,
@@ -72,9 +72,9 @@ class WritableTxnMarkerTopicResult(Struct):
     __slots__ = ('name', 'partitions', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('name', 'Name', 'string', False, (0, 32767), None, None, None, None), FieldMeta('partitions', 'Partitions', 'WritableTxnMarkerPartitionResult', True, (0, 32767), None, None, None, WritableTxnMarkerPartitionResult))
 
-    def __init__(self, *, name: str = '', partitions: list[WritableTxnMarkerPartitionResult] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, name: str = '', partitions: list[WritableTxnMarkerPartitionResult] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.name = name
-        self.partitions = [] if partitions is None else partitions
+        self.partitions = [] if partitions is _DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -82,9 +82,9 @@ class WritableTxnMarkerResult(Struct):
     __slots__ = ('producer_id', 'topics', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('producer_id', 'ProducerId', 'int64', False, (0, 32767), None, None, None, None), FieldMeta('topics', 'Topics', 'WritableTxnMarkerTopicResult', True, (0, 32767), None, None, None, WritableTxnMarkerTopicResult))
 
-    def __init__(self, *, producer_id: int = 0, topics: list[WritableTxnMarkerTopicResult] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+    def __init__(self, *, producer_id: int = 0, topics: list[WritableTxnMarkerTopicResult] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
         self.producer_id = producer_id
-        self.topics = [] if topics is None else topics
+        self.topics = [] if topics is _DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
@@ -102,8 +102,8 @@ class WriteTxnMarkersResponse(Message):
     __slots__ = ('markers', 'unknown_tagged_fields')
     FIELDS = (FieldMeta('markers', 'Markers', 'WritableTxnMarkerResult', True, (0, 32767), None, None, None, WritableTxnMarkerResult),)
 
-    def __init__(self, *, markers: list[WritableTxnMarkerResult] | None = None, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
-        self.markers = [] if markers is None else markers
+    def __init__(self, *, markers: list[WritableTxnMarkerResult] | None = _DEFAULT, unknown_tagged_fields: list[tuple[int, bytes]] | None = None) -> None:
+        self.markers = [] if markers is _DEFAULT else markers
         self.unknown_tagged_fields = unknown_tagged_fields
 
 
