@@ -1,0 +1,464 @@
+"""Broker configuration: Kafka's property names and defaults.
+
+Read from a ``server.properties`` file (Java properties syntax) and overridden
+by ``--override key=value`` exactly like ``kafka-server-start.sh``. Unknown
+keys are warned about; Kafka keys that Moldau accepts but does not act on are
+logged once at INFO; a bad value is refused with a one-line ``ConfigError``
+before the broker listens.
+
+The ``log.*`` properties (and ``message.max.bytes``, ...) are the defaults of
+the per-topic configs; their definitions come from ``storage.log_config``.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from storage.config_def import (
+    LONG_MAX,
+    ConfigError,
+    ConfigKey,
+    ConfigSource,
+    ConfigType,
+    at_least,
+    between,
+    one_of,
+)
+from storage.log_config import broker_default_keys, resolve_topic_defaults
+
+log = logging.getLogger(__name__)
+
+
+def _k(
+    name: str, ctype: ConfigType, default: Any, doc: str, validator: Any = None, sensitive: bool = False
+) -> ConfigKey:
+    return ConfigKey(name, ctype, default, doc, validator, sensitive)
+
+
+BROKER_KEYS: dict[str, ConfigKey] = {
+    k.name: k
+    for k in [
+        # --- server basics (KafkaConfig / ServerConfigs)
+        _k(
+            "broker.id",
+            ConfigType.INT,
+            -1,
+            "The broker id; -1 takes the id in meta.properties, else 0",
+            at_least(-1),
+        ),
+        _k(
+            "cluster.id",
+            ConfigType.STRING,
+            None,
+            "Moldau: cluster id to write into a new meta.properties (random if unset)",
+        ),
+        _k(
+            "listeners",
+            ConfigType.LIST,
+            ["PLAINTEXT://127.0.0.1:9092"],
+            "Listeners to bind (Moldau default: loopback)",
+        ),
+        _k(
+            "advertised.listeners", ConfigType.LIST, None, "Listeners given to clients; defaults to listeners"
+        ),
+        _k(
+            "listener.security.protocol.map",
+            ConfigType.STRING,
+            "PLAINTEXT:PLAINTEXT",
+            "Listener name to security protocol",
+        ),
+        _k("inter.broker.listener.name", ConfigType.STRING, None, "Listener used between brokers"),
+        _k("broker.rack", ConfigType.STRING, None, "Rack of the broker"),
+        _k("log.dirs", ConfigType.LIST, None, "Directories of the partition logs (overrides log.dir)"),
+        _k("log.dir", ConfigType.STRING, "./data", "Directory of the partition logs (Moldau default ./data)"),
+        _k("num.partitions", ConfigType.INT, 1, "Default partition count of new topics", at_least(1)),
+        _k(
+            "default.replication.factor",
+            ConfigType.INT,
+            1,
+            "Default replication factor of new topics",
+            at_least(1),
+        ),
+        _k(
+            "auto.create.topics.enable",
+            ConfigType.BOOLEAN,
+            True,
+            "Create topics on Metadata requests that allow it",
+        ),
+        _k("delete.topic.enable", ConfigType.BOOLEAN, True, "Allow DeleteTopics"),
+        _k(
+            "socket.request.max.bytes",
+            ConfigType.INT,
+            104_857_600,
+            "Largest request frame accepted",
+            at_least(1),
+        ),
+        _k("socket.send.buffer.bytes", ConfigType.INT, 102_400, "SO_SNDBUF (-1: OS default)"),
+        _k("socket.receive.buffer.bytes", ConfigType.INT, 102_400, "SO_RCVBUF (-1: OS default)"),
+        _k(
+            "connections.max.idle.ms",
+            ConfigType.LONG,
+            600_000,
+            "Close idle connections after this long",
+            at_least(0),
+        ),
+        _k("request.timeout.ms", ConfigType.INT, 30_000, "Upper bound for internal requests", at_least(0)),
+        _k(
+            "shutdown.timeout.ms",
+            ConfigType.LONG,
+            30_000,
+            "Moldau: time allowed for a graceful shutdown",
+            at_least(0),
+        ),
+        # --- ZooKeeper
+        _k(
+            "zookeeper.connect",
+            ConfigType.STRING,
+            None,
+            "ZooKeeper connect string host:port[,host:port][/chroot]",
+        ),
+        _k(
+            "zookeeper.connection.timeout.ms", ConfigType.INT, None, "Time to wait for a ZooKeeper connection"
+        ),
+        _k("zookeeper.session.timeout.ms", ConfigType.INT, 18_000, "ZooKeeper session timeout", at_least(1)),
+        # --- log manager (broker-only keys; per-topic defaults are added below)
+        _k(
+            "log.retention.check.interval.ms", ConfigType.LONG, 300_000, "Retention check period", at_least(1)
+        ),
+        _k("log.flush.scheduler.interval.ms", ConfigType.LONG, LONG_MAX, "Flush check period", at_least(1)),
+        _k(
+            "log.flush.offset.checkpoint.interval.ms",
+            ConfigType.INT,
+            60_000,
+            "Recovery point checkpoint period",
+            at_least(0),
+        ),
+        _k(
+            "log.flush.start.offset.checkpoint.interval.ms",
+            ConfigType.INT,
+            60_000,
+            "Log start checkpoint period",
+            at_least(0),
+        ),
+        _k(
+            "replica.high.watermark.checkpoint.interval.ms",
+            ConfigType.LONG,
+            5_000,
+            "High watermark checkpoint period",
+            at_least(1),
+        ),
+        _k(
+            "num.recovery.threads.per.data.dir",
+            ConfigType.INT,
+            2,
+            "Threads that recover logs at startup",
+            at_least(1),
+        ),
+        # --- producer state (TransactionLogConfig / ProducerStateManagerConfig)
+        _k(
+            "producer.id.expiration.ms",
+            ConfigType.INT,
+            86_400_000,
+            "Forget idle producers after this long (KIP-854)",
+            at_least(1),
+        ),
+        _k(
+            "producer.id.expiration.check.interval.ms",
+            ConfigType.INT,
+            600_000,
+            "Producer expiry check period",
+            at_least(1),
+        ),
+        _k(
+            "producer.state.batch.window",
+            ConfigType.INT,
+            5,
+            "Moldau: batches cached per producer and partition for duplicate detection (Kafka: 5)",
+            between(1, 1000),
+        ),
+        _k(
+            "producer.state.duplicate.sequence.error",
+            ConfigType.BOOLEAN,
+            True,
+            "Moldau: answer DUPLICATE_SEQUENCE_NUMBER for a retry older than the cached window",
+        ),
+        _k(
+            "producer.id.block.size",
+            ConfigType.INT,
+            1000,
+            "Moldau: ids per leased producer-id block (Kafka: 1000)",
+            at_least(1),
+        ),
+        _k(
+            "transactional.id.expiration.ms",
+            ConfigType.INT,
+            604_800_000,
+            "Transactional id expiry",
+            at_least(1),
+        ),
+        _k("transaction.max.timeout.ms", ConfigType.INT, 900_000, "Largest transaction timeout", at_least(1)),
+        # --- groups and offsets (GroupCoordinatorConfig)
+        _k(
+            "offsets.topic.num.partitions",
+            ConfigType.INT,
+            50,
+            "Partitions of __consumer_offsets",
+            at_least(1),
+        ),
+        _k(
+            "offsets.topic.replication.factor",
+            ConfigType.SHORT,
+            3,
+            "Replication of __consumer_offsets",
+            at_least(1),
+        ),
+        _k(
+            "offsets.topic.segment.bytes",
+            ConfigType.INT,
+            104_857_600,
+            "Segment size of __consumer_offsets",
+            at_least(1),
+        ),
+        _k(
+            "offsets.retention.minutes",
+            ConfigType.INT,
+            10_080,
+            "Committed offsets of empty groups expire after this",
+            at_least(1),
+        ),
+        _k(
+            "offsets.retention.check.interval.ms",
+            ConfigType.LONG,
+            600_000,
+            "Offset expiry check period",
+            at_least(1),
+        ),
+        _k("offset.metadata.max.bytes", ConfigType.INT, 4096, "Largest commit metadata string", at_least(0)),
+        _k(
+            "group.initial.rebalance.delay.ms",
+            ConfigType.INT,
+            3_000,
+            "Delay of the first rebalance of an empty group",
+            at_least(0),
+        ),
+        _k(
+            "group.min.session.timeout.ms",
+            ConfigType.INT,
+            6_000,
+            "Smallest allowed session timeout",
+            at_least(0),
+        ),
+        _k(
+            "group.max.session.timeout.ms",
+            ConfigType.INT,
+            1_800_000,
+            "Largest allowed session timeout",
+            at_least(0),
+        ),
+        _k("group.max.size", ConfigType.INT, 2_147_483_647, "Members per group", at_least(1)),
+        # --- fetch
+        _k("fetch.max.bytes", ConfigType.INT, 57_671_680, "Largest fetch response (KIP-541)", at_least(0)),
+        _k(
+            "max.incremental.fetch.session.cache.slots",
+            ConfigType.INT,
+            1000,
+            "Fetch sessions kept (KIP-227)",
+            at_least(0),
+        ),
+    ]
+}
+
+# Log-related broker keys that supply per-topic defaults (log.segment.bytes, ...).
+for _name, _key in broker_default_keys().items():
+    BROKER_KEYS.setdefault(_name, _key)
+
+# Kafka keys Moldau accepts without acting on them (threads, quotas, SSL, KRaft, ...).
+ACCEPTED_NO_EFFECT = {
+    "num.network.threads",
+    "num.io.threads",
+    "num.replica.fetchers",
+    "num.replica.alter.log.dirs.threads",
+    "background.threads",
+    "queued.max.requests",
+    "queued.max.request.bytes",
+    "replica.lag.time.max.ms",
+    "replica.fetch.max.bytes",
+    "replica.socket.timeout.ms",
+    "replica.fetch.wait.max.ms",
+    "group.coordinator.rebalance.protocols",
+    "group.coordinator.new.enable",
+    "transaction.state.log.replication.factor",
+    "transaction.state.log.min.isr",
+    "transaction.state.log.num.partitions",
+    "controlled.shutdown.enable",
+    "auto.leader.rebalance.enable",
+    "log.cleaner.enable",
+    "log.cleaner.threads",
+    "log.message.format.version",
+    "inter.broker.protocol.version",
+    "max.connections",
+    "max.connections.per.ip",
+    "metric.reporters",
+    "metrics.num.samples",
+    "metrics.sample.window.ms",
+    "confluent.support.metrics.enable",
+    "offsets.commit.timeout.ms",
+    "offsets.load.buffer.size",
+    "zookeeper.set.acl",
+    "zookeeper.max.in.flight.requests",
+}
+
+_LISTENER = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)://(?P<host>\[[^\]]*\]|[^:/]*):(?P<port>\d+)$")
+
+
+@dataclass(frozen=True)
+class Listener:
+    name: str
+    host: str  # empty: all interfaces
+    port: int
+
+    def __str__(self) -> str:
+        return f"{self.name}://{self.host}:{self.port}"
+
+
+def parse_listeners(name: str, values: Iterable[str]) -> list[Listener]:
+    out = []
+    for raw in values:
+        m = _LISTENER.match(raw.strip())
+        if not m:
+            raise ConfigError(f"{name}: {raw!r} is not of the form NAME://host:port")
+        port = int(m["port"])
+        if not 0 <= port <= 65535:
+            raise ConfigError(f"{name}: port {port} out of range")
+        out.append(Listener(m["name"].upper(), m["host"].strip("[]"), port))
+    names = [lst.name for lst in out]
+    if len(set(names)) != len(names):
+        raise ConfigError(f"{name}: each listener name must appear once")
+    return out
+
+
+def parse_properties(text: str) -> dict[str, str]:
+    """Java ``.properties`` syntax: ``key=value`` or ``key: value``, ``#``/``!`` comments,
+    backslash line continuations."""
+    props: dict[str, str] = {}
+    pending = ""
+    for raw_line in text.splitlines():
+        line = raw_line.strip() if not pending else raw_line.lstrip()
+        if not pending and (not line or line[0] in "#!"):
+            continue
+        if line.endswith("\\") and not line.endswith("\\\\"):
+            pending += line[:-1]
+            continue
+        line = pending + line
+        pending = ""
+        m = re.match(r"^((?:\\.|[^=:\s])+)\s*[=:\s]\s*(.*)$", line)
+        if m:
+            key, value = m.group(1), m.group(2)
+        else:
+            key, value = line, ""
+        props[key.replace("\\", "")] = value.strip()
+    return props
+
+
+class BrokerConfig:
+    """The broker's parsed properties, with Kafka's defaults filled in."""
+
+    def __init__(self, props: Mapping[str, str] | None = None) -> None:
+        raw = dict(props or {})
+        self.explicit: dict[str, str] = {}
+        self.values: dict[str, Any] = {}
+        self.unknown: list[str] = []
+        self.no_effect: list[str] = []
+        for name, value in raw.items():
+            key = BROKER_KEYS.get(name)
+            if key is None:
+                if name in ACCEPTED_NO_EFFECT:
+                    self.no_effect.append(name)
+                else:
+                    self.unknown.append(name)
+                continue
+            self.explicit[name] = value
+            self.values[name] = key.parse(value)
+        for name, key in BROKER_KEYS.items():
+            self.values.setdefault(name, key.default)
+        self._check()
+
+    @classmethod
+    def load(cls, path: str | Path | None = None, overrides: Iterable[str] = ()) -> BrokerConfig:
+        props: dict[str, str] = {}
+        if path is not None:
+            try:
+                props.update(parse_properties(Path(path).read_text()))
+            except OSError as exc:
+                raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
+        for item in overrides:
+            if "=" not in item:
+                raise ConfigError(f"--override {item!r}: expected key=value")
+            k, v = item.split("=", 1)
+            props[k.strip()] = v.strip()
+        return cls(props)
+
+    def warn_unknown(self) -> None:
+        for name in self.unknown:
+            log.warning("unknown config key ignored: %s", name)
+        if self.no_effect:
+            log.info("Kafka config keys accepted without effect: %s", ", ".join(sorted(self.no_effect)))
+
+    def _check(self) -> None:
+        self.listeners = parse_listeners("listeners", self.values["listeners"])
+        if not self.listeners:
+            raise ConfigError("listeners: at least one listener is required")
+        adv = self.values["advertised.listeners"]
+        self.advertised_listeners = (
+            parse_listeners("advertised.listeners", adv) if adv else list(self.listeners)
+        )
+        protocols = {}
+        for pair in str(self.values["listener.security.protocol.map"]).split(","):
+            if ":" in pair:
+                n, p = pair.split(":", 1)
+                protocols[n.strip().upper()] = p.strip().upper()
+        for lst in self.listeners:
+            proto = protocols.get(lst.name, lst.name)
+            if proto != "PLAINTEXT":
+                raise ConfigError(f"listeners: {lst} uses {proto}; only PLAINTEXT is supported")
+        dirs = self.values["log.dirs"] or [self.values["log.dir"]]
+        self.log_dirs = [Path(d).expanduser() for d in dirs]
+        if not self.log_dirs:
+            raise ConfigError("log.dirs: at least one directory is required")
+        one_of("CreateTime", "LogAppendTime")(
+            "log.message.timestamp.type", self.values.get("log.message.timestamp.type") or "CreateTime"
+        )
+        zk = self.values["zookeeper.connect"]
+        if zk is not None and not re.match(r"^[^,/\s]+(,[^,/\s]+)*(/[^\s]*)?$", zk):
+            raise ConfigError(f"zookeeper.connect: {zk!r} is not host:port[,host:port][/chroot]")
+
+    # ------------------------------------------------------------------ access
+
+    def __getitem__(self, name: str) -> Any:
+        return self.values[name]
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self.values.get(name, default)
+
+    @property
+    def broker_id(self) -> int:
+        return self.values["broker.id"]
+
+    def topic_defaults(self) -> dict[str, Any]:
+        """Per-topic config defaults resolved from the log.* properties."""
+        return resolve_topic_defaults({k: self.values.get(k) for k in self.explicit})
+
+    def source(self, name: str) -> ConfigSource:
+        return ConfigSource.STATIC_BROKER_CONFIG if name in self.explicit else ConfigSource.DEFAULT_CONFIG
+
+    def describe(self) -> list[tuple[ConfigKey, Any, ConfigSource]]:
+        """Every broker key with its value and source, for DescribeConfigs."""
+        return [(key, self.values[name], self.source(name)) for name, key in sorted(BROKER_KEYS.items())]
+
+
+__all__ = ["BROKER_KEYS", "BrokerConfig", "ConfigError", "Listener", "parse_properties"]

@@ -1,0 +1,95 @@
+"""API handlers: one module per Kafka API key, registered with the versions it serves.
+
+A handler module declares itself with the ``handler`` decorator::
+
+    @handler(ApiKey.METADATA, versions=(0, 12))
+    def handle_metadata(ctx: RequestContext, request: MetadataRequest) -> MetadataResponse: ...
+
+The registry is the single source of what the broker serves: the connection
+layer dispatches through it and the ApiVersions handler advertises exactly
+its ranges (``advertise_from`` lets Produce advertise v0 as Kafka 4 does, while
+only accepting v3+, KAFKA-18659). Handlers may be ``async def``; returning
+``None`` sends no response (acks=0 produce).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from protocol.messages import REQUESTS, RESPONSES
+
+if TYPE_CHECKING:
+    from broker.broker import Broker
+
+
+@dataclass(slots=True)
+class RequestContext:
+    """What a handler knows about the request besides its body."""
+
+    broker: Broker
+    api_key: int
+    api_version: int
+    correlation_id: int
+    client_id: str | None
+    peer: str
+    connection_id: int
+    listener: str
+
+
+@dataclass(frozen=True)
+class HandlerSpec:
+    api_key: int
+    min_version: int
+    max_version: int
+    advertised_min: int
+    fn: Callable[..., Any]
+    is_async: bool
+    request_cls: type
+    response_cls: type
+    name: str
+
+    def accepts(self, version: int) -> bool:
+        return self.min_version <= version <= self.max_version
+
+
+REGISTRY: dict[int, HandlerSpec] = {}
+
+
+def handler(api_key: int, versions: tuple[int, int], *, advertise_from: int | None = None) -> Callable:
+    """Register ``fn`` as the handler of ``api_key`` for ``versions`` (inclusive)."""
+    lo, hi = versions
+    request_cls = REQUESTS[int(api_key)]
+    response_cls = RESPONSES[int(api_key)]
+    vlo, vhi = request_cls.VALID_VERSIONS
+    if not (vlo <= lo <= hi <= vhi):
+        raise ValueError(f"{request_cls.NAME}: versions {lo}-{hi} outside the spec's {vlo}-{vhi}")
+
+    def register(fn: Callable) -> Callable:
+        if int(api_key) in REGISTRY:
+            raise ValueError(f"two handlers for API key {int(api_key)}")
+        REGISTRY[int(api_key)] = HandlerSpec(
+            api_key=int(api_key),
+            min_version=lo,
+            max_version=hi,
+            advertised_min=lo if advertise_from is None else advertise_from,
+            fn=fn,
+            is_async=inspect.iscoroutinefunction(fn),
+            request_cls=request_cls,
+            response_cls=response_cls,
+            name=request_cls.NAME.removesuffix("Request"),
+        )
+        return fn
+
+    return register
+
+
+def load_handlers() -> dict[int, HandlerSpec]:
+    """Import every handler module of this package (each registers itself)."""
+    for mod in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{mod.name}")
+    return REGISTRY

@@ -1,0 +1,91 @@
+"""CreateTopics (key 19), versions 2-7.
+
+Behaviour (Kafka's ``ControllerApis.createTopics`` / ``ReplicationControlManager``):
+- Each topic is validated on its own: name (INVALID_TOPIC_EXCEPTION, also for
+  names that collide on '.'/'_'), existence (TOPIC_ALREADY_EXISTS), partitions
+  (INVALID_PARTITIONS), replication factor above the live brokers
+  (INVALID_REPLICATION_FACTOR), configs (INVALID_CONFIG), manual assignments
+  (INVALID_REPLICA_ASSIGNMENT; counts and assignments together: INVALID_REQUEST).
+- num_partitions / replication_factor -1 take ``num.partitions`` /
+  ``default.replication.factor``.
+- A name given twice in one request: INVALID_REQUEST for each of its entries.
+- ``validate_only`` checks everything and creates nothing.
+- v5+: the created (or validated) topic's configs, partition count and
+  replication factor are returned.
+
+Version notes: v2 is the lowest Kafka 4 serves; v5 is flexible and returns
+configs; v7 returns topic ids.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from broker.config_description import describe_topic_configs
+from broker.handlers import RequestContext, handler
+from protocol.errors import ErrorCode, KafkaError
+from protocol.messages import ApiKey, CreateTopicsRequest, CreateTopicsResponse
+
+Result = CreateTopicsResponse.CreatableTopicResult
+
+
+def _configs(ctx: RequestContext, overrides: dict) -> list[CreateTopicsResponse.CreatableTopicConfigs]:
+    return [
+        CreateTopicsResponse.CreatableTopicConfigs(
+            name=e.name,
+            value=e.value,
+            read_only=e.read_only,
+            config_source=int(e.source),
+            is_sensitive=e.sensitive,
+        )
+        for e in describe_topic_configs(ctx.broker.config, overrides)
+    ]
+
+
+@handler(ApiKey.CREATE_TOPICS, versions=(2, 7))
+def handle_create_topics(ctx: RequestContext, request: CreateTopicsRequest) -> CreateTopicsResponse:
+    broker = ctx.broker
+    cfg = broker.config
+    counts = Counter(t.name for t in request.topics)
+    results = []
+    for t in request.topics:
+        if counts[t.name] > 1:
+            results.append(
+                Result(
+                    name=t.name,
+                    error_code=ErrorCode.INVALID_REQUEST.code,
+                    error_message="Create topics request from client contains multiple entries for the following topics: "
+                    + t.name,
+                )
+            )
+            continue
+        try:
+            partitions, replication, overrides = broker.controller.check_create(
+                t.name,
+                t.num_partitions,
+                t.replication_factor,
+                {c.name: c.value for c in t.configs},
+                default_partitions=cfg["num.partitions"],
+                default_replication=cfg["default.replication.factor"],
+                assignments=[(a.partition_index, a.broker_ids) for a in t.assignments],
+            )
+            topic_id = None
+            if not request.validate_only:
+                created = broker.controller.create_topic(t.name, partitions, overrides)
+                topic_id = created.topic_id
+                if broker.replica_manager is not None:
+                    broker.replica_manager.on_topic_created(created)
+        except KafkaError as exc:
+            results.append(Result(name=t.name, error_code=exc.code, error_message=exc.message))
+            continue
+        result = Result(
+            name=t.name,
+            error_code=0,
+            num_partitions=partitions,
+            replication_factor=replication,
+            configs=_configs(ctx, overrides),
+        )
+        if topic_id is not None:
+            result.topic_id = topic_id
+        results.append(result)
+    return CreateTopicsResponse(throttle_time_ms=0, topics=results)

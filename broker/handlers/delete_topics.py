@@ -1,0 +1,69 @@
+"""DeleteTopics (key 20), versions 1-6.
+
+Behaviour:
+- Each topic is deleted with its partition directories (renamed to
+  ``<topic>-<p>.<id>-delete`` and removed, as Kafka's LogManager does).
+- Unknown names: UNKNOWN_TOPIC_OR_PARTITION; unknown ids (v6+):
+  UNKNOWN_TOPIC_ID; ``delete.topic.enable=false``: TOPIC_DELETION_DISABLED.
+- Consumer groups keep their committed offsets of a deleted topic, as Kafka does
+  until they expire.
+
+Version notes: v4 is flexible; v5 adds error messages; v6 names topics by name
+or by id (``topics`` replaces ``topic_names``).
+"""
+
+from __future__ import annotations
+
+from broker.handlers import RequestContext, handler
+from protocol.errors import ErrorCode, KafkaError
+from protocol.messages import ApiKey, DeleteTopicsRequest, DeleteTopicsResponse
+from protocol.primitives import ZERO_UUID
+
+Result = DeleteTopicsResponse.DeletableTopicResult
+
+
+@handler(ApiKey.DELETE_TOPICS, versions=(1, 6))
+def handle_delete_topics(ctx: RequestContext, request: DeleteTopicsRequest) -> DeleteTopicsResponse:
+    broker = ctx.broker
+    controller = broker.controller
+    if ctx.api_version >= 6:
+        wanted = [(t.name, t.topic_id) for t in request.topics]
+    else:
+        wanted = [(name, ZERO_UUID) for name in request.topic_names]
+    results = []
+    for name, topic_id in wanted:
+        if name is None:
+            found = controller.topic_by_id(topic_id)
+            if found is None:
+                results.append(
+                    Result(
+                        name=None,
+                        topic_id=topic_id,
+                        error_code=ErrorCode.UNKNOWN_TOPIC_ID.code,
+                        error_message="This server does not host this topic ID.",
+                    )
+                )
+                continue
+            name = found.name
+        if not broker.config["delete.topic.enable"]:
+            results.append(
+                Result(
+                    name=name,
+                    topic_id=topic_id,
+                    error_code=ErrorCode.TOPIC_DELETION_DISABLED.code,
+                    error_message="Topic deletion is disabled.",
+                )
+            )
+            continue
+        t = controller.topic(name)
+        try:
+            controller.delete_topic(name)
+            if broker.replica_manager is not None:
+                broker.replica_manager.on_topic_deleted(name)
+        except KafkaError as exc:
+            results.append(
+                Result(name=name, topic_id=topic_id, error_code=exc.code, error_message=exc.message)
+            )
+            continue
+        results.append(Result(name=name, topic_id=t.topic_id if t else topic_id, error_code=0))
+    return DeleteTopicsResponse(throttle_time_ms=0, responses=results)

@@ -1,0 +1,95 @@
+"""DescribeConfigs (key 32), versions 1-4.
+
+Behaviour:
+- Topic resources (type 2): every topic config with its value and source
+  (TOPIC_CONFIG for an override, STATIC_BROKER_CONFIG when server.properties
+  sets the broker default, else DEFAULT_CONFIG); UNKNOWN_TOPIC_OR_PARTITION for
+  a missing topic, INVALID_TOPIC_EXCEPTION for an illegal name.
+- Broker resources (type 4): every broker config this broker knows, read-only;
+  the name must be this broker's id (or empty for the cluster default), else
+  INVALID_REQUEST. Sensitive values are null.
+- ``configuration_keys`` (null = all) filters the entries; ``include_synonyms``
+  adds the precedence chain; ``include_documentation`` (v3+) the docs.
+
+Version notes: v1 adds config_source and synonyms (is_default is v0 only);
+v3 adds config_type and documentation; v4 is flexible.
+
+Not implemented: broker logger resources (type 8) answer INVALID_REQUEST;
+dynamic broker configs do not exist here.
+"""
+
+from __future__ import annotations
+
+from broker.config_description import ConfigEntry, describe_broker_configs, describe_topic_configs
+from broker.handlers import RequestContext, handler
+from coordinator.controller import validate_topic_name
+from protocol.errors import ErrorCode, KafkaError
+from protocol.messages import ApiKey, DescribeConfigsRequest, DescribeConfigsResponse
+
+TOPIC, BROKER, BROKER_LOGGER = 2, 4, 8
+Result = DescribeConfigsResponse.DescribeConfigsResult
+Entry = DescribeConfigsResponse.DescribeConfigsResourceResult
+Synonym = DescribeConfigsResponse.DescribeConfigsSynonym
+
+
+def _entries(entries: list[ConfigEntry], keys: list[str] | None, synonyms: bool, docs: bool) -> list[Entry]:
+    wanted = set(keys) if keys is not None else None
+    out = []
+    for e in entries:
+        if wanted is not None and e.name not in wanted:
+            continue
+        out.append(
+            Entry(
+                name=e.name,
+                value=e.value,
+                read_only=e.read_only,
+                config_source=int(e.source),
+                is_sensitive=e.sensitive,
+                synonyms=[Synonym(name=n, value=v, source=int(s)) for n, v, s in e.synonyms]
+                if synonyms
+                else [],
+                config_type=int(e.type),
+                documentation=e.doc if docs else None,
+            )
+        )
+    return out
+
+
+@handler(ApiKey.DESCRIBE_CONFIGS, versions=(1, 4))
+def handle_describe_configs(ctx: RequestContext, request: DescribeConfigsRequest) -> DescribeConfigsResponse:
+    broker = ctx.broker
+    docs = ctx.api_version >= 3 and request.include_documentation
+    results = []
+    for res in request.resources:
+        result = Result(resource_type=res.resource_type, resource_name=res.resource_name, error_code=0)
+        try:
+            if res.resource_type == TOPIC:
+                validate_topic_name(res.resource_name)
+                topic = broker.controller.topic(res.resource_name)
+                if topic is None:
+                    raise KafkaError(
+                        ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"Topic {res.resource_name} does not exist"
+                    )
+                entries = describe_topic_configs(broker.config, topic.overrides)
+            elif res.resource_type == BROKER:
+                if res.resource_name not in ("", str(broker.broker_id)):
+                    raise KafkaError(
+                        ErrorCode.INVALID_REQUEST,
+                        f"Unexpected broker id, expected {broker.broker_id} or empty string, "
+                        f"but received {res.resource_name}",
+                    )
+                entries = describe_broker_configs(broker.config)
+            elif res.resource_type == BROKER_LOGGER:
+                raise KafkaError(
+                    ErrorCode.INVALID_REQUEST, "Broker logger configs are not supported by Moldau"
+                )
+            else:
+                raise KafkaError(ErrorCode.INVALID_REQUEST, f"Unsupported resource type {res.resource_type}")
+        except KafkaError as exc:
+            result.error_code = exc.code
+            result.error_message = exc.message
+            results.append(result)
+            continue
+        result.configs = _entries(entries, res.configuration_keys, request.include_synonyms, docs)
+        results.append(result)
+    return DescribeConfigsResponse(throttle_time_ms=0, results=results)
