@@ -19,6 +19,7 @@ from storage.log_manager import LogManager, LogManagerIntervals, ProducerStateOp
 
 from broker.config import BrokerConfig, Listener
 from broker.handlers import load_handlers
+from broker.replica_manager import ReplicaManager
 from broker.server import KafkaServer
 from coordinator.controller import Controller
 from storage.config_def import ConfigError
@@ -38,7 +39,7 @@ class Broker:
         self.cluster_id: str = ""
         self.log_manager: LogManager | None = None
         self.controller: Controller | None = None
-        self.replica_manager: Any = None
+        self.replica_manager: ReplicaManager | None = None
         self.groups: Any = None
         self.producer_ids: Any = None
         self.advertised: list[Listener] = []
@@ -79,6 +80,7 @@ class Broker:
             cfg.broker_id, cfg["cluster.id"]
         )
         self.controller = Controller(self.log_manager, self.broker_id)
+        self.replica_manager = ReplicaManager(self.log_manager)
         await self.server.start()
         self._fix_advertised_ports()
         self._tasks.append(asyncio.create_task(self.log_manager.run_background_tasks(), name="log-manager"))

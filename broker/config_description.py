@@ -41,7 +41,9 @@ def describe_topic_configs(config: BrokerConfig, overrides: Mapping[str, Any]) -
         for prop, _factor in tkey.synonyms:
             bkey = BROKER_KEYS[prop]
             if prop in config.explicit:
-                synonyms.append((prop, render_value(bkey.type, config[prop]), ConfigSource.STATIC_BROKER_CONFIG))
+                synonyms.append(
+                    (prop, render_value(bkey.type, config[prop]), ConfigSource.STATIC_BROKER_CONFIG)
+                )
             if default_entry is None and bkey.default is not None:
                 default_entry = (prop, render_value(bkey.type, bkey.default), ConfigSource.DEFAULT_CONFIG)
         synonyms.append(default_entry or (name, key.render(key.default), ConfigSource.DEFAULT_CONFIG))

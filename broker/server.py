@@ -29,10 +29,11 @@ from collections import deque
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
-from broker.handlers import REGISTRY, HandlerSpec, RequestContext
+from broker.handlers import REGISTRY, CloseConnection, HandlerSpec, RequestContext
 from protocol.errors import ErrorCode
 from protocol.headers import API_VERSIONS_KEY, decode_request_header, peek_request_header
 from protocol.messages import ApiVersionsResponse
+from protocol.messages._base import Message
 from protocol.primitives import DecodeError, EncodeError
 
 if TYPE_CHECKING:
@@ -165,6 +166,9 @@ class KafkaConnection(asyncio.BufferedProtocol):
             frame = self._pending.popleft()
             try:
                 result = self._dispatch(frame)
+            except CloseConnection as exc:
+                self.close(str(exc))
+                return
             except Exception:  # a bug in a handler: close this connection only
                 log.exception("connection %d from %s: handler failed, closing", self.id, self.peer)
                 self.close(None)
@@ -183,6 +187,9 @@ class KafkaConnection(asyncio.BufferedProtocol):
         try:
             out = await pending
         except asyncio.CancelledError:
+            return
+        except CloseConnection as exc:
+            self.close(str(exc))
             return
         except Exception:
             log.exception("connection %d from %s: handler failed, closing", self.id, self.peer)
@@ -234,6 +241,9 @@ class KafkaConnection(asyncio.BufferedProtocol):
         response = spec.fn(ctx, request)
         if response is None:
             return None
+        if not isinstance(response, Message):
+            # A synchronous handler may answer later (a fetch that must wait for data).
+            return self._respond_later(spec, ctx, response)
         return self._encode(spec, ctx, response)
 
     async def _respond_later(

@@ -60,6 +60,11 @@ class HandlerSpec:
 REGISTRY: dict[int, HandlerSpec] = {}
 
 
+class CloseConnection(Exception):
+    """Raised by a handler to close the client's connection without a response
+    (Kafka does this, for example, when an acks=0 produce fails)."""
+
+
 def handler(api_key: int, versions: tuple[int, int], *, advertise_from: int | None = None) -> Callable:
     """Register ``fn`` as the handler of ``api_key`` for ``versions`` (inclusive)."""
     lo, hi = versions

@@ -1,0 +1,86 @@
+"""ListOffsets (key 2), versions 1-8.
+
+Behaviour (Kafka's ``ReplicaManager.fetchOffsetForTimestamp`` / ``UnifiedLog.fetchOffsetByTimestamp``):
+- timestamp -2 (earliest): the log start offset; -4 (earliest local, KIP-405)
+  the same, as there is no tiered storage; -1 (latest): the high watermark
+  (read_uncommitted) or last stable offset (read_committed); -3 (max
+  timestamp, KIP-734, v7+): the offset of the record with the largest
+  timestamp; any other value: the first offset whose timestamp is at or after
+  it, found through the time index, or offset -1 / timestamp -1 when there is
+  none below the high watermark.
+- ``current_leader_epoch`` (v4+) fenced as in Fetch; the answer carries the
+  leader epoch of the returned offset (v4+).
+- Unknown partitions: UNKNOWN_TOPIC_OR_PARTITION. A partition asked for twice:
+  INVALID_REQUEST for it.
+
+Version notes: v1 returns one offset with its timestamp (v0's list is gone);
+v2 isolation level; v4 leader epochs; v6 flexible; v7 max timestamp; v8
+earliest local timestamp. v9+ are not served.
+"""
+
+from __future__ import annotations
+
+from broker.handlers import RequestContext, handler
+from protocol.errors import ErrorCode, KafkaError
+from protocol.messages import ApiKey, ListOffsetsRequest, ListOffsetsResponse
+
+LATEST, EARLIEST, MAX_TIMESTAMP, EARLIEST_LOCAL = -1, -2, -3, -4
+READ_COMMITTED = 1
+TopicResponse = ListOffsetsResponse.ListOffsetsTopicResponse
+PartitionResponse = ListOffsetsResponse.ListOffsetsPartitionResponse
+
+
+@handler(ApiKey.LIST_OFFSETS, versions=(1, 8))
+def handle_list_offsets(ctx: RequestContext, request: ListOffsetsRequest) -> ListOffsetsResponse:
+    rm = ctx.broker.replica_manager
+    version = ctx.api_version
+    committed = version >= 2 and request.isolation_level == READ_COMMITTED
+    seen: set[tuple[str, int]] = set()
+    topics = []
+    for t in request.topics:
+        parts = []
+        for p in t.partitions:
+            key = (t.name, p.partition_index)
+            if key in seen:
+                parts.append(
+                    PartitionResponse(
+                        partition_index=p.partition_index, error_code=ErrorCode.INVALID_REQUEST.code
+                    )
+                )
+                continue
+            seen.add(key)
+            try:
+                plog = rm.get_log(t.name, p.partition_index)
+                if version >= 4:
+                    rm.check_leader_epoch(p.current_leader_epoch)
+                fetchable = plog.last_stable_offset if committed else plog.high_watermark
+                ts = p.timestamp
+                if ts == LATEST:
+                    offset, stamp, epoch = fetchable, -1, rm.leader_epoch(t.name, p.partition_index)
+                elif ts in (EARLIEST, EARLIEST_LOCAL):
+                    offset, stamp = plog.log_start_offset, -1
+                    epoch = plog.leader_epoch_for_offset(offset)
+                else:
+                    found = plog.fetch_offset_by_timestamp(ts)
+                    if found is None or found.offset >= fetchable:
+                        offset, stamp, epoch = -1, -1, -1
+                    else:
+                        offset, stamp, epoch = found.offset, found.timestamp, found.leader_epoch
+            except KafkaError as exc:
+                parts.append(
+                    PartitionResponse(
+                        partition_index=p.partition_index, error_code=exc.code, timestamp=-1, offset=-1
+                    )
+                )
+                continue
+            parts.append(
+                PartitionResponse(
+                    partition_index=p.partition_index,
+                    error_code=0,
+                    timestamp=stamp,
+                    offset=offset,
+                    leader_epoch=epoch,
+                )
+            )
+        topics.append(TopicResponse(name=t.name, partitions=parts))
+    return ListOffsetsResponse(throttle_time_ms=0, topics=topics)

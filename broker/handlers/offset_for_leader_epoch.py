@@ -1,0 +1,47 @@
+"""OffsetForLeaderEpoch (key 23), versions 2-4.
+
+Behaviour: for each partition, the end offset of the requested leader epoch
+from the log's leader-epoch cache (Kafka's ``LeaderEpochFileCache.endOffsetFor``):
+the start offset of the next larger epoch, or the log end offset for the
+current epoch; an epoch below the earliest known answers UNDEFINED_EPOCH (-1)
+and offset -1. Clients use it to validate their positions after leader changes
+(KIP-320). ``current_leader_epoch`` is fenced as in Fetch. Unknown partitions:
+UNKNOWN_TOPIC_OR_PARTITION.
+
+Version notes: v2 adds current_leader_epoch and throttle time; v3 replica_id
+(consumers send -1); v4 is flexible.
+"""
+
+from __future__ import annotations
+
+from broker.handlers import RequestContext, handler
+from protocol.errors import KafkaError
+from protocol.messages import ApiKey, OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse
+
+TopicResult = OffsetForLeaderEpochResponse.OffsetForLeaderTopicResult
+EpochEndOffset = OffsetForLeaderEpochResponse.EpochEndOffset
+
+
+@handler(ApiKey.OFFSET_FOR_LEADER_EPOCH, versions=(2, 4))
+def handle_offset_for_leader_epoch(
+    ctx: RequestContext, request: OffsetForLeaderEpochRequest
+) -> OffsetForLeaderEpochResponse:
+    rm = ctx.broker.replica_manager
+    topics = []
+    for t in request.topics:
+        parts = []
+        for p in t.partitions:
+            try:
+                plog = rm.get_log(t.topic, p.partition)
+                rm.check_leader_epoch(p.current_leader_epoch)
+                epoch, end = plog.end_offset_for_epoch(p.leader_epoch)
+            except KafkaError as exc:
+                parts.append(
+                    EpochEndOffset(partition=p.partition, error_code=exc.code, leader_epoch=-1, end_offset=-1)
+                )
+                continue
+            parts.append(
+                EpochEndOffset(partition=p.partition, error_code=0, leader_epoch=epoch, end_offset=end)
+            )
+        topics.append(TopicResult(topic=t.topic, partitions=parts))
+    return OffsetForLeaderEpochResponse(throttle_time_ms=0, topics=topics)
