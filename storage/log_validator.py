@@ -1,0 +1,655 @@
+"""Validation of one partition's records from a produce request before they are appended.
+
+Kafka splits this over three places, and the checks here run in Kafka's order:
+
+1. ``ProduceRequest.validateRecords`` with ``ByteBufferLogInputStream.nextBatch`` (framing):
+   no whole batch -> INVALID_RECORD; a batch length under 14 or a magic outside 0..2 ->
+   CORRUPT_MESSAGE; magic 0 or 1 -> INVALID_RECORD; a second batch -> INVALID_RECORD.
+2. ``UnifiedLog.analyzeAndValidateRecords``: baseOffset must be 0 (client appends) ->
+   INVALID_RECORD; size above ``max.message.bytes`` -> MESSAGE_TOO_LARGE; a batch shorter than
+   its 61-byte header or a CRC-32C mismatch -> CORRUPT_MESSAGE.
+3. ``LogValidator`` (``validateBatch``, ``validateRecord``, ``validateTimestamp``): record
+   count vs lastOffsetDelta, control batches and producer id / base sequence from a client ->
+   INVALID_RECORD; compressed batches are decompressed and every record is walked (structure,
+   offset deltas, timestamps, keys on compacted topics) with per-record errors (KIP-467);
+   ``message.timestamp.type``: LogAppendTime stamps the batch, CreateTime checks
+   ``message.timestamp.before.max.ms`` / ``after.max.ms`` (KIP-937) -> INVALID_TIMESTAMP.
+4. ``UnifiedLog.append``: a batch above ``segment.bytes`` -> RECORD_LIST_TOO_LARGE.
+
+The produce hot path does O(1) Python work for an uncompressed batch: header checks and a
+CRC in C. Its records are walked only on an error path (to name the records with a bad
+timestamp) or on a compacted topic (to check keys).
+
+Knowingly different from Kafka (each is in the module tests):
+- An uncompressed CreateTime batch has its timestamps checked through the header
+  (baseTimestamp, which is the first record's, and maxTimestamp), not record by record; a
+  record in the middle with an out-of-range timestamp is not caught. Kafka also rewrites a
+  wrong maxTimestamp of an uncompressed batch; Moldau only does that once its records were
+  walked (compressed batches, or the error path).
+- Bytes after the one batch: Kafka silently drops a trailing partial batch; Moldau answers
+  CORRUPT_MESSAGE, so nothing but the validated batch is ever appended.
+- A compressed batch whose record offset deltas are not 0, 1, 2...: Kafka rebuilds and
+  recompresses it; Moldau rejects it with INVALID_RECORD and record errors (no client sends
+  such a magic-2 batch).
+- Undecompressable data: Kafka fails with UNKNOWN_SERVER_ERROR (a KafkaException from the
+  codec); Moldau answers CORRUPT_MESSAGE. An unknown codec id (5-7): Kafka fails with
+  UNKNOWN_SERVER_ERROR (IllegalArgumentException); Moldau answers INVALID_RECORD.
+- Decompression is bounded (``max_decompressed_bytes``): a batch that inflates beyond it is
+  answered MESSAGE_TOO_LARGE (clients split and retry on that code) instead of exhausting
+  memory. Kafka streams and has no bound.
+"""
+
+from __future__ import annotations
+
+import logging
+import struct
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import cramjam
+
+from protocol import compression
+from protocol.errors import ErrorCode, KafkaError
+from protocol.record_batch import (
+    ATTRIBUTES_OFFSET,
+    CONTROL_MASK,
+    CRC_OFFSET,
+    CURRENT_MAGIC,
+    DELETE_HORIZON_MASK,
+    HEADER_SIZE,
+    LOG_OVERHEAD,
+    NO_TIMESTAMP,
+    TIMESTAMP_TYPE_MASK,
+    BatchHeader,
+    compute_crc,
+    read_header,
+    set_log_append_time,
+)
+from storage.log_config import LogConfig
+from storage.producer_state import AppendOrigin
+
+log = logging.getLogger(__name__)
+
+# LegacyRecord.RECORD_OVERHEAD_V0: the smallest batchLength ByteBufferLogInputStream accepts.
+MIN_BATCH_LENGTH = 14
+# The smallest possible magic-2 record: one byte each for length, attributes, timestampDelta,
+# offsetDelta, keyLength, valueLength and headersCount.
+MIN_RECORD_SIZE = 7
+# Floor of the decompression bound; it grows with max.message.bytes (see max_decompressed_bytes).
+MIN_DECOMPRESSED_LIMIT = 64 * 1024 * 1024
+DECOMPRESSION_RATIO_LIMIT = 16
+
+_MAGIC_OFFSET = 16
+_MAX_TIMESTAMP_OFFSET = 35
+_PEEK = struct.Struct(">qi")  # baseOffset, batchLength
+_I64 = struct.Struct(">q")
+_ATTRS = struct.Struct(">h")
+_CRC = struct.Struct(">I")
+_I32 = struct.Struct(">i")
+_KNOWN_CODECS = frozenset(compression.NAMES)
+
+
+@dataclass(frozen=True, slots=True)
+class ValidatedBatch:
+    """A batch that passed validation (its bytes may have been rewritten in place).
+
+    ``header`` is read after any rewrite (LogAppendTime, corrected maxTimestamp), so its
+    crc, attributes and max_timestamp are what goes to disk. ``log_append_time`` is the
+    broker time stamped on the batch, or -1 for CreateTime (the produce response field).
+    """
+
+    header: BatchHeader
+    log_append_time: int
+
+
+class RecordValidationError(KafkaError):
+    """A KafkaError carrying per-record errors (Kafka's RecordValidationException, KIP-467).
+
+    ``record_errors`` is a tuple of (batch_index, message) for ProduceResponse v8+.
+    """
+
+    def __init__(
+        self, error: ErrorCode, message: str, record_errors: Sequence[tuple[int, str | None]]
+    ) -> None:
+        super().__init__(error, message)
+        self.record_errors: tuple[tuple[int, str | None], ...] = tuple(record_errors)
+
+
+class _MalformedRecord(Exception):
+    """A record that does not parse (becomes INVALID_RECORD)."""
+
+    def __init__(self, index: int, message: str) -> None:
+        super().__init__(message)
+        self.index = index
+        self.message = message
+
+
+class _DecompressedTooLarge(Exception):
+    pass
+
+
+def max_decompressed_bytes(config: LogConfig) -> int:
+    """The most bytes a compressed batch may inflate to before it is refused."""
+    return max(MIN_DECOMPRESSED_LIMIT, DECOMPRESSION_RATIO_LIMIT * config.max_message_bytes)
+
+
+def validate_batch_for_append(
+    records: Any,
+    *,
+    config: LogConfig,
+    now_ms: int,
+    origin: AppendOrigin = AppendOrigin.CLIENT,
+) -> ValidatedBatch:
+    """Validate one partition's records of a produce request; raise KafkaError if bad.
+
+    ``records`` (a writable memoryview, or None when the request carried null records) must
+    hold exactly one magic-2 batch. LogAppendTime and corrected max timestamps are written
+    into it in place, with the CRC recomputed. REPLICATION appends (a follower, or replay)
+    only get the framing, CRC and segment-size checks, as Kafka's follower path.
+    """
+    buf, size = _check_framing(records)
+    client = origin is AppendOrigin.CLIENT
+    base_offset = _I64.unpack_from(buf, 0)[0]
+
+    # UnifiedLog.analyzeAndValidateRecords
+    if client and base_offset != 0:
+        raise KafkaError(
+            ErrorCode.INVALID_RECORD,
+            f"The baseOffset of the record batch in the append should be 0, but it is {base_offset}",
+        )
+    if origin is not AppendOrigin.REPLICATION and size > config.max_message_bytes:
+        raise KafkaError(
+            ErrorCode.MESSAGE_TOO_LARGE,
+            f"The record batch size in the append is {size} bytes which exceeds the maximum "
+            f"configured value of {config.max_message_bytes}.",
+        )
+    if size < HEADER_SIZE:
+        raise KafkaError(ErrorCode.CORRUPT_MESSAGE, f"Record batch size {size} is below its header size")
+    header = read_header(buf, 0)
+    if compute_crc(buf, 0, size) != header.crc:
+        raise KafkaError(ErrorCode.CORRUPT_MESSAGE, f"Record is corrupt (stored crc = {header.crc})")
+    if header.compression not in _KNOWN_CODECS:
+        raise KafkaError(ErrorCode.INVALID_RECORD, f"Unknown compression type id {header.compression}")
+
+    log_append_time = NO_TIMESTAMP
+    if origin is not AppendOrigin.REPLICATION:
+        if client:
+            _validate_batch_header(header)
+        log_append_time, rewritten = _validate_records_and_timestamps(buf, header, config, now_ms)
+        if rewritten:
+            header = read_header(buf, 0)
+
+    # UnifiedLog.append: a batch must fit a segment.
+    if size > config.segment_bytes:
+        raise KafkaError(
+            ErrorCode.RECORD_LIST_TOO_LARGE,
+            f"Message batch size is {size} bytes which exceeds the maximum configured segment "
+            f"size of {config.segment_bytes}.",
+        )
+    return ValidatedBatch(header, log_append_time)
+
+
+# ---------------------------------------------------------------------------------- framing
+
+
+def _check_framing(records: Any) -> tuple[memoryview, int]:
+    """ProduceRequest.validateRecords: exactly one whole magic-2 batch; returns (view, size)."""
+    if records is None:
+        raise KafkaError(ErrorCode.INVALID_RECORD, "Produce request must have at least one record batch")
+    buf = records if isinstance(records, memoryview) else memoryview(records)
+    if buf.format != "B" or buf.ndim != 1:
+        buf = buf.cast("B")
+    total = len(buf)
+    first = _next_batch_size(buf, 0, total)
+    if first is None:
+        raise KafkaError(ErrorCode.INVALID_RECORD, "Produce request must have at least one record batch")
+    if buf[_MAGIC_OFFSET] != CURRENT_MAGIC:
+        raise KafkaError(
+            ErrorCode.INVALID_RECORD,
+            "Produce requests are only allowed to contain record batches with magic version 2",
+        )
+    if first < total:
+        if _next_batch_size(buf, first, total) is not None:
+            raise KafkaError(
+                ErrorCode.INVALID_RECORD,
+                "Produce requests are only allowed to contain exactly one record batch",
+            )
+        # Kafka drops a trailing partial batch silently; Moldau refuses it (see module docstring).
+        raise KafkaError(
+            ErrorCode.CORRUPT_MESSAGE, f"{total - first} bytes after the record batch are not a record batch"
+        )
+    return buf, first
+
+
+def _next_batch_size(buf: memoryview, pos: int, end: int) -> int | None:
+    """ByteBufferLogInputStream.nextBatch: size of the whole batch at pos, or None if there is none."""
+    remaining = end - pos
+    if remaining < LOG_OVERHEAD:
+        return None
+    length = _I32.unpack_from(buf, pos + 8)[0]
+    if length < MIN_BATCH_LENGTH:
+        raise KafkaError(
+            ErrorCode.CORRUPT_MESSAGE,
+            f"Record size {length} is less than the minimum record overhead ({MIN_BATCH_LENGTH})",
+        )
+    size = length + LOG_OVERHEAD
+    if remaining < size:
+        return None
+    magic = struct.unpack_from(">b", buf, pos + _MAGIC_OFFSET)[0]
+    if magic < 0 or magic > CURRENT_MAGIC:
+        raise KafkaError(ErrorCode.CORRUPT_MESSAGE, f"Invalid magic found in record: {magic}")
+    return size
+
+
+# --------------------------------------------------------------------------- batch header
+
+
+def _validate_batch_header(header: BatchHeader) -> None:
+    """LogValidator.validateBatch for client appends of magic-2 batches."""
+    count_from_offsets = header.last_offset_delta + 1
+    if count_from_offsets <= 0:
+        raise KafkaError(
+            ErrorCode.INVALID_RECORD,
+            f"Batch has an invalid offset range: [0, {header.last_offset_delta}]",
+        )
+    count = header.records_count
+    if count <= 0:
+        raise KafkaError(ErrorCode.INVALID_RECORD, f"Invalid reported count for record batch: {count}")
+    if count_from_offsets != count:
+        raise KafkaError(
+            ErrorCode.INVALID_RECORD,
+            f"Inconsistent batch offset range [0, {header.last_offset_delta}] and count of records {count}",
+        )
+    if header.attributes & CONTROL_MASK:
+        raise KafkaError(ErrorCode.INVALID_RECORD, "Clients are not allowed to write control records")
+    if header.producer_id >= 0 and header.base_sequence < 0:
+        raise KafkaError(
+            ErrorCode.INVALID_RECORD,
+            f"Invalid sequence number {header.base_sequence} in record batch with producerId "
+            f"{header.producer_id}",
+        )
+
+
+# ------------------------------------------------------------------ records and timestamps
+
+
+def _validate_records_and_timestamps(
+    buf: memoryview, header: BatchHeader, config: LogConfig, now_ms: int
+) -> tuple[int, bool]:
+    """Record checks and timestamp policy; returns (log_append_time, whether bytes changed)."""
+    size = header.size
+    count = header.records_count
+    section = buf[HEADER_SIZE:size]
+    compressed = header.compression != compression.NONE
+    compacted = "compact" in config.cleanup_policy
+    if not compressed and len(section) < count * MIN_RECORD_SIZE:
+        raise KafkaError(
+            ErrorCode.INVALID_RECORD,
+            f"Incorrect declared batch size: {count} records cannot fit in {len(section)} bytes",
+        )
+
+    data: bytes | None = None
+    scan: _RecordScan | None = None
+    if compressed:
+        data = _decompress(header.compression, section, max_decompressed_bytes(config))
+        scan = _scan_records(data, count, check_keys=compacted)
+    elif compacted:
+        # Kafka needs a key on every record of a compacted topic: only then is an
+        # uncompressed batch walked on the produce path.
+        data = bytes(section)
+        scan = _scan_records(data, count, check_keys=True)
+
+    errors: list[_RecordError] = list(scan.errors) if scan is not None else []
+    client_log_append = bool(header.attributes & TIMESTAMP_TYPE_MASK)
+
+    if config.log_append_time:
+        if client_log_append:
+            # LogValidator.validateTimestamp refuses every record of such a batch.
+            errors.extend(
+                (i, _LOG_APPEND_TIME_FROM_CLIENT, ErrorCode.INVALID_TIMESTAMP) for i in range(count)
+            )
+        _raise_record_errors(errors)
+        set_log_append_time(buf, 0, size, now_ms)
+        return now_ms, True
+
+    lo = now_ms - config.message_timestamp_before_max_ms
+    hi = now_ms + config.message_timestamp_after_max_ms
+    if client_log_append:
+        # Every record's timestamp is the batch maxTimestamp; Kafka checks it and stores the
+        # batch as CreateTime (DefaultRecordBatch.setMaxTimestamp(CREATE_TIME, max)).
+        ts = header.max_timestamp
+        if ts == NO_TIMESTAMP:
+            errors.extend(
+                (i, _LOG_APPEND_TIME_FROM_CLIENT, ErrorCode.INVALID_TIMESTAMP) for i in range(count)
+            )
+        elif ts < lo or ts > hi:
+            errors.extend(
+                (i, _timestamp_error(ts, i, lo, hi), ErrorCode.INVALID_TIMESTAMP) for i in range(count)
+            )
+        _raise_record_errors(errors)
+        _set_max_timestamp(buf, size, ts, log_append_time=False)
+        return NO_TIMESTAMP, True
+
+    base_ts = header.base_timestamp
+    if scan is None:
+        # Uncompressed and not walked: the header's first and max timestamps stand for the
+        # records. Only when one is out of range are the records walked, to name the bad ones.
+        max_ts = header.max_timestamp
+        if not (
+            (max_ts != NO_TIMESTAMP and (max_ts < lo or max_ts > hi))
+            or (
+                base_ts != NO_TIMESTAMP
+                and not header.attributes & DELETE_HORIZON_MASK
+                and (base_ts < lo or base_ts > hi)
+            )
+        ):
+            return NO_TIMESTAMP, False
+        data = bytes(section)
+        scan = _scan_records(data, count, check_keys=False, timestamp_range=(base_ts, lo, hi))
+        # Kafka assigns offsets of uncompressed records without looking at their deltas.
+        errors = [e for e in scan.errors if e[2] is ErrorCode.INVALID_TIMESTAMP]
+    elif scan.min_delta <= scan.max_delta and (
+        base_ts + scan.min_delta < lo or base_ts + scan.max_delta > hi
+    ):
+        assert data is not None
+        timed = _scan_records(data, count, check_keys=False, timestamp_range=(base_ts, lo, hi))
+        errors.extend(e for e in timed.errors if e[2] is ErrorCode.INVALID_TIMESTAMP)
+    _raise_record_errors(errors)
+    true_max = scan.max_timestamp(base_ts)
+    if true_max != header.max_timestamp:
+        # LogValidator: setMaxTimestamp(CREATE_TIME, maxTimestamp of the records).
+        _set_max_timestamp(buf, size, true_max, log_append_time=False)
+        return NO_TIMESTAMP, True
+    return NO_TIMESTAMP, False
+
+
+# (batch index, message, INVALID_RECORD or INVALID_TIMESTAMP)
+_RecordError = tuple[int, str, ErrorCode]
+
+_LOG_APPEND_TIME_FROM_CLIENT = (
+    "Invalid timestamp type in message. Producer should not set timestamp type to LogAppendTime."
+)
+
+
+def _timestamp_error(ts: int, index: int, lo: int, hi: int) -> str:
+    return (
+        f"Timestamp {ts} of message with offset {index} is out of range. "
+        f"The timestamp should be within [{lo}, {hi}]"
+    )
+
+
+def _raise_record_errors(errors: list[_RecordError]) -> None:
+    """LogValidator.processRecordErrors: INVALID_TIMESTAMP if any record has a bad timestamp."""
+    if not errors:
+        return
+    errors.sort(key=lambda e: e[0])
+    pairs = [(i, m) for i, m, _ in errors]
+    if any(code is ErrorCode.INVALID_TIMESTAMP for _, _, code in errors):
+        raise RecordValidationError(
+            ErrorCode.INVALID_TIMESTAMP,
+            "One or more records have been rejected due to invalid timestamp",
+            pairs,
+        )
+    shown = ", ".join(f"({i}, {m})" for i, m in pairs[:3])
+    raise RecordValidationError(
+        ErrorCode.INVALID_RECORD,
+        f"One or more records have been rejected due to {len(pairs)} record errors in total, "
+        f"and only showing the first three errors at most: [{shown}]",
+        pairs,
+    )
+
+
+def _set_max_timestamp(buf: memoryview, size: int, timestamp: int, *, log_append_time: bool) -> None:
+    """DefaultRecordBatch.setMaxTimestamp: timestamp type bit + maxTimestamp, CRC recomputed."""
+    (attrs,) = _ATTRS.unpack_from(buf, ATTRIBUTES_OFFSET)
+    attrs = attrs | TIMESTAMP_TYPE_MASK if log_append_time else attrs & ~TIMESTAMP_TYPE_MASK
+    _ATTRS.pack_into(buf, ATTRIBUTES_OFFSET, attrs)
+    _I64.pack_into(buf, _MAX_TIMESTAMP_OFFSET, timestamp)
+    _CRC.pack_into(buf, CRC_OFFSET, compute_crc(buf, 0, size))
+
+
+# ---------------------------------------------------------------------------- record walk
+
+
+@dataclass(slots=True)
+class _RecordScan:
+    min_delta: int  # smallest timestampDelta (a huge sentinel when there are no records)
+    max_delta: int
+    errors: list[tuple[int, str, ErrorCode]]
+
+    def max_timestamp(self, base: int) -> int:
+        """Kafka's maxTimestamp of the records: the largest timestamp, at least NO_TIMESTAMP."""
+        if self.max_delta < self.min_delta:
+            return NO_TIMESTAMP
+        return max(NO_TIMESTAMP, base + self.max_delta)
+
+
+def _read_varint_slow(data: Any, pos: int, max_bytes: int, index: int) -> tuple[int, int]:
+    """A zigzag varint of up to ``max_bytes`` bytes (5 for int32, 10 for int64)."""
+    result = 0
+    shift = 0
+    for _ in range(max_bytes):
+        b = data[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        if b < 0x80:
+            return (result >> 1) ^ -(result & 1), pos
+        shift += 7
+    raise _MalformedRecord(index, "Found invalid record structure: varint is too long")
+
+
+def _scan_records(
+    data: bytes,
+    count: int,
+    *,
+    check_keys: bool,
+    timestamp_range: tuple[int, int, int] | None = None,
+) -> _RecordScan:
+    """Walk ``count`` records as Kafka's DefaultRecord.readFrom does (structure only, values skipped).
+
+    Structure errors raise KafkaError(INVALID_RECORD). Offset deltas that are not the record's
+    index, null keys (``check_keys``) and, with ``timestamp_range`` = (base, lo, hi), timestamps
+    outside [lo, hi] are collected as record errors.
+    """
+    n = len(data)
+    if count * MIN_RECORD_SIZE > n:
+        raise RecordValidationError(
+            ErrorCode.INVALID_RECORD,
+            "Incorrect declared batch size, premature EOF reached",
+            [(0, "Incorrect declared batch size, premature EOF reached")],
+        )
+    slow = _read_varint_slow
+    errors: list[_RecordError] = []
+    min_delta = 1 << 64
+    max_delta = -(1 << 64)
+    base = lo = hi = 0
+    if timestamp_range is not None:
+        base, lo, hi = timestamp_range
+    pos = 0
+    i = 0
+    try:
+        for i in range(count):
+            b = data[pos]
+            if b < 0x80:
+                length = (b >> 1) ^ -(b & 1)
+                pos += 1
+            else:
+                length, pos = slow(data, pos, 5, i)
+            start = pos
+            end = pos + length
+            if length < 0 or end > n:
+                raise _MalformedRecord(i, "Incorrect declared batch size, premature EOF reached")
+            pos += 1  # attributes (unused in magic 2)
+            b = data[pos]
+            if b < 0x80:
+                ts_delta = (b >> 1) ^ -(b & 1)
+                pos += 1
+            else:
+                ts_delta, pos = slow(data, pos, 10, i)
+            b = data[pos]
+            if b < 0x80:
+                off_delta = (b >> 1) ^ -(b & 1)
+                pos += 1
+            else:
+                off_delta, pos = slow(data, pos, 5, i)
+            b = data[pos]
+            if b < 0x80:
+                key_len = (b >> 1) ^ -(b & 1)
+                pos += 1
+            else:
+                key_len, pos = slow(data, pos, 5, i)
+            if key_len >= 0:
+                if key_len > end - pos:
+                    raise _MalformedRecord(i, "Found invalid record structure: key runs past the record")
+                pos += key_len
+            elif check_keys:
+                errors.append(
+                    (i, "Compacted topic cannot accept message without key", ErrorCode.INVALID_RECORD)
+                )
+            b = data[pos]
+            if b < 0x80:
+                value_len = (b >> 1) ^ -(b & 1)
+                pos += 1
+            else:
+                value_len, pos = slow(data, pos, 5, i)
+            if value_len >= 0:
+                if value_len > end - pos:
+                    raise _MalformedRecord(i, "Found invalid record structure: value runs past the record")
+                pos += value_len
+            b = data[pos]
+            if b < 0x80:
+                headers = (b >> 1) ^ -(b & 1)
+                pos += 1
+            else:
+                headers, pos = slow(data, pos, 5, i)
+            if headers < 0:
+                raise _MalformedRecord(i, f"Found invalid number of record headers {headers}")
+            if headers > end - pos:
+                raise _MalformedRecord(
+                    i, f"Found invalid number of record headers. {headers} is larger than the remaining size"
+                )
+            for _ in range(headers):
+                hk, pos = slow(data, pos, 5, i)
+                if hk < 0:
+                    raise _MalformedRecord(i, "Invalid negative header key size")
+                pos += hk
+                hv, pos = slow(data, pos, 5, i)
+                if hv > 0:
+                    pos += hv
+            if pos != end:
+                raise _MalformedRecord(
+                    i,
+                    f"Invalid record size: expected to read {length} bytes in record payload, "
+                    f"but instead read {pos - start}",
+                )
+            if off_delta != i:
+                errors.append(
+                    (
+                        i,
+                        f"Record offset delta {off_delta} is not its index {i} in the batch",
+                        ErrorCode.INVALID_RECORD,
+                    )
+                )
+            if ts_delta < min_delta:
+                min_delta = ts_delta
+            if ts_delta > max_delta:
+                max_delta = ts_delta
+            if timestamp_range is not None:
+                ts = base + ts_delta
+                if ts != NO_TIMESTAMP and (ts < lo or ts > hi):
+                    errors.append((i, _timestamp_error(ts, i, lo, hi), ErrorCode.INVALID_TIMESTAMP))
+    except IndexError:
+        raise _invalid_record(i, "Incorrect declared batch size, premature EOF reached") from None
+    except _MalformedRecord as exc:
+        raise _invalid_record(exc.index, exc.message) from None
+    if pos != n:
+        raise _invalid_record(count - 1, "Incorrect declared batch size, records still remaining in file")
+    return _RecordScan(min_delta, max_delta, errors)
+
+
+def _invalid_record(index: int, message: str) -> RecordValidationError:
+    return RecordValidationError(ErrorCode.INVALID_RECORD, message, [(index, message)])
+
+
+# ---------------------------------------------------------------------------- decompression
+
+
+def _decompress(codec: int, raw: memoryview, limit: int) -> bytes:
+    """Inflate a records section, refusing more than ``limit`` bytes of output."""
+    try:
+        if codec == compression.GZIP:
+            return _gunzip_bounded(raw, limit)
+        if codec == compression.SNAPPY:
+            return _snappy_bounded(raw, limit)
+        return _frame_bounded(codec, raw, limit)
+    except _DecompressedTooLarge:
+        raise KafkaError(
+            ErrorCode.MESSAGE_TOO_LARGE,
+            f"The {compression.NAMES[codec]} record batch decompresses to more than {limit} bytes",
+        ) from None
+    except (compression.CompressionError, zlib.error, cramjam.DecompressionError, ValueError) as exc:
+        raise KafkaError(
+            ErrorCode.CORRUPT_MESSAGE, f"Failed to decompress {compression.NAMES[codec]} records: {exc}"
+        ) from None
+
+
+def _gunzip_bounded(raw: memoryview, limit: int) -> bytes:
+    out = bytearray()
+    data = bytes(raw)
+    if not data:
+        raise compression.CompressionError("empty gzip stream")
+    while data:  # concatenated members, as Java's GZIPInputStream reads them
+        d = zlib.decompressobj(wbits=31)
+        out += d.decompress(data, limit - len(out) + 1)
+        if len(out) > limit:
+            raise _DecompressedTooLarge
+        if not d.eof:
+            raise compression.CompressionError("truncated gzip stream")
+        data = d.unused_data
+    return bytes(out)
+
+
+def _snappy_bounded(raw: memoryview, limit: int) -> bytes:
+    # Raw snappy blocks state their uncompressed length up front: check it before inflating.
+    if len(raw) >= 16 and bytes(raw[:8]) == compression.XERIAL_MAGIC:
+        total = 0
+        pos = 16
+        while pos < len(raw):
+            if pos + 4 > len(raw):
+                raise compression.CompressionError("truncated xerial snappy block header")
+            (n,) = _I32.unpack_from(raw, pos)
+            pos += 4
+            if n < 0 or pos + n > len(raw):
+                raise compression.CompressionError("truncated xerial snappy block")
+            total += cramjam.snappy.decompress_raw_len(raw[pos : pos + n])
+            if total > limit:
+                raise _DecompressedTooLarge
+            pos += n
+    elif cramjam.snappy.decompress_raw_len(raw) > limit:
+        raise _DecompressedTooLarge
+    return compression.decompress(compression.SNAPPY, raw)
+
+
+_TOO_SMALL = "failed to write whole buffer"
+
+
+def _frame_bounded(codec: int, raw: memoryview, limit: int) -> bytes:
+    """lz4 frame / zstd into a growing buffer: the codec stops when the buffer is full."""
+    module = cramjam.lz4 if codec == compression.LZ4 else cramjam.zstd
+    data = bytes(raw)
+    size = min(limit, max(64 * 1024, 8 * len(data)))
+    while True:
+        out = bytearray(size)
+        try:
+            n = module.decompress_into(data, out)
+        except cramjam.DecompressionError as exc:
+            if _TOO_SMALL not in str(exc):
+                raise
+            if size >= limit:
+                raise _DecompressedTooLarge from None
+            size = min(limit, size * 4)
+            continue
+        del out[n:]
+        return bytes(out)
