@@ -1,0 +1,160 @@
+"""Leader-epoch cache of a partition, persisted as ``leader-epoch-checkpoint``.
+
+Kafka's ``LeaderEpochFileCache``: an ordered list of (epoch, start offset)
+entries, one per leader epoch that wrote to the log, saved (atomically, in
+``LeaderEpochCheckpointFile``'s text format) whenever it changes. It answers
+OffsetsForLeaderEpoch (``end_offset_for``) and the leader epoch of
+ListOffsets results.
+
+Not thread-safe: mutated on the event loop only.
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+from pathlib import Path
+from typing import NamedTuple
+
+from storage.checkpoints import LEADER_EPOCH_CHECKPOINT, CheckpointError, LeaderEpochCheckpointFile
+
+log = logging.getLogger(__name__)
+
+UNDEFINED_EPOCH = -1
+UNDEFINED_EPOCH_OFFSET = -1
+
+
+class EpochEntry(NamedTuple):
+    epoch: int
+    start_offset: int
+
+
+class EpochEndOffset(NamedTuple):
+    """Kafka's ``endOffsetFor`` answer: (leader epoch, end offset)."""
+
+    leader_epoch: int
+    end_offset: int
+
+
+class LeaderEpochFileCache:
+    def __init__(self, partition_dir: Path, *, checkpoint: bool = True) -> None:
+        self.path = partition_dir / LEADER_EPOCH_CHECKPOINT
+        self._file = LeaderEpochCheckpointFile(self.path)
+        self._checkpoint = checkpoint
+        self._epochs: list[int] = []
+        self._offsets: list[int] = []
+        if checkpoint:
+            if not self.path.exists():
+                # Kafka's CheckpointFile creates the (empty) file with the partition.
+                self.path.touch()
+            try:
+                entries = self._file.read()
+            except CheckpointError as exc:
+                # Kafka would fail the log dir; the cache is rebuilt from the batches instead.
+                log.warning("ignoring unreadable %s (%s); epochs rebuilt from the log", self.path, exc)
+                entries = []
+            for epoch, start in entries:
+                self._put(EpochEntry(epoch, start))
+
+    # ------------------------------------------------------------------ queries
+
+    def entries(self) -> list[EpochEntry]:
+        return [EpochEntry(e, o) for e, o in zip(self._epochs, self._offsets, strict=True)]
+
+    @property
+    def latest_epoch(self) -> int | None:
+        return self._epochs[-1] if self._epochs else None
+
+    def latest_entry(self) -> EpochEntry | None:
+        return EpochEntry(self._epochs[-1], self._offsets[-1]) if self._epochs else None
+
+    def earliest_entry(self) -> EpochEntry | None:
+        return EpochEntry(self._epochs[0], self._offsets[0]) if self._epochs else None
+
+    def epoch_for_offset(self, offset: int) -> int | None:
+        """The epoch whose range holds ``offset`` (Kafka's ``epochForOffset``)."""
+        i = bisect.bisect_right(self._offsets, offset) - 1
+        return self._epochs[i] if i >= 0 else None
+
+    def end_offset_for(self, requested_epoch: int, log_end_offset: int) -> EpochEndOffset:
+        """Kafka's ``LeaderEpochFileCache.endOffsetFor``.
+
+        The latest epoch ends at the log end offset; an older epoch ends where
+        the next greater epoch starts, reported with the greatest known epoch
+        <= the requested one; an epoch below every known one gets the
+        requested epoch and the first start offset; unknown -> (-1, -1).
+        """
+        if requested_epoch == UNDEFINED_EPOCH or not self._epochs:
+            return EpochEndOffset(UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET)
+        if self._epochs[-1] == requested_epoch:
+            return EpochEndOffset(requested_epoch, log_end_offset)
+        higher = bisect.bisect_right(self._epochs, requested_epoch)
+        if higher >= len(self._epochs):
+            return EpochEndOffset(UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET)
+        floor = higher - 1
+        if floor < 0:
+            return EpochEndOffset(requested_epoch, self._offsets[higher])
+        return EpochEndOffset(self._epochs[floor], self._offsets[higher])
+
+    # ------------------------------------------------------------------ changes
+
+    def assign(self, epoch: int, start_offset: int) -> bool:
+        """Record that ``epoch`` starts at ``start_offset``; True if the cache changed.
+
+        Kafka's ``assign``: nothing to do if the epoch is already the latest one
+        with an earlier start; otherwise entries with an epoch >= it or a start
+        offset >= its start are dropped first (they are no longer monotonic).
+        """
+        if epoch < 0 or start_offset < 0:
+            raise ValueError(f"Received invalid partition leader epoch entry ({epoch}, {start_offset})")
+        latest = self.latest_entry()
+        if latest is not None and latest.epoch == epoch and start_offset >= latest.start_offset:
+            return False
+        while self._epochs and (self._epochs[-1] >= epoch or self._offsets[-1] >= start_offset):
+            self._epochs.pop()
+            self._offsets.pop()
+        self._put(EpochEntry(epoch, start_offset))
+        self._flush()
+        return True
+
+    def _put(self, entry: EpochEntry) -> None:
+        if self._epochs and (entry.epoch <= self._epochs[-1] or entry.start_offset < self._offsets[-1]):
+            # An unordered checkpoint: keep the cache monotonic as Kafka's assign does.
+            while self._epochs and (
+                self._epochs[-1] >= entry.epoch or self._offsets[-1] >= entry.start_offset
+            ):
+                self._epochs.pop()
+                self._offsets.pop()
+        self._epochs.append(entry.epoch)
+        self._offsets.append(entry.start_offset)
+
+    def truncate_from_end(self, end_offset: int) -> None:
+        """Drop epochs starting at or after ``end_offset`` (log truncated to it)."""
+        if self._offsets and end_offset <= self._offsets[-1]:
+            n = bisect.bisect_left(self._offsets, end_offset)
+            del self._epochs[n:]
+            del self._offsets[n:]
+            self._flush()
+
+    def truncate_from_start(self, start_offset: int) -> None:
+        """Drop epochs wholly before ``start_offset``; the one spanning it now starts there.
+
+        Kafka's ``truncateFromStart`` (log start offset moved forward).
+        """
+        if not self._offsets or start_offset <= self._offsets[0]:
+            return
+        n = bisect.bisect_right(self._offsets, start_offset) - 1  # the entry spanning start_offset
+        del self._epochs[:n]
+        del self._offsets[:n]
+        self._offsets[0] = start_offset
+        self._flush()
+
+    def clear(self) -> None:
+        if self._epochs:
+            self._epochs.clear()
+            self._offsets.clear()
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._checkpoint:
+            self._file.write(self.entries())

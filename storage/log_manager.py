@@ -1,0 +1,603 @@
+"""Every partition log under ``log.dirs`` (Kafka's ``LogManager``).
+
+Per log directory:
+
+- ``meta.properties`` (``ensure_meta_properties``), ``.lock`` (held while running);
+- ``recovery-point-offset-checkpoint``, ``log-start-offset-checkpoint`` and
+  ``replication-offset-checkpoint`` (high watermarks), Kafka's text files,
+  written atomically;
+- ``.kafka_cleanshutdown``: written last by a clean ``shutdown``; at startup
+  its presence skips recovery and it is removed. Without it, every segment
+  from each partition's recovery point on is scanned and cut after its last
+  valid batch (``PartitionLog``);
+- ``<topic>-<partition>`` partition directories; ``-delete`` directories
+  (deleted topics) are removed, ``-future``/``-stray`` ones are left alone.
+
+The first log directory also holds ``topic-config-overrides.json``, Moldau's
+record of per-topic config overrides (Kafka keeps them in ZooKeeper):
+``{"version": 1, "topics": {"<topic>": {"<config>": value}}}``.
+
+Threading: ``startup`` and ``shutdown`` may run in an executor while nothing
+else touches the logs; everything else runs on the event loop.
+``run_background_tasks`` runs retention, flushing (fsync in the default
+executor), checkpointing and producer expiry until cancelled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import json
+import logging
+import os
+import shutil
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from protocol.errors import ErrorCode, KafkaError
+from storage.checkpoints import (
+    HIGH_WATERMARK_CHECKPOINT,
+    LOG_START_OFFSET_CHECKPOINT,
+    RECOVERY_POINT_CHECKPOINT,
+    CheckpointError,
+    OffsetCheckpointFile,
+    atomic_write,
+    fsync_dir,
+)
+from storage.log_config import LogConfig
+from storage.partition_log import (
+    DELETE_DIR_SUFFIX,
+    FUTURE_DIR_SUFFIX,
+    STRAY_DIR_SUFFIX,
+    PartitionLog,
+    ProducerStateOptions,
+    parse_topic_partition,
+)
+from storage.partition_metadata import (
+    MetadataFileError,
+    MetaProperties,
+    random_kafka_uuid,
+    read_meta_properties,
+    read_partition_metadata,
+    uuid_to_kafka_str,
+    write_meta_properties,
+    write_partition_metadata,
+)
+
+log = logging.getLogger(__name__)
+
+CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown"
+LOCK_FILE = ".lock"
+TOPIC_OVERRIDES_FILE = "topic-config-overrides.json"
+TOPIC_OVERRIDES_VERSION = 1
+PROGRESS_LOG_INTERVAL_S = 5.0
+
+__all__ = [
+    "CLEAN_SHUTDOWN_FILE",
+    "TOPIC_OVERRIDES_FILE",
+    "LogManager",
+    "LogManagerIntervals",
+    "ProducerStateOptions",
+    "TopicInfo",
+]
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+@dataclass(frozen=True)
+class LogManagerIntervals:
+    """Background task periods in ms (Kafka's names in the comments)."""
+
+    retention_check_ms: int = 300_000  # log.retention.check.interval.ms
+    flush_check_ms: int = 1_000  # how often flush.ms is checked (log.flush.scheduler.interval.ms)
+    recovery_point_checkpoint_ms: int = 60_000  # log.flush.offset.checkpoint.interval.ms
+    log_start_offset_checkpoint_ms: int = 60_000  # log.flush.start.offset.checkpoint.interval.ms
+    high_watermark_checkpoint_ms: int = 5_000  # replica.high.watermark.checkpoint.interval.ms
+    producer_expiration_check_ms: int = 600_000  # producer.id.expiration.check.interval.ms
+
+
+@dataclass(frozen=True)
+class TopicInfo:
+    topic_id: uuid.UUID
+    partitions: int
+    overrides: dict[str, Any] = field(default_factory=dict)
+
+
+class LogDirError(RuntimeError):
+    """A log directory that cannot be used (locked by another process, inconsistent metadata)."""
+
+
+class LogManager:
+    def __init__(
+        self,
+        log_dirs: Sequence[Path],
+        topic_defaults: Mapping[str, Any],
+        *,
+        producer_state: ProducerStateOptions | None = None,
+        intervals: LogManagerIntervals | None = None,
+        time_ms: Callable[[], int] = _now_ms,
+    ) -> None:
+        if not log_dirs:
+            raise ValueError("log.dirs is empty")
+        self.log_dirs = [Path(d) for d in log_dirs]
+        self.topic_defaults = dict(topic_defaults)
+        self.producer_state_options = producer_state or ProducerStateOptions()
+        self.intervals = intervals or LogManagerIntervals()
+        self._time_ms = time_ms
+        self._logs: dict[tuple[str, int], PartitionLog] = {}
+        self._topic_ids: dict[str, uuid.UUID] = {}
+        self._overrides: dict[str, dict[str, Any]] = {}
+        self._dirs_to_delete: list[Path] = []
+        self._lock_fds: list[int] = []
+        self._flush_wakeup: asyncio.Event | None = None
+        self._last_progress_log = 0.0
+        self._started = False
+
+    # ------------------------------------------------------------------ startup / shutdown
+
+    def startup(self) -> None:
+        """Lock the log dirs and load every partition (recovering after an unclean shutdown)."""
+        for d in self.log_dirs:
+            d.mkdir(parents=True, exist_ok=True)
+            self._lock_dir(d)
+        self._overrides = self._read_overrides()
+        started = time.monotonic()
+        for d in self.log_dirs:
+            self._load_dir(d)
+        self._started = True
+        log.info(
+            "loaded %d partition logs of %d topics from %s in %.0f ms",
+            len(self._logs),
+            len(self._topic_ids),
+            ", ".join(str(d) for d in self.log_dirs),
+            (time.monotonic() - started) * 1000,
+        )
+
+    def _lock_dir(self, d: Path) -> None:
+        fd = os.open(d / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise LogDirError(
+                f"Failed to acquire lock on file .lock in {d}. A Kafka instance in another process "
+                "or thread is using this directory."
+            ) from None
+        self._lock_fds.append(fd)
+
+    def _read_offsets(self, d: Path, name: str) -> dict[tuple[str, int], int]:
+        try:
+            return OffsetCheckpointFile(d / name).read()
+        except (CheckpointError, OSError, UnicodeDecodeError) as exc:
+            # Kafka: "Error occurred while reading ... resetting to empty"; recovery covers it.
+            log.warning("ignoring unreadable %s: %s", d / name, exc)
+            return {}
+
+    def _load_dir(self, d: Path) -> None:
+        marker = d / CLEAN_SHUTDOWN_FILE
+        clean = marker.exists()
+        recovery_points = self._read_offsets(d, RECOVERY_POINT_CHECKPOINT)
+        start_offsets = self._read_offsets(d, LOG_START_OFFSET_CHECKPOINT)
+        high_watermarks = self._read_offsets(d, HIGH_WATERMARK_CHECKPOINT)
+        if not clean:
+            log.info("%s: no clean shutdown marker; recovering unflushed segments", d)
+        entries = sorted(p for p in d.iterdir() if p.is_dir())
+        for path in entries:
+            name = path.name
+            if name.endswith(DELETE_DIR_SUFFIX):
+                log.info("removing deleted partition directory %s", path)
+                shutil.rmtree(path, ignore_errors=True)
+                continue
+            if name.endswith((FUTURE_DIR_SUFFIX, STRAY_DIR_SUFFIX)):
+                log.warning("skipping %s (future and stray replicas are not supported)", path)
+                continue
+            parsed = parse_topic_partition(name)
+            if parsed is None:
+                continue
+            if parsed in self._logs:
+                raise LogDirError(
+                    f"Duplicate log directories for {name}: {self._logs[parsed].dir} and {path}"
+                )
+            topic, _ = parsed
+            topic_id = self._topic_id_for(path, topic)
+            plog = PartitionLog(
+                path,
+                self._config_for(topic),
+                topic_id=topic_id,
+                log_start_offset=start_offsets.get(parsed, 0),
+                recovery_point=recovery_points.get(parsed, 0),
+                high_watermark=high_watermarks.get(parsed, 0),
+                had_clean_shutdown=clean,
+                producer_state=self.producer_state_options,
+                time_ms=self._time_ms,
+                progress=self._log_progress,
+            )
+            self._register(plog)
+        if clean:
+            marker.unlink()
+            fsync_dir(d)
+
+    def _topic_id_for(self, path: Path, topic: str) -> uuid.UUID:
+        try:
+            topic_id = read_partition_metadata(path)
+        except (MetadataFileError, OSError) as exc:
+            log.warning("%s: unreadable partition.metadata (%s); rewriting it", path, exc)
+            topic_id = None
+        known = self._topic_ids.get(topic)
+        if topic_id is None:
+            topic_id = known or random_kafka_uuid()
+            write_partition_metadata(path, topic_id)
+        elif known is not None and known != topic_id:
+            raise LogDirError(
+                f"{path}: topic id {uuid_to_kafka_str(topic_id)} differs from "
+                f"{uuid_to_kafka_str(known)} of the other partitions of {topic}"
+            )
+        self._topic_ids[topic] = topic_id
+        return topic_id
+
+    def _log_progress(self, what: str, done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - self._last_progress_log >= PROGRESS_LOG_INTERVAL_S:
+            self._last_progress_log = now
+            log.info(
+                "recovering %s: %d of %d bytes (%.0f%%)", what, done, total, 100.0 * done / max(total, 1)
+            )
+
+    def _register(self, plog: PartitionLog) -> None:
+        self._logs[(plog.topic, plog.partition)] = plog
+        plog.on_flush_needed = self._request_flush
+
+    def shutdown(self) -> None:
+        """Flush, snapshot and close every log, write checkpoints and the clean-shutdown marker."""
+        failed_dirs: set[Path] = set()
+        for plog in list(self._logs.values()):
+            try:
+                plog.mark_flushed(plog.flush())
+                plog.close()
+            except Exception:
+                log.exception("%s: error while closing", plog.name)
+                failed_dirs.add(plog.dir.parent)
+        for d in self.log_dirs:
+            if d in failed_dirs:
+                continue
+            try:
+                self._write_checkpoints(d, self._checkpoint_data(d))
+            except OSError:
+                log.exception("%s: cannot write checkpoints", d)
+                failed_dirs.add(d)
+        self._delete_pending_dirs()
+        for d in self.log_dirs:
+            if d in failed_dirs:
+                log.warning("%s: not marked clean; its logs will be recovered at the next start", d)
+                continue
+            # Kafka 3.7+ (CleanShutdownFileHandler) writes this JSON; older Kafka an empty file.
+            atomic_write(d / CLEAN_SHUTDOWN_FILE, b'{"version":0,"brokerEpoch":-1}')
+        for fd in self._lock_fds:
+            with contextlib.suppress(OSError):
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+        self._lock_fds.clear()
+        self._logs.clear()
+        log.info("log manager shut down cleanly")
+
+    # ------------------------------------------------------------------ meta.properties
+
+    def ensure_meta_properties(self, broker_id: int, cluster_id: str | None) -> tuple[int, str]:
+        """Check or write ``meta.properties`` in every log dir; returns (broker id, cluster id).
+
+        As Kafka's ZooKeeper-mode broker: a stored broker.id must equal the
+        configured one (InconsistentBrokerIdException) unless none is
+        configured (-1), and all dirs must agree on the cluster id
+        (InconsistentClusterIdException). A new cluster id is a random Kafka Uuid.
+        """
+        stored: dict[Path, MetaProperties] = {}
+        for d in self.log_dirs:
+            meta = read_meta_properties(d)
+            if meta is not None:
+                stored[d] = meta
+        ids = {m.broker_id for m in stored.values()}
+        clusters = {m.cluster_id for m in stored.values() if m.cluster_id is not None}
+        if len(ids) > 1:
+            raise LogDirError(f"BrokerMetadata is not consistent across log.dirs: broker ids {sorted(ids)}")
+        if len(clusters) > 1:
+            raise LogDirError(
+                f"BrokerMetadata is not consistent across log.dirs: cluster ids {sorted(clusters)}"
+            )
+        stored_id = ids.pop() if ids else None
+        if broker_id >= 0 and stored_id is not None and stored_id != broker_id:
+            raise LogDirError(
+                f"Configured broker.id {broker_id} doesn't match stored broker.id Some({stored_id}) in "
+                "meta.properties. If you moved your data, make sure your configured broker.id matches."
+            )
+        final_id = broker_id if broker_id >= 0 else (stored_id if stored_id is not None else 0)
+        stored_cluster = clusters.pop() if clusters else None
+        if cluster_id and stored_cluster and cluster_id != stored_cluster:
+            raise LogDirError(
+                f"The Cluster ID {cluster_id} doesn't match stored clusterId Some({stored_cluster}) in "
+                "meta.properties. The broker is trying to join the wrong cluster."
+            )
+        final_cluster = stored_cluster or cluster_id or uuid_to_kafka_str(random_kafka_uuid())
+        wanted = MetaProperties(final_id, final_cluster)
+        for d in self.log_dirs:
+            if stored.get(d) != wanted:
+                write_meta_properties(d, wanted)
+        return final_id, final_cluster
+
+    # ------------------------------------------------------------------ queries
+
+    def get_log(self, topic: str, partition: int) -> PartitionLog | None:
+        return self._logs.get((topic, partition))
+
+    def logs(self) -> list[PartitionLog]:
+        return list(self._logs.values())
+
+    def topics(self) -> dict[str, TopicInfo]:
+        counts: dict[str, int] = {}
+        for topic, _ in self._logs:
+            counts[topic] = counts.get(topic, 0) + 1
+        return {
+            name: TopicInfo(self._topic_ids[name], n, dict(self._overrides.get(name, {})))
+            for name, n in sorted(counts.items())
+        }
+
+    def topic_config(self, name: str) -> LogConfig:
+        return self._config_for(name)
+
+    def _config_for(self, topic: str) -> LogConfig:
+        return LogConfig.from_values(self.topic_defaults, self._overrides.get(topic))
+
+    # ------------------------------------------------------------------ topic changes
+
+    def create_topic(
+        self, name: str, partitions: int, topic_id: uuid.UUID, overrides: Mapping[str, Any]
+    ) -> list[PartitionLog]:
+        """Create ``partitions`` empty partition logs with their ``partition.metadata``."""
+        if name in self._topic_ids:
+            raise KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, f"Topic '{name}' already exists.")
+        if partitions <= 0:
+            raise KafkaError(ErrorCode.INVALID_PARTITIONS, "Number of partitions must be larger than 0.")
+        if overrides:
+            self._overrides[name] = dict(overrides)
+            self._write_overrides()
+        self._topic_ids[name] = topic_id
+        return [self._create_log(name, p, topic_id) for p in range(partitions)]
+
+    def add_partitions(self, name: str, new_total: int) -> list[PartitionLog]:
+        info = self.topics().get(name)
+        if info is None:
+            raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"Topic '{name}' does not exist.")
+        if new_total <= info.partitions:
+            raise KafkaError(
+                ErrorCode.INVALID_PARTITIONS,
+                f"Topic currently has {info.partitions} partitions, which is higher than the requested {new_total}.",
+            )
+        return [self._create_log(name, p, info.topic_id) for p in range(info.partitions, new_total)]
+
+    def _next_log_dir(self) -> Path:
+        """Kafka's ``nextLogDirs``: the dir holding the fewest partitions."""
+        counts = {d: 0 for d in self.log_dirs}
+        for plog in self._logs.values():
+            parent = plog.dir.parent
+            if parent in counts:
+                counts[parent] += 1
+        return min(self.log_dirs, key=lambda d: counts[d])
+
+    def _create_log(self, topic: str, partition: int, topic_id: uuid.UUID) -> PartitionLog:
+        if (topic, partition) in self._logs:
+            raise KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, f"Partition {topic}-{partition} already exists.")
+        path = self._next_log_dir() / f"{topic}-{partition}"
+        if path.exists() and any(path.iterdir()):
+            raise LogDirError(f"{path} already exists and is not empty")
+        path.mkdir(parents=True, exist_ok=True)
+        write_partition_metadata(path, topic_id)
+        fsync_dir(path.parent)
+        plog = PartitionLog(
+            path,
+            self._config_for(topic),
+            topic_id=topic_id,
+            producer_state=self.producer_state_options,
+            time_ms=self._time_ms,
+        )
+        self._register(plog)
+        log.info("created log for partition %s in %s", plog.name, path.parent)
+        return plog
+
+    def delete_topic(self, name: str) -> None:
+        """Kafka's ``asyncDelete``: each partition dir is renamed ``<dir>.<uuid>-delete``, then removed."""
+        if name not in self._topic_ids:
+            raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic.")
+        for key in sorted(k for k in self._logs if k[0] == name):
+            plog = self._logs.pop(key)
+            plog.close_handlers()
+            target = plog.dir.with_name(_delete_dir_name(plog.topic, plog.partition))
+            os.replace(plog.dir, target)
+            self._dirs_to_delete.append(target)
+            with contextlib.suppress(OSError):
+                fsync_dir(target.parent)
+        del self._topic_ids[name]
+        if self._overrides.pop(name, None) is not None:
+            self._write_overrides()
+        if self._flush_wakeup is None:
+            # No background task to remove them later: do it now.
+            self._delete_pending_dirs()
+        else:
+            self._flush_wakeup.set()
+        log.info("deleted topic %s", name)
+
+    def _delete_pending_dirs(self) -> None:
+        pending, self._dirs_to_delete = self._dirs_to_delete, []
+        for path in pending:
+            shutil.rmtree(path, ignore_errors=True)
+
+    def set_topic_overrides(self, name: str, overrides: Mapping[str, Any]) -> None:
+        """Replace a topic's config overrides (persisted), and apply them to its logs."""
+        if name not in self._topic_ids:
+            raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"Topic '{name}' does not exist.")
+        if overrides:
+            self._overrides[name] = dict(overrides)
+        else:
+            self._overrides.pop(name, None)
+        self._write_overrides()
+        config = self._config_for(name)
+        for (topic, _), plog in self._logs.items():
+            if topic == name:
+                plog.config = config
+
+    # ------------------------------------------------------------------ overrides file
+
+    @property
+    def _overrides_path(self) -> Path:
+        return self.log_dirs[0] / TOPIC_OVERRIDES_FILE
+
+    def _read_overrides(self) -> dict[str, dict[str, Any]]:
+        path = self._overrides_path
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as exc:
+            raise LogDirError(f"{path} is unreadable: {exc}") from None
+        if not isinstance(data, dict) or data.get("version") != TOPIC_OVERRIDES_VERSION:
+            raise LogDirError(f"{path}: unsupported content (expected version {TOPIC_OVERRIDES_VERSION})")
+        topics = data.get("topics", {})
+        return {str(k): dict(v) for k, v in topics.items()}
+
+    def _write_overrides(self) -> None:
+        data = {"version": TOPIC_OVERRIDES_VERSION, "topics": self._overrides}
+        atomic_write(self._overrides_path, json.dumps(data, indent=2, sort_keys=True).encode() + b"\n")
+
+    # ------------------------------------------------------------------ checkpoints
+
+    def _checkpoint_data(self, d: Path) -> dict[str, dict[tuple[str, int], int]]:
+        """The three offset checkpoints of one log dir, read on the loop."""
+        logs = [(k, plog) for k, plog in self._logs.items() if plog.dir.parent == d]
+        return {
+            RECOVERY_POINT_CHECKPOINT: {k: plog.recovery_point for k, plog in logs},
+            # Kafka checkpoints only start offsets above the first segment's base.
+            LOG_START_OFFSET_CHECKPOINT: {
+                k: plog.log_start_offset
+                for k, plog in logs
+                if plog.log_start_offset > plog.segments()[0].base_offset
+            },
+            HIGH_WATERMARK_CHECKPOINT: {k: plog.high_watermark for k, plog in logs},
+        }
+
+    @staticmethod
+    def _write_checkpoints(d: Path, data: Mapping[str, Mapping[tuple[str, int], int]]) -> None:
+        for name, offsets in data.items():
+            OffsetCheckpointFile(d / name).write(offsets)
+
+    def checkpoint_now(self) -> None:
+        """Write all three checkpoints of every log dir (synchronously)."""
+        for d in self.log_dirs:
+            self._write_checkpoints(d, self._checkpoint_data(d))
+
+    async def _checkpoint_async(self, name: str) -> None:
+        loop = asyncio.get_running_loop()
+        for d in self.log_dirs:
+            data = {name: self._checkpoint_data(d)[name]}
+            await loop.run_in_executor(None, self._write_checkpoints, d, data)
+
+    # ------------------------------------------------------------------ background tasks
+
+    def _request_flush(self, _plog: PartitionLog) -> None:
+        if self._flush_wakeup is not None:
+            self._flush_wakeup.set()
+
+    async def flush_log(self, plog: PartitionLog, up_to: int | None = None) -> int:
+        """fsync a log in the default executor, then advance its recovery point on the loop."""
+        loop = asyncio.get_running_loop()
+        offset = await loop.run_in_executor(None, plog.flush, up_to)
+        if not plog.closed:
+            plog.mark_flushed(offset, self._time_ms())
+        return offset
+
+    async def _flush_pass(self) -> None:
+        now = self._time_ms()
+        for plog in list(self._logs.values()):
+            if not plog.closed and plog.flush_due(now):
+                await self.flush_log(plog)
+        for plog in list(self._logs.values()):
+            plog.purge_deleted_files(now)
+        if self._dirs_to_delete:
+            await asyncio.get_running_loop().run_in_executor(None, self._delete_pending_dirs)
+
+    async def _flusher(self) -> None:
+        wakeup = self._flush_wakeup
+        assert wakeup is not None
+        period = self.intervals.flush_check_ms / 1000
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(wakeup.wait(), timeout=period)
+            wakeup.clear()
+            try:
+                await self._flush_pass()
+            except Exception:
+                log.exception("error while flushing logs")
+
+    async def _retention_pass(self) -> None:
+        now = self._time_ms()
+        for plog in list(self._logs.values()):
+            if plog.closed:
+                continue
+            try:
+                plog.delete_old_segments(now)
+                plog.purge_deleted_files(now)
+            except Exception:
+                log.exception("%s: error while deleting old segments", plog.name)
+
+    async def _expire_producers(self) -> None:
+        now = self._time_ms()
+        for plog in list(self._logs.values()):
+            if not plog.closed:
+                plog.producer_state.remove_expired_producers(now)
+
+    @staticmethod
+    async def _every(period_ms: int, job: Callable[[], Awaitable[None]], name: str) -> None:
+        while True:
+            await asyncio.sleep(period_ms / 1000)
+            try:
+                await job()
+            except Exception:
+                log.exception("background task %s failed", name)
+
+    async def run_background_tasks(self) -> None:
+        """Retention, flush, checkpoints and producer expiry, until cancelled."""
+        self._flush_wakeup = asyncio.Event()
+        iv = self.intervals
+        try:
+            await asyncio.gather(
+                self._flusher(),
+                self._every(iv.retention_check_ms, self._retention_pass, "retention"),
+                self._every(
+                    iv.recovery_point_checkpoint_ms,
+                    lambda: self._checkpoint_async(RECOVERY_POINT_CHECKPOINT),
+                    "recovery-point checkpoint",
+                ),
+                self._every(
+                    iv.log_start_offset_checkpoint_ms,
+                    lambda: self._checkpoint_async(LOG_START_OFFSET_CHECKPOINT),
+                    "log-start-offset checkpoint",
+                ),
+                self._every(
+                    iv.high_watermark_checkpoint_ms,
+                    lambda: self._checkpoint_async(HIGH_WATERMARK_CHECKPOINT),
+                    "high-watermark checkpoint",
+                ),
+                self._every(iv.producer_expiration_check_ms, self._expire_producers, "producer expiry"),
+            )
+        finally:
+            self._flush_wakeup = None
+
+
+def _delete_dir_name(topic: str, partition: int) -> str:
+    """Kafka's ``logDeleteDirName``: ``<topic>-<p>.<uuid hex>-delete``, the topic cut to fit 255 characters."""
+    suffix = f"-{partition}.{uuid.uuid4().hex}{DELETE_DIR_SUFFIX}"
+    return topic[: 255 - len(suffix)] + suffix

@@ -1,0 +1,963 @@
+"""The log of one partition: Kafka's ``UnifiedLog`` + ``LocalLog`` (+ ``LogLoader``).
+
+A partition directory ``<topic>-<partition>`` holds segments (``storage.segment``),
+``leader-epoch-checkpoint``, ``partition.metadata`` and producer ``.snapshot``
+files. This class owns the offsets (log start, log end, high watermark,
+recovery point), the append path, reads, rolls, retention and recovery.
+
+Append path (``append_as_leader``), O(1) Python work per batch: validate
+(header, CRC) -> producer-state check (a duplicate answers with the original
+offsets and appends nothing) -> assign offsets by patching baseOffset and
+partitionLeaderEpoch in place (outside the CRC) -> maybe roll -> one
+``os.pwrite`` -> index bookkeeping -> producer-state update.
+
+Threading: every method runs on the event loop, except ``flush``, which only
+fsyncs (opening files by path) and may run in an executor while the loop keeps
+appending. ``flush`` returns the offset it made durable; the caller then calls
+``mark_flushed`` on the loop, which advances ``recovery_point``. The segment
+list is replaced, never mutated in place, so ``flush`` iterates a snapshot.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import random
+import time
+import uuid
+from bisect import bisect_right
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from protocol.errors import ErrorCode, KafkaError
+from protocol.record_batch import (
+    HEADER,
+    HEADER_SIZE,
+    LOG_APPEND_TIME,
+    LOG_OVERHEAD,
+    NO_TIMESTAMP,
+    BatchHeader,
+    set_base_offset,
+    set_partition_leader_epoch,
+)
+from protocol.records import decode_batch
+from storage.checkpoints import fsync_dir
+from storage.leader_epoch import EpochEndOffset, LeaderEpochFileCache
+from storage.log_config import LogConfig
+from storage.log_validator import validate_batch_for_append
+from storage.producer_state import AppendOrigin, ProducerStateManager
+from storage.segment import (
+    CLEANED_SUFFIX,
+    DELETED_SUFFIX,
+    INDEX_SUFFIX,
+    LOG_SUFFIX,
+    SWAP_SUFFIX,
+    TIME_INDEX_SUFFIX,
+    LogSegment,
+    offset_from_filename,
+)
+
+log = logging.getLogger(__name__)
+
+# ListOffsets special timestamps (ListOffsetsRequest)
+LATEST_TIMESTAMP = -1
+EARLIEST_TIMESTAMP = -2
+MAX_TIMESTAMP = -3
+EARLIEST_LOCAL_TIMESTAMP = -4
+LATEST_TIERED_TIMESTAMP = -5
+
+DELETE_DIR_SUFFIX = "-delete"
+FUTURE_DIR_SUFFIX = "-future"
+STRAY_DIR_SUFFIX = "-stray"
+
+_HEADER_CHUNK = 64 * 1024
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+@dataclass(frozen=True)
+class ProducerStateOptions:
+    """Producer-state settings the broker fills from its config."""
+
+    producer_id_expiration_ms: int = 86_400_000
+    batch_window: int = 5
+    duplicate_sequence_error: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class LogAppendInfo:
+    """Result of an append (Kafka's ``LogAppendInfo``).
+
+    For a duplicate, base_offset/last_offset/log_append_time are those of the
+    original batch, as Kafka answers a retried batch.
+    """
+
+    base_offset: int
+    last_offset: int
+    log_append_time: int
+    log_start_offset: int
+    num_records: int
+    size: int
+    duplicate: bool = False
+
+
+class FileSlice(NamedTuple):
+    """A byte range of a segment file, for readers that serve bytes straight from disk."""
+
+    path: Path
+    position: int
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class FetchDataInfo:
+    """Whole batches read from one segment, plus where they lie in it."""
+
+    records: bytes
+    slices: tuple[FileSlice, ...]
+    fetch_offset: int
+
+
+class TimestampAndOffset(NamedTuple):
+    """ListOffsets answer; leader_epoch -1 when unknown."""
+
+    timestamp: int
+    offset: int
+    leader_epoch: int
+
+
+class SegmentRange(NamedTuple):
+    """A segment and the byte range of it that holds committed batches (for Spark)."""
+
+    base_offset: int
+    path: Path
+    start_position: int
+    end_position: int
+    end_offset: int  # one past the last offset in the range (an upper bound if offsets have gaps)
+
+
+def parse_topic_partition(dir_name: str) -> tuple[str, int] | None:
+    """``<topic>-<partition>`` -> (topic, partition); None for anything else."""
+    topic, sep, part = dir_name.rpartition("-")
+    if not sep or not topic or not part.isdigit():
+        return None
+    return topic, int(part)
+
+
+def is_partition_dir_name(dir_name: str) -> bool:
+    if dir_name.endswith((DELETE_DIR_SUFFIX, FUTURE_DIR_SUFFIX, STRAY_DIR_SUFFIX)):
+        return False
+    return parse_topic_partition(dir_name) is not None
+
+
+class PartitionLog:
+    """One partition's segmented log. Construct to load (and recover) its directory."""
+
+    def __init__(
+        self,
+        directory: Path,
+        config: LogConfig,
+        *,
+        topic_id: uuid.UUID | None = None,
+        log_start_offset: int = 0,
+        recovery_point: int = 0,
+        high_watermark: int = 0,
+        had_clean_shutdown: bool = True,
+        producer_state: ProducerStateOptions | None = None,
+        time_ms: Callable[[], int] = _now_ms,
+        progress: Callable[[str, int, int], None] | None = None,
+    ) -> None:
+        parsed = parse_topic_partition(directory.name)
+        if parsed is None:
+            raise ValueError(f"{directory} is not a <topic>-<partition> directory")
+        self.topic, self.partition = parsed
+        self.topic_id = topic_id
+        self.dir = directory
+        self.config = config
+        self._time_ms = time_ms
+        self._progress = progress
+        directory.mkdir(parents=True, exist_ok=True)
+        opts = producer_state or ProducerStateOptions()
+        self.producer_state = ProducerStateManager(
+            directory,
+            producer_id_expiration_ms=opts.producer_id_expiration_ms,
+            batch_window=opts.batch_window,
+            duplicate_sequence_error=opts.duplicate_sequence_error,
+            time_ms=time_ms,
+        )
+        self.leader_epoch_cache = LeaderEpochFileCache(directory)
+        self._segments: tuple[LogSegment, ...] = ()
+        self._bases: tuple[int, ...] = ()
+        self.log_start_offset = log_start_offset
+        self.log_end_offset = 0
+        self.high_watermark = 0
+        self.recovery_point = 0
+        self.last_flush_ms = time_ms()
+        # Called (on the loop) when flush.messages is reached or a segment rolled.
+        self.on_flush_needed: Callable[[PartitionLog], None] | None = None
+        self._pending_deletes: list[tuple[int, list[Path]]] = []
+        self._closed = False
+        self._load(log_start_offset, recovery_point, had_clean_shutdown)
+        self.high_watermark = min(max(high_watermark, self.log_start_offset), self.log_end_offset)
+
+    def __repr__(self) -> str:
+        return f"PartitionLog({self.topic}-{self.partition}, start={self.log_start_offset}, end={self.log_end_offset})"
+
+    @property
+    def name(self) -> str:
+        return f"{self.topic}-{self.partition}"
+
+    # ------------------------------------------------------------------ loading (LogLoader)
+
+    def _new_segment(self, base_offset: int, *, active: bool = True) -> LogSegment:
+        cfg = self.config
+        jitter = 0
+        if cfg.segment_jitter_ms > 0:
+            # LogConfig.randomSegmentJitter
+            jitter = random.randrange(min(cfg.segment_jitter_ms, cfg.segment_ms))
+        return LogSegment(
+            self.dir,
+            base_offset,
+            index_interval_bytes=cfg.index_interval_bytes,
+            max_index_size=cfg.segment_index_bytes,
+            rolling_jitter_ms=jitter,
+            created_ms=self._time_ms(),
+            active=active,
+        )
+
+    def _set_segments(self, segments: list[LogSegment]) -> None:
+        # Replace, never mutate: flush() may iterate the old tuple from another thread.
+        self._segments = tuple(segments)
+        self._bases = tuple(s.base_offset for s in segments)
+
+    def _clean_leftover_files(self) -> None:
+        """Remove ``.deleted``/``.cleaned``/``.tmp`` files and finish interrupted swaps."""
+        for path in list(self.dir.iterdir()):
+            name = path.name
+            if name.endswith((DELETED_SUFFIX, CLEANED_SUFFIX)) or name.endswith(".tmp"):
+                log.info("%s: deleting leftover file %s", self.name, name)
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
+        for path in sorted(self.dir.glob("*" + LOG_SUFFIX + SWAP_SUFFIX)):
+            self._complete_swap(path)
+        for path in list(self.dir.iterdir()):
+            if path.name.endswith(SWAP_SUFFIX):  # index swap files without a log swap file
+                path.unlink()
+
+    def _complete_swap(self, swap_log: Path) -> None:
+        """A ``.swap`` segment was committed by Kafka's cleaner: it replaces the segments it covers."""
+        base = offset_from_filename(swap_log.name)
+        seg = LogSegment(
+            self.dir,
+            base,
+            index_interval_bytes=self.config.index_interval_bytes,
+            max_index_size=self.config.segment_index_bytes,
+            active=False,
+            suffix=SWAP_SUFFIX,
+        )
+        try:
+            next_offset = seg.read_next_offset()
+        finally:
+            seg.close_handlers()
+        for log_file in self.dir.glob("*" + LOG_SUFFIX):
+            other = offset_from_filename(log_file.name)
+            if base <= other < next_offset:
+                prefix = log_file.name[: -len(LOG_SUFFIX)]
+                for suffix in (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX, ".txnindex"):
+                    with contextlib.suppress(FileNotFoundError):
+                        (self.dir / (prefix + suffix)).unlink()
+        prefix = swap_log.name[: -len(LOG_SUFFIX + SWAP_SUFFIX)]
+        for suffix in (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX, ".txnindex"):
+            src = self.dir / (prefix + suffix + SWAP_SUFFIX)
+            if src.exists():
+                os.replace(src, self.dir / (prefix + suffix))
+        log.info("%s: completed the swap of segment %d", self.name, base)
+
+    def _load(self, log_start_offset: int, recovery_point: int, clean: bool) -> None:
+        self._clean_leftover_files()
+        bases = sorted(offset_from_filename(p.name) for p in self.dir.glob("*" + LOG_SUFFIX))
+        present = set(bases)
+        for pattern in ("*" + INDEX_SUFFIX, "*" + TIME_INDEX_SUFFIX, "*.txnindex"):
+            for idx in self.dir.glob(pattern):
+                if offset_from_filename(idx.name) not in present:
+                    log.info("%s: deleting index %s that has no log file", self.name, idx.name)
+                    idx.unlink()
+        segments: list[LogSegment] = []
+        needs_recovery: set[int] = set()
+        for base in bases:
+            seg = LogSegment(
+                self.dir,
+                base,
+                index_interval_bytes=self.config.index_interval_bytes,
+                max_index_size=self.config.segment_index_bytes,
+                created_ms=self._time_ms(),
+                active=False,
+            )
+            if not seg.index.path.exists() or not seg.time_index.path.exists():
+                log.info("%s: index files of segment %d are missing; rebuilding them", self.name, base)
+                needs_recovery.add(base)
+            else:
+                try:
+                    seg.index.sanity_check()
+                    seg.time_index.sanity_check()
+                except (ValueError, OSError) as exc:
+                    log.warning("%s: corrupt index of segment %d (%s); rebuilding it", self.name, base, exc)
+                    needs_recovery.add(base)
+            segments.append(seg)
+
+        # Kafka's LogLoader.recoverLog: after an unclean shutdown every segment from the
+        # one holding the recovery point onwards is scanned; a bad batch ends the log.
+        first_unflushed = 0
+        if not clean and segments:
+            first_unflushed = max(0, bisect_right([s.base_offset for s in segments], recovery_point) - 1)
+        i = 0
+        while i < len(segments):
+            seg = segments[i]
+            if (not clean and i >= first_unflushed) or seg.base_offset in needs_recovery:
+                result = self._recover_segment(seg, i, len(segments))
+                if result.truncated_bytes and i + 1 < len(segments):
+                    later = segments[i + 1 :]
+                    log.warning(
+                        "%s: deleting %d segment(s) after the corruption at offset %s: %s",
+                        self.name,
+                        len(later),
+                        result.next_offset,
+                        [s.base_offset for s in later],
+                    )
+                    for s in later:
+                        s.delete_files()
+                    del segments[i + 1 :]
+                if i + 1 < len(segments):
+                    seg.on_become_inactive()
+            i += 1
+
+        if not segments:
+            segments.append(self._new_segment(log_start_offset))
+        last = segments[-1]
+        last.make_active()
+        last.rebuild_state_after_load()
+        self._set_segments(segments)
+        log_end = last.read_next_offset()
+
+        # Kafka: the log start offset is the checkpointed one, at least the first base offset;
+        # if the log ends before it (data lost in a crash), start over there.
+        start = max(log_start_offset, segments[0].base_offset)
+        if log_end < log_start_offset:
+            log.warning(
+                "%s: log end offset %d is below the log start offset %d; truncating fully",
+                self.name,
+                log_end,
+                log_start_offset,
+            )
+            self._replace_all_segments(log_start_offset)
+            start = log_end = log_start_offset
+        self.log_start_offset = start
+        self.log_end_offset = log_end
+        if clean:
+            self.recovery_point = log_end
+        else:
+            self.recovery_point = min(recovery_point, log_end)
+
+        cache = self.leader_epoch_cache
+        cache.truncate_from_end(log_end)
+        cache.truncate_from_start(start)
+        self._load_producer_state()
+
+    def _recover_segment(self, seg: LogSegment, index: int, count: int) -> Any:
+        total = seg.size
+        reporter = self._progress
+        name = self.name
+        cache = self.leader_epoch_cache
+
+        def on_batch(header: BatchHeader) -> None:
+            # LogSegment.recover: a batch with a greater epoch starts that epoch.
+            epoch = header.partition_leader_epoch
+            latest = cache.latest_epoch
+            if epoch >= 0 and (latest is None or epoch > latest):
+                cache.assign(epoch, header.base_offset)
+
+        def progress(done: int) -> None:
+            if reporter is not None:
+                reporter(f"{name} segment {seg.base_offset} ({index + 1}/{count})", done, total)
+
+        result = seg.recover(min_offset=seg.base_offset, on_batch=on_batch, progress=progress)
+        if result.truncated_bytes:
+            log.warning(
+                "%s: found invalid data in segment %d at byte %d (%s); truncated %d bytes",
+                self.name,
+                seg.base_offset,
+                result.valid_bytes,
+                result.reason,
+                result.truncated_bytes,
+            )
+        return result
+
+    def _replace_all_segments(self, base_offset: int) -> None:
+        for seg in self._segments:
+            seg.delete_files()
+        self._set_segments([self._new_segment(base_offset)])
+
+    def _load_producer_state(self) -> None:
+        """Kafka's ``rebuildProducerState``: newest snapshot, then replay the batches after it."""
+        ps = self.producer_state
+        replay_from = ps.load(self.log_start_offset, self.log_end_offset)
+        replay_from = max(replay_from, self.log_start_offset)
+        replayed = 0
+        for _seg, header in self.iter_headers(replay_from):
+            if header.producer_id >= 0:
+                ps.update(header, header.base_offset, header.max_timestamp, AppendOrigin.REPLICATION)
+                replayed += 1
+        ps.update_map_end_offset(self.log_end_offset)
+        if replayed:
+            log.info("%s: replayed %d producer batches from offset %d", self.name, replayed, replay_from)
+
+    # ------------------------------------------------------------------ views
+
+    @property
+    def active_segment(self) -> LogSegment:
+        return self._segments[-1]
+
+    def segments(self) -> tuple[LogSegment, ...]:
+        return self._segments
+
+    @property
+    def size_in_bytes(self) -> int:
+        return sum(s.size for s in self._segments)
+
+    @property
+    def last_stable_offset(self) -> int:
+        """Transactions are not implemented: everything below the high watermark is stable."""
+        return self.high_watermark
+
+    @property
+    def unflushed_messages(self) -> int:
+        """Kafka's ``unflushedMessages``: offsets past the recovery point."""
+        return self.log_end_offset - self.recovery_point
+
+    def iter_headers(
+        self, from_offset: int, to_offset: int | None = None
+    ) -> Iterator[tuple[LogSegment, BatchHeader]]:
+        """Headers of the batches holding offsets in [from_offset, to_offset), in order.
+
+        Reads 64 KiB chunks and decodes 61-byte headers only (replay, tools).
+        """
+        segments = self._segments
+        bases = self._bases
+        end = self.log_end_offset if to_offset is None else to_offset
+        i = max(0, bisect_right(bases, from_offset) - 1)
+        for seg in segments[i:]:
+            if seg.base_offset >= end:
+                return
+            start_pos = 0
+            if seg.base_offset < from_offset:
+                found = seg.translate_offset(from_offset)
+                if found is None:
+                    continue
+                start_pos = found.position
+            for _pos, header in _iter_segment_headers(seg, start_pos):
+                if header.base_offset >= end:
+                    return
+                yield seg, header
+
+    def segment_ranges(self, max_offset: int | None = None) -> list[SegmentRange]:
+        """Segments and the byte ranges holding offsets below ``max_offset`` (default: high watermark).
+
+        Read-only, for the Spark data source: whole batches, from the log start
+        offset's segment on. The first range may begin before the log start
+        offset (segments are deleted whole); readers skip those records.
+        """
+        limit = self.high_watermark if max_offset is None else min(max_offset, self.log_end_offset)
+        segments = self._segments
+        out: list[SegmentRange] = []
+        for i, seg in enumerate(segments):
+            seg_end = self._bases[i + 1] if i + 1 < len(segments) else self.log_end_offset
+            if seg_end <= self.log_start_offset and i + 1 < len(segments):
+                continue
+            if seg.base_offset >= limit:
+                break
+            if limit >= seg_end:
+                out.append(SegmentRange(seg.base_offset, seg.log_path, 0, seg.size, seg_end))
+            else:
+                cut = seg.translate_offset(limit)
+                end_pos = cut.position if cut is not None else seg.size
+                if end_pos > 0:
+                    out.append(SegmentRange(seg.base_offset, seg.log_path, 0, end_pos, limit))
+                break
+        return out
+
+    # ------------------------------------------------------------------ append
+
+    def append_as_leader(
+        self,
+        records: memoryview,
+        leader_epoch: int,
+        *,
+        now_ms: int | None = None,
+        origin: AppendOrigin = AppendOrigin.CLIENT,
+    ) -> LogAppendInfo:
+        """Validate and append one batch (``records`` is patched in place); KafkaError if refused."""
+        if self._closed:
+            raise KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, f"Log {self.name} is closed")
+        now = self._time_ms() if now_ms is None else now_ms
+        validated = validate_batch_for_append(records, config=self.config, now_ms=now, origin=origin)
+        header = validated.header
+        ps = self.producer_state
+        if header.producer_id >= 0:
+            duplicate = ps.check_append(header, origin)
+            if duplicate is not None:
+                # UnifiedLog.append: a duplicate answers the original batch's offsets and
+                # timestamp (as LogAppendTime), and nothing is written.
+                return LogAppendInfo(
+                    duplicate.first_offset,
+                    duplicate.last_offset,
+                    duplicate.timestamp,
+                    self.log_start_offset,
+                    header.records_count,
+                    header.size,
+                    True,
+                )
+        base = self.log_end_offset
+        last = base + header.last_offset_delta
+        size = header.size
+        max_ts = header.max_timestamp
+        cfg = self.config
+        seg = self._segments[-1]
+        reason = seg.should_roll(
+            incoming_bytes=size,
+            max_timestamp=max_ts,
+            max_offset=last,
+            now_ms=now,
+            segment_bytes=cfg.segment_bytes,
+            segment_ms=cfg.segment_ms,
+        )
+        if reason is not None:
+            seg = self.roll(reason)
+        set_base_offset(records, 0, base)
+        set_partition_leader_epoch(records, 0, leader_epoch)
+        try:
+            seg.append(records[:size], last, max_ts)
+        except OSError as exc:
+            log.error("%s: append at offset %d failed: %s", self.name, base, exc)
+            raise KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, f"Error while appending to {self.name}: {exc}")
+        self.log_end_offset = last + 1
+        if leader_epoch >= 0 and leader_epoch != self.leader_epoch_cache.latest_epoch:
+            self.leader_epoch_cache.assign(leader_epoch, base)
+        if header.producer_id >= 0:
+            ps.update(header, base, max_ts, origin)
+        ps.update_map_end_offset(last + 1)
+        if (
+            self.log_end_offset - self.recovery_point >= cfg.flush_messages
+            and self.on_flush_needed is not None
+        ):
+            self.on_flush_needed(self)
+        append_time = validated.log_append_time if header.timestamp_type == LOG_APPEND_TIME else NO_TIMESTAMP
+        return LogAppendInfo(base, last, append_time, self.log_start_offset, header.records_count, size)
+
+    def roll(self, reason: str = "requested") -> LogSegment:
+        """Start a new active segment at the log end offset (Kafka's ``UnifiedLog.roll``)."""
+        started = time.monotonic()
+        new_base = self.log_end_offset
+        old = self._segments[-1]
+        if old.base_offset == new_base:
+            # An empty active segment at the same offset: Kafka deletes and recreates it.
+            return old
+        old.on_become_inactive()
+        for suffix in (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX):
+            stale = self.dir / (f"{new_base:020d}" + suffix)
+            if stale.exists():
+                log.warning("%s: deleting stale %s before rolling", self.name, stale.name)
+                stale.unlink()
+        seg = self._new_segment(new_base)
+        self._set_segments([*self._segments, seg])
+        # Snapshot aligned with the new segment, so recovery can start from it.
+        self.producer_state.update_map_end_offset(new_base)
+        self.producer_state.take_snapshot()
+        log.info(
+            "%s: rolled new log segment at offset %d in %.1f ms (%s)",
+            self.name,
+            new_base,
+            (time.monotonic() - started) * 1000,
+            reason,
+        )
+        if self.on_flush_needed is not None:
+            self.on_flush_needed(self)
+        return seg
+
+    def update_high_watermark(self, offset: int) -> None:
+        """Set the high watermark, kept within [log start, log end] (Kafka's ``updateHighWatermark``)."""
+        self.high_watermark = min(max(offset, self.log_start_offset), self.log_end_offset)
+
+    # ------------------------------------------------------------------ read
+
+    def _out_of_range(self, offset: int) -> KafkaError:
+        return KafkaError(
+            ErrorCode.OFFSET_OUT_OF_RANGE,
+            f"Received request for offset {offset} for partition {self.name}, but we only have "
+            f"log segments in the range {self.log_start_offset} to {self.log_end_offset}.",
+        )
+
+    def read(
+        self,
+        offset: int,
+        max_bytes: int,
+        *,
+        max_offset: int | None = None,
+        min_one_batch: bool = True,
+    ) -> FetchDataInfo:
+        """Whole batches from the one holding ``offset``, from a single segment (Kafka's ``LocalLog.read``).
+
+        Up to ``max_bytes``, but at least one whole batch when ``min_one_batch``
+        (KIP-74); nothing at or past ``max_offset`` (the high watermark for
+        consumers). KafkaError(OFFSET_OUT_OF_RANGE) outside [log start, log end].
+        """
+        leo = self.log_end_offset
+        if offset < self.log_start_offset or offset > leo:
+            raise self._out_of_range(offset)
+        limit = leo if max_offset is None else min(max_offset, leo)
+        empty = FetchDataInfo(b"", (), offset)
+        if offset >= limit:
+            return empty
+        segments = self._segments
+        bases = self._bases
+        i = max(0, bisect_right(bases, offset) - 1)
+        while i < len(segments):
+            seg = segments[i]
+            if seg.base_offset >= limit:
+                return empty
+            seg_end = bases[i + 1] if i + 1 < len(segments) else leo
+            batch = seg.translate_offset(offset)
+            if batch is None:
+                i += 1
+                continue
+            start = batch.position
+            if limit >= seg_end:
+                max_pos = seg.size
+            else:
+                cut = seg.translate_offset(limit, start)
+                max_pos = cut.position if cut is not None else seg.size
+            if max_pos <= start:
+                return empty
+            budget = max(max_bytes, batch.size) if min_one_batch else max_bytes
+            end = start + budget
+            if end >= max_pos:
+                end = max_pos
+            else:
+                end = seg.batch_boundary_at_or_before(start, end)
+            if end <= start:
+                return empty
+            data = seg.pread(start, end - start)
+            return FetchDataInfo(data, (FileSlice(seg.log_path, start, len(data)),), offset)
+        return empty
+
+    # ------------------------------------------------------------------ offsets by time / epoch
+
+    def _epoch_or_none(self, epoch: int | None) -> int:
+        return -1 if epoch is None else epoch
+
+    def fetch_offset_by_timestamp(self, timestamp: int) -> TimestampAndOffset | None:
+        """ListOffsets for one partition (Kafka's ``UnifiedLog.fetchOffsetByTimestamp``).
+
+        -2 earliest (and -4 earliest local): (-1, log start, its epoch);
+        -1 latest: (-1, log end, latest epoch); -3 max timestamp: the first
+        record carrying the largest timestamp; -5 latest tiered: (-1, -1, -1)
+        (no tiered storage); otherwise the first record with timestamp >=
+        target at or after the log start offset, or None if there is none.
+        """
+        cache = self.leader_epoch_cache
+        if timestamp in (EARLIEST_TIMESTAMP, EARLIEST_LOCAL_TIMESTAMP):
+            first = cache.earliest_entry()
+            epoch = first.epoch if first is not None and first.start_offset <= self.log_start_offset else -1
+            return TimestampAndOffset(NO_TIMESTAMP, self.log_start_offset, epoch)
+        if timestamp == LATEST_TIMESTAMP:
+            return TimestampAndOffset(
+                NO_TIMESTAMP, self.log_end_offset, self._epoch_or_none(cache.latest_epoch)
+            )
+        if timestamp == LATEST_TIERED_TIMESTAMP:
+            return TimestampAndOffset(NO_TIMESTAMP, -1, -1)
+        if timestamp == MAX_TIMESTAMP:
+            return self._max_timestamp_offset()
+        if timestamp < 0:
+            return None
+        segments = self._segments
+        target = next((s for s in segments if s.largest_timestamp() >= timestamp), None)
+        if target is None:
+            return None
+        return self._find_offset_by_timestamp(target, timestamp, self.log_start_offset)
+
+    def _find_offset_by_timestamp(
+        self, seg: LogSegment, timestamp: int, starting_offset: int
+    ) -> TimestampAndOffset | None:
+        """Kafka's ``LogSegment.findOffsetByTimestamp`` + ``FileRecords.searchForTimestamp``."""
+        entry = seg.time_index.lookup(timestamp)
+        position = seg.index.lookup(max(entry.offset, starting_offset)).position
+        for pos, header in _iter_segment_headers(seg, position):
+            if (
+                header.max_timestamp >= timestamp
+                and header.base_offset + header.last_offset_delta >= starting_offset
+            ):
+                data = seg.pread(pos, header.size)
+                for record in decode_batch(data, header):
+                    if record.timestamp >= timestamp and record.offset >= starting_offset:
+                        return TimestampAndOffset(
+                            record.timestamp, record.offset, header.partition_leader_epoch
+                        )
+        return None
+
+    def _max_timestamp_offset(self) -> TimestampAndOffset | None:
+        """KIP-734 as Kafka 3.8+: the first record with the largest timestamp (KAFKA-16310)."""
+        segments = self._segments
+        best = None
+        for seg in segments:
+            if best is None or seg.max_timestamp_so_far > best.max_timestamp_so_far:
+                best = seg
+        if best is None or best.max_timestamp_so_far < 0:
+            return None
+        max_ts = best.max_timestamp_so_far
+        position = best.index.lookup(best.offset_of_max_timestamp_so_far).position
+        for pos, header in _iter_segment_headers(best, position):
+            if header.max_timestamp == max_ts:
+                epoch = header.partition_leader_epoch
+                if header.timestamp_type == LOG_APPEND_TIME:
+                    return TimestampAndOffset(max_ts, header.base_offset, epoch)
+                data = best.pread(pos, header.size)
+                for record in decode_batch(data, header):
+                    if record.timestamp == max_ts:
+                        return TimestampAndOffset(max_ts, record.offset, epoch)
+                return None
+        return None
+
+    def leader_epoch_for_offset(self, offset: int) -> int:
+        """The leader epoch that wrote ``offset`` (Kafka's ``epochForOffset``), -1 if unknown."""
+        return self._epoch_or_none(self.leader_epoch_cache.epoch_for_offset(offset))
+
+    def end_offset_for_epoch(self, epoch: int) -> EpochEndOffset:
+        """OffsetsForLeaderEpoch: (leader epoch, end offset), (-1, -1) if unknown."""
+        return self.leader_epoch_cache.end_offset_for(epoch, self.log_end_offset)
+
+    # ------------------------------------------------------------------ log start, retention
+
+    def delete_records_before(self, offset: int) -> int:
+        """DeleteRecords: move the log start offset to ``offset`` (-1: the high watermark).
+
+        Kafka's ``maybeIncrementLogStartOffset`` with its ReplicaManager checks:
+        OFFSET_OUT_OF_RANGE below 0 or above the high watermark. Whole segments
+        below the new start are deleted by the next retention pass. Returns the
+        new log start offset (the DeleteRecords low watermark).
+        """
+        if offset == -1:
+            offset = self.high_watermark
+        if offset < 0:
+            raise KafkaError(
+                ErrorCode.OFFSET_OUT_OF_RANGE, f"The offset {offset} for partition {self.name} is not valid"
+            )
+        if offset > self.high_watermark:
+            raise KafkaError(
+                ErrorCode.OFFSET_OUT_OF_RANGE,
+                f"Cannot increment the log start offset to {offset} of partition {self.name} since it is "
+                f"larger than the high watermark {self.high_watermark}",
+            )
+        self._increment_log_start_offset(offset)
+        return self.log_start_offset
+
+    def _increment_log_start_offset(self, offset: int) -> None:
+        if offset <= self.log_start_offset:
+            return
+        self.log_start_offset = offset
+        self.leader_epoch_cache.truncate_from_start(offset)
+        self.producer_state.truncate_head(offset)
+        if self.recovery_point < offset:
+            self.recovery_point = offset
+
+    def delete_old_segments(self, now_ms: int | None = None) -> int:
+        """Retention (Kafka's ``deleteOldSegments``): segments below the log start offset,
+        then by ``retention.bytes`` and ``retention.ms`` (with cleanup.policy=delete).
+
+        Only segments wholly below the high watermark go. When every segment
+        qualifies, a new empty one is rolled first, as Kafka does, so the log
+        always keeps an active segment. Returns the number deleted.
+        """
+        now = self._time_ms() if now_ms is None else now_ms
+        deleted = self._delete_segments_while(
+            lambda seg, nxt: nxt is not None and nxt.base_offset <= self.log_start_offset,
+            "log start offset breach",
+            now,
+        )
+        if "delete" not in self.config.cleanup_policy:
+            return deleted
+        retention_bytes = self.config.retention_bytes
+        if retention_bytes >= 0:
+            excess = self.size_in_bytes - retention_bytes
+            if excess > 0:
+                budget = [excess]
+
+                def over_size(seg: LogSegment, _next: LogSegment | None) -> bool:
+                    if budget[0] - seg.size >= 0:
+                        budget[0] -= seg.size
+                        return True
+                    return False
+
+                deleted += self._delete_segments_while(over_size, "retention.bytes", now)
+        retention_ms = self.config.retention_ms
+        if retention_ms >= 0:
+            deleted += self._delete_segments_while(
+                lambda seg, _next: now - seg.largest_timestamp() > retention_ms, "retention.ms", now
+            )
+        return deleted
+
+    def _delete_segments_while(
+        self, predicate: Callable[[LogSegment, LogSegment | None], bool], reason: str, now_ms: int
+    ) -> int:
+        segments = list(self._segments)
+        deletable: list[LogSegment] = []
+        for i, seg in enumerate(segments):
+            nxt = segments[i + 1] if i + 1 < len(segments) else None
+            upper = nxt.base_offset if nxt is not None else self.log_end_offset
+            if nxt is None and seg.size == 0:
+                break
+            if self.high_watermark >= upper and predicate(seg, nxt):
+                deletable.append(seg)
+            else:
+                break
+        if not deletable:
+            return 0
+        if len(deletable) == len(segments):
+            self.roll(f"all segments are deletable by {reason}")
+        remaining = [s for s in self._segments if s not in deletable]
+        self._set_segments(remaining)
+        paths: list[Path] = []
+        for seg in deletable:
+            seg.close_handlers()
+            paths.extend(seg.rename_for_deletion())
+        log.info(
+            "%s: deleting segments %s (%s)",
+            self.name,
+            [s.base_offset for s in deletable],
+            reason,
+        )
+        self._schedule_file_deletion(paths, now_ms)
+        self._increment_log_start_offset(remaining[0].base_offset)
+        return len(deletable)
+
+    def _schedule_file_deletion(self, paths: list[Path], now_ms: int) -> None:
+        """Kafka deletes ``.deleted`` files after ``file.delete.delay.ms``."""
+        if self.config.file_delete_delay_ms <= 0:
+            _unlink_all(paths)
+        else:
+            self._pending_deletes.append((now_ms + self.config.file_delete_delay_ms, paths))
+
+    def purge_deleted_files(self, now_ms: int | None = None, *, force: bool = False) -> int:
+        """Unlink ``.deleted`` files whose delay has passed (all of them with ``force``)."""
+        now = self._time_ms() if now_ms is None else now_ms
+        due = [p for t, p in self._pending_deletes if force or t <= now]
+        self._pending_deletes = [(t, p) for t, p in self._pending_deletes if not (force or t <= now)]
+        for paths in due:
+            _unlink_all(paths)
+        return len(due)
+
+    def truncate_fully_and_start_at(self, offset: int) -> None:
+        """Drop every batch and restart the log at ``offset`` (Kafka's ``truncateFullyAndStartAt``)."""
+        self._replace_all_segments(offset)
+        self.log_start_offset = self.log_end_offset = self.recovery_point = offset
+        self.high_watermark = offset
+        self.leader_epoch_cache.clear()
+        self.producer_state.truncate_fully_and_start_at(offset)
+
+    # ------------------------------------------------------------------ flush and close
+
+    def flush_due(self, now_ms: int) -> bool:
+        """Whether ``flush.messages`` or ``flush.ms`` asks for an fsync now."""
+        if self.log_end_offset <= self.recovery_point:
+            return False
+        cfg = self.config
+        return (
+            self.log_end_offset - self.recovery_point >= cfg.flush_messages
+            or now_ms - self.last_flush_ms >= cfg.flush_ms
+            or (len(self._segments) > 1 and self._bases[-1] > self.recovery_point)
+        )
+
+    def flush(self, up_to: int | None = None) -> int:
+        """fsync everything below ``up_to`` (default: the log end offset); returns that offset.
+
+        Safe to call from an executor thread while the loop appends: it reads
+        a snapshot of the segment list and opens files by path, and changes no
+        state. Call ``mark_flushed`` with the result on the loop afterwards.
+        """
+        leo = self.log_end_offset  # data below it is already written (appends write first)
+        target = leo if up_to is None else min(up_to, leo)
+        recovery_point = self.recovery_point
+        if target <= recovery_point:
+            return target
+        segments = self._segments
+        bases = [s.base_offset for s in segments]
+        first = max(0, bisect_right(bases, recovery_point) - 1)
+        flushed_segments = 0
+        for seg in segments[first:]:
+            if seg.base_offset >= target:
+                break
+            seg.flush()
+            flushed_segments += 1
+        if flushed_segments > 1 or first + flushed_segments < len(segments):
+            # New segment files since the last flush: make their directory entries durable.
+            with contextlib.suppress(FileNotFoundError):
+                fsync_dir(self.dir)
+        return target
+
+    def mark_flushed(self, offset: int, now_ms: int | None = None) -> None:
+        """On the loop, after ``flush`` returned ``offset``: advance the recovery point."""
+        if offset > self.recovery_point:
+            self.recovery_point = min(offset, self.log_end_offset)
+        self.last_flush_ms = self._time_ms() if now_ms is None else now_ms
+
+    def close(self) -> None:
+        """Snapshot producer state and close every segment (trimming indexes). No fsync."""
+        if self._closed:
+            return
+        self._closed = True
+        self.producer_state.update_map_end_offset(self.log_end_offset)
+        self.producer_state.take_snapshot()
+        for seg in self._segments:
+            seg.close()
+        self.purge_deleted_files(force=True)
+
+    def close_handlers(self) -> None:
+        """Close file descriptors without writing anything (topic deletion)."""
+        self._closed = True
+        for seg in self._segments:
+            seg.close_handlers()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+
+def _unlink_all(paths: list[Path]) -> None:
+    for path in paths:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+
+
+def _iter_segment_headers(seg: LogSegment, start_position: int) -> Iterator[tuple[int, BatchHeader]]:
+    """(position, header) of each whole batch from ``start_position``, 64 KiB chunks."""
+    end = seg.size
+    pos = start_position
+    buf = b""
+    buf_start = pos
+    unpack = HEADER.unpack_from
+    while pos + HEADER_SIZE <= end:
+        rel = pos - buf_start
+        if rel < 0 or rel + HEADER_SIZE > len(buf):
+            buf = seg.pread(pos, min(_HEADER_CHUNK, end - pos))
+            buf_start, rel = pos, 0
+            if len(buf) < HEADER_SIZE:
+                return
+        header = BatchHeader._make(unpack(buf, rel))
+        size = header.batch_length + LOG_OVERHEAD
+        if size < HEADER_SIZE or pos + size > end:
+            return
+        yield pos, header
+        pos += size

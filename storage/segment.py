@@ -1,0 +1,526 @@
+"""One log segment: Kafka's ``LogSegment`` over ``FileRecords``, ``OffsetIndex``, ``TimeIndex``.
+
+Files (``LogFileUtils``): ``<base offset, 20 digits>.log`` holds raw RecordBatch
+v2 bytes back to back; ``.index`` and ``.timeindex`` are sparse indexes
+(``storage.index``). The ``.log`` file descriptor stays open for the segment's
+life; appends are one ``os.pwrite`` at the known end (no seek, no fstat), reads
+are ``os.pread``. Batches are never decoded past their 61-byte header here.
+
+Index rule (Kafka's ``LogSegment.append``): before writing a batch, if more
+than ``index.interval.bytes`` were appended since the last index entry, add an
+offset-index entry (the batch's last offset, the position where it starts) and
+a time-index entry (max timestamp so far and the last offset of the batch that
+carried it, only if that timestamp grew); then count the batch's bytes. The
+same rule rebuilds indexes during recovery (``LogSegment.recover``).
+
+Threading: everything runs on the event loop except ``flush``, which opens
+the files by path and fsyncs them, so it never races a close on the loop.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import struct
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+from protocol.record_batch import (
+    CURRENT_MAGIC,
+    HEADER,
+    HEADER_SIZE,
+    INT32_MAX,
+    LOG_OVERHEAD,
+    NO_TIMESTAMP,
+    BatchHeader,
+    compute_crc,
+)
+from storage.index import OffsetIndex, TimeIndex, TimestampOffset
+
+log = logging.getLogger(__name__)
+
+LOG_SUFFIX = ".log"
+INDEX_SUFFIX = ".index"
+TIME_INDEX_SUFFIX = ".timeindex"
+TXN_INDEX_SUFFIX = ".txnindex"
+DELETED_SUFFIX = ".deleted"
+CLEANED_SUFFIX = ".cleaned"
+SWAP_SUFFIX = ".swap"
+
+# baseOffset int64, batchLength int32, (epoch, magic, crc, attributes), lastOffsetDelta int32
+_BOUNDS = struct.Struct(">qi11xi")
+_BOUNDS_SIZE = _BOUNDS.size  # 27
+_MIN_BATCH_LENGTH = HEADER_SIZE - LOG_OVERHEAD  # 49
+_SCAN_CHUNK = 16 * 1024
+RECOVERY_CHUNK = 8 * 1024 * 1024
+
+
+def filename_prefix(offset: int) -> str:
+    """Kafka's ``LogFileUtils.filenamePrefixFromOffset``: 20 digits, zero padded."""
+    return f"{offset:020d}"
+
+
+def offset_from_filename(name: str) -> int:
+    return int(name.split(".", 1)[0])
+
+
+def _write_all(fd: int, data: memoryview | bytes, position: int) -> int:
+    view = memoryview(data)
+    total = len(view)
+    done = 0
+    while done < total:
+        n = os.pwrite(fd, view[done:], position + done)
+        if n <= 0:
+            raise OSError(f"short write ({done} of {total} bytes)")
+        done += n
+    return total
+
+
+def fsync_path(path: Path) -> None:
+    """fsync a file by path (a missing file, e.g. renamed for deletion, is skipped)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class BatchPosition(NamedTuple):
+    """Where a batch lies in a segment file, and the offsets it holds."""
+
+    position: int
+    size: int
+    base_offset: int
+    last_offset: int
+
+
+class RecoveryResult(NamedTuple):
+    valid_bytes: int
+    truncated_bytes: int
+    next_offset: int | None  # next offset after the last valid batch, None if none
+    reason: str | None  # why the scan stopped early, None at a clean end
+
+
+class LogSegment:
+    """A ``.log`` file of whole batches plus its two sparse indexes."""
+
+    def __init__(
+        self,
+        directory: Path,
+        base_offset: int,
+        *,
+        index_interval_bytes: int,
+        max_index_size: int,
+        rolling_jitter_ms: int = 0,
+        created_ms: int = 0,
+        active: bool = True,
+        suffix: str = "",
+    ) -> None:
+        self.dir = directory
+        self.base_offset = base_offset
+        self.index_interval_bytes = index_interval_bytes
+        self.max_index_size = max_index_size
+        self.rolling_jitter_ms = rolling_jitter_ms
+        self.created_ms = created_ms
+        prefix = filename_prefix(base_offset)
+        self.log_path = directory / (prefix + LOG_SUFFIX + suffix)
+        self._fd: int | None = os.open(self.log_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        self.size = os.fstat(self._fd).st_size
+        self.index = OffsetIndex(
+            directory / (prefix + INDEX_SUFFIX + suffix), base_offset, max_index_size, writable=active
+        )
+        self.time_index = TimeIndex(
+            directory / (prefix + TIME_INDEX_SUFFIX + suffix), base_offset, max_index_size, writable=active
+        )
+        self.bytes_since_last_index_entry = 0
+        self._max_ts: TimestampOffset | None = None  # loaded lazily from the time index
+        self._rolling_based_timestamp: int | None = None  # max timestamp of the first batch
+
+    # ------------------------------------------------------------------ state
+
+    def __repr__(self) -> str:
+        return f"LogSegment(base_offset={self.base_offset}, size={self.size}, path={self.log_path})"
+
+    @property
+    def is_open(self) -> bool:
+        return self._fd is not None
+
+    def _max_timestamp_and_offset(self) -> TimestampOffset:
+        if self._max_ts is None:
+            # Kafka's readMaxTimestampAndOffsetSoFar: the time index's last entry.
+            self._max_ts = self.time_index.last_entry()
+        return self._max_ts
+
+    @property
+    def max_timestamp_so_far(self) -> int:
+        return self._max_timestamp_and_offset().timestamp
+
+    @property
+    def offset_of_max_timestamp_so_far(self) -> int:
+        return self._max_timestamp_and_offset().offset
+
+    def largest_timestamp(self) -> int:
+        """Kafka's ``largestTimestamp``: max timestamp, or the file's mtime when no batch has one."""
+        ts = self.max_timestamp_so_far
+        if ts >= 0:
+            return ts
+        try:
+            return int(os.stat(self.log_path).st_mtime * 1000)
+        except FileNotFoundError:
+            return NO_TIMESTAMP
+
+    def _first_batch_max_timestamp(self) -> int | None:
+        if self._rolling_based_timestamp is None and self.size >= HEADER_SIZE:
+            header = self.read_header(0)
+            if header is not None:
+                self._rolling_based_timestamp = header.max_timestamp
+        return self._rolling_based_timestamp
+
+    def time_waited_for_roll(self, now_ms: int, message_timestamp: int) -> int:
+        """Kafka's ``timeWaitedForRoll``: by the first batch's timestamp, else by creation time."""
+        first = self._first_batch_max_timestamp()
+        if first is not None and first >= 0:
+            return message_timestamp - first
+        return now_ms - self.created_ms
+
+    def should_roll(
+        self,
+        *,
+        incoming_bytes: int,
+        max_timestamp: int,
+        max_offset: int,
+        now_ms: int,
+        segment_bytes: int,
+        segment_ms: int,
+    ) -> str | None:
+        """The reason to roll before this append, or None (Kafka's ``LogSegment.shouldRoll``)."""
+        if self.size > segment_bytes - incoming_bytes:
+            return "segment.bytes"
+        if (
+            self.size > 0
+            and self.time_waited_for_roll(now_ms, max_timestamp) > segment_ms - self.rolling_jitter_ms
+        ):
+            return "segment.ms"
+        if self.index.is_full():
+            return "offset index full"
+        if self.time_index.is_full():
+            return "time index full"
+        if not 0 <= max_offset - self.base_offset <= INT32_MAX:
+            return "relative offset overflow"
+        return None
+
+    # ------------------------------------------------------------------ append
+
+    def append(self, data: memoryview | bytes, last_offset: int, max_timestamp: int) -> None:
+        """Append one whole batch (offsets already assigned) at the end of the file.
+
+        Raises OSError if the write fails; the file is cut back to its old
+        size first so no partial batch is left behind.
+        """
+        fd = self._fd
+        if fd is None:
+            raise OSError(f"segment {self.log_path} is closed")
+        rel = last_offset - self.base_offset
+        if rel < 0 or rel > INT32_MAX:
+            raise ValueError(f"offset {last_offset} does not fit in segment {self.base_offset}")
+        position = self.size
+        try:
+            n = _write_all(fd, data, position)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, position)
+            raise
+        self.size = position + n
+        if position == 0:
+            self._rolling_based_timestamp = max_timestamp
+        self._index_batch(position, n, last_offset, max_timestamp)
+
+    def _index_batch(self, position: int, size: int, last_offset: int, max_timestamp: int) -> None:
+        """Kafka's per-batch index rule (shared by append and recovery)."""
+        current = self._max_timestamp_and_offset()
+        if max_timestamp > current.timestamp:
+            current = self._max_ts = TimestampOffset(max_timestamp, last_offset)
+        if self.bytes_since_last_index_entry > self.index_interval_bytes:
+            self.index.append(last_offset, position)
+            self.time_index.maybe_append(current.timestamp, current.offset)
+            self.bytes_since_last_index_entry = 0
+        self.bytes_since_last_index_entry += size
+
+    # ------------------------------------------------------------------ read
+
+    def pread(self, position: int, size: int) -> bytes:
+        fd = self._fd
+        if fd is None:
+            raise OSError(f"segment {self.log_path} is closed")
+        return os.pread(fd, size, position)
+
+    def read_header(self, position: int) -> BatchHeader | None:
+        """The 61-byte header of the batch at ``position``, None past the end."""
+        if position + HEADER_SIZE > self.size:
+            return None
+        raw = self.pread(position, HEADER_SIZE)
+        if len(raw) < HEADER_SIZE:
+            return None
+        return BatchHeader._make(HEADER.unpack(raw))
+
+    def iter_batch_positions(
+        self, start_position: int = 0, end_position: int | None = None
+    ) -> Iterator[BatchPosition]:
+        """Positions, sizes and offsets of whole batches in [start, end), reading 27-byte headers.
+
+        Stops at a partial batch or a length that cannot be a batch (the data
+        has been validated on append or recovery; this is only a walk).
+        """
+        end = self.size if end_position is None else min(end_position, self.size)
+        pos = start_position
+        buf = b""
+        buf_start = pos
+        while pos + _BOUNDS_SIZE <= end:
+            rel = pos - buf_start
+            if rel < 0 or rel + _BOUNDS_SIZE > len(buf):
+                buf = self.pread(pos, min(_SCAN_CHUNK, end - pos))
+                buf_start = pos
+                rel = 0
+                if len(buf) < _BOUNDS_SIZE:
+                    return
+            base, length, delta = _BOUNDS.unpack_from(buf, rel)
+            size = length + LOG_OVERHEAD
+            if length < _MIN_BATCH_LENGTH or pos + size > end:
+                return
+            yield BatchPosition(pos, size, base, base + delta)
+            pos += size
+
+    def translate_offset(self, offset: int, start_position: int = 0) -> BatchPosition | None:
+        """The first batch at or after ``start_position`` whose last offset >= ``offset``.
+
+        Kafka's ``LogSegment.translateOffset``: the offset index gives the start
+        of the scan, then batch headers are read forward. None if no such batch.
+        """
+        hint = self.index.lookup(offset)
+        begin = max(hint.position, start_position)
+        for batch in self.iter_batch_positions(begin):
+            if batch.last_offset >= offset:
+                return batch
+        return None
+
+    def batch_boundary_at_or_before(self, start: int, limit: int) -> int:
+        """The end of the last whole batch that starts at ``start`` and ends at or before ``limit``.
+
+        ``start`` must be a batch boundary. Uses the offset index to skip ahead,
+        then reads headers from there, so the cost is independent of the
+        number of batches in between.
+        """
+        hint = self.index.lookup_by_position(limit)
+        pos = hint.position if hint.position > start else start
+        end = pos
+        for batch in self.iter_batch_positions(pos, limit):
+            end = batch.position + batch.size
+        return end
+
+    def read_next_offset(self) -> int:
+        """Kafka's ``readNextOffset``: one past the last offset in this segment (base if empty)."""
+        start = self.index.lookup(self.index.last_offset).position if self.index.entries else 0
+        nxt = self.base_offset
+        for batch in self.iter_batch_positions(start):
+            nxt = batch.last_offset + 1
+        return nxt
+
+    # ------------------------------------------------------------------ recovery
+
+    def recover(
+        self,
+        *,
+        min_offset: int,
+        on_batch: Callable[[BatchHeader], None] | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> RecoveryResult:
+        """Rebuild the indexes from the log and cut it after its last whole valid batch.
+
+        Kafka's ``LogSegment.recover``. A batch is valid when its length can hold
+        a header and fits in the file, its magic is 2, its CRC-32C matches, its
+        base offset is not below ``min_offset`` nor below the previous batch's
+        end, and its last offset fits in the segment. ``on_batch`` sees every
+        valid header (leader-epoch cache); ``progress`` gets bytes scanned.
+        """
+        self.index.reset()
+        self.time_index.reset()
+        self._max_ts = TimestampOffset(NO_TIMESTAMP, self.base_offset)
+        self._rolling_based_timestamp = None
+        self.bytes_since_last_index_entry = 0
+        file_size = os.fstat(self._fd).st_size if self._fd is not None else 0
+        self.size = file_size
+        valid = 0
+        expected_min = max(min_offset, self.base_offset)
+        next_offset: int | None = None
+        reason: str | None = None
+        buf = b""
+        buf_start = 0
+        while valid < file_size:
+            rel = valid - buf_start
+            if rel + LOG_OVERHEAD > len(buf):
+                buf = self.pread(valid, min(RECOVERY_CHUNK, file_size - valid))
+                buf_start, rel = valid, 0
+                if progress is not None:
+                    progress(valid)
+                if len(buf) < LOG_OVERHEAD:
+                    reason = "partial batch header at the end of the file"
+                    break
+            _base, length = struct.unpack_from(">qi", buf, rel)
+            size = length + LOG_OVERHEAD
+            if length < _MIN_BATCH_LENGTH:
+                reason = f"batch length {length} is below the minimum"
+                break
+            if valid + size > file_size:
+                reason = "partial batch at the end of the file"
+                break
+            if rel + size > len(buf):
+                buf = self.pread(valid, max(size, min(RECOVERY_CHUNK, file_size - valid)))
+                buf_start, rel = valid, 0
+                if progress is not None:
+                    progress(valid)
+                if len(buf) < size:
+                    reason = "partial batch at the end of the file"
+                    break
+            header = BatchHeader._make(HEADER.unpack_from(buf, rel))
+            if header.magic != CURRENT_MAGIC:
+                reason = f"magic {header.magic} is not {CURRENT_MAGIC}"
+                break
+            if compute_crc(buf, rel, size) != header.crc:
+                reason = "CRC-32C mismatch"
+                break
+            last = header.base_offset + header.last_offset_delta
+            if header.last_offset_delta < 0 or header.base_offset < expected_min:
+                reason = (
+                    f"batch offsets {header.base_offset}..{last} go backwards (expected >= {expected_min})"
+                )
+                break
+            if last - self.base_offset > INT32_MAX:
+                reason = f"offset {last} does not fit in segment {self.base_offset}"
+                break
+            if valid == 0:
+                self._rolling_based_timestamp = header.max_timestamp
+            self._index_batch(valid, size, last, header.max_timestamp)
+            if on_batch is not None:
+                on_batch(header)
+            valid += size
+            expected_min = last + 1
+            next_offset = last + 1
+        truncated = file_size - valid
+        if truncated:
+            if self._fd is not None:
+                os.ftruncate(self._fd, valid)
+            self.size = valid
+        if progress is not None:
+            progress(file_size)
+        # A normally closed segment always ends its time index with the largest timestamp.
+        mts = self._max_timestamp_and_offset()
+        self.time_index.maybe_append(mts.timestamp, mts.offset, skip_full_check=True)
+        return RecoveryResult(valid, truncated, next_offset, reason if truncated else None)
+
+    def rebuild_state_after_load(self) -> None:
+        """Prime in-memory state of a segment loaded without recovery (clean shutdown)."""
+        self._max_ts = None
+        self.bytes_since_last_index_entry = 0
+
+    # ------------------------------------------------------------------ truncation
+
+    def truncate_to(self, offset: int) -> int:
+        """Remove every batch holding offsets >= ``offset``; bytes removed (Kafka's ``truncateTo``).
+
+        A batch straddling ``offset`` is removed whole, as Kafka does.
+        """
+        batch = self.translate_offset(offset)
+        if batch is None:
+            return 0
+        position = batch.position
+        self.index.truncate_to(offset)
+        self.time_index.truncate_to(offset)
+        self.index.resize(self.max_index_size)
+        self.time_index.resize(self.max_index_size)
+        removed = self.size - position
+        if self._fd is not None:
+            os.ftruncate(self._fd, position)
+        self.size = position
+        self.bytes_since_last_index_entry = 0
+        if position == 0:
+            self._rolling_based_timestamp = None
+        # Max timestamp: from the time index, then the batches after its last entry.
+        self._max_ts = self.time_index.last_entry()
+        start = self.index.lookup(self._max_ts.offset).position
+        for b in self.iter_batch_positions(start):
+            header = self.read_header(b.position)
+            if header is not None and header.max_timestamp > self._max_ts.timestamp:
+                self._max_ts = TimestampOffset(header.max_timestamp, b.last_offset)
+        return removed
+
+    # ------------------------------------------------------------------ life cycle
+
+    def on_become_inactive(self) -> None:
+        """Kafka's ``onBecomeInactiveSegment``: final time-index entry, trim both indexes."""
+        mts = self._max_timestamp_and_offset()
+        self.time_index.maybe_append(mts.timestamp, mts.offset, skip_full_check=True)
+        self.index.close()
+        self.time_index.close()
+
+    def make_active(self) -> None:
+        """Reopen the indexes for appends, preallocated (Kafka's ``resizeIndexes``)."""
+        self.index.resize(self.max_index_size)
+        self.time_index.resize(self.max_index_size)
+
+    def flush(self) -> None:
+        """fsync the log and both indexes, opening them by path (safe off the event loop)."""
+        fsync_path(self.log_path)
+        self.index.flush()
+        self.time_index.flush()
+
+    def close(self) -> None:
+        """Final time-index entry, trim and close the indexes, close the log file."""
+        if self._fd is None:
+            return
+        mts = self._max_timestamp_and_offset()
+        if mts.timestamp != NO_TIMESTAMP and self.index.writable:
+            self.time_index.maybe_append(mts.timestamp, mts.offset, skip_full_check=True)
+        self.index.close()
+        self.time_index.close()
+        os.close(self._fd)
+        self._fd = None
+
+    def close_handlers(self) -> None:
+        """Close the files without touching them (the segment is being deleted)."""
+        self.index.close_handler()
+        self.time_index.close_handler()
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def files(self) -> list[Path]:
+        return [self.log_path, self.index.path, self.time_index.path]
+
+    def rename_for_deletion(self) -> list[Path]:
+        """Rename the files to ``*.deleted`` (Kafka's ``changeFileSuffixes("", ".deleted")``)."""
+        out = []
+        for path, rename in (
+            (self.log_path, None),
+            (self.index.path, self.index.rename_to),
+            (self.time_index.path, self.time_index.rename_to),
+        ):
+            target = path.with_name(path.name + DELETED_SUFFIX)
+            if rename is not None:
+                rename(target)
+            else:
+                with contextlib.suppress(FileNotFoundError):
+                    os.replace(path, target)
+                self.log_path = target
+            out.append(target)
+        return out
+
+    def delete_files(self) -> None:
+        self.close_handlers()
+        for path in self.files():
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
