@@ -1,0 +1,427 @@
+"""The broker's ZooKeeper session (kazoo): chroot, Kafka's znodes, broker registration.
+
+What a ZK-mode Kafka broker does at start (``KafkaServer.initZkClient``,
+``KafkaZkClient``, ``ZkData`` of Kafka 2.x-3.x), kept to what Moldau needs:
+
+- ``zookeeper.connect`` is ``host:port[,host:port...][/chroot]``; a chroot is
+  created first (with a separate chroot-less session, as Kafka does) and every
+  path below is then relative to it.
+- ``zookeeper.connection.timeout.ms`` (default: the session timeout) bounds the
+  first connect; failing it stops the broker's start-up, as in Kafka.
+  ``zookeeper.session.timeout.ms`` is the session timeout asked for.
+- Kafka's persistent paths (``ZkData.PersistentZkPaths``) are created if
+  missing, so ZK-mode tools find the layout they expect.
+- The broker registers as the ephemeral ``/brokers/ids/<id>`` in Kafka's JSON
+  (``BrokerIdZNode.encode``, version 5). Its czxid is the broker epoch. A node
+  left by another session (the same broker before a kill -9, whose session has
+  not expired yet, or a second broker with the same id) is waited out in the
+  background with a warning, where Kafka would refuse to start.
+- After a session expiry kazoo builds a new session; the registration is then
+  created again.
+
+kazoo runs its own threads. Every blocking call here is made off the event
+loop (the ProducerIdManager's executor or a registration thread), and every
+request waits at most the session timeout. State changes are logged once
+each, at WARNING when ZooKeeper goes away and INFO when it returns.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kazoo.client import KazooClient, KazooState
+from kazoo.exceptions import KazooException, NodeExistsError, NoNodeError
+from kazoo.handlers.threading import KazooTimeoutError
+from kazoo.retry import KazooRetry
+
+log = logging.getLogger(__name__)
+
+BROKER_IDS_PATH = "/brokers/ids"  # BrokerIdsZNode.path
+CLUSTER_ID_PATH = "/cluster/id"  # ClusterIdZNode.path
+BROKER_JSON_VERSION = 5  # BrokerInfo for IBP >= 2.7-IV0
+CONFIG_TYPES = ("topics", "clients", "users", "brokers", "ips")  # ConfigType.ALL
+
+# ZkData.PersistentZkPaths, created at broker start (KafkaZkClient.createTopLevelPaths).
+PERSISTENT_PATHS: tuple[str, ...] = (
+    "/consumers",
+    BROKER_IDS_PATH,
+    "/brokers/topics",
+    "/config/changes",
+    "/admin/delete_topics",
+    "/brokers/seqid",
+    "/isr_change_notification",
+    "/latest_producer_id_block",
+    "/log_dir_event_notification",
+    *(f"/config/{t}" for t in CONFIG_TYPES),
+)
+
+
+class ZooKeeperError(Exception):
+    """A ZooKeeper request that could not be answered (not connected, timed out)."""
+
+
+class ZooKeeperConnectionError(ConnectionError):
+    """The first connection failed within ``zookeeper.connection.timeout.ms``: the broker cannot start."""
+
+
+def parse_zookeeper_connect(connect: str) -> tuple[str, str | None]:
+    """``host:port,host:port/chroot`` -> (hosts, chroot or None), as Kafka splits it at the first '/'."""
+    connect = connect.strip()
+    hosts, sep, rest = connect.partition("/")
+    if not hosts or any(not h.strip() for h in hosts.split(",")):
+        raise ValueError(f"zookeeper.connect {connect!r}: no host:port before the chroot")
+    if not sep or rest == "":
+        return hosts, None
+    chroot = "/" + rest
+    if chroot.endswith("/") or "//" in chroot or any(s in (".", "..") for s in chroot.split("/")[1:]):
+        raise ValueError(f"zookeeper.connect {connect!r}: invalid chroot path {chroot!r}")
+    return hosts, chroot
+
+
+@dataclass(frozen=True)
+class BrokerEndpoint:
+    """One advertised listener (Kafka's EndPoint)."""
+
+    listener_name: str
+    host: str
+    port: int
+    security_protocol: str = "PLAINTEXT"
+
+    def connection_string(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host  # Utils.formatAddress
+        return f"{self.listener_name}://{host}:{self.port}"
+
+
+@dataclass(frozen=True)
+class BrokerRegistration:
+    """What goes into ``/brokers/ids/<id>`` (Kafka's BrokerInfo)."""
+
+    broker_id: int
+    endpoints: Sequence[BrokerEndpoint]
+    rack: str | None = None
+    jmx_port: int = -1
+    # feature name -> (min_version, max_version), as in ApiVersions' SupportedFeatures
+    features: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+
+    @property
+    def path(self) -> str:
+        return f"{BROKER_IDS_PATH}/{self.broker_id}"
+
+    def to_json(self, timestamp_ms: int | None = None) -> bytes:
+        """Kafka's ``BrokerIdZNode.encode`` at version 5."""
+        if timestamp_ms is None:
+            timestamp_ms = int(time.time() * 1000)
+        # host/port: the first PLAINTEXT endpoint, for old clients that read ZooKeeper
+        plaintext = next((e for e in self.endpoints if e.security_protocol == "PLAINTEXT"), None)
+        obj: dict[str, Any] = {
+            "version": BROKER_JSON_VERSION,
+            "host": plaintext.host if plaintext else None,
+            "port": plaintext.port if plaintext else -1,
+            "endpoints": [e.connection_string() for e in self.endpoints],
+            "jmx_port": self.jmx_port,
+            "timestamp": str(timestamp_ms),
+        }
+        if self.rack is not None:
+            obj["rack"] = self.rack
+        obj["listener_security_protocol_map"] = {e.listener_name: e.security_protocol for e in self.endpoints}
+        obj["features"] = {
+            name: {"min_version": lo, "max_version": hi} for name, (lo, hi) in self.features.items()
+        }
+        return json.dumps(obj, separators=(",", ":")).encode()
+
+
+def _session_of(kz: KazooClient | None) -> int | None:
+    """The session id while connected (kazoo's client_id is None otherwise)."""
+    cid = kz.client_id if kz is not None else None
+    return cid[0] if cid else None
+
+
+class ZooKeeperClient:
+    """One kazoo session for the broker, with the chroot applied."""
+
+    def __init__(
+        self,
+        connect: str,
+        *,
+        session_timeout_ms: int,
+        connection_timeout_ms: int | None = None,
+        registration: BrokerRegistration | None = None,
+    ) -> None:
+        self.connect_string = connect
+        self.hosts, self.chroot = parse_zookeeper_connect(connect)
+        self.session_timeout_ms = session_timeout_ms
+        # Kafka: zookeeper.connection.timeout.ms defaults to the session timeout
+        self.connection_timeout_ms = connection_timeout_ms or session_timeout_ms
+        self.registration = registration
+        self.kazoo: KazooClient | None = None
+        self.broker_epoch: int | None = None  # czxid of /brokers/ids/<id> (Kafka's broker epoch)
+        self._listeners: list[Callable[[], None]] = []
+        self._lock = threading.Lock()
+        self._closing = threading.Event()
+        self._started = False
+        self._session_lost = False
+        self._registered = False
+        self._registering = False
+        self._warned_stale = False
+
+    # ------------------------------------------------------------------ lifecycle (blocking)
+
+    @property
+    def request_timeout_s(self) -> float:
+        return self.session_timeout_ms / 1000
+
+    @property
+    def connected(self) -> bool:
+        return self.kazoo is not None and self.kazoo.connected
+
+    @property
+    def session_id(self) -> int | None:
+        return _session_of(self.kazoo)
+
+    def _new_kazoo(self, hosts: str) -> KazooClient:
+        # kazoo's default reconnect backoff grows to an hour; ZooKeeper's own client retries
+        # about every second, which is what a broker wants once ZooKeeper is back.
+        return KazooClient(
+            hosts=hosts,
+            timeout=self.session_timeout_ms / 1000,
+            connection_retry=KazooRetry(max_tries=-1, delay=0.1, backoff=2, max_delay=1.0, max_jitter=0.2),
+            command_retry=KazooRetry(max_tries=3, delay=0.1, backoff=2, max_delay=1.0),
+        )
+
+    def start(self) -> None:
+        """Connect (creating the chroot first), create Kafka's paths and register the broker.
+
+        Raises ZooKeeperConnectionError if ZooKeeper does not answer within the
+        connection timeout.
+        """
+        timeout_s = self.connection_timeout_ms / 1000
+        if self.chroot:
+            self._ensure_chroot(timeout_s)
+        kz = self._new_kazoo(self.hosts + (self.chroot or ""))
+        kz.add_listener(self._on_state)
+        try:
+            kz.start(timeout=timeout_s)
+        except KazooTimeoutError:
+            raise ZooKeeperConnectionError(
+                f"timed out after {self.connection_timeout_ms} ms waiting for a connection to ZooKeeper "
+                f"{self.connect_string} (zookeeper.connection.timeout.ms)"
+            ) from None
+        self.kazoo = kz
+        self._started = True
+        log.info(
+            "connected to ZooKeeper %s (session 0x%x, session timeout %d ms)",
+            self.connect_string,
+            kz.client_id[0],
+            self.session_timeout_ms,
+        )
+        self.create_persistent_paths()
+        if self.registration is not None:
+            self._register_or_wait_in_background()
+
+    def _ensure_chroot(self, timeout_s: float) -> None:
+        """Kafka's ``createChrootIfNecessary``: make the chroot with a session without it."""
+        kz = self._new_kazoo(self.hosts)
+        try:
+            kz.start(timeout=timeout_s)
+        except KazooTimeoutError:
+            raise ZooKeeperConnectionError(
+                f"timed out after {self.connection_timeout_ms} ms waiting for a connection to ZooKeeper "
+                f"{self.hosts} (zookeeper.connection.timeout.ms)"
+            ) from None
+        try:
+            if kz.exists(self.chroot) is None:
+                kz.ensure_path(self.chroot)
+                log.info("created ZooKeeper chroot %s", self.chroot)
+        finally:
+            kz.stop()
+            kz.close()
+
+    def close(self) -> None:
+        """End the session: ZooKeeper removes the ephemeral registration at once."""
+        self._closing.set()
+        kz, self.kazoo = self.kazoo, None
+        if kz is None:
+            return
+        try:
+            kz.stop()
+            kz.close()
+        except Exception:  # closing must not fail a shutdown
+            log.warning("closing the ZooKeeper session failed", exc_info=True)
+        log.info("ZooKeeper session closed")
+
+    def add_connection_listener(self, callback: Callable[[], None]) -> None:
+        """``callback()`` (from a kazoo thread; it must not block) after each reconnection."""
+        self._listeners.append(callback)
+
+    # ------------------------------------------------------------------ requests (blocking, bounded)
+
+    def _client(self) -> KazooClient:
+        kz = self.kazoo
+        if kz is None:
+            raise ZooKeeperError("the ZooKeeper session is closed")
+        return kz
+
+    def _wait(self, async_result: Any, what: str) -> Any:
+        try:
+            return async_result.get(timeout=self.request_timeout_s)
+        except KazooTimeoutError:
+            raise ZooKeeperError(
+                f"no answer from ZooKeeper to {what} within {self.session_timeout_ms} ms"
+            ) from None
+
+    def get_data(self, path: str) -> tuple[bytes, Any]:
+        """(data, ZnodeStat); kazoo's NoNodeError if missing."""
+        return self._wait(self._client().get_async(path), f"get {path}")
+
+    def set_data(self, path: str, data: bytes, version: int) -> Any:
+        """Conditional write; kazoo's BadVersionError if the znode changed. Returns the new ZnodeStat."""
+        return self._wait(self._client().set_async(path, data, version=version), f"set {path}")
+
+    def create_node(self, path: str, data: bytes, *, ephemeral: bool = False) -> Any:
+        """Create ``path`` (parents must exist); kazoo's NodeExistsError if it does. Returns its ZnodeStat."""
+        _, stat = self._wait(
+            self._client().create_async(path, data, ephemeral=ephemeral, include_data=True), f"create {path}"
+        )
+        return stat
+
+    def create_persistent_paths(self) -> None:
+        """Kafka's ``createTopLevelPaths``: each of ``ZkData.PersistentZkPaths`` with no data."""
+        kz = self._client()
+        for path in PERSISTENT_PATHS:
+            if kz.exists(path) is None:
+                with contextlib.suppress(NodeExistsError):  # another broker made it meanwhile
+                    kz.ensure_path(path)
+
+    def get_or_create_cluster_id(self, proposed: str) -> str:
+        """``/cluster/id`` (Kafka's ClusterIdZNode ``{"version":"1","id":...}``): the first broker's id wins."""
+        kz = self._client()
+        data = json.dumps({"version": "1", "id": proposed}, separators=(",", ":")).encode()
+        try:
+            kz.create(CLUSTER_ID_PATH, data, makepath=True)
+            return proposed
+        except NodeExistsError:
+            existing, _ = kz.get(CLUSTER_ID_PATH)
+            return json.loads(existing)["id"]
+
+    # ------------------------------------------------------------------ broker registration
+
+    def _register_or_wait_in_background(self) -> None:
+        with self._lock:
+            if self._registering or self._registered or self._closing.is_set():
+                return
+            self._registering = True
+        if self._register_once():
+            return
+        threading.Thread(target=self._register_until_done, name="zk-broker-registration", daemon=True).start()
+
+    def _register_until_done(self) -> None:
+        while not self._closing.is_set():
+            if self._register_once():
+                return
+            self._closing.wait(0.2)
+
+    def _register_once(self) -> bool:
+        """One attempt to create ``/brokers/ids/<id>``; True when it is ours (done)."""
+        reg = self.registration
+        assert reg is not None
+        kz = self.kazoo
+        if kz is None or self._closing.is_set():
+            with self._lock:
+                self._registering = False
+            return True
+        try:
+            try:
+                stat = self.create_node(reg.path, reg.to_json(), ephemeral=True)
+                owner_ok = True
+            except NodeExistsError:
+                _, stat = self.get_data(reg.path)
+                # Kafka's checkedEphemeralCreate: a node of our own session is ours.
+                owner_ok = stat.ephemeralOwner == _session_of(kz)
+                if not owner_ok:
+                    self._wait_for_stale_registration(kz, reg, stat.ephemeralOwner)
+                    return False
+        except NoNodeError:
+            return False  # the node vanished between create and get: try again
+        except (KazooException, ZooKeeperError) as exc:
+            log.debug("registering %s failed (%s); retrying once reconnected", reg.path, exc)
+            if not kz.connected:
+                with self._lock:
+                    self._registering = False  # the CONNECTED event starts it again
+                return True
+            return False
+        with self._lock:
+            self._registered = owner_ok
+            self._registering = False
+        self.broker_epoch = stat.czxid
+        log.info(
+            "registered broker %d in ZooKeeper at %s (broker epoch %d): %s",
+            reg.broker_id,
+            reg.path,
+            stat.czxid,
+            ", ".join(e.connection_string() for e in reg.endpoints),
+        )
+        return True
+
+    def _wait_for_stale_registration(self, kz: KazooClient, reg: BrokerRegistration, owner: int) -> None:
+        """Block (this registration thread only) until the foreign node goes or the session timeout passes."""
+        if not self._warned_stale:
+            self._warned_stale = True
+            log.warning(
+                "%s is held by another ZooKeeper session (0x%x): another broker has id %d, or this "
+                "broker's previous session has not expired yet; registering as soon as it is gone",
+                reg.path,
+                owner,
+                reg.broker_id,
+            )
+        gone = threading.Event()
+        try:
+            if kz.exists(reg.path, watch=lambda _event: gone.set()) is None:
+                return
+        except KazooException:
+            return
+        gone.wait(self.request_timeout_s)
+
+    # ------------------------------------------------------------------ kazoo state (kazoo's thread: no blocking)
+
+    def _on_state(self, state: str) -> None:
+        if self._closing.is_set():
+            return
+        if state == KazooState.SUSPENDED:
+            log.warning(
+                "lost the connection to ZooKeeper %s; kazoo is reconnecting (the session survives %d ms)",
+                self.connect_string,
+                self.session_timeout_ms,
+            )
+        elif state == KazooState.LOST:
+            if self._started:
+                self._session_lost = True
+                with self._lock:
+                    self._registered = False
+                log.warning(
+                    "ZooKeeper session expired: ephemeral znodes (broker registration) are gone; "
+                    "a new session will be created when ZooKeeper answers"
+                )
+        elif state == KazooState.CONNECTED and self._started:
+            session = _session_of(self.kazoo) or 0
+            if self._session_lost:
+                self._session_lost = False
+                log.info("new ZooKeeper session 0x%x established", session)
+            else:
+                log.info("reconnected to ZooKeeper (session 0x%x)", session)
+            if self.registration is not None and not self._registered:
+                # Not from kazoo's event thread: registration makes blocking requests.
+                threading.Thread(
+                    target=self._register_or_wait_in_background, name="zk-broker-registration", daemon=True
+                ).start()
+            for callback in list(self._listeners):
+                try:
+                    callback()
+                except Exception:
+                    log.exception("ZooKeeper connection listener failed")
