@@ -96,12 +96,12 @@ class _Index:
             self._load_entries(data)
 
     def _load_entries(self, data: bytes) -> None:
-        n = len(data) // self.entry_size
-        # A crash leaves the preallocated zero tail untrimmed; no real entry is all zeros
-        # at position 0, so the tail is not data (see module docstring).
-        zero = bytes(self.entry_size)
-        while n > 0 and data[(n - 1) * self.entry_size : n * self.entry_size] == zero:
-            n -= 1
+        size = self.entry_size
+        n = len(data) // size
+        if n and not any(data[(n - 1) * size : n * size]):
+            # A crash leaves the preallocated zero tail untrimmed; no real entry is all
+            # zeros, so the tail is not data (see module docstring).
+            n = -(-len(data[: n * size].rstrip(b"\x00")) // size)
         self._decode(data, n)
         self._entries = n
         self._loaded = True
@@ -180,9 +180,9 @@ class _Index:
         os.pwrite(self._fd, data, self._entries * self.entry_size)
 
     def reset(self) -> None:
-        """Drop every entry (recovery rebuilds the index from the log)."""
-        self._ensure_loaded()
+        """Drop every entry (recovery rebuilds the index from the log); the file is not read."""
         self._truncate_entries(0)
+        self._loaded = True
         if self._fd is None:
             self._open_writable(self._max_index_size)
         self._cut_file()
@@ -199,6 +199,14 @@ class _Index:
 
     def _truncate_entries(self, n: int) -> None:
         raise NotImplementedError
+
+    def check_file_size(self) -> None:
+        """The cheap load-time check: a whole number of entries (no read)."""
+        size = self.path.stat().st_size
+        if size % self.entry_size:
+            raise CorruptIndexError(
+                f"Index file {self.path} has {size} bytes, not a multiple of {self.entry_size}"
+            )
 
     def relative(self, offset: int) -> int:
         rel = offset - self.base_offset

@@ -287,9 +287,14 @@ class PartitionLog:
                 if offset_from_filename(idx.name) not in present:
                     log.info("%s: deleting index %s that has no log file", self.name, idx.name)
                     idx.unlink()
+        # Kafka's LogLoader.recoverLog: after an unclean shutdown every segment from the
+        # one holding the recovery point onwards is scanned; a bad batch ends the log.
+        first_unflushed = len(bases)
+        if not clean and bases:
+            first_unflushed = max(0, bisect_right(bases, recovery_point) - 1)
         segments: list[LogSegment] = []
         needs_recovery: set[int] = set()
-        for base in bases:
+        for i, base in enumerate(bases):
             seg = LogSegment(
                 self.dir,
                 base,
@@ -298,27 +303,29 @@ class PartitionLog:
                 created_ms=self._time_ms(),
                 active=False,
             )
-            if not seg.index.path.exists() or not seg.time_index.path.exists():
+            segments.append(seg)
+            if i >= first_unflushed:
+                needs_recovery.add(base)
+            elif not seg.index.path.exists() or not seg.time_index.path.exists():
                 log.info("%s: index files of segment %d are missing; rebuilding them", self.name, base)
                 needs_recovery.add(base)
             else:
+                # As Kafka since KAFKA-7283, indexes are not read at load; only their sizes
+                # are checked, and the entries of the active segment.
                 try:
-                    seg.index.sanity_check()
-                    seg.time_index.sanity_check()
+                    seg.index.check_file_size()
+                    seg.time_index.check_file_size()
+                    if i == len(bases) - 1:
+                        seg.index.sanity_check()
+                        seg.time_index.sanity_check()
                 except (ValueError, OSError) as exc:
                     log.warning("%s: corrupt index of segment %d (%s); rebuilding it", self.name, base, exc)
                     needs_recovery.add(base)
-            segments.append(seg)
 
-        # Kafka's LogLoader.recoverLog: after an unclean shutdown every segment from the
-        # one holding the recovery point onwards is scanned; a bad batch ends the log.
-        first_unflushed = 0
-        if not clean and segments:
-            first_unflushed = max(0, bisect_right([s.base_offset for s in segments], recovery_point) - 1)
         i = 0
         while i < len(segments):
             seg = segments[i]
-            if (not clean and i >= first_unflushed) or seg.base_offset in needs_recovery:
+            if seg.base_offset in needs_recovery:
                 result = self._recover_segment(seg, i, len(segments))
                 if result.truncated_bytes and i + 1 < len(segments):
                     later = segments[i + 1 :]
@@ -504,6 +511,8 @@ class PartitionLog:
         if self._closed:
             raise KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, f"Log {self.name} is closed")
         now = self._time_ms() if now_ms is None else now_ms
+        if records is not None and (not isinstance(records, memoryview) or records.readonly):
+            records = memoryview(bytearray(records))  # offsets are patched in place
         validated = validate_batch_for_append(records, config=self.config, now_ms=now, origin=origin)
         header = validated.header
         ps = self.producer_state
@@ -555,8 +564,9 @@ class PartitionLog:
             and self.on_flush_needed is not None
         ):
             self.on_flush_needed(self)
-        append_time = validated.log_append_time if header.timestamp_type == LOG_APPEND_TIME else NO_TIMESTAMP
-        return LogAppendInfo(base, last, append_time, self.log_start_offset, header.records_count, size)
+        return LogAppendInfo(
+            base, last, validated.log_append_time, self.log_start_offset, header.records_count, size
+        )
 
     def roll(self, reason: str = "requested") -> LogSegment:
         """Start a new active segment at the log end offset (Kafka's ``UnifiedLog.roll``)."""
@@ -895,14 +905,12 @@ class PartitionLog:
         segments = self._segments
         bases = [s.base_offset for s in segments]
         first = max(0, bisect_right(bases, recovery_point) - 1)
-        flushed_segments = 0
         for seg in segments[first:]:
             if seg.base_offset >= target:
                 break
             seg.flush()
-            flushed_segments += 1
-        if flushed_segments > 1 or first + flushed_segments < len(segments):
-            # New segment files since the last flush: make their directory entries durable.
+        if len(segments) - first > 1:
+            # Segments were created since the last flush: make their directory entries durable.
             with contextlib.suppress(FileNotFoundError):
                 fsync_dir(self.dir)
         return target

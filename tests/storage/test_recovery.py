@@ -1,0 +1,299 @@
+"""Crash recovery: truncated and corrupted segments come back as exactly the last whole valid
+batch, nothing before it lost, indexes identical to a fresh rebuild, producer state intact."""
+
+from __future__ import annotations
+
+import random
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from protocol.errors import ErrorCode, KafkaError
+from protocol.record_batch import read_header
+from storage.log_config import LogConfig
+from storage.partition_log import PartitionLog
+from tests.storage.batch_factory import make_batch
+from tests.storage.log_factory import append_batches, open_log, read_all
+
+
+def crash(plog: PartitionLog) -> None:
+    """What kill -9 leaves: no trimmed indexes, no snapshot, no checkpoint."""
+    plog.close_handlers()
+
+
+def index_files(directory: Path) -> dict[str, bytes]:
+    return {
+        p.name: p.read_bytes() for p in sorted(directory.iterdir()) if p.suffix in (".index", ".timeindex")
+    }
+
+
+def fresh_rebuild(directory: Path, tmp: Path, **config) -> dict[str, bytes]:
+    """Indexes rebuilt from the .log files alone."""
+    fresh = tmp / "fresh" / directory.name
+    if fresh.parent.exists():
+        shutil.rmtree(fresh.parent)
+    fresh.mkdir(parents=True)
+    for p in directory.glob("*.log"):
+        shutil.copy(p, fresh / p.name)
+    plog = open_log(fresh.parent, name=directory.name, clean=False, recovery_point=0, **config)
+    plog.close()
+    return index_files(fresh)
+
+
+def expected_after_cut(spans, segment_base, cut, next_segment_bases):
+    """(log end offset, bytes kept) for a log whose segment ``segment_base`` was cut at ``cut``."""
+    kept = []
+    pos = 0
+    for info, raw in spans:
+        if info.base_offset < segment_base:
+            kept.append(raw)
+            continue
+        if any(info.base_offset >= b for b in next_segment_bases):
+            break
+        if pos + len(raw) > cut:
+            break
+        kept.append(raw)
+        pos += len(raw)
+    leo = segment_base
+    if kept:
+        leo = max(read_header(r).base_offset + read_header(r).last_offset_delta + 1 for r in kept)
+        leo = max(leo, segment_base)
+    return leo, b"".join(kept)
+
+
+CONFIG = dict(segment_bytes=700, index_interval_bytes=60, segment_index_bytes=1024)
+
+
+def test_active_segment_cut_at_every_byte_of_its_last_batches(tmp_path):
+    src = tmp_path / "src"
+    plog = open_log(src, **CONFIG)
+    spans = append_batches(plog, [2, 1, 3, 2, 1, 2, 3, 1, 2, 2, 1, 3] * 2, value_size=8)
+    bases = [s.base_offset for s in plog.segments()]
+    assert len(bases) >= 3
+    active = bases[-1]
+    originals = index_files(src / "t-0")
+    crash(plog)
+    active_log = f"{active:020d}.log"
+    full = (src / "t-0" / active_log).read_bytes()
+    in_active = [raw for info, raw in spans if info.base_offset >= active]
+    start = len(full) - len(in_active[-1]) - len(in_active[-2]) - 1
+    for cut in range(start, len(full) + 1):
+        work = tmp_path / "work"
+        if work.exists():
+            shutil.rmtree(work)
+        shutil.copytree(src, work)
+        with open(work / "t-0" / active_log, "r+b") as f:
+            f.truncate(cut)
+        got = open_log(work, clean=False, recovery_point=active, **CONFIG)
+        leo, data = expected_after_cut(spans, active, cut, [])
+        assert got.log_end_offset == leo, cut
+        got.update_high_watermark(got.log_end_offset)
+        assert read_all(got) == data
+        got.close()
+        rebuilt = index_files(work / "t-0")
+        assert rebuilt == fresh_rebuild(work / "t-0", tmp_path, **CONFIG)
+        for name, content in rebuilt.items():  # untouched segments keep their own indexes
+            if not name.startswith(f"{active:020d}"):
+                assert originals[name] == content
+
+
+def test_random_cuts_anywhere_in_a_large_log(tmp_path):
+    rng = random.Random(20240611)
+    config = dict(segment_bytes=64 * 1024, index_interval_bytes=4096)
+    src = tmp_path / "src"
+    plog = open_log(src, **config)
+    counts = [rng.randint(1, 20) for _ in range(1500)]
+    spans = append_batches(plog, counts, value_size=30)
+    segs = [(s.base_offset, s.size) for s in plog.segments()]
+    assert len(segs) >= 5
+    crash(plog)
+    for _ in range(12):
+        i = rng.randrange(len(segs))
+        base, size = segs[i]
+        cut = rng.randrange(size + 1)
+        work = tmp_path / "work"
+        if work.exists():
+            shutil.rmtree(work)
+        shutil.copytree(src, work)
+        with open(work / "t-0" / f"{base:020d}.log", "r+b") as f:
+            f.truncate(cut)
+        # Recovery point 0: every segment is scanned; the cut segment ends the log.
+        got = open_log(work, clean=False, recovery_point=0, **config)
+        leo, data = expected_after_cut(spans, base, cut, [b for b, _ in segs[i + 1 :]])
+        assert got.log_end_offset == leo
+        if cut < size:
+            assert [s.base_offset for s in got.segments()] == [b for b, _ in segs[: i + 1]]
+        got.update_high_watermark(leo)
+        assert read_all(got) == data
+        got.close()
+        assert index_files(work / "t-0") == fresh_rebuild(work / "t-0", tmp_path, **config)
+
+
+@pytest.mark.parametrize("where", ["active", "middle"])
+def test_flipped_bit_truncates_right_before_the_bad_batch(tmp_path, where):
+    plog = open_log(tmp_path, **CONFIG)
+    spans = append_batches(plog, [2] * 25, value_size=8)
+    bases = [s.base_offset for s in plog.segments()]
+    crash(plog)
+    seg_base = bases[-1] if where == "active" else bases[1]
+    in_seg = [
+        (info, raw)
+        for info, raw in spans
+        if seg_base <= info.base_offset
+        and info.base_offset < (bases[bases.index(seg_base) + 1] if seg_base != bases[-1] else 1 << 62)
+    ]
+    victim = len(in_seg) // 2
+    pos = sum(len(raw) for _, raw in in_seg[:victim])
+    path = tmp_path / "t-0" / f"{seg_base:020d}.log"
+    data = bytearray(path.read_bytes())
+    data[pos + len(in_seg[victim][1]) - 3] ^= 0x04  # a bit inside the last record
+    path.write_bytes(bytes(data))
+    got = open_log(tmp_path, clean=False, recovery_point=bases[0], **CONFIG)
+    assert got.log_end_offset == in_seg[victim][0].base_offset
+    assert [s.base_offset for s in got.segments()][-1] == seg_base
+    got.update_high_watermark(got.log_end_offset)
+    expected = b"".join(raw for info, raw in spans if info.base_offset < in_seg[victim][0].base_offset)
+    assert read_all(got) == expected
+    got.close()
+    assert index_files(tmp_path / "t-0") == fresh_rebuild(tmp_path / "t-0", tmp_path / "x", **CONFIG)
+
+
+def test_segments_below_the_recovery_point_are_not_scanned(tmp_path):
+    plog = open_log(tmp_path, **CONFIG)
+    append_batches(plog, [2] * 25, value_size=8)
+    bases = [s.base_offset for s in plog.segments()]
+    leo = plog.log_end_offset
+    crash(plog)
+    first = tmp_path / "t-0" / f"{bases[0]:020d}.log"
+    data = bytearray(first.read_bytes())
+    data[-2] ^= 0xFF  # corrupt, but flushed long ago (below the recovery point): Kafka trusts it
+    first.write_bytes(bytes(data))
+    got = open_log(tmp_path, clean=False, recovery_point=bases[-1], **CONFIG)
+    assert got.log_end_offset == leo
+    assert first.stat().st_size == len(data)
+
+
+def test_clean_shutdown_skips_recovery_but_rebuilds_missing_indexes(tmp_path):
+    plog = open_log(tmp_path, **CONFIG)
+    append_batches(plog, [2] * 25, value_size=8)
+    bases = [s.base_offset for s in plog.segments()]
+    plog.close()
+    before = index_files(tmp_path / "t-0")
+    (tmp_path / "t-0" / f"{bases[1]:020d}.index").unlink()
+    (tmp_path / "t-0" / f"{bases[2]:020d}.timeindex").write_bytes(b"\x00" * 13)  # corrupt size
+    got = open_log(tmp_path, **CONFIG)
+    got.close()
+    assert index_files(tmp_path / "t-0") == before
+
+
+def test_a_whole_batch_of_garbage_after_valid_data(tmp_path):
+    plog = open_log(tmp_path)
+    spans = append_batches(plog, [3, 3])
+    crash(plog)
+    path = tmp_path / "t-0" / "00000000000000000000.log"
+    with open(path, "ab") as f:
+        f.write(bytes(range(256)) * 4)
+    got = open_log(tmp_path, clean=False)
+    assert got.log_end_offset == 6
+    assert path.read_bytes() == b"".join(raw for _, raw in spans)
+
+
+def test_log_start_checkpoint_beyond_the_recovered_end_restarts_the_log(tmp_path):
+    plog = open_log(tmp_path)
+    append_batches(plog, [3, 3])
+    crash(plog)
+    got = PartitionLog(tmp_path / "t-0", LogConfig(), log_start_offset=50, had_clean_shutdown=False)
+    assert (got.log_start_offset, got.log_end_offset) == (50, 50)
+    assert [s.base_offset for s in got.segments()] == [50]
+    assert not (tmp_path / "t-0" / "00000000000000000000.log").exists()
+
+
+def test_leader_epochs_rebuilt_from_batches_and_cut_to_the_log(tmp_path):
+    plog = open_log(tmp_path)
+    append_batches(plog, [2], epoch=1)
+    append_batches(plog, [2], epoch=3)
+    spans = append_batches(plog, [2], epoch=4)
+    crash(plog)
+    path = tmp_path / "t-0" / "00000000000000000000.log"
+    with open(path, "r+b") as f:
+        f.truncate(path.stat().st_size - len(spans[0][1]) + 1)  # the epoch-4 batch is lost
+    got = open_log(tmp_path, clean=False)
+    assert got.leader_epoch_cache.entries() == [(1, 0), (3, 2)]
+    got.close_handlers()
+    (tmp_path / "t-0" / "leader-epoch-checkpoint").unlink()
+    again = open_log(tmp_path, clean=False)
+    assert again.leader_epoch_cache.entries() == [(1, 0), (3, 2)]
+    assert (tmp_path / "t-0" / "leader-epoch-checkpoint").read_bytes() == b"0\n2\n1 0\n3 2\n"
+
+
+def test_leftover_files_are_cleaned_and_swaps_completed(tmp_path):
+    plog = open_log(tmp_path, segment_bytes=400)
+    spans = append_batches(plog, [2] * 10)
+    bases = [s.base_offset for s in plog.segments()]
+    plog.close()
+    d = tmp_path / "t-0"
+    (d / "00000000000000000999.log.deleted").write_bytes(b"x")
+    (d / "00000000000000000999.index.cleaned").write_bytes(b"x")
+    (d / "00000000000000000777.index").write_bytes(b"")  # no .log
+    # A cleaner's committed swap: the first segment's content, swapped in.
+    first = d / f"{bases[0]:020d}.log"
+    (d / (first.name + ".swap")).write_bytes(first.read_bytes())
+    first.unlink()
+    got = open_log(tmp_path, segment_bytes=400)
+    names = sorted(p.name for p in d.iterdir())
+    assert not [n for n in names if n.endswith((".deleted", ".cleaned", ".swap"))]
+    assert "00000000000000000777.index" not in names
+    got.update_high_watermark(got.log_end_offset)
+    assert read_all(got) == b"".join(raw for _, raw in spans)
+
+
+def test_recovery_reports_progress(tmp_path):
+    plog = open_log(tmp_path)
+    append_batches(plog, [2] * 10)
+    crash(plog)
+    seen = []
+    PartitionLog(
+        tmp_path / "t-0", LogConfig(), had_clean_shutdown=False, progress=lambda *a: seen.append(a)
+    ).close()
+    assert seen and seen[-1][1] == seen[-1][2] > 0
+
+
+# ------------------------------------------------------------------ producer state
+
+
+def idempotent(seq: int, n: int = 2, pid: int = 4242, epoch: int = 0) -> bytearray:
+    return make_batch(
+        n, timestamp=int(time.time() * 1000), producer_id=pid, producer_epoch=epoch, base_sequence=seq
+    )
+
+
+@pytest.mark.parametrize("rolled", [False, True])
+def test_duplicate_is_recognised_after_an_unclean_shutdown(tmp_path, rolled):
+    plog = open_log(tmp_path, segment_bytes=300 if rolled else 10**6)
+    infos = [plog.append_as_leader(memoryview(idempotent(seq)), 0) for seq in range(0, 12, 2)]
+    assert (len(plog.segments()) > 1) == rolled
+    crash(plog)
+    got = open_log(tmp_path, clean=False, segment_bytes=300 if rolled else 10**6)
+    again = got.append_as_leader(memoryview(idempotent(10)), 0)
+    assert again.duplicate and again.base_offset == infos[-1].base_offset
+    assert got.log_end_offset == infos[-1].last_offset + 1
+    nxt = got.append_as_leader(memoryview(idempotent(12)), 0)
+    assert not nxt.duplicate and nxt.base_offset == infos[-1].last_offset + 1
+    with pytest.raises(KafkaError) as exc:
+        got.append_as_leader(memoryview(idempotent(20)), 0)
+    assert exc.value.error is ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER
+
+
+def test_a_batch_lost_in_the_crash_is_accepted_again(tmp_path):
+    plog = open_log(tmp_path)
+    infos = [plog.append_as_leader(memoryview(idempotent(seq)), 0) for seq in range(0, 8, 2)]
+    crash(plog)
+    path = tmp_path / "t-0" / "00000000000000000000.log"
+    with open(path, "r+b") as f:
+        f.truncate(path.stat().st_size - 5)  # the last batch is torn
+    got = open_log(tmp_path, clean=False)
+    assert got.log_end_offset == infos[-1].base_offset
+    retry = got.append_as_leader(memoryview(idempotent(6)), 0)
+    assert not retry.duplicate and retry.base_offset == infos[-1].base_offset
