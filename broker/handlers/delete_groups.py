@@ -1,0 +1,35 @@
+"""DeleteGroups (key 42), versions 0-2.
+
+Behaviour: Kafka's ``GroupCoordinator.handleDeleteGroups`` (``coordinator.groups``):
+an Empty group is deleted with all its committed offsets (tombstones for its
+offsets and its metadata go to ``__consumer_offsets``). Per group:
+GROUP_ID_NOT_FOUND (unknown), NON_EMPTY_GROUP (it has members),
+COORDINATOR_NOT_AVAILABLE, COORDINATOR_LOAD_IN_PROGRESS. A group named twice
+is answered once (Kafka takes the distinct names).
+
+Version notes: v1 is the same (throttling before the answer); v2 is flexible.
+
+Not implemented: authorization.
+"""
+
+from __future__ import annotations
+
+from broker.handlers import RequestContext, handler
+from protocol.errors import ErrorCode
+from protocol.messages import ApiKey, DeleteGroupsRequest, DeleteGroupsResponse
+
+
+@handler(ApiKey.DELETE_GROUPS, versions=(0, 2))
+def handle_delete_groups(ctx: RequestContext, request: DeleteGroupsRequest) -> DeleteGroupsResponse:
+    names = list(dict.fromkeys(request.groups_names))
+    groups = ctx.broker.groups
+    if groups is None:
+        results = dict.fromkeys(names, ErrorCode.COORDINATOR_NOT_AVAILABLE)
+    else:
+        results = groups.delete_groups(names)
+    return DeleteGroupsResponse(
+        results=[
+            DeleteGroupsResponse.DeletableGroupResult(group_id=name, error_code=results[name].code)
+            for name in names
+        ]
+    )

@@ -1,0 +1,104 @@
+"""OffsetCommit (key 8), versions 2-9.
+
+Behaviour: Kafka's ``KafkaApis.handleOffsetCommitRequest`` and the classic
+group's commit rules (``coordinator.groups``):
+- A partition that does not exist: UNKNOWN_TOPIC_OR_PARTITION (only those;
+  if no partition exists the group is not even looked at, as Kafka).
+- Group-level errors go to every partition of the request: INVALID_GROUP_ID
+  (a null id; "" is a valid group), COORDINATOR_NOT_AVAILABLE,
+  COORDINATOR_LOAD_IN_PROGRESS, UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION,
+  FENCED_INSTANCE_ID, REBALANCE_IN_PROGRESS (group completing a rebalance),
+  and for an unknown group with a generation >= 0: ILLEGAL_GENERATION, or
+  GROUP_ID_NOT_FOUND from v9 (Kafka 4's ``OffsetMetadataManager``).
+- Members commit with their generation; generation -1 with an empty member id
+  commits to a group without members (admin client, manual assignment), and
+  creates a "simple" group if there is none.
+- A metadata string longer than ``offset.metadata.max.bytes``:
+  OFFSET_METADATA_TOO_LARGE for that partition only.
+- The offsets are written to ``__consumer_offsets`` (one batch, Kafka's
+  OffsetCommitKey/OffsetCommitValue records) before the answer, so they
+  survive a restart; a failed write answers the mapped storage error
+  (COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR, INVALID_COMMIT_OFFSET_SIZE).
+
+Version notes: v2-4 carry a retention time (-1: the broker's
+``offsets.retention.minutes``; else the offset expires that long after the
+commit, OffsetCommitValue v1); v3 adds throttle time; v5 drops the retention
+time; v6 adds the leader epoch (stored and returned by OffsetFetch); v7 adds
+group.instance.id; v8 is flexible; v9 is the KIP-848 version (classic groups
+only here).
+
+Not implemented: v0-1 (removed in Kafka 4), v10 (topic ids); KIP-848 member
+epochs; authorization.
+"""
+
+from __future__ import annotations
+
+from broker.handlers import RequestContext, handler
+from coordinator.groups import OffsetCommitEntry
+from protocol.errors import ErrorCode, KafkaError
+from protocol.messages import ApiKey, OffsetCommitRequest, OffsetCommitResponse
+
+
+@handler(ApiKey.OFFSET_COMMIT, versions=(2, 9))
+def handle_offset_commit(ctx: RequestContext, request: OffsetCommitRequest) -> OffsetCommitResponse:
+    version = ctx.api_version
+    log_manager = ctx.broker.log_manager
+    # One slot per requested partition, in request order; None = goes to the coordinator.
+    slots: list[list[ErrorCode | None]] = []
+    entries: list[OffsetCommitEntry] = []
+    for topic in request.topics:
+        row: list[ErrorCode | None] = []
+        for p in topic.partitions:
+            if log_manager is None or log_manager.get_log(topic.name, p.partition_index) is None:
+                row.append(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+                continue
+            row.append(None)
+            entries.append(
+                OffsetCommitEntry(
+                    topic.name,
+                    p.partition_index,
+                    p.committed_offset,
+                    p.committed_leader_epoch if version >= 6 else -1,
+                    p.committed_metadata,
+                )
+            )
+        slots.append(row)
+    if entries:
+        groups = ctx.broker.groups
+        group_error: ErrorCode | None = None
+        results: list[ErrorCode] = []
+        if groups is None:
+            group_error = ErrorCode.COORDINATOR_NOT_AVAILABLE
+        else:
+            try:
+                results = groups.commit_offsets(
+                    request.group_id,
+                    request.member_id,
+                    request.group_instance_id,
+                    request.generation_id_or_member_epoch,
+                    entries,
+                    retention_ms=request.retention_time_ms if version <= 4 else -1,
+                    api_version=version,
+                )
+            except KafkaError as exc:
+                group_error = exc.error
+        if group_error is not None:
+            # A group-level error answers every partition of the request (getErrorResponse).
+            slots = [[group_error] * len(row) for row in slots]
+        else:
+            it = iter(results)
+            slots = [[next(it) if e is None else e for e in row] for row in slots]
+    return OffsetCommitResponse(
+        topics=[
+            OffsetCommitResponse.OffsetCommitResponseTopic(
+                name=topic.name,
+                partitions=[
+                    OffsetCommitResponse.OffsetCommitResponsePartition(
+                        partition_index=p.partition_index, error_code=error.code if error else 0
+                    )
+                    for p, error in zip(topic.partitions, row, strict=True)
+                ],
+            )
+            for topic, row in zip(request.topics, slots, strict=True)
+        ]
+    )

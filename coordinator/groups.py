@@ -1,0 +1,646 @@
+"""The group coordinator: classic consumer groups and their committed offsets.
+
+Mirrors Kafka's classic ``GroupCoordinator`` (core/.../coordinator/group/GroupCoordinator.scala,
+the last Scala version, whose behaviour Kafka 4's ``GroupMetadataManager`` and
+``OffsetMetadataManager`` keep for classic groups). The pieces:
+
+- ``coordinator.group_metadata``: a group's and a member's state (GroupMetadata, MemberMetadata);
+- ``coordinator.group_membership``: JoinGroup, SyncGroup, Heartbeat, LeaveGroup, rebalances;
+- ``coordinator.group_offsets``: committed offsets and ``__consumer_offsets``;
+- this module: lifecycle and loading, group validation, FindCoordinator,
+  DescribeGroups, ListGroups, DeleteGroups, OffsetCommit, OffsetFetch, expiry.
+
+Everything runs on the broker's event loop (no locks); timers are loop handles.
+Committed offsets go to ``__consumer_offsets`` before they are answered (one
+batch per OffsetCommit), and a group's membership snapshot (GroupMetadataValue)
+is written when a generation's assignment is set, when the group becomes empty
+and when a static member is replaced. ``start()`` replays every partition of
+the topic (COORDINATOR_LOAD_IN_PROGRESS meanwhile); offsets of empty groups
+expire after ``offsets.retention.minutes`` (checked every
+``offsets.retention.check.interval.ms``), written as tombstones.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from coordinator.group_membership import (
+    Cancellable,
+    GroupMembership,
+    LeaveMember,
+    LoopTimers,
+    Timers,
+    guarded,
+)
+from coordinator.group_metadata import Group, GroupState, Member
+from coordinator.group_offsets import (
+    GroupKey,
+    GroupRecord,
+    MemberRecord,
+    OffsetAndMetadata,
+    OffsetKey,
+    OffsetsTopic,
+    OffsetStore,
+    decode_group_value,
+    decode_key,
+    decode_offset_value,
+    encode_group_key,
+    encode_group_value,
+    encode_offset_key,
+    encode_offset_value,
+    utf16_length,
+)
+from protocol.errors import ErrorCode, KafkaError
+from protocol.primitives import DecodeError, EncodeError
+
+if TYPE_CHECKING:
+    from storage.log_manager import LogManager
+
+log = logging.getLogger(__name__)
+
+DEFAULT_RETENTION_TIME = -1  # OffsetCommitRequest.DEFAULT_RETENTION_TIME
+MAX_STRING_BYTES = 32767
+
+S = GroupState
+
+
+def _wall_ms() -> int:
+    return int(time.time() * 1000)
+
+
+@dataclass(slots=True)
+class OffsetCommitEntry:
+    topic: str
+    partition: int
+    offset: int
+    leader_epoch: int = -1
+    metadata: str | None = None
+
+
+@dataclass(slots=True)
+class MemberSummary:
+    member_id: str
+    group_instance_id: str | None
+    client_id: str
+    client_host: str
+    metadata: bytes
+    assignment: bytes
+
+
+@dataclass(slots=True)
+class GroupSummary:
+    """What DescribeGroups shows of a group (Kafka's ``GroupSummary``)."""
+
+    state: str
+    protocol_type: str
+    protocol: str
+    members: list[MemberSummary] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class GroupOverview:
+    group_id: str
+    protocol_type: str
+    state: str
+
+
+NO_STATE_SUMMARY = GroupSummary("", "", "")
+DEAD_SUMMARY = GroupSummary(str(S.DEAD), "", "")
+
+
+class GroupCoordinator:
+    """Classic consumer groups and their committed offsets, for every group this broker owns."""
+
+    def __init__(
+        self,
+        log_manager: LogManager,
+        *,
+        broker_id: int,
+        offsets_topic_partitions: int = 50,
+        offsets_segment_bytes: int = 104_857_600,
+        offsets_retention_ms: int = 7 * 24 * 3_600_000,
+        offsets_retention_check_ms: int = 600_000,
+        initial_rebalance_delay_ms: int = 3_000,
+        min_session_timeout_ms: int = 6_000,
+        max_session_timeout_ms: int = 1_800_000,
+        max_group_size: int = 2_147_483_647,
+        offset_metadata_max_bytes: int = 4096,
+        time_ms: Callable[[], int] | None = None,
+        timers: Timers | None = None,
+        leader_epoch: Callable[[str, int], int] | None = None,
+    ) -> None:
+        self.broker_id = broker_id
+        self.offsets_retention_ms = offsets_retention_ms
+        self.offsets_retention_check_ms = offsets_retention_check_ms
+        self.max_group_size = max_group_size
+        self.offset_metadata_max_bytes = offset_metadata_max_bytes
+        self.time_ms = time_ms or _wall_ms
+        self.timers: Timers = timers or LoopTimers()
+        self.topic = OffsetsTopic(
+            log_manager,
+            num_partitions=offsets_topic_partitions,
+            segment_bytes=offsets_segment_bytes,
+            time_ms=self.time_ms,
+            leader_epoch=leader_epoch,
+        )
+        self.groups: dict[str, Group] = {}
+        self.offsets = OffsetStore()
+        self.active = False
+        self.loading: set[int] = set()
+        self._expiry_timer: Cancellable | None = None
+        self.membership = GroupMembership(
+            self.groups,
+            timers=self.timers,
+            time_ms=self.time_ms,
+            validate_group_status=self._validate_group_status,
+            store_group=self._store_group,
+            partition_for=self.partition_for,
+            initial_rebalance_delay_ms=initial_rebalance_delay_ms,
+            min_session_timeout_ms=min_session_timeout_ms,
+            max_session_timeout_ms=max_session_timeout_ms,
+            max_group_size=max_group_size,
+        )
+        # The membership requests are served by GroupMembership.
+        self.join_group = self.membership.join_group
+        self.sync_group = self.membership.sync_group
+        self.heartbeat = self.membership.heartbeat
+        self.leave_group = self.membership.leave_group
+
+    # ================================================================== lifecycle
+
+    async def start(self) -> None:
+        """Replay ``__consumer_offsets`` (if it exists) and start the offset-expiry timer.
+
+        The coordinator is active during the load: requests for a group whose
+        partition is still loading get COORDINATOR_LOAD_IN_PROGRESS.
+        """
+        count = self.topic.existing_partitions()
+        self.loading = set(range(count or 0))
+        self.active = True
+        if count:
+            started = time.monotonic()
+            offsets = groups = 0
+            for p in range(count):
+                n_off, n_grp = await self._load_partition(p)
+                offsets += n_off
+                groups += n_grp
+                self.loading.discard(p)
+            log.info(
+                "loaded %d committed offsets and %d groups from %d partitions of %s in %.0f ms",
+                offsets,
+                groups,
+                count,
+                self.topic_name,
+                (time.monotonic() - started) * 1000,
+            )
+        self._schedule_expiry()
+
+    async def stop(self) -> None:
+        """Stop serving: parked joins and syncs are answered NOT_COORDINATOR (``onGroupUnloaded``)."""
+        self.active = False
+        if self._expiry_timer is not None:
+            self._expiry_timer.cancel()
+            self._expiry_timer = None
+        for group in list(self.groups.values()):
+            self.membership.unload(group)
+        self.groups.clear()
+
+    @property
+    def topic_name(self) -> str:
+        return "__consumer_offsets"
+
+    def partition_for(self, group_id: str) -> int:
+        return self.topic.partition_for(group_id)
+
+    def find_coordinator(self, group_id: str) -> ErrorCode:
+        """FindCoordinator for a group: creates the offsets topic on first use, as Kafka does."""
+        if not self.active:
+            return ErrorCode.COORDINATOR_NOT_AVAILABLE
+        try:
+            self.topic.ensure_created()
+        except (KafkaError, OSError) as exc:
+            log.warning("cannot create %s: %s", self.topic_name, exc)
+            return ErrorCode.COORDINATOR_NOT_AVAILABLE
+        return ErrorCode.NONE
+
+    def _validate_group_status(self, group_id: str | None, *, allow_empty_id: bool) -> ErrorCode | None:
+        """Kafka's ``validateGroupStatus``: group id, active, loaded."""
+        # OffsetCommit/OffsetFetch/DescribeGroups/DeleteGroups accept "" (isValidGroupId).
+        if group_id is None or (not allow_empty_id and not group_id):
+            return ErrorCode.INVALID_GROUP_ID
+        if not self.active:
+            return ErrorCode.COORDINATOR_NOT_AVAILABLE
+        if self.loading and self.partition_for(group_id) in self.loading:
+            return ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
+        return None
+
+    # ================================================================== Describe, List, Delete
+
+    def describe_group(self, group_id: str) -> tuple[ErrorCode, GroupSummary]:
+        error = self._validate_group_status(group_id, allow_empty_id=True)
+        if error is not None:
+            return error, NO_STATE_SUMMARY
+        group = self.groups.get(group_id)
+        if group is None:
+            return ErrorCode.NONE, DEAD_SUMMARY
+        if group.is_state(S.STABLE) and group.protocol_name is not None:
+            pname = group.protocol_name
+            members = [
+                MemberSummary(
+                    m.member_id,
+                    m.group_instance_id,
+                    m.client_id,
+                    m.client_host,
+                    m.metadata(pname),
+                    m.assignment,
+                )
+                for m in group.members.values()
+            ]
+            return ErrorCode.NONE, GroupSummary(str(group.state), group.protocol_type or "", pname, members)
+        members = [
+            MemberSummary(m.member_id, m.group_instance_id, m.client_id, m.client_host, b"", b"")
+            for m in group.members.values()
+        ]
+        return ErrorCode.NONE, GroupSummary(str(group.state), group.protocol_type or "", "", members)
+
+    def list_groups(self, states: Iterable[str] = ()) -> tuple[ErrorCode, list[GroupOverview]]:
+        if not self.active:
+            return ErrorCode.COORDINATOR_NOT_AVAILABLE, []
+        error = ErrorCode.COORDINATOR_LOAD_IN_PROGRESS if self.loading else ErrorCode.NONE
+        wanted = {s.lower() for s in states}
+        return error, [
+            GroupOverview(g.group_id, g.protocol_type or "", str(g.state))
+            for g in self.groups.values()
+            if not wanted or str(g.state).lower() in wanted
+        ]
+
+    def delete_groups(self, group_ids: Iterable[str]) -> dict[str, ErrorCode]:
+        """Kafka's ``handleDeleteGroups``: only empty groups go, with all their offsets."""
+        results: dict[str, ErrorCode] = {}
+        eligible: list[Group] = []
+        for group_id in dict.fromkeys(group_ids):
+            error = self._validate_group_status(group_id, allow_empty_id=True)
+            if error is not None:
+                results[group_id] = error
+                continue
+            group = self.groups.get(group_id)
+            if group is None or group.is_state(S.DEAD):
+                results[group_id] = ErrorCode.GROUP_ID_NOT_FOUND
+            elif group.is_state(S.EMPTY):
+                group.transition_to(S.DEAD, self.time_ms())
+                eligible.append(group)
+            else:
+                results[group_id] = ErrorCode.NON_EMPTY_GROUP
+        if eligible:
+            removed = self._remove_groups(eligible)
+            for group in eligible:
+                results[group.group_id] = ErrorCode.NONE
+            log.info(
+                "deleted groups %s (%d offsets removed)", ", ".join(g.group_id for g in eligible), removed
+            )
+        return results
+
+    def _remove_groups(self, groups: Iterable[Group], extra: dict[int, list] | None = None) -> int:
+        """Drop dead groups with their offsets; tombstones go to the log (errors only logged)."""
+        records: dict[int, list[tuple[bytes, bytes | None]]] = defaultdict(list)
+        if extra:
+            for p, recs in extra.items():
+                records[p].extend(recs)
+        removed = 0
+        for group in groups:
+            p = self.partition_for(group.group_id)
+            for topic, partition in self.offsets.remove_group(group.group_id):
+                records[p].append((encode_offset_key(group.group_id, topic, partition), None))
+                removed += 1
+            if self.groups.get(group.group_id) is group:
+                del self.groups[group.group_id]
+            self.membership.cancel_group_timers(group)
+            # A generation-0 group only stored offsets: it has no metadata record to delete.
+            if group.generation_id > 0:
+                records[p].append((encode_group_key(group.group_id), None))
+        self._append_tombstones(records)
+        return removed
+
+    def _append_tombstones(self, records: dict[int, list[tuple[bytes, bytes | None]]]) -> None:
+        for p, recs in records.items():
+            if not recs:
+                continue
+            try:
+                self.topic.append(p, recs, for_offsets=True)
+            except KafkaError as exc:
+                # As Kafka: the next expiry run (or a reload) tries again.
+                log.warning("cannot write %d tombstones to %s-%d: %s", len(recs), self.topic_name, p, exc)
+
+    # ================================================================== offsets
+
+    def commit_offsets(
+        self,
+        group_id: str,
+        member_id: str,
+        group_instance_id: str | None,
+        generation_id: int,
+        entries: Sequence[OffsetCommitEntry],
+        *,
+        retention_ms: int = DEFAULT_RETENTION_TIME,
+        api_version: int = 8,
+    ) -> list[ErrorCode]:
+        """Store offsets durably; one error per entry. Group-level errors raise KafkaError."""
+        error = self._validate_group_status(group_id, allow_empty_id=True)
+        if error is not None:
+            raise KafkaError(error)
+        group = self.groups.get(group_id)
+        created = False
+        if group is None:
+            if generation_id >= 0:
+                # A group member's commit for a group that is gone (Kafka 4's OffsetMetadataManager).
+                raise KafkaError(
+                    ErrorCode.GROUP_ID_NOT_FOUND if api_version >= 9 else ErrorCode.ILLEGAL_GENERATION
+                )
+            # Generation -1: the admin client or a consumer without group management: a
+            # "simple" group is created on the fly.
+            group = self.groups[group_id] = Group(group_id, S.EMPTY, self.time_ms())
+            created = True
+        error = self._validate_offset_commit(group, member_id, group_instance_id, generation_id)
+        if error is not None:
+            raise KafkaError(error)
+        if group.state in (S.STABLE, S.PREPARING_REBALANCE) and group.has(member_id):
+            # A commit from a member keeps its session alive, as a heartbeat would.
+            self.membership.schedule_heartbeat(group, group.get(member_id))
+        now = self.time_ms()
+        expire = None if retention_ms == DEFAULT_RETENTION_TIME else now + retention_ms
+        results: list[ErrorCode] = []
+        records: list[tuple[bytes, bytes | None]] = []
+        staged: list[tuple[OffsetCommitEntry, OffsetAndMetadata]] = []
+        for e in entries:
+            metadata = "" if e.metadata is None else e.metadata
+            if (
+                utf16_length(metadata) > self.offset_metadata_max_bytes
+                or len(metadata.encode("utf-8")) > MAX_STRING_BYTES
+            ):
+                results.append(ErrorCode.OFFSET_METADATA_TOO_LARGE)
+                continue
+            om = OffsetAndMetadata(e.offset, e.leader_epoch, metadata, now, expire)
+            records.append((encode_offset_key(group_id, e.topic, e.partition), encode_offset_value(om)))
+            staged.append((e, om))
+            results.append(ErrorCode.NONE)
+        if records:
+            try:
+                self.topic.append(self.partition_for(group_id), records, for_offsets=True)
+            except KafkaError as exc:
+                log.warning("group %s: cannot store %d offsets: %s", group_id, len(records), exc)
+                if created and not self.offsets.has_offsets(group_id):
+                    del self.groups[group_id]
+                return [exc.error if r is ErrorCode.NONE else r for r in results]
+            for e, om in staged:
+                self.offsets.put(group_id, e.topic, e.partition, om)
+        return results
+
+    def _validate_offset_commit(
+        self, group: Group, member_id: str, group_instance_id: str | None, generation_id: int
+    ) -> ErrorCode | None:
+        """``validateOffsetCommit`` of a classic group."""
+        if group.is_state(S.DEAD):
+            return ErrorCode.COORDINATOR_NOT_AVAILABLE
+        if generation_id < 0 and group.is_state(S.EMPTY):
+            return None  # admin client or simple consumer on an empty group
+        if generation_id >= 0 or member_id != "" or group_instance_id is not None:
+            error = self.membership.validate_current_member(group, member_id, group_instance_id)
+            if error is not None:
+                return error
+            if generation_id != group.generation_id:
+                return ErrorCode.ILLEGAL_GENERATION
+        elif not group.is_state(S.EMPTY):
+            return ErrorCode.UNKNOWN_MEMBER_ID  # only members commit to a group with members
+        if group.is_state(S.COMPLETING_REBALANCE):
+            return ErrorCode.REBALANCE_IN_PROGRESS
+        return None
+
+    def fetch_offsets(
+        self, group_id: str, partitions: Sequence[tuple[str, int]] | None, *, require_stable: bool = False
+    ) -> list[tuple[str, int, OffsetAndMetadata | None]]:
+        """Committed offsets of ``partitions`` (None: all the group has). Group errors raise.
+
+        Offsets are returned whatever the group's state (a group may use Kafka only to
+        store offsets). ``require_stable`` (v7+) needs no waiting: there are no pending
+        transactional commits without transactions.
+        """
+        error = self._validate_group_status(group_id, allow_empty_id=True)
+        if error is not None:
+            raise KafkaError(error)
+        if partitions is None:
+            return [(t, p, om) for (t, p), om in self.offsets.group_offsets(group_id).items()]
+        return [(t, p, self.offsets.get(group_id, t, p)) for t, p in partitions]
+
+    def on_topic_deleted(self, topic: str) -> None:
+        """Drop every committed offset of a deleted topic (``handleDeletedPartitions``)."""
+        records: dict[int, list[tuple[bytes, bytes | None]]] = defaultdict(list)
+        for group_id, partition in self.offsets.partitions_of_topic(topic):
+            self.offsets.remove(group_id, topic, partition)
+            records[self.partition_for(group_id)].append(
+                (encode_offset_key(group_id, topic, partition), None)
+            )
+        if records:
+            log.info("removed offsets of deleted topic %s from %d groups", topic, len(records))
+        self._append_tombstones(records)
+
+    # ================================================================== expiry
+
+    def _schedule_expiry(self) -> None:
+        self._expiry_timer = self.timers.call_later(
+            self.offsets_retention_check_ms, guarded(self._on_expiry_timer)
+        )
+
+    def _on_expiry_timer(self) -> None:
+        self._expiry_timer = None
+        if not self.active:
+            return
+        try:
+            self.cleanup_group_metadata()
+        finally:
+            if self.active:
+                self._schedule_expiry()
+
+    def cleanup_group_metadata(self) -> int:
+        """Expire offsets and remove empty groups without offsets; returns offsets expired.
+
+        Which offsets may expire (Kafka's ``ClassicGroup.offsetExpirationCondition``):
+        all of an Empty group, counted from when it became empty; in a Stable
+        consumer group, those of topics no member subscribes to, counted from their
+        commit; all of a simple group (no protocol type), counted from their commit.
+        """
+        now = self.time_ms()
+        records: dict[int, list[tuple[bytes, bytes | None]]] = defaultdict(list)
+        dead: list[Group] = []
+        expired_count = 0
+        for group_id, group in list(self.groups.items()):
+            p = self.partition_for(group_id)
+            if p in self.loading:
+                continue
+            base: int | None = None
+            keep: frozenset[str] = frozenset()
+            expirable = True
+            if group.protocol_type is not None:
+                if group.is_state(S.EMPTY):
+                    base = group.current_state_timestamp
+                elif (
+                    group.is_consumer_group()
+                    and group.subscribed_topics is not None
+                    and group.is_state(S.STABLE)
+                ):
+                    keep = group.subscribed_topics
+                else:
+                    expirable = False
+            if expirable:
+                for topic, partition in self.offsets.expired(
+                    group_id, now, self.offsets_retention_ms, base_timestamp_ms=base, keep_topics=keep
+                ):
+                    self.offsets.remove(group_id, topic, partition)
+                    records[p].append((encode_offset_key(group_id, topic, partition), None))
+                    expired_count += 1
+            if group.is_state(S.EMPTY) and not self.offsets.has_offsets(group_id):
+                log.info("group %s transitioned to Dead in generation %d", group_id, group.generation_id)
+                group.transition_to(S.DEAD, now)
+                dead.append(group)
+        self._remove_groups(dead, records)
+        if expired_count or dead:
+            log.info("removed %d expired offsets and %d empty groups", expired_count, len(dead))
+        return expired_count
+
+    # ================================================================== storage
+
+    def _group_record(self, group: Group, assignment: dict[str, bytes]) -> GroupRecord:
+        pname = group.protocol_name
+        return GroupRecord(
+            protocol_type=group.protocol_type or "",
+            generation=group.generation_id,
+            protocol=pname,
+            leader=group.leader_id,
+            current_state_timestamp_ms=-1
+            if group.current_state_timestamp is None
+            else group.current_state_timestamp,
+            members=[
+                MemberRecord(
+                    m.member_id,
+                    m.group_instance_id,
+                    m.client_id,
+                    m.client_host,
+                    m.rebalance_timeout_ms,
+                    m.session_timeout_ms,
+                    m.metadata(pname) if pname is not None else b"",
+                    assignment.get(m.member_id, b""),
+                )
+                for m in group.members.values()
+            ],
+        )
+
+    def _store_group(self, group: Group, assignment: dict[str, bytes]) -> None:
+        """Write the group's GroupMetadataValue (``storeGroup``); raises mapped KafkaErrors."""
+        try:
+            value = encode_group_value(self._group_record(group, assignment))
+            key = encode_group_key(group.group_id)
+        except (EncodeError, ValueError) as exc:
+            raise KafkaError(ErrorCode.UNKNOWN_SERVER_ERROR, f"cannot encode group metadata: {exc}") from None
+        self.topic.append(self.partition_for(group.group_id), [(key, value)], for_offsets=False)
+
+    async def _load_partition(self, partition: int) -> tuple[int, int]:
+        """Replay one partition: last value wins, tombstones delete (``loadGroupsAndOffsets``)."""
+        offsets: dict[OffsetKey, OffsetAndMetadata | None] = {}
+        groups: dict[str, GroupRecord | None] = {}
+        for chunk in self.topic.replay(partition):
+            for offset, key, value in chunk:
+                if key is None:
+                    log.warning(
+                        "%s-%d offset %d: record without key skipped", self.topic_name, partition, offset
+                    )
+                    continue
+                try:
+                    k = decode_key(key)
+                    if isinstance(k, OffsetKey):
+                        offsets[k] = None if value is None else decode_offset_value(value)
+                    elif isinstance(k, GroupKey):
+                        groups[k.group] = None if value is None else decode_group_value(value)
+                except DecodeError as exc:
+                    log.warning(
+                        "%s-%d offset %d: undecodable record skipped: %s",
+                        self.topic_name,
+                        partition,
+                        offset,
+                        exc,
+                    )
+            await asyncio.sleep(0)  # let the loop serve other requests between chunks
+        n_offsets = 0
+        for k, om in offsets.items():
+            if om is not None:
+                self.offsets.put(k.group, k.topic, k.partition, om)
+                n_offsets += 1
+        loaded: list[Group] = []
+        for group_id, rec in groups.items():
+            if rec is not None:
+                group = self._group_from_record(group_id, rec)
+                self.groups[group_id] = group
+                loaded.append(group)
+        for group_id in {k.group for k, om in offsets.items() if om is not None}:
+            if group_id not in self.groups:
+                # Offsets without group metadata: a simple group that only stores offsets.
+                group = self.groups[group_id] = Group(group_id, S.EMPTY, self.time_ms())
+                loaded.append(group)
+        for group in loaded:
+            self.membership.on_group_loaded(group)
+        if n_offsets or loaded:
+            log.info(
+                "loaded %d offsets and %d groups from %s-%d",
+                n_offsets,
+                len(loaded),
+                self.topic_name,
+                partition,
+            )
+        return n_offsets, len(loaded)
+
+    def _group_from_record(self, group_id: str, rec: GroupRecord) -> Group:
+        now = self.time_ms()
+        members = rec.members if rec.protocol is not None else []
+        if rec.members and rec.protocol is None:
+            log.warning("group %s: members without a protocol in its metadata record; loaded empty", group_id)
+        group = Group(group_id, S.STABLE if members else S.EMPTY, now)
+        group.generation_id = rec.generation
+        group.protocol_type = rec.protocol_type or None
+        group.protocol_name = rec.protocol
+        group.leader_id = rec.leader if members else None
+        group.current_state_timestamp = (
+            rec.current_state_timestamp_ms if rec.current_state_timestamp_ms >= 0 else None
+        )
+        for m in members:
+            member = Member(
+                m.member_id,
+                m.group_instance_id,
+                m.client_id,
+                m.client_host,
+                m.rebalance_timeout_ms,
+                m.session_timeout_ms,
+                rec.protocol_type,
+                [(rec.protocol or "", m.subscription)],
+            )
+            member.assignment = m.assignment
+            group.add(member)
+        if members and group.leader_id not in group.members:
+            group.leader_id = next(iter(group.members))
+        group.subscribed_topics = group.compute_subscribed_topics()
+        return group
+
+
+__all__ = [
+    "GroupCoordinator",
+    "GroupOverview",
+    "GroupSummary",
+    "LeaveMember",
+    "LoopTimers",
+    "MemberSummary",
+    "OffsetCommitEntry",
+    "Timers",
+]
