@@ -15,14 +15,15 @@ import logging
 import time
 from typing import Any
 
-from storage.log_manager import LogManager, LogManagerIntervals, ProducerStateOptions
-
 from broker.config import BrokerConfig, Listener
 from broker.handlers import load_handlers
 from broker.replica_manager import ReplicaManager
 from broker.server import KafkaServer
 from coordinator.controller import Controller
+from coordinator.producer_ids import ProducerIdManager, create_producer_id_manager
+from coordinator.zookeeper import BrokerEndpoint, BrokerRegistration
 from storage.config_def import ConfigError
+from storage.log_manager import LogManager, LogManagerIntervals, ProducerStateOptions
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +42,7 @@ class Broker:
         self.controller: Controller | None = None
         self.replica_manager: ReplicaManager | None = None
         self.groups: Any = None
-        self.producer_ids: Any = None
+        self.producer_ids: ProducerIdManager | None = None
         self.advertised: list[Listener] = []
         self._tasks: list[asyncio.Task] = []
         self.started = asyncio.Event()
@@ -83,6 +84,22 @@ class Broker:
         self.replica_manager = ReplicaManager(self.log_manager)
         await self.server.start()
         self._fix_advertised_ports()
+        # Producer-id blocks: leased from ZooKeeper (which also registers this broker
+        # under /brokers/ids) or from a lease file in the first log dir.
+        self.producer_ids = create_producer_id_manager(
+            zookeeper_connect=cfg["zookeeper.connect"],
+            session_timeout_ms=cfg["zookeeper.session.timeout.ms"],
+            connection_timeout_ms=cfg["zookeeper.connection.timeout.ms"],
+            block_size=cfg["producer.id.block.size"],
+            broker_id=self.broker_id,
+            data_dir=cfg.log_dirs[0],
+            registration=BrokerRegistration(
+                broker_id=self.broker_id,
+                endpoints=[BrokerEndpoint(a.name, a.host, a.port) for a in self.advertised],
+                rack=cfg["broker.rack"],
+            ),
+        )
+        await self.producer_ids.start()
         self._tasks.append(asyncio.create_task(self.log_manager.run_background_tasks(), name="log-manager"))
         self.started.set()
         log.info(
@@ -109,6 +126,8 @@ class Broker:
 
     async def stop(self) -> None:
         await self.server.stop()
+        if self.producer_ids is not None:
+            await self.producer_ids.stop()
         for t in self._tasks:
             t.cancel()
         for t in self._tasks:

@@ -222,7 +222,9 @@ class KafkaConnection(asyncio.BufferedProtocol):
             return None
         try:
             header, pos = decode_request_header(mv)
-            request = spec.request_cls.decode(mv, api_version, pos)
+            # Like Kafka's RequestContext.parseRequest, bytes after the body are ignored
+            # (librdkafka 2.x sends a few after some Metadata v12 requests).
+            request = spec.request_cls.decode(mv, api_version, pos, exact=False)
         except DecodeError as exc:
             self.close(f"{spec.name} v{api_version} does not decode: {exc}")
             return None
