@@ -1,0 +1,102 @@
+"""In-process checks that bad or vanished clients leave nothing behind.
+
+The broker runs in the test's own event loop, so its connections and tasks
+can be inspected after each abuse.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import struct
+
+from broker.broker import Broker
+from broker.config import BrokerConfig
+from protocol.headers import RequestHeader, encode_request_header
+from protocol.messages import FetchRequest, MetadataRequest
+
+
+def _frame(api_key: int, version: int, body: bytes, header_version: int = 1) -> bytes:
+    w = bytearray()
+    encode_request_header(w, RequestHeader(api_key, version, 1, "t", header_version))
+    w += body
+    return struct.pack(">i", len(w)) + bytes(w)
+
+
+def _connection_tasks() -> list[asyncio.Task]:
+    """Tasks the server created for connections (async handlers in flight)."""
+    return [t for t in asyncio.all_tasks() if t.get_coro().__qualname__.startswith("KafkaConnection.")]
+
+
+async def _until(predicate, timeout: float = 5.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not predicate():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError("condition not reached")
+        await asyncio.sleep(0.01)
+
+
+def _run(tmp_path, scenario) -> None:
+    async def main():
+        cfg = BrokerConfig({"log.dirs": str(tmp_path), "listeners": "PLAINTEXT://127.0.0.1:0"})
+        broker = Broker(cfg)
+        await broker.start()
+        try:
+            await scenario(broker, *broker.server.bound[0])
+        finally:
+            await broker.stop()
+
+    asyncio.run(main())
+
+
+def test_half_sent_frame_and_disconnect_leak_nothing(tmp_path):
+    async def scenario(broker, host, port):
+        for _ in range(20):
+            _, w = await asyncio.open_connection(host, port)
+            w.write(struct.pack(">i", 1000) + b"\x00\x03\x00")
+            await w.drain()
+            w.close()
+        await _until(lambda: not broker.server.connections)
+        assert _connection_tasks() == []
+
+    _run(tmp_path, scenario)
+
+
+def test_client_vanishing_during_a_long_poll_fetch_cancels_its_wait(tmp_path):
+    async def scenario(broker, host, port):
+        r, w = await asyncio.open_connection(host, port)
+        w.write(
+            _frame(
+                3,
+                12,
+                bytes(MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name="t")]).encode(12)),
+                2,
+            )
+        )
+        await r.readexactly(struct.unpack(">i", await r.readexactly(4))[0])  # auto-created
+        fetch = FetchRequest(
+            max_wait_ms=60_000,
+            min_bytes=1_000_000,
+            max_bytes=1_000_000,
+            topics=[
+                FetchRequest.FetchTopic(
+                    topic="t",
+                    partitions=[
+                        FetchRequest.FetchPartition(
+                            partition=0, fetch_offset=0, partition_max_bytes=1_000_000
+                        )
+                    ],
+                )
+            ],
+        )
+        assert _connection_tasks() == []
+        w.write(_frame(1, 12, bytes(fetch.encode(12)), 2))
+        await w.drain()
+        await _until(lambda: len(broker.replica_manager.fetch_purgatory) == 1)
+        assert len(_connection_tasks()) == 1  # the parked fetch
+        w.close()
+        await _until(
+            lambda: not broker.server.connections and len(broker.replica_manager.fetch_purgatory) == 0
+        )
+        await _until(lambda: _connection_tasks() == [])
+
+    _run(tmp_path, scenario)
