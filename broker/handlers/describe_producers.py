@@ -1,0 +1,53 @@
+"""DescribeProducers (key 61), version 0.
+
+Behaviour (KIP-664, Kafka's ``ReplicaManager.activeProducerState``): for each
+requested partition, the active producers of its ProducerStateManager: producer
+id, epoch, last sequence, last timestamp (the max timestamp of its last batch),
+coordinator epoch and current transaction start offset (-1: none). Operators
+use it to see what the idempotence checks are working from. Unknown topics or
+partitions: UNKNOWN_TOPIC_OR_PARTITION, with an error message.
+
+Version notes: v0 is the only version (flexible).
+"""
+
+from __future__ import annotations
+
+from broker.handlers import RequestContext, handler
+from protocol.errors import KafkaError
+from protocol.messages import ApiKey, DescribeProducersRequest, DescribeProducersResponse
+
+TopicResponse = DescribeProducersResponse.TopicResponse
+PartitionResponse = DescribeProducersResponse.PartitionResponse
+ProducerState = DescribeProducersResponse.ProducerState
+
+
+@handler(ApiKey.DESCRIBE_PRODUCERS, versions=(0, 0))
+def handle_describe_producers(
+    ctx: RequestContext, request: DescribeProducersRequest
+) -> DescribeProducersResponse:
+    rm = ctx.broker.replica_manager
+    topics = []
+    for t in request.topics:
+        parts = []
+        for index in t.partition_indexes:
+            try:
+                plog = rm.get_log(t.name, index)
+            except KafkaError as exc:
+                parts.append(
+                    PartitionResponse(partition_index=index, error_code=exc.code, error_message=exc.message)
+                )
+                continue
+            producers = [
+                ProducerState(
+                    producer_id=e.producer_id,
+                    producer_epoch=e.producer_epoch,
+                    last_sequence=e.last_seq,
+                    last_timestamp=e.last_timestamp,
+                    coordinator_epoch=e.coordinator_epoch,
+                    current_txn_start_offset=e.current_txn_first_offset,
+                )
+                for _, e in sorted(plog.producer_state.active_producers().items())
+            ]
+            parts.append(PartitionResponse(partition_index=index, error_code=0, active_producers=producers))
+        topics.append(TopicResponse(name=t.name, partitions=parts))
+    return DescribeProducersResponse(throttle_time_ms=0, topics=topics)
