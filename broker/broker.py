@@ -13,13 +13,13 @@ import asyncio
 import contextlib
 import logging
 import time
-from typing import Any
 
 from broker.config import BrokerConfig, Listener
 from broker.handlers import load_handlers
 from broker.replica_manager import ReplicaManager
 from broker.server import KafkaServer
 from coordinator.controller import Controller
+from coordinator.groups import GroupCoordinator
 from coordinator.producer_ids import ProducerIdManager, create_producer_id_manager
 from coordinator.zookeeper import BrokerEndpoint, BrokerRegistration
 from storage.config_def import ConfigError
@@ -41,7 +41,7 @@ class Broker:
         self.log_manager: LogManager | None = None
         self.controller: Controller | None = None
         self.replica_manager: ReplicaManager | None = None
-        self.groups: Any = None
+        self.groups: GroupCoordinator | None = None
         self.producer_ids: ProducerIdManager | None = None
         self.advertised: list[Listener] = []
         self._tasks: list[asyncio.Task] = []
@@ -100,6 +100,22 @@ class Broker:
             ),
         )
         await self.producer_ids.start()
+        self.groups = GroupCoordinator(
+            self.log_manager,
+            broker_id=self.broker_id,
+            offsets_topic_partitions=cfg["offsets.topic.num.partitions"],
+            offsets_segment_bytes=cfg["offsets.topic.segment.bytes"],
+            offsets_retention_ms=cfg["offsets.retention.minutes"] * 60_000,
+            offsets_retention_check_ms=cfg["offsets.retention.check.interval.ms"],
+            initial_rebalance_delay_ms=cfg["group.initial.rebalance.delay.ms"],
+            min_session_timeout_ms=cfg["group.min.session.timeout.ms"],
+            max_session_timeout_ms=cfg["group.max.session.timeout.ms"],
+            max_group_size=cfg["group.max.size"],
+            offset_metadata_max_bytes=cfg["offset.metadata.max.bytes"],
+            time_ms=_now_ms,
+            leader_epoch=self.replica_manager.leader_epoch,
+        )
+        await self.groups.start()
         self._tasks.append(asyncio.create_task(self.log_manager.run_background_tasks(), name="log-manager"))
         self.started.set()
         log.info(
@@ -126,6 +142,8 @@ class Broker:
 
     async def stop(self) -> None:
         await self.server.stop()
+        if self.groups is not None:
+            await self.groups.stop()
         if self.producer_ids is not None:
             await self.producer_ids.stop()
         for t in self._tasks:
