@@ -35,6 +35,7 @@ from protocol.record_batch import NO_TIMESTAMP
 _OFFSET_ENTRY = struct.Struct(">ii")
 _TIME_ENTRY = struct.Struct(">qi")
 _LITTLE = sys.byteorder == "little"
+_INT32_MAX = 0x7FFFFFFF
 
 
 class CorruptIndexError(ValueError):
@@ -67,6 +68,7 @@ class _Index:
         self._loaded = False
         self._entries = 0
         self._max_index_size = max_index_size
+        self._max_entries = max_index_size // self.entry_size
         if writable:
             self._open_writable(max_index_size)
 
@@ -83,6 +85,7 @@ class _Index:
 
     def _resize_file(self, max_index_size: int) -> None:
         self._max_index_size = max_index_size
+        self._max_entries = max_index_size // self.entry_size
         rounded = max(max_index_size - max_index_size % self.entry_size, self._entries * self.entry_size)
         if self._fd is not None:
             os.ftruncate(self._fd, rounded)
@@ -120,10 +123,12 @@ class _Index:
 
     @property
     def max_entries(self) -> int:
-        return self._max_index_size // self.entry_size
+        return self._max_entries
 
     def is_full(self) -> bool:
-        return self.entries >= self.max_entries
+        if not self._loaded:
+            self._ensure_loaded()
+        return self._entries >= self._max_entries
 
     @property
     def size_in_bytes(self) -> int:
@@ -252,19 +257,25 @@ class OffsetIndex(_Index):
         return OffsetPosition(self.base_offset + self._rel[n], self._pos[n])
 
     def append(self, offset: int, position: int) -> None:
-        self._ensure_loaded()
-        rel = self.relative(offset)
-        if self._entries and rel <= self._rel[-1]:
+        """Add an entry (on the append path: no allocation beyond the entry itself)."""
+        if not self._loaded:
+            self._ensure_loaded()
+        n = self._entries
+        rel = offset - self.base_offset
+        if (n and rel <= self._rel[-1]) or rel < 0 or rel > _INT32_MAX:
             raise IndexOffsetError(
-                f"Attempt to append an offset ({offset}) to position {self._entries} no larger than "
-                f"the last offset appended ({self.last_offset}) to {self.path}"
+                f"Attempt to append an offset ({offset}) to position {n} no larger than the last "
+                f"offset appended ({self.last_offset}) or out of range of {self.path}"
             )
-        if self._entries >= self.max_entries:
-            raise IndexOffsetError(f"Attempt to append to a full index (size = {self._entries}).")
-        self._write_entry(_OFFSET_ENTRY.pack(rel, position))
+        if n >= self._max_entries:
+            raise IndexOffsetError(f"Attempt to append to a full index (size = {n}).")
+        fd = self._fd
+        if fd is None:
+            raise OSError(f"index {self.path} is not open for writing")
+        os.pwrite(fd, _OFFSET_ENTRY.pack(rel, position), n * 8)
         self._rel.append(rel)
         self._pos.append(position)
-        self._entries += 1
+        self._entries = n + 1
 
     def lookup(self, target_offset: int) -> OffsetPosition:
         """The largest entry with offset <= target, else (base offset, 0)."""
@@ -340,26 +351,35 @@ class TimeIndex(_Index):
 
     def maybe_append(self, timestamp: int, offset: int, *, skip_full_check: bool = False) -> None:
         """Add (timestamp, offset) if the timestamp is greater than the last entry's."""
-        self._ensure_loaded()
-        if not skip_full_check and self._entries >= self.max_entries:
-            raise IndexOffsetError(f"Attempt to append to a full time index (size = {self._entries}).")
-        last = self.last_entry()
-        if self._entries and offset < last.offset:
-            raise IndexOffsetError(
-                f"Attempt to append an offset ({offset}) to slot {self._entries} no larger than "
-                f"the last offset appended ({last.offset}) to {self.path}."
-            )
-        if self._entries and timestamp < last.timestamp:
-            raise IndexOffsetError(
-                f"Attempt to append a timestamp ({timestamp}) to slot {self._entries} no larger than "
-                f"the last timestamp appended ({last.timestamp}) to {self.path}."
-            )
-        if timestamp > last.timestamp:
-            rel = self.relative(offset)
+        if not self._loaded:
+            self._ensure_loaded()
+        n = self._entries
+        if not skip_full_check and n >= self._max_entries:
+            raise IndexOffsetError(f"Attempt to append to a full time index (size = {n}).")
+        rel = offset - self.base_offset
+        if n:
+            last_ts = self._ts[-1]
+            if rel < self._rel[-1]:
+                raise IndexOffsetError(
+                    f"Attempt to append an offset ({offset}) to slot {n} no larger than "
+                    f"the last offset appended ({self.base_offset + self._rel[-1]}) to {self.path}."
+                )
+            if timestamp < last_ts:
+                raise IndexOffsetError(
+                    f"Attempt to append a timestamp ({timestamp}) to slot {n} no larger than "
+                    f"the last timestamp appended ({last_ts}) to {self.path}."
+                )
+        else:
+            last_ts = NO_TIMESTAMP
+        if timestamp > last_ts:
+            if rel < 0 or rel > _INT32_MAX:
+                raise IndexOffsetError(
+                    f"offset {offset} does not fit relative to base offset {self.base_offset}"
+                )
             self._write_entry(_TIME_ENTRY.pack(timestamp, rel))
             self._ts.append(timestamp)
             self._rel.append(rel)
-            self._entries += 1
+            self._entries = n + 1
 
     def lookup(self, target_timestamp: int) -> TimestampOffset:
         """The largest entry with timestamp <= target, else (NO_TIMESTAMP, base offset)."""

@@ -89,8 +89,7 @@ class ProducerStateOptions:
     duplicate_sequence_error: bool = True
 
 
-@dataclass(frozen=True, slots=True)
-class LogAppendInfo:
+class LogAppendInfo(NamedTuple):
     """Result of an append (Kafka's ``LogAppendInfo``).
 
     For a duplicate, base_offset/last_offset/log_append_time are those of the
@@ -536,20 +535,13 @@ class PartitionLog:
         max_ts = header.max_timestamp
         cfg = self.config
         seg = self._segments[-1]
-        reason = seg.should_roll(
-            incoming_bytes=size,
-            max_timestamp=max_ts,
-            max_offset=last,
-            now_ms=now,
-            segment_bytes=cfg.segment_bytes,
-            segment_ms=cfg.segment_ms,
-        )
+        reason = seg.should_roll(size, max_ts, last, now, cfg.segment_bytes, cfg.segment_ms)
         if reason is not None:
             seg = self.roll(reason)
         set_base_offset(records, 0, base)
         set_partition_leader_epoch(records, 0, leader_epoch)
         try:
-            seg.append(records[:size], last, max_ts)
+            seg.append(records if len(records) == size else records[:size], last, max_ts)
         except OSError as exc:
             log.error("%s: append at offset %d failed: %s", self.name, base, exc)
             raise KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, f"Error while appending to {self.name}: {exc}")

@@ -190,7 +190,6 @@ class LogSegment:
 
     def should_roll(
         self,
-        *,
         incoming_bytes: int,
         max_timestamp: int,
         max_offset: int,
@@ -199,13 +198,19 @@ class LogSegment:
         segment_ms: int,
     ) -> str | None:
         """The reason to roll before this append, or None (Kafka's ``LogSegment.shouldRoll``)."""
-        if self.size > segment_bytes - incoming_bytes:
+        size = self.size
+        if size > segment_bytes - incoming_bytes:
             return "segment.bytes"
-        if (
-            self.size > 0
-            and self.time_waited_for_roll(now_ms, max_timestamp) > segment_ms - self.rolling_jitter_ms
-        ):
-            return "segment.ms"
+        if size > 0:
+            first = self._rolling_based_timestamp
+            if first is None:
+                first = self._first_batch_max_timestamp()
+            if first is not None and first >= 0:
+                waited = max_timestamp - first
+            else:
+                waited = now_ms - self.created_ms
+            if waited > segment_ms - self.rolling_jitter_ms:
+                return "segment.ms"
         if self.index.is_full():
             return "offset index full"
         if self.time_index.is_full():
@@ -230,7 +235,9 @@ class LogSegment:
             raise ValueError(f"offset {last_offset} does not fit in segment {self.base_offset}")
         position = self.size
         try:
-            n = _write_all(fd, data, position)
+            n = os.pwrite(fd, data, position)
+            if n != len(data):  # short write: finish it or fail
+                n += _write_all(fd, memoryview(data)[n:], position + n)
         except OSError:
             with contextlib.suppress(OSError):
                 os.ftruncate(fd, position)
@@ -242,14 +249,17 @@ class LogSegment:
 
     def _index_batch(self, position: int, size: int, last_offset: int, max_timestamp: int) -> None:
         """Kafka's per-batch index rule (shared by append and recovery)."""
-        current = self._max_timestamp_and_offset()
+        current = self._max_ts
+        if current is None:
+            current = self._max_timestamp_and_offset()
         if max_timestamp > current.timestamp:
             current = self._max_ts = TimestampOffset(max_timestamp, last_offset)
         if self.bytes_since_last_index_entry > self.index_interval_bytes:
             self.index.append(last_offset, position)
             self.time_index.maybe_append(current.timestamp, current.offset)
-            self.bytes_since_last_index_entry = 0
-        self.bytes_since_last_index_entry += size
+            self.bytes_since_last_index_entry = size
+        else:
+            self.bytes_since_last_index_entry += size
 
     # ------------------------------------------------------------------ read
 

@@ -206,22 +206,15 @@ def test_truncate_to_removes_whole_batches(tmp_path):
 def test_roll_conditions(tmp_path):
     seg = new_segment(tmp_path, 0, interval=4096, max_index=16)
     kw = dict(now_ms=BASE_TS, segment_bytes=1000, segment_ms=10_000)
-    assert seg.should_roll(incoming_bytes=100, max_timestamp=BASE_TS, max_offset=0, **kw) is None
+    assert seg.should_roll(100, BASE_TS, 0, **kw) is None
     fill(seg, [1])
-    assert seg.should_roll(incoming_bytes=2000, max_timestamp=BASE_TS, max_offset=1, **kw) == "segment.bytes"
-    assert (
-        seg.should_roll(incoming_bytes=10, max_timestamp=BASE_TS + 10_001, max_offset=1, **kw) == "segment.ms"
-    )
-    assert seg.should_roll(incoming_bytes=10, max_timestamp=BASE_TS + 10_000, max_offset=1, **kw) is None
-    assert (
-        seg.should_roll(incoming_bytes=10, max_timestamp=BASE_TS, max_offset=2**31, **kw)
-        == "relative offset overflow"
-    )
+    assert seg.should_roll(2000, BASE_TS, 1, **kw) == "segment.bytes"
+    assert seg.should_roll(10, BASE_TS + 10_001, 1, **kw) == "segment.ms"
+    assert seg.should_roll(10, BASE_TS + 10_000, 1, **kw) is None
+    assert seg.should_roll(10, BASE_TS, 2**31, **kw) == "relative offset overflow"
     seg.index.append(1, 10)
     seg.index.append(2, 20)
-    assert (
-        seg.should_roll(incoming_bytes=10, max_timestamp=BASE_TS, max_offset=1, **kw) == "offset index full"
-    )
+    assert seg.should_roll(10, BASE_TS, 1, **kw) == "offset index full"
     seg.close()
 
 
