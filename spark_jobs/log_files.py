@@ -1,0 +1,541 @@
+"""A read-only view of Moldau's log directories, for Spark's driver and executors.
+
+Everything here only reads files, takes no locks and never recovers or rewrites
+anything, so it is safe next to a running broker (which appends with
+``pwrite`` and rolls, retains and truncates segments whole):
+
+- a log dir holds ``<topic>-<partition>`` directories and Kafka's checkpoint
+  files; ``replication-offset-checkpoint`` gives each partition's high
+  watermark (``ReplicaManager.HighWatermarkFilename``) and
+  ``log-start-offset-checkpoint`` its log start offset when DeleteRecords or
+  retention moved it past the first segment;
+- a partition directory holds segments ``<20-digit base offset>.log`` with their
+  sparse ``.index`` / ``.timeindex`` (``storage.index``) and, for aborted
+  transactions, ``.txnindex`` (Kafka's ``AbortedTxn``: 34-byte entries).
+
+The planner (:func:`plan_reads`) turns an offset range of a partition into
+byte ranges of segment files that start and end on batch boundaries, split at
+offset-index entries so a large segment becomes several Spark tasks. Only
+whole batches are ever read, so a segment that is being appended to is safe.
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import itertools
+import logging
+import os
+import struct
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from protocol.record_batch import (
+    CONTROL_MASK,
+    CURRENT_MAGIC,
+    HEADER,
+    HEADER_SIZE,
+    LOG_OVERHEAD,
+    TIMESTAMP_TYPE_MASK,
+)
+from protocol.records import decode_batch
+from storage.checkpoints import (
+    HIGH_WATERMARK_CHECKPOINT,
+    LOG_START_OFFSET_CHECKPOINT,
+    CheckpointError,
+    OffsetCheckpointFile,
+)
+from storage.index import CorruptIndexError, OffsetIndex, TimeIndex
+from storage.partition_log import is_partition_dir_name, parse_topic_partition
+from storage.segment import (
+    INDEX_SUFFIX,
+    LOG_SUFFIX,
+    TIME_INDEX_SUFFIX,
+    TXN_INDEX_SUFFIX,
+    filename_prefix,
+    offset_from_filename,
+)
+
+log = logging.getLogger(__name__)
+
+# baseOffset int64, batchLength int32, epoch int32, magic int8, crc, attributes, lastOffsetDelta int32
+_BOUNDS = struct.Struct(">qiib4x2xi")
+_BOUNDS_SIZE = _BOUNDS.size  # 27
+_MIN_BATCH_LENGTH = HEADER_SIZE - LOG_OVERHEAD
+_WALK_CHUNK = 64 * 1024
+# Kafka's AbortedTxn: version int16, producerId int64, firstOffset int64, lastOffset int64, lastStableOffset int64
+_ABORTED_TXN = struct.Struct(">hqqqq")
+
+DELETED_SUFFIX = ".deleted"
+
+
+class LogReadError(OSError):
+    """A log file that cannot be read as Kafka's format (corrupt, truncated or gone)."""
+
+
+class DataLossError(LogReadError):
+    """Data planned for reading is gone (retention, truncation): Kafka's "data loss" (failOnDataLoss)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AbortedTxn:
+    """One aborted transaction (Kafka's ``AbortedTxn``); data of ``producer_id`` in [first, last] is aborted."""
+
+    producer_id: int
+    first_offset: int
+    last_offset: int
+
+
+@dataclass(frozen=True)
+class PartitionFiles:
+    """What a log dir says about one partition, read at one moment."""
+
+    topic: str
+    partition: int
+    directory: Path
+    segments: tuple[int, ...]  # base offsets, ascending
+    log_start_offset: int
+    high_watermark: int  # from replication-offset-checkpoint; log start when absent
+
+    def segment_path(self, base_offset: int) -> Path:
+        return self.directory / (filename_prefix(base_offset) + LOG_SUFFIX)
+
+    def segment_index(self, i: int) -> int:
+        """Index in ``segments`` of the segment that holds ``offset`` i (the last base <= i)."""
+        lo, hi = 0, len(self.segments)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.segments[mid] <= i:
+                lo = mid + 1
+            else:
+                hi = mid
+        return max(lo - 1, 0)
+
+    def offset_index(self, base_offset: int) -> OffsetIndex | None:
+        """The segment's offset index, read-only (None when missing or corrupt: scan from 0)."""
+        path = self.directory / (filename_prefix(base_offset) + INDEX_SUFFIX)
+        if not path.exists():
+            return None
+        index = OffsetIndex(path, base_offset, 0, writable=False)
+        try:
+            index.entries  # noqa: B018 - loads and checks the entries now
+        except (OSError, CorruptIndexError) as exc:
+            log.warning("%s: ignoring unreadable offset index (%s)", path, exc)
+            return None
+        return index
+
+    def time_index(self, base_offset: int) -> TimeIndex | None:
+        path = self.directory / (filename_prefix(base_offset) + TIME_INDEX_SUFFIX)
+        if not path.exists():
+            return None
+        index = TimeIndex(path, base_offset, 0, writable=False)
+        try:
+            index.entries  # noqa: B018
+        except (OSError, CorruptIndexError) as exc:
+            log.warning("%s: ignoring unreadable time index (%s)", path, exc)
+            return None
+        return index
+
+    def aborted_transactions(self) -> list[AbortedTxn]:
+        """Every aborted transaction recorded in the partition's ``.txnindex`` files."""
+        out: list[AbortedTxn] = []
+        for base in self.segments:
+            path = self.directory / (filename_prefix(base) + TXN_INDEX_SUFFIX)
+            try:
+                data = path.read_bytes()
+            except FileNotFoundError:
+                continue
+            usable = len(data) - len(data) % _ABORTED_TXN.size
+            for version, pid, first, last, _lso in _ABORTED_TXN.iter_unpack(data[:usable]):
+                if version != 0:
+                    raise LogReadError(f"{path}: unknown aborted transaction entry version {version}")
+                out.append(AbortedTxn(pid, first, last))
+        return out
+
+
+@dataclass(frozen=True)
+class LogDirs:
+    """Every partition found under some log dirs (Kafka's ``log.dirs``)."""
+
+    dirs: tuple[Path, ...]
+    partitions: dict[tuple[str, int], PartitionFiles] = field(default_factory=dict)
+
+    @classmethod
+    def scan(cls, log_dirs: Iterable[str | Path]) -> LogDirs:
+        dirs = tuple(Path(d) for d in log_dirs)
+        found: dict[tuple[str, int], PartitionFiles] = {}
+        for d in dirs:
+            if not d.is_dir():
+                raise FileNotFoundError(f"log dir {d} does not exist or is not a directory")
+            high_watermarks = _read_checkpoint(d / HIGH_WATERMARK_CHECKPOINT)
+            log_starts = _read_checkpoint(d / LOG_START_OFFSET_CHECKPOINT)
+            for entry in sorted(d.iterdir()):
+                if not entry.is_dir() or not is_partition_dir_name(entry.name):
+                    continue
+                parsed = parse_topic_partition(entry.name)
+                assert parsed is not None
+                if parsed in found:
+                    raise LogReadError(
+                        f"partition {entry.name} is in two log dirs: {found[parsed].directory} and {entry}"
+                    )
+                found[parsed] = _partition_files(entry, parsed, high_watermarks, log_starts)
+        return cls(dirs, found)
+
+    def select(
+        self,
+        topics: Sequence[str] | None = None,
+        topic_pattern: str | None = None,
+        partitions: dict[str, set[int] | None] | set[int] | None = None,
+    ) -> list[PartitionFiles]:
+        """Partitions chosen by topic names or a regex (full match) and partition numbers.
+
+        Without ``topics``, internal topics (``__`` prefix) are left out, as a
+        Kafka consumer's pattern subscription does (``exclude.internal.topics``).
+        """
+        import re
+
+        rx = re.compile(topic_pattern) if topic_pattern else None
+        wanted = set(topics) if topics else None
+        out = []
+        for (topic, part), pf in sorted(self.partitions.items()):
+            if wanted is not None:
+                if topic not in wanted:
+                    continue
+            elif topic.startswith("__") or (rx is not None and not rx.fullmatch(topic)):
+                continue
+            if isinstance(partitions, dict):
+                chosen = partitions.get(topic, set())
+                if chosen is not None and part not in chosen:
+                    continue
+            elif partitions is not None and part not in partitions:
+                continue
+            out.append(pf)
+        return out
+
+
+def _read_checkpoint(path: Path) -> dict[tuple[str, int], int]:
+    try:
+        return OffsetCheckpointFile(path).read()
+    except CheckpointError as exc:
+        # The broker rewrites checkpoints atomically, so this is real damage, not a race.
+        raise LogReadError(str(exc)) from exc
+
+
+def _partition_files(
+    directory: Path,
+    key: tuple[str, int],
+    high_watermarks: dict[tuple[str, int], int],
+    log_starts: dict[tuple[str, int], int],
+) -> PartitionFiles:
+    bases = []
+    for p in directory.iterdir():
+        name = p.name
+        # Only live segments: "<offset>.log"; ".log.deleted", ".log.swap", ".log.cleaned" are not.
+        if name.endswith(LOG_SUFFIX) and name[: -len(LOG_SUFFIX)].isdigit():
+            bases.append(offset_from_filename(name))
+    bases.sort()
+    first = bases[0] if bases else 0
+    log_start = max(log_starts.get(key, first), first)
+    hw = high_watermarks.get(key)
+    if hw is None:
+        # Nothing is known to be committed (the broker has not checkpointed it yet).
+        log.warning("%s has no entry in %s; reading nothing of it", directory, HIGH_WATERMARK_CHECKPOINT)
+        hw = log_start
+    return PartitionFiles(key[0], key[1], directory, tuple(bases), log_start, max(hw, log_start))
+
+
+# ---------------------------------------------------------------------- walking batch headers
+
+
+def open_segment(path: Path) -> int:
+    """A read-only fd of a segment, following a rename to ``.deleted`` (retention); DataLossError if gone."""
+    for candidate in (path, path.with_name(path.name + DELETED_SUFFIX)):
+        with contextlib.suppress(FileNotFoundError):
+            return os.open(candidate, os.O_RDONLY | os.O_CLOEXEC)
+    raise DataLossError(f"segment {path} is gone (deleted by retention or truncation?)")
+
+
+@dataclass(frozen=True, slots=True)
+class BatchBounds:
+    position: int
+    size: int
+    base_offset: int
+    last_offset: int
+
+
+def iter_batch_bounds(fd: int, start: int, end: int, path: Path) -> Iterator[BatchBounds]:
+    """Whole batches in [start, end) of a segment, reading 27 header bytes each (64 KiB chunks).
+
+    Stops at a partial batch (the end of what the broker has written). A
+    length that cannot be a batch or a magic other than 2 is a LogReadError.
+    """
+    pos = start
+    buf = b""
+    buf_start = pos
+    while pos + _BOUNDS_SIZE <= end:
+        rel = pos - buf_start
+        if rel + _BOUNDS_SIZE > len(buf):
+            buf = os.pread(fd, min(_WALK_CHUNK, end - pos), pos)
+            buf_start, rel = pos, 0
+            if len(buf) < _BOUNDS_SIZE:
+                return
+        base, length, _epoch, magic, delta = _BOUNDS.unpack_from(buf, rel)
+        if length < _MIN_BATCH_LENGTH or magic != CURRENT_MAGIC:
+            raise LogReadError(f"{path}: no record batch at position {pos} (length {length}, magic {magic})")
+        size = length + LOG_OVERHEAD
+        if pos + size > end:
+            return
+        yield BatchBounds(pos, size, base, base + delta)
+        pos += size
+
+
+def file_size(fd: int) -> int:
+    return os.fstat(fd).st_size
+
+
+def first_batch_ending_at_or_after(
+    fd: int, path: Path, index: OffsetIndex | None, offset: int, end: int
+) -> BatchBounds | None:
+    """The first whole batch whose last offset is >= ``offset`` (Kafka's ``translateOffset``)."""
+    start = index.lookup(offset).position if index is not None else 0
+    for b in iter_batch_bounds(fd, start, end, path):
+        if b.last_offset >= offset:
+            return b
+    return None
+
+
+def first_batch_starting_at_or_after(
+    fd: int, path: Path, index: OffsetIndex | None, offset: int, start: int, end: int
+) -> int:
+    """Position of the first whole batch at or after ``start`` with base offset >= ``offset``.
+
+    Returns the end of the last whole batch when there is none (the exclusive
+    end of a byte range that holds every batch below ``offset``).
+    """
+    if index is not None:
+        hint = index.lookup(offset).position
+        if hint > start:
+            start = hint
+    pos = start
+    for b in iter_batch_bounds(fd, start, end, path):
+        if b.base_offset >= offset:
+            return b.position
+        pos = b.position + b.size
+    return pos
+
+
+# ---------------------------------------------------------------------- planning
+
+
+@dataclass(frozen=True, slots=True)
+class ReadRange:
+    """Whole batches of one segment to read: bytes [start, end), records [from_offset, until_offset)."""
+
+    topic: str
+    partition: int
+    path: str
+    start_position: int
+    end_position: int
+    from_offset: int
+    until_offset: int
+    aborted: tuple[AbortedTxn, ...] = ()
+
+    @property
+    def size(self) -> int:
+        return self.end_position - self.start_position
+
+
+def plan_reads(
+    pf: PartitionFiles,
+    from_offset: int,
+    until_offset: int,
+    *,
+    max_bytes: int,
+    with_aborted: bool = True,
+) -> list[ReadRange]:
+    """Byte ranges holding offsets [from_offset, until_offset) of a partition, at most ``max_bytes`` each.
+
+    One range per segment, split at offset-index entries (batch boundaries)
+    when a segment holds more than ``max_bytes``. ``until_offset`` must not
+    exceed the high watermark (the caller clamps it).
+    """
+    if from_offset >= until_offset or not pf.segments:
+        return []
+    aborted = pf.aborted_transactions() if with_aborted else []
+    out: list[ReadRange] = []
+    first = pf.segment_index(from_offset)
+    for i in range(first, len(pf.segments)):
+        base = pf.segments[i]
+        if base >= until_offset:
+            break
+        next_base = pf.segments[i + 1] if i + 1 < len(pf.segments) else None
+        path = pf.segment_path(base)
+        try:
+            fd = open_segment(path)
+        except DataLossError:
+            log.warning("%s: segment deleted while planning; skipping it", path)
+            continue
+        try:
+            out.extend(
+                _plan_segment(pf, fd, path, base, next_base, from_offset, until_offset, max_bytes, aborted)
+            )
+        finally:
+            os.close(fd)
+    return out
+
+
+def _plan_segment(
+    pf: PartitionFiles,
+    fd: int,
+    path: Path,
+    base: int,
+    next_base: int | None,
+    from_offset: int,
+    until_offset: int,
+    max_bytes: int,
+    aborted: list[AbortedTxn],
+) -> list[ReadRange]:
+    size = file_size(fd)
+    index = pf.offset_index(base)
+    lo = max(from_offset, base)
+    hi = until_offset if next_base is None else min(until_offset, next_base)
+    start = 0
+    if lo > base:
+        first = first_batch_ending_at_or_after(fd, path, index, lo, size)
+        if first is None:
+            return []
+        start = first.position
+    if next_base is not None and until_offset >= next_base:
+        end = size  # a rolled segment: every batch in it is below the next base
+        # ...but only whole batches (a crash may have left a torn tail before recovery)
+        if index is not None and index.entries:
+            tail = index.entry(index.entries - 1).position
+            start_walk = max(tail, start)
+        else:
+            start_walk = start
+        end = start_walk
+        for b in iter_batch_bounds(fd, start_walk, size, path):
+            end = b.position + b.size
+    else:
+        end = first_batch_starting_at_or_after(fd, path, index, hi, start, size)
+    if end <= start:
+        return []
+    relevant = tuple(t for t in aborted if t.last_offset >= lo and t.first_offset < hi)
+    cuts = [start]
+    if end - start > max_bytes and index is not None and index.entries:
+        # Index entries are batch starts: cut at the last one within max_bytes of the previous
+        # cut, or the first one after it when a batch is bigger than that.
+        positions = _IndexPositions(index)
+        target = start + max_bytes
+        while target < end:
+            n = bisect.bisect_right(positions, target) - 1
+            if n < 0 or positions[n] <= cuts[-1]:
+                n += 1
+            if n >= len(positions) or positions[n] >= end:
+                break
+            cuts.append(positions[n])
+            target = positions[n] + max_bytes
+    cuts.append(end)
+    return [
+        ReadRange(pf.topic, pf.partition, str(path), a, b, lo, hi, relevant)
+        for a, b in itertools.pairwise(cuts)
+    ]
+
+
+class _IndexPositions(Sequence[int]):
+    """The positions of an offset index's entries as a sequence (for bisect)."""
+
+    def __init__(self, index: OffsetIndex) -> None:
+        self._index = index
+        self._n = index.entries
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, n: int) -> int:  # type: ignore[override]
+        return self._index.entry(n).position
+
+
+# ---------------------------------------------------------------------- offsets by time
+
+
+def offset_for_timestamp(pf: PartitionFiles, timestamp: int) -> int | None:
+    """The first offset below the high watermark whose record timestamp is >= ``timestamp``.
+
+    Kafka's ``UnifiedLog.fetchOffsetByTimestamp`` (ListOffsets), limited to
+    committed data as the broker does for consumers: the time index narrows
+    the search, then batch headers (max timestamp) and records are read.
+    None when no committed record is that late.
+    """
+    limit = pf.high_watermark
+    for i, base in enumerate(pf.segments):
+        if base >= limit:
+            break
+        next_base = pf.segments[i + 1] if i + 1 < len(pf.segments) else None
+        if next_base is not None and next_base <= pf.log_start_offset:
+            continue
+        tindex = pf.time_index(base)
+        # A rolled segment's time index ends with its largest timestamp.
+        if (
+            next_base is not None
+            and tindex is not None
+            and tindex.entries
+            and tindex.last_entry().timestamp < timestamp
+        ):
+            continue
+        start_offset = pf.log_start_offset
+        if tindex is not None:
+            start_offset = max(start_offset, tindex.lookup(timestamp).offset)
+        found = _search_segment(pf, base, start_offset, timestamp, limit)
+        if found is not None:
+            return found
+    return None
+
+
+def _search_segment(
+    pf: PartitionFiles, base: int, start_offset: int, timestamp: int, limit: int
+) -> int | None:
+    path = pf.segment_path(base)
+    try:
+        fd = open_segment(path)
+    except DataLossError:
+        return None
+    try:
+        index = pf.offset_index(base)
+        start = index.lookup(max(start_offset, base)).position if index is not None else 0
+        for b in iter_batch_bounds(fd, start, file_size(fd), path):
+            if b.base_offset >= limit:
+                return None
+            if b.last_offset < start_offset:
+                continue
+            raw = os.pread(fd, b.size, b.position)
+            header = HEADER.unpack_from(raw, 0)
+            attributes, max_ts = header[5], header[8]
+            if max_ts < timestamp or attributes & CONTROL_MASK:  # control batches hold no data records
+                continue
+            if attributes & TIMESTAMP_TYPE_MASK:
+                # LogAppendTime: every record carries the batch's max timestamp.
+                first = max(b.base_offset, start_offset)
+                return first if first < limit else None
+            for record in decode_batch(raw):
+                if record.offset >= limit:
+                    return None
+                if record.offset >= start_offset and record.timestamp >= timestamp:
+                    return record.offset
+        return None
+    finally:
+        os.close(fd)
+
+
+__all__ = [
+    "AbortedTxn",
+    "BatchBounds",
+    "DataLossError",
+    "LogDirs",
+    "LogReadError",
+    "PartitionFiles",
+    "ReadRange",
+    "offset_for_timestamp",
+    "plan_reads",
+]

@@ -1,0 +1,196 @@
+"""Reading one planned byte range of a segment into Arrow batches (runs on Spark executors).
+
+Whole batches only: the range was planned on batch boundaries; a batch that
+is cut short (the file shrank since planning) is data loss, never a partial
+read. Per batch, as a Kafka consumer does (``CompletedFetch``,
+``DefaultRecordBatch``):
+
+- the CRC-32C is checked (``check.crcs``, on by default);
+- control batches (transaction markers) are skipped: they carry no data;
+- with read_committed, transactional batches of an aborted transaction
+  (``.txnindex``) are skipped;
+- records outside [from_offset, until_offset) are dropped (a range's first
+  and last batch may straddle its offset bounds).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import struct
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyarrow as pa
+
+from protocol import compression
+from protocol.primitives import DecodeError
+from protocol.record_batch import (
+    CONTROL_MASK,
+    CURRENT_MAGIC,
+    HEADER,
+    HEADER_SIZE,
+    LOG_OVERHEAD,
+    TIMESTAMP_TYPE_MASK,
+    TRANSACTIONAL_MASK,
+    compute_crc,
+)
+from spark_jobs.arrow_records import RecordColumns
+from spark_jobs.log_files import DataLossError, LogReadError, ReadRange, open_segment
+
+log = logging.getLogger(__name__)
+
+READ_CHUNK = 8 * 1024 * 1024
+# An Arrow batch handed to Spark holds about this many records or decoded bytes.
+ARROW_BATCH_ROWS = 32_768
+ARROW_BATCH_BYTES = 32 * 1024 * 1024
+_MIN_BATCH_LENGTH = HEADER_SIZE - LOG_OVERHEAD
+_PEEK = struct.Struct(">qi")  # baseOffset, batchLength
+
+
+class CorruptRecordError(LogReadError):
+    """A batch that fails its CRC or does not decode (Kafka's ``CorruptRecordException``)."""
+
+
+def read_range(
+    r: ReadRange,
+    *,
+    check_crcs: bool = True,
+    fail_on_data_loss: bool = True,
+    max_rows: int = ARROW_BATCH_ROWS,
+    max_bytes: int = ARROW_BATCH_BYTES,
+) -> Iterator[pa.RecordBatch]:
+    """Arrow batches (the data source's schema) of the records in ``r``."""
+    path = Path(r.path)
+    try:
+        fd = open_segment(path)
+    except DataLossError:
+        if fail_on_data_loss:
+            raise
+        log.warning("%s is gone; skipping offsets %d..%d", path, r.from_offset, r.until_offset)
+        return
+    try:
+        yield from _read_open_range(fd, path, r, check_crcs, fail_on_data_loss, max_rows, max_bytes)
+    finally:
+        os.close(fd)
+
+
+def _aborted_lookup(r: ReadRange) -> dict[int, list[tuple[int, int]]]:
+    out: dict[int, list[tuple[int, int]]] = {}
+    for t in r.aborted:
+        out.setdefault(t.producer_id, []).append((t.first_offset, t.last_offset))
+    return out
+
+
+def _read_open_range(
+    fd: int,
+    path: Path,
+    r: ReadRange,
+    check_crcs: bool,
+    fail_on_data_loss: bool,
+    max_rows: int,
+    max_bytes: int,
+) -> Iterator[pa.RecordBatch]:
+    lo, hi = r.from_offset, r.until_offset
+    aborted = _aborted_lookup(r)
+    cols = RecordColumns(r.topic, r.partition)
+    unpack = HEADER.unpack_from
+    decompress = compression.decompress
+    pos = r.start_position
+    end = r.end_position
+    while pos < end:
+        chunk = os.pread(fd, min(READ_CHUNK, end - pos), pos)
+        if len(chunk) < LOG_OVERHEAD:
+            _data_loss(path, pos, end, fail_on_data_loss)
+            break
+        cpos = 0
+        n = len(chunk)
+        while cpos + LOG_OVERHEAD <= n:
+            base_offset, batch_length = _PEEK.unpack_from(chunk, cpos)
+            size = batch_length + LOG_OVERHEAD
+            if batch_length < _MIN_BATCH_LENGTH:
+                raise CorruptRecordError(
+                    f"{path}: no valid record batch at position {pos + cpos} (length {batch_length})"
+                )
+            if cpos + size > n:
+                if cpos:
+                    break  # the next chunk starts with this batch
+                # One batch larger than the chunk: read it whole.
+                chunk = os.pread(fd, size, pos)
+                n = len(chunk)
+                if n < size:
+                    _data_loss(path, pos, end, fail_on_data_loss)
+                    pos = end
+                    break
+                continue
+            (
+                _base,
+                _length,
+                _leader_epoch,
+                magic,
+                crc,
+                attributes,
+                last_offset_delta,
+                base_timestamp,
+                max_timestamp,
+                producer_id,
+                producer_epoch,
+                base_sequence,
+                records_count,
+            ) = unpack(chunk, cpos)
+            if magic != CURRENT_MAGIC:
+                raise CorruptRecordError(
+                    f"{path}: record batch at position {pos + cpos} has magic {magic}; only magic "
+                    f"{CURRENT_MAGIC} (Kafka 0.11+) is supported"
+                )
+            if base_offset >= hi:
+                pos = end  # past the range's offsets: nothing more to read
+                cpos = 0
+                break
+            if base_offset + last_offset_delta >= lo and not attributes & CONTROL_MASK:
+                if check_crcs and compute_crc(chunk, cpos, size) != crc:
+                    raise CorruptRecordError(
+                        f"{path}: record batch at position {pos + cpos} (offset {base_offset}) "
+                        f"fails its CRC-32C check"
+                    )
+                if not (
+                    attributes & TRANSACTIONAL_MASK
+                    and producer_id in aborted
+                    and any(a <= base_offset <= b for a, b in aborted[producer_id])
+                ):
+                    codec = attributes & 0x07
+                    raw = chunk[cpos + HEADER_SIZE : cpos + size]
+                    try:
+                        records = raw if codec == compression.NONE else decompress(codec, raw)
+                        cols.add_batch(
+                            records,
+                            records_count,
+                            base_offset=base_offset,
+                            base_timestamp=base_timestamp,
+                            max_timestamp=max_timestamp,
+                            log_append_time=bool(attributes & TIMESTAMP_TYPE_MASK),
+                            producer_id=producer_id,
+                            producer_epoch=producer_epoch,
+                            base_sequence=base_sequence,
+                        )
+                    except DecodeError as exc:
+                        raise CorruptRecordError(
+                            f"{path}: record batch at position {pos + cpos} (offset {base_offset}) "
+                            f"does not decode: {exc}"
+                        ) from None
+                    if cols.rows >= max_rows or cols.buffered_bytes >= max_bytes:
+                        out = cols.take(lo, hi)
+                        if out is not None:
+                            yield out
+            cpos += size
+        pos += cpos
+    out = cols.take(lo, hi)
+    if out is not None:
+        yield out
+
+
+def _data_loss(path: Path, pos: int, end: int, fail: bool) -> None:
+    msg = f"{path} ends at {pos} but data up to byte {end} was planned (truncated since?)"
+    if fail:
+        raise DataLossError(msg)
+    log.warning("%s; skipping the rest", msg)
