@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import random
 import time
 import uuid
@@ -30,33 +29,28 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from protocol.errors import ErrorCode, KafkaError
 from protocol.record_batch import (
-    HEADER,
-    HEADER_SIZE,
-    LOG_APPEND_TIME,
-    LOG_OVERHEAD,
     NO_TIMESTAMP,
     BatchHeader,
     set_base_offset,
     set_partition_leader_epoch,
 )
-from protocol.records import decode_batch
 from storage.checkpoints import fsync_dir
 from storage.leader_epoch import EpochEndOffset, LeaderEpochFileCache
 from storage.log_config import LogConfig
 from storage.log_validator import validate_batch_for_append
 from storage.producer_state import AppendOrigin, ProducerStateManager
 from storage.segment import (
-    CLEANED_SUFFIX,
-    DELETED_SUFFIX,
     INDEX_SUFFIX,
     LOG_SUFFIX,
-    SWAP_SUFFIX,
     TIME_INDEX_SUFFIX,
+    TXN_INDEX_SUFFIX,
     LogSegment,
+    RecoveryResult,
+    clean_leftover_files,
     offset_from_filename,
 )
 
@@ -72,8 +66,6 @@ LATEST_TIERED_TIMESTAMP = -5
 DELETE_DIR_SUFFIX = "-delete"
 FUTURE_DIR_SUFFIX = "-future"
 STRAY_DIR_SUFFIX = "-stray"
-
-_HEADER_CHUNK = 64 * 1024
 
 
 def _now_ms() -> int:
@@ -234,54 +226,15 @@ class PartitionLog:
         self._segments = tuple(segments)
         self._bases = tuple(s.base_offset for s in segments)
 
-    def _clean_leftover_files(self) -> None:
-        """Remove ``.deleted``/``.cleaned``/``.tmp`` files and finish interrupted swaps."""
-        for path in list(self.dir.iterdir()):
-            name = path.name
-            if name.endswith((DELETED_SUFFIX, CLEANED_SUFFIX)) or name.endswith(".tmp"):
-                log.info("%s: deleting leftover file %s", self.name, name)
-                with contextlib.suppress(FileNotFoundError):
-                    path.unlink()
-        for path in sorted(self.dir.glob("*" + LOG_SUFFIX + SWAP_SUFFIX)):
-            self._complete_swap(path)
-        for path in list(self.dir.iterdir()):
-            if path.name.endswith(SWAP_SUFFIX):  # index swap files without a log swap file
-                path.unlink()
-
-    def _complete_swap(self, swap_log: Path) -> None:
-        """A ``.swap`` segment was committed by Kafka's cleaner: it replaces the segments it covers."""
-        base = offset_from_filename(swap_log.name)
-        seg = LogSegment(
+    def _load(self, log_start_offset: int, recovery_point: int, clean: bool) -> None:
+        clean_leftover_files(
             self.dir,
-            base,
             index_interval_bytes=self.config.index_interval_bytes,
             max_index_size=self.config.segment_index_bytes,
-            active=False,
-            suffix=SWAP_SUFFIX,
         )
-        try:
-            next_offset = seg.read_next_offset()
-        finally:
-            seg.close_handlers()
-        for log_file in self.dir.glob("*" + LOG_SUFFIX):
-            other = offset_from_filename(log_file.name)
-            if base <= other < next_offset:
-                prefix = log_file.name[: -len(LOG_SUFFIX)]
-                for suffix in (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX, ".txnindex"):
-                    with contextlib.suppress(FileNotFoundError):
-                        (self.dir / (prefix + suffix)).unlink()
-        prefix = swap_log.name[: -len(LOG_SUFFIX + SWAP_SUFFIX)]
-        for suffix in (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX, ".txnindex"):
-            src = self.dir / (prefix + suffix + SWAP_SUFFIX)
-            if src.exists():
-                os.replace(src, self.dir / (prefix + suffix))
-        log.info("%s: completed the swap of segment %d", self.name, base)
-
-    def _load(self, log_start_offset: int, recovery_point: int, clean: bool) -> None:
-        self._clean_leftover_files()
         bases = sorted(offset_from_filename(p.name) for p in self.dir.glob("*" + LOG_SUFFIX))
         present = set(bases)
-        for pattern in ("*" + INDEX_SUFFIX, "*" + TIME_INDEX_SUFFIX, "*.txnindex"):
+        for pattern in ("*" + INDEX_SUFFIX, "*" + TIME_INDEX_SUFFIX, "*" + TXN_INDEX_SUFFIX):
             for idx in self.dir.glob(pattern):
                 if offset_from_filename(idx.name) not in present:
                     log.info("%s: deleting index %s that has no log file", self.name, idx.name)
@@ -321,6 +274,14 @@ class PartitionLog:
                     log.warning("%s: corrupt index of segment %d (%s); rebuilding it", self.name, base, exc)
                     needs_recovery.add(base)
 
+        if needs_recovery:
+            log.info(
+                "%s: recovering %d segment(s) from offset %d (%d bytes)",
+                self.name,
+                len(needs_recovery),
+                min(needs_recovery),
+                sum(s.size for s in segments if s.base_offset in needs_recovery),
+            )
         i = 0
         while i < len(segments):
             seg = segments[i]
@@ -374,7 +335,7 @@ class PartitionLog:
         cache.truncate_from_start(start)
         self._load_producer_state()
 
-    def _recover_segment(self, seg: LogSegment, index: int, count: int) -> Any:
+    def _recover_segment(self, seg: LogSegment, index: int, count: int) -> RecoveryResult:
         total = seg.size
         reporter = self._progress
         name = self.name
@@ -465,7 +426,7 @@ class PartitionLog:
                 if found is None:
                     continue
                 start_pos = found.position
-            for _pos, header in _iter_segment_headers(seg, start_pos):
+            for _pos, header in seg.iter_headers(start_pos):
                 if header.base_offset >= end:
                     return
                 yield seg, header
@@ -689,49 +650,19 @@ class PartitionLog:
         target = next((s for s in segments if s.largest_timestamp() >= timestamp), None)
         if target is None:
             return None
-        return self._find_offset_by_timestamp(target, timestamp, self.log_start_offset)
-
-    def _find_offset_by_timestamp(
-        self, seg: LogSegment, timestamp: int, starting_offset: int
-    ) -> TimestampAndOffset | None:
-        """Kafka's ``LogSegment.findOffsetByTimestamp`` + ``FileRecords.searchForTimestamp``."""
-        entry = seg.time_index.lookup(timestamp)
-        position = seg.index.lookup(max(entry.offset, starting_offset)).position
-        for pos, header in _iter_segment_headers(seg, position):
-            if (
-                header.max_timestamp >= timestamp
-                and header.base_offset + header.last_offset_delta >= starting_offset
-            ):
-                data = seg.pread(pos, header.size)
-                for record in decode_batch(data, header):
-                    if record.timestamp >= timestamp and record.offset >= starting_offset:
-                        return TimestampAndOffset(
-                            record.timestamp, record.offset, header.partition_leader_epoch
-                        )
-        return None
+        found = target.find_offset_by_timestamp(timestamp, self.log_start_offset)
+        return TimestampAndOffset(*found) if found is not None else None
 
     def _max_timestamp_offset(self) -> TimestampAndOffset | None:
         """KIP-734 as Kafka 3.8+: the first record with the largest timestamp (KAFKA-16310)."""
-        segments = self._segments
         best = None
-        for seg in segments:
+        for seg in self._segments:
             if best is None or seg.max_timestamp_so_far > best.max_timestamp_so_far:
                 best = seg
         if best is None or best.max_timestamp_so_far < 0:
             return None
-        max_ts = best.max_timestamp_so_far
-        position = best.index.lookup(best.offset_of_max_timestamp_so_far).position
-        for pos, header in _iter_segment_headers(best, position):
-            if header.max_timestamp == max_ts:
-                epoch = header.partition_leader_epoch
-                if header.timestamp_type == LOG_APPEND_TIME:
-                    return TimestampAndOffset(max_ts, header.base_offset, epoch)
-                data = best.pread(pos, header.size)
-                for record in decode_batch(data, header):
-                    if record.timestamp == max_ts:
-                        return TimestampAndOffset(max_ts, record.offset, epoch)
-                return None
-        return None
+        found = best.find_max_timestamp_record()
+        return TimestampAndOffset(*found) if found is not None else None
 
     def leader_epoch_for_offset(self, offset: int) -> int:
         """The leader epoch that wrote ``offset`` (Kafka's ``epochForOffset``), -1 if unknown."""
@@ -939,25 +870,3 @@ def _unlink_all(paths: list[Path]) -> None:
     for path in paths:
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
-
-
-def _iter_segment_headers(seg: LogSegment, start_position: int) -> Iterator[tuple[int, BatchHeader]]:
-    """(position, header) of each whole batch from ``start_position``, 64 KiB chunks."""
-    end = seg.size
-    pos = start_position
-    buf = b""
-    buf_start = pos
-    unpack = HEADER.unpack_from
-    while pos + HEADER_SIZE <= end:
-        rel = pos - buf_start
-        if rel < 0 or rel + HEADER_SIZE > len(buf):
-            buf = seg.pread(pos, min(_HEADER_CHUNK, end - pos))
-            buf_start, rel = pos, 0
-            if len(buf) < HEADER_SIZE:
-                return
-        header = BatchHeader._make(unpack(buf, rel))
-        size = header.batch_length + LOG_OVERHEAD
-        if size < HEADER_SIZE or pos + size > end:
-            return
-        yield pos, header
-        pos += size

@@ -32,11 +32,13 @@ from protocol.record_batch import (
     HEADER,
     HEADER_SIZE,
     INT32_MAX,
+    LOG_APPEND_TIME,
     LOG_OVERHEAD,
     NO_TIMESTAMP,
     BatchHeader,
     compute_crc,
 )
+from protocol.records import decode_batch
 from storage.index import OffsetIndex, TimeIndex, TimestampOffset
 
 log = logging.getLogger(__name__)
@@ -54,6 +56,7 @@ _BOUNDS = struct.Struct(">qi11xi")
 _BOUNDS_SIZE = _BOUNDS.size  # 27
 _MIN_BATCH_LENGTH = HEADER_SIZE - LOG_OVERHEAD  # 49
 _SCAN_CHUNK = 16 * 1024
+_HEADER_CHUNK = 64 * 1024
 RECOVERY_CHUNK = 8 * 1024 * 1024
 
 
@@ -305,6 +308,64 @@ class LogSegment:
             yield BatchPosition(pos, size, base, base + delta)
             pos += size
 
+    def iter_headers(self, start_position: int = 0) -> Iterator[tuple[int, BatchHeader]]:
+        """(position, header) of each whole batch from ``start_position``, in 64 KiB reads."""
+        end = self.size
+        pos = start_position
+        buf = b""
+        buf_start = pos
+        unpack = HEADER.unpack_from
+        while pos + HEADER_SIZE <= end:
+            rel = pos - buf_start
+            if rel < 0 or rel + HEADER_SIZE > len(buf):
+                buf = self.pread(pos, min(_HEADER_CHUNK, end - pos))
+                buf_start, rel = pos, 0
+                if len(buf) < HEADER_SIZE:
+                    return
+            header = BatchHeader._make(unpack(buf, rel))
+            size = header.batch_length + LOG_OVERHEAD
+            if size < HEADER_SIZE or pos + size > end:
+                return
+            yield pos, header
+            pos += size
+
+    def find_offset_by_timestamp(self, timestamp: int, starting_offset: int) -> tuple[int, int, int] | None:
+        """(timestamp, offset, leader epoch) of the first record with timestamp >= target at or
+        after ``starting_offset`` (Kafka's ``findOffsetByTimestamp`` + ``searchForTimestamp``).
+
+        The time index gives where to start; only the one batch holding the answer is decoded.
+        """
+        entry = self.time_index.lookup(timestamp)
+        position = self.index.lookup(max(entry.offset, starting_offset)).position
+        for pos, header in self.iter_headers(position):
+            if (
+                header.max_timestamp >= timestamp
+                and header.base_offset + header.last_offset_delta >= starting_offset
+            ):
+                for record in decode_batch(self.pread(pos, header.size), header):
+                    if record.timestamp >= timestamp and record.offset >= starting_offset:
+                        return record.timestamp, record.offset, header.partition_leader_epoch
+        return None
+
+    def find_max_timestamp_record(self) -> tuple[int, int, int] | None:
+        """(timestamp, offset, leader epoch) of the first record carrying this segment's largest
+        timestamp (Kafka 3.8+, KAFKA-16310: the batch is found by its max timestamp, then the
+        record inside it; a LogAppendTime batch answers its base offset)."""
+        max_ts = self.max_timestamp_so_far
+        if max_ts < 0:
+            return None
+        position = self.index.lookup(self.offset_of_max_timestamp_so_far).position
+        for pos, header in self.iter_headers(position):
+            if header.max_timestamp == max_ts:
+                epoch = header.partition_leader_epoch
+                if header.timestamp_type == LOG_APPEND_TIME:
+                    return max_ts, header.base_offset, epoch
+                for record in decode_batch(self.pread(pos, header.size), header):
+                    if record.timestamp == max_ts:
+                        return max_ts, record.offset, epoch
+                return None
+        return None
+
     def translate_offset(self, offset: int, start_position: int = 0) -> BatchPosition | None:
         """The first batch at or after ``start_position`` whose last offset >= ``offset``.
 
@@ -534,3 +595,53 @@ class LogSegment:
         for path in self.files():
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
+
+
+# ---------------------------------------------------------------------- leftover files
+
+
+def clean_leftover_files(directory: Path, *, index_interval_bytes: int, max_index_size: int) -> None:
+    """Kafka's ``LogLoader.removeTempFilesAndCollectSwapFiles`` for one partition directory.
+
+    ``.deleted``, ``.cleaned`` and ``.tmp`` files are removed; a ``.log.swap``
+    (a segment Kafka's cleaner committed) replaces the segments it covers.
+    """
+    for path in list(directory.iterdir()):
+        if path.name.endswith((DELETED_SUFFIX, CLEANED_SUFFIX, ".tmp")):
+            log.info("%s: deleting leftover file %s", directory.name, path.name)
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+    for path in sorted(directory.glob("*" + LOG_SUFFIX + SWAP_SUFFIX)):
+        _complete_swap(directory, path, index_interval_bytes, max_index_size)
+    for path in list(directory.iterdir()):
+        if path.name.endswith(SWAP_SUFFIX):  # index swap files without a log swap file
+            path.unlink()
+
+
+def _complete_swap(directory: Path, swap_log: Path, index_interval_bytes: int, max_index_size: int) -> None:
+    base = offset_from_filename(swap_log.name)
+    seg = LogSegment(
+        directory,
+        base,
+        index_interval_bytes=index_interval_bytes,
+        max_index_size=max_index_size,
+        active=False,
+        suffix=SWAP_SUFFIX,
+    )
+    try:
+        next_offset = seg.read_next_offset()
+    finally:
+        seg.close_handlers()
+    suffixes = (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX)
+    for log_file in directory.glob("*" + LOG_SUFFIX):
+        if base <= offset_from_filename(log_file.name) < next_offset:
+            prefix = log_file.name[: -len(LOG_SUFFIX)]
+            for suffix in suffixes:
+                with contextlib.suppress(FileNotFoundError):
+                    (directory / (prefix + suffix)).unlink()
+    prefix = swap_log.name[: -len(LOG_SUFFIX + SWAP_SUFFIX)]
+    for suffix in suffixes:
+        src = directory / (prefix + suffix + SWAP_SUFFIX)
+        if src.exists():
+            os.replace(src, directory / (prefix + suffix))
+    log.info("%s: completed the swap of segment %d", directory.name, base)

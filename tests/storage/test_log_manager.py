@@ -302,3 +302,35 @@ def test_background_tasks(tmp_path):
 
     asyncio.run(scenario())
     lm.shutdown()
+
+
+def test_damaged_partition_metadata_is_rewritten_from_the_other_partitions(tmp_path):
+    d = tmp_path / "d"
+    lm = manager([d])
+    topic_id = uuid.uuid4()
+    lm.create_topic("m", 2, topic_id, {})
+    lm.shutdown()
+    (d / "m-1" / "partition.metadata").write_text("garbage")
+    lm = manager([d])
+    assert lm.topics()["m"].topic_id == topic_id
+    assert (d / "m-1" / "partition.metadata").read_text().endswith(uuid_to_kafka_str(topic_id))
+    lm.shutdown()
+
+
+def test_partitions_disagreeing_on_the_topic_id_stop_startup(tmp_path):
+    d = tmp_path / "d"
+    lm = manager([d])
+    lm.create_topic("m", 2, uuid.uuid4(), {})
+    lm.shutdown()
+    (d / "m-1" / "partition.metadata").write_text(f"version: 0\ntopic_id: {uuid_to_kafka_str(uuid.uuid4())}")
+    with pytest.raises(LogDirError, match="topic id"):
+        manager([d])
+
+
+@pytest.mark.parametrize("content", ["{not json", '{"version": 2, "topics": {}}', "[]"])
+def test_unusable_overrides_file_stops_startup(tmp_path, content):
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "topic-config-overrides.json").write_text(content)
+    with pytest.raises(LogDirError):
+        manager([d])
