@@ -1,13 +1,87 @@
-"""Idempotent producer state per partition (Kafka's ProducerStateManager).
+"""Idempotent producer state of one partition (Kafka's ProducerStateManager and friends).
 
-This first part only defines ``AppendOrigin``, which the batch validator needs;
-the producer state itself (ProducerStateEntry, BatchMetadata, the append rules
-and ``.snapshot`` files) follows in this module.
+Per producer id the broker keeps a ``ProducerStateEntry``: the epoch, the last batches
+appended (``BatchMetadata``, at most ``batch_window``; Kafka's NUM_BATCHES_TO_RETAIN = 5),
+the last timestamp and the transactional fields. Before a client batch is appended,
+``check_append`` applies Kafka's rules in Kafka's order (UnifiedLog.analyzeAndValidateProducerState,
+ProducerAppendInfo.checkProducerEpoch / checkSequence):
+
+1. duplicate: same epoch and exactly the (first, last) sequence of a cached batch -> that
+   BatchMetadata is returned; nothing is appended and the client is answered NONE with the
+   original batch's first offset and timestamp;
+2. stale epoch -> INVALID_PRODUCER_EPOCH (REPLICATION only logs a warning);
+3. sequence (CLIENT only): a new epoch must start at sequence 0 (KIP-360) unless no state is
+   known; within an epoch the first sequence must follow the last one, wrapping from
+   2147483647 to 0 -> else OUT_OF_ORDER_SEQUENCE_NUMBER. A producer with no state (new,
+   expired, truncated away) is accepted at any sequence.
+
+Improvement over Kafka (``duplicate_sequence_error``, on by default): a batch of the current
+epoch whose whole sequence range lies before the oldest cached batch was certainly written
+already, so it is answered DUPLICATE_SEQUENCE_NUMBER (46) instead of 45. Every client treats
+46 as success with an unknown offset (Java Sender.completeBatch, librdkafka
+rd_kafka_handle_idempotent_Produce_error, kafka-python Sender._complete_batch, aiokafka
+SendProduceReqHandler.handle_response), where 45 would make them bump the epoch and write the
+batch a second time. The bound that makes "before" certain:
+
+- Within one epoch the broker only appends in sequence, so the sequences written form one
+  unbroken run ending at the entry's last sequence. The entry counts that run
+  (``run_length``): a new epoch or a producer with no state starts it at the batch's size;
+  every in-sequence batch extends it; a batch that does not follow (only possible when the
+  state was lost, or in replay) restarts it. Entries rebuilt from the log (loaded from a
+  snapshot, or first seen in the replayed batches) assume the run started at sequence 0 of
+  the epoch on this partition, as every client numbers each partition from 0 in each epoch.
+  That assumption is wrong only if this epoch was once accepted without state in the middle
+  of a gap (KIP-360) and a retry later lands in that gap after a restart.
+- A batch is a certain duplicate iff, going back from the first sequence F of the oldest
+  cached batch, its last and first sequences lie at distances d_last and d_first (modulo 2^31,
+  so the wrap is handled) with 1 <= d_last <= d_first <= min(run_length - window span, 2^30).
+  2^30, half the sequence space, is where "before" stops being distinguishable from a gap
+  after the last sequence (serial number arithmetic, RFC 1982).
+
+Snapshots are Kafka's ``<20-digit offset>.snapshot`` files (ProducerSnapshot.json v1): int16
+version | uint32 CRC-32C of everything after the first 6 bytes | int32 count | 46-byte entries
+(ProducerId int64, Epoch int16, LastSequence int32, LastOffset int64, OffsetDelta int32,
+Timestamp int64, CoordinatorEpoch int32, CurrentTxnFirstOffset int64). As in Kafka only the
+last batch of each producer is persisted.
+
+Knowingly different from Kafka: snapshots are written to a temporary file, fsynced and
+renamed (Kafka writes in place); only the newest ``SNAPSHOTS_TO_KEEP`` snapshots are kept
+(Kafka keeps one per segment and deletes them with their segments).
 """
 
 from __future__ import annotations
 
+import logging
+import os
+import struct
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
 from enum import Enum
+from pathlib import Path
+from types import MappingProxyType
+from typing import NamedTuple
+
+import crc32c as _crc32c
+
+from protocol.errors import ErrorCode, KafkaError
+from protocol.record_batch import INT32_MAX, BatchHeader, decrement_sequence
+
+log = logging.getLogger(__name__)
+
+NUM_BATCHES_TO_RETAIN = 5  # Kafka's ProducerStateEntry.NUM_BATCHES_TO_RETAIN
+NO_PRODUCER_EPOCH = -1
+NO_SEQUENCE = -1
+SEQUENCE_SPACE = INT32_MAX + 1  # sequences wrap from 2147483647 to 0
+DUPLICATE_SEARCH_BOUND = SEQUENCE_SPACE // 2
+SNAPSHOTS_TO_KEEP = 3
+SNAPSHOT_SUFFIX = ".snapshot"
+SNAPSHOT_VERSION = 1
+
+_SNAPSHOT_HEADER = struct.Struct(">hIi")  # version, crc, entry count
+_SNAPSHOT_ENTRY = struct.Struct(">qhiqiqiq")  # 46 bytes
+_CRC_OFFSET = 2
+_ENTRIES_CRC_START = 6  # the CRC covers everything after version and crc
 
 
 class AppendOrigin(Enum):
@@ -21,3 +95,516 @@ class AppendOrigin(Enum):
     CLIENT = "client"
     REPLICATION = "replication"
     COORDINATOR = "coordinator"
+
+
+def in_sequence(last_seq: int, next_seq: int) -> bool:
+    """Kafka's ProducerAppendInfo.inSequence: next follows last, wrapping at INT32_MAX."""
+    return next_seq == last_seq + 1 or (next_seq == 0 and last_seq == INT32_MAX)
+
+
+class BatchMetadata(NamedTuple):
+    """One appended batch of a producer (Kafka's BatchMetadata)."""
+
+    last_seq: int
+    last_offset: int
+    offset_delta: int
+    timestamp: int
+
+    @property
+    def first_seq(self) -> int:
+        return decrement_sequence(self.last_seq, self.offset_delta)
+
+    @property
+    def first_offset(self) -> int:
+        return self.last_offset - self.offset_delta
+
+
+class ProducerStateEntry:
+    """The state of one producer id on this partition (Kafka's ProducerStateEntry)."""
+
+    __slots__ = (
+        "batch_metadata",
+        "coordinator_epoch",
+        "current_txn_first_offset",
+        "last_timestamp",
+        "producer_epoch",
+        "producer_id",
+        "run_length",
+    )
+
+    def __init__(
+        self,
+        producer_id: int,
+        producer_epoch: int = NO_PRODUCER_EPOCH,
+        *,
+        coordinator_epoch: int = -1,
+        last_timestamp: int = -1,
+        current_txn_first_offset: int = -1,
+        batches: Iterable[BatchMetadata] = (),
+        window: int = NUM_BATCHES_TO_RETAIN,
+        run_length: int = 0,
+    ) -> None:
+        self.producer_id = producer_id
+        self.producer_epoch = producer_epoch
+        self.coordinator_epoch = coordinator_epoch
+        self.last_timestamp = last_timestamp
+        # first offset of the ongoing transaction, -1 when there is none (as in the snapshot)
+        self.current_txn_first_offset = current_txn_first_offset
+        self.batch_metadata: deque[BatchMetadata] = deque(batches, maxlen=window)
+        # sequences known to be written, unbroken, in this epoch, ending at last_seq
+        self.run_length = run_length
+
+    def __repr__(self) -> str:
+        return (
+            f"ProducerStateEntry(producer_id={self.producer_id}, epoch={self.producer_epoch}, "
+            f"batches={list(self.batch_metadata)}, last_timestamp={self.last_timestamp}, "
+            f"coordinator_epoch={self.coordinator_epoch}, "
+            f"current_txn_first_offset={self.current_txn_first_offset})"
+        )
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.batch_metadata
+
+    @property
+    def first_seq(self) -> int:
+        return self.batch_metadata[0].first_seq if self.batch_metadata else NO_SEQUENCE
+
+    @property
+    def last_seq(self) -> int:
+        return self.batch_metadata[-1].last_seq if self.batch_metadata else NO_SEQUENCE
+
+    @property
+    def last_data_offset(self) -> int:
+        return self.batch_metadata[-1].last_offset if self.batch_metadata else -1
+
+    @property
+    def last_offset_delta(self) -> int:
+        return self.batch_metadata[-1].offset_delta if self.batch_metadata else 0
+
+    @property
+    def has_ongoing_txn(self) -> bool:
+        return self.current_txn_first_offset >= 0
+
+    def batch_with_sequence_range(self, first_seq: int, last_seq: int) -> BatchMetadata | None:
+        """The cached batch with exactly this sequence range (Kafka's findDuplicateBatch)."""
+        for batch in self.batch_metadata:
+            if batch.last_seq == last_seq and batch.first_seq == first_seq:
+                return batch
+        return None
+
+    def is_certain_duplicate(self, first_seq: int, last_seq: int) -> bool:
+        """True iff [first_seq, last_seq] lies wholly in the run written before the oldest cached batch.
+
+        See the module docstring for the bound.
+        """
+        if not self.batch_metadata:
+            return False
+        oldest_first = self.batch_metadata[0].first_seq
+        window_span = (self.last_seq - oldest_first) % SEQUENCE_SPACE + 1
+        known_before = min(self.run_length - window_span, DUPLICATE_SEARCH_BOUND)
+        if known_before <= 0:
+            return False
+        d_last = (oldest_first - last_seq) % SEQUENCE_SPACE
+        d_first = (oldest_first - first_seq) % SEQUENCE_SPACE
+        return 1 <= d_last <= d_first <= known_before
+
+    def maybe_update_producer_epoch(self, producer_epoch: int) -> bool:
+        """A different epoch clears the cached batches (Kafka's maybeUpdateProducerEpoch)."""
+        if self.producer_epoch != producer_epoch:
+            self.batch_metadata.clear()
+            self.producer_epoch = producer_epoch
+            self.run_length = 0
+            return True
+        return False
+
+
+class CorruptSnapshotError(Exception):
+    """A ``.snapshot`` file that cannot be trusted (Kafka's CorruptSnapshotException)."""
+
+
+def snapshot_file_name(offset: int) -> str:
+    return f"{offset:020d}{SNAPSHOT_SUFFIX}"
+
+
+def encode_snapshot(entries: Iterable[ProducerStateEntry]) -> bytes:
+    """The bytes of a ``.snapshot`` file: Kafka's ProducerSnapshot v1, entries by producer id."""
+    rows = sorted(entries, key=lambda e: e.producer_id)
+    out = bytearray(_SNAPSHOT_HEADER.size + _SNAPSHOT_ENTRY.size * len(rows))
+    _SNAPSHOT_HEADER.pack_into(out, 0, SNAPSHOT_VERSION, 0, len(rows))
+    pos = _SNAPSHOT_HEADER.size
+    for e in rows:
+        _SNAPSHOT_ENTRY.pack_into(
+            out,
+            pos,
+            e.producer_id,
+            e.producer_epoch,
+            e.last_seq,
+            e.last_data_offset,
+            e.last_offset_delta,
+            e.last_timestamp,
+            e.coordinator_epoch,
+            e.current_txn_first_offset,
+        )
+        pos += _SNAPSHOT_ENTRY.size
+    struct.pack_into(">I", out, _CRC_OFFSET, _crc32c.crc32c(memoryview(out)[_ENTRIES_CRC_START:]))
+    return bytes(out)
+
+
+def decode_snapshot(data: bytes, *, window: int = NUM_BATCHES_TO_RETAIN) -> list[ProducerStateEntry]:
+    """Entries of a ``.snapshot`` file; CorruptSnapshotError if version, CRC or size is wrong."""
+    if len(data) < _SNAPSHOT_HEADER.size:
+        raise CorruptSnapshotError(f"Snapshot of {len(data)} bytes is shorter than its header")
+    version, crc, count = _SNAPSHOT_HEADER.unpack_from(data, 0)
+    if version != SNAPSHOT_VERSION:
+        raise CorruptSnapshotError(f"Snapshot contained an unknown file version {version}")
+    computed = _crc32c.crc32c(memoryview(data)[_ENTRIES_CRC_START:])
+    if crc != computed:
+        raise CorruptSnapshotError(
+            f"Snapshot is corrupt (CRC is no longer valid). Stored crc: {crc}. Computed crc: {computed}"
+        )
+    if count < 0 or len(data) != _SNAPSHOT_HEADER.size + count * _SNAPSHOT_ENTRY.size:
+        raise CorruptSnapshotError(f"Snapshot of {len(data)} bytes cannot hold {count} entries")
+    entries = []
+    for pid, epoch, seq, offset, delta, ts, coord_epoch, txn_first in _SNAPSHOT_ENTRY.iter_unpack(
+        memoryview(data)[_SNAPSHOT_HEADER.size :]
+    ):
+        # An entry whose LastOffset is negative carries no batch (ProducerStateManager.readSnapshot).
+        batches = (BatchMetadata(seq, offset, delta, ts),) if offset >= 0 else ()
+        entries.append(
+            ProducerStateEntry(
+                pid,
+                epoch,
+                coordinator_epoch=coord_epoch,
+                last_timestamp=ts,
+                current_txn_first_offset=txn_first if txn_first >= 0 else -1,
+                batches=batches,
+                window=window,
+                # Rebuilt from disk: assume the epoch's run started at sequence 0 (module docstring).
+                run_length=seq + 1 if batches and seq >= 0 else 0,
+            )
+        )
+    return entries
+
+
+def write_snapshot_file(path: Path, entries: Iterable[ProducerStateEntry]) -> None:
+    """Write a snapshot atomically: temporary file, fsync, rename, fsync of the directory."""
+    data = encode_snapshot(entries)
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some filesystems refuse fsync on a directory
+    finally:
+        os.close(fd)
+
+
+def _wall_clock_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class ProducerStateManager:
+    """Producer id -> ProducerStateEntry for one partition, with its ``.snapshot`` files.
+
+    Not thread-safe: like the rest of a partition it is used from the event loop only.
+    """
+
+    def __init__(
+        self,
+        partition_dir: Path,
+        *,
+        producer_id_expiration_ms: int = 86_400_000,
+        batch_window: int = NUM_BATCHES_TO_RETAIN,
+        duplicate_sequence_error: bool = True,
+        time_ms: Callable[[], int] = _wall_clock_ms,
+    ) -> None:
+        if batch_window < 1:
+            raise ValueError(f"producer.state.batch.window must be at least 1, not {batch_window}")
+        self.partition_dir = Path(partition_dir)
+        self.producer_id_expiration_ms = producer_id_expiration_ms
+        self.batch_window = batch_window
+        self.duplicate_sequence_error = duplicate_sequence_error
+        self._time_ms = time_ms
+        self._producers: dict[int, ProducerStateEntry] = {}
+        self.map_end_offset = 0
+        self._last_snap_offset = 0
+        self._snapshots: dict[int, Path] = self._scan_snapshot_files()
+
+    # ---------------------------------------------------------------------- append path
+
+    def check_append(self, header: BatchHeader, origin: AppendOrigin) -> BatchMetadata | None:
+        """Kafka's rules for one batch about to be appended (see the module docstring).
+
+        Returns None to go ahead, or the cached BatchMetadata the batch duplicates. Raises
+        KafkaError INVALID_PRODUCER_EPOCH, OUT_OF_ORDER_SEQUENCE_NUMBER,
+        DUPLICATE_SEQUENCE_NUMBER or INVALID_TXN_STATE. Batches without a producer id pass.
+        """
+        producer_id = header.producer_id
+        if producer_id < 0:
+            return None
+        entry = self._producers.get(producer_id)
+        epoch = header.producer_epoch
+        first_seq = header.base_sequence
+        last_seq = header.last_sequence
+        if entry is None:
+            current_epoch = NO_PRODUCER_EPOCH
+        else:
+            current_epoch = entry.producer_epoch
+            # UnifiedLog.analyzeAndValidateProducerState: duplicates first, client appends only.
+            if origin is AppendOrigin.CLIENT and epoch == current_epoch:
+                duplicate = entry.batch_with_sequence_range(first_seq, last_seq)
+                if duplicate is not None:
+                    return duplicate
+
+        # ProducerAppendInfo.checkProducerEpoch (REPLICATION only warns, in update)
+        if epoch < current_epoch and origin is not AppendOrigin.REPLICATION:
+            raise KafkaError(
+                ErrorCode.INVALID_PRODUCER_EPOCH,
+                f"Epoch of producer {producer_id} is {epoch}, which is smaller than the last seen "
+                f"epoch {current_epoch}",
+            )
+
+        if origin is AppendOrigin.CLIENT:
+            self._check_sequence(entry, producer_id, epoch, current_epoch, first_seq, last_seq)
+            if entry is not None and entry.has_ongoing_txn and not header.is_transactional:
+                raise KafkaError(
+                    ErrorCode.INVALID_TXN_STATE,
+                    f"Non-transactional batch of producer {producer_id} while its transaction "
+                    f"started at offset {entry.current_txn_first_offset} is open",
+                )
+        return None
+
+    def _check_sequence(
+        self,
+        entry: ProducerStateEntry | None,
+        producer_id: int,
+        epoch: int,
+        current_epoch: int,
+        first_seq: int,
+        last_seq: int,
+    ) -> None:
+        """ProducerAppendInfo.checkSequence."""
+        if epoch != current_epoch:
+            if first_seq != 0 and current_epoch != NO_PRODUCER_EPOCH:
+                raise KafkaError(
+                    ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
+                    f"Invalid sequence number for new epoch of producer {producer_id}: {epoch} "
+                    f"(request epoch), {first_seq} (seq. number), {current_epoch} (current producer epoch)",
+                )
+            return
+        current_last_seq = entry.last_seq if entry is not None else NO_SEQUENCE
+        # No epoch known (state lost to retention or DeleteRecords): any sequence is fine.
+        if current_epoch == NO_PRODUCER_EPOCH or in_sequence(current_last_seq, first_seq):
+            return
+        if (
+            self.duplicate_sequence_error
+            and entry is not None
+            and entry.is_certain_duplicate(first_seq, last_seq)
+        ):
+            raise KafkaError(
+                ErrorCode.DUPLICATE_SEQUENCE_NUMBER,
+                f"Batch [{first_seq}, {last_seq}] of producer {producer_id} epoch {epoch} was already "
+                f"written before the oldest cached batch (first sequence {entry.first_seq})",
+            )
+        raise KafkaError(
+            ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
+            f"Out of order sequence number for producer {producer_id}: {first_seq} (incoming seq. "
+            f"number), {current_last_seq} (current end sequence number)",
+        )
+
+    def update(self, header: BatchHeader, first_offset: int, timestamp: int, origin: AppendOrigin) -> None:
+        """Record a batch written at ``first_offset`` (ProducerAppendInfo.append + update).
+
+        ``timestamp`` is the batch max timestamp as written (the log append time on
+        LogAppendTime topics). Never raises: validation is ``check_append``.
+        """
+        producer_id = header.producer_id
+        if producer_id < 0:
+            return
+        last_offset = first_offset + header.last_offset_delta
+        if last_offset + 1 > self.map_end_offset:
+            self.map_end_offset = last_offset + 1
+        entry = self._producers.get(producer_id)
+        first_sight = entry is None
+        if entry is None:
+            entry = ProducerStateEntry(producer_id, window=self.batch_window)
+            self._producers[producer_id] = entry
+        epoch = header.producer_epoch
+        if epoch < entry.producer_epoch:
+            # Kafka's checkProducerEpoch for REPLICATION; the entry takes the batch's epoch anyway.
+            log.warning(
+                "Epoch of producer %d is %d at offset %d, smaller than the last seen epoch %d",
+                producer_id,
+                epoch,
+                first_offset,
+                entry.producer_epoch,
+            )
+
+        if header.is_control:
+            # An end-transaction marker (ProducerAppendInfo.appendEndTxnMarker): no batch metadata.
+            entry.maybe_update_producer_epoch(epoch)
+            entry.current_txn_first_offset = -1
+            entry.last_timestamp = timestamp
+            return
+
+        first_seq = header.base_sequence
+        count = header.last_offset_delta + 1
+        continues = (
+            entry.producer_epoch == epoch
+            and bool(entry.batch_metadata)
+            and in_sequence(entry.last_seq, first_seq)
+        )
+        if continues:
+            run = entry.run_length + count
+        elif first_sight and origin is not AppendOrigin.CLIENT:
+            run = header.last_sequence + 1  # first seen while rebuilding from the log: assume it began at 0
+        else:
+            run = count  # a new epoch, a producer accepted without state, or a gap: only this batch is known
+        entry.maybe_update_producer_epoch(epoch)
+        entry.batch_metadata.append(
+            BatchMetadata(header.last_sequence, last_offset, header.last_offset_delta, timestamp)
+        )
+        entry.run_length = min(run, SEQUENCE_SPACE)
+        entry.last_timestamp = timestamp
+        if header.is_transactional and entry.current_txn_first_offset < 0:
+            entry.current_txn_first_offset = first_offset
+
+    def update_map_end_offset(self, offset: int) -> None:
+        """The offset up to which the state reflects the log (the next snapshot's name)."""
+        self.map_end_offset = offset
+
+    def last_entry(self, producer_id: int) -> ProducerStateEntry | None:
+        return self._producers.get(producer_id)
+
+    def active_producers(self) -> Mapping[int, ProducerStateEntry]:
+        """Producer id -> entry, read-only (DescribeProducers)."""
+        return MappingProxyType(self._producers)
+
+    def remove_expired_producers(self, now_ms: int) -> None:
+        """Drop producers silent for producer.id.expiration.ms that have no open transaction."""
+        expired = [pid for pid, e in self._producers.items() if self._is_expired(e, now_ms)]
+        for pid in expired:
+            del self._producers[pid]
+        if expired:
+            log.debug("Expired %d producer ids in %s", len(expired), self.partition_dir)
+
+    def _is_expired(self, entry: ProducerStateEntry, now_ms: int) -> bool:
+        return not entry.has_ongoing_txn and now_ms - entry.last_timestamp >= self.producer_id_expiration_ms
+
+    # ------------------------------------------------------------------------ lifecycle
+
+    def load(self, log_start_offset: int, log_end_offset: int) -> int:
+        """Reload from the newest valid snapshot in (log_start_offset, log_end_offset].
+
+        Kafka's truncateAndReload + loadFromSnapshot: snapshots outside that range are
+        deleted, a corrupt one is deleted and the next older one tried, expired producers are
+        dropped. Returns the offset from which the caller must replay batches through
+        ``update(..., REPLICATION)`` (the snapshot's offset, else the log start offset).
+        """
+        self._producers.clear()
+        self._snapshots = self._scan_snapshot_files()
+        for offset in list(self._snapshots):
+            if offset > log_end_offset or offset <= log_start_offset:
+                self._delete_snapshot(offset)
+        now = self._time_ms()
+        while self._snapshots:
+            offset = max(self._snapshots)
+            path = self._snapshots[offset]
+            try:
+                log.info("Loading producer state from snapshot file '%s'", path)
+                entries = decode_snapshot(path.read_bytes(), window=self.batch_window)
+            except (CorruptSnapshotError, OSError) as exc:
+                log.warning("Failed to load producer snapshot from '%s': %s", path, exc)
+                self._delete_snapshot(offset)
+                continue
+            for entry in entries:
+                if not self._is_expired(entry, now):
+                    self._producers[entry.producer_id] = entry
+            self.map_end_offset = self._last_snap_offset = offset
+            return offset
+        self.map_end_offset = self._last_snap_offset = log_start_offset
+        return log_start_offset
+
+    def take_snapshot(self) -> Path | None:
+        """Write ``<map_end_offset>.snapshot`` unless one at that offset or later exists."""
+        if self.map_end_offset <= self._last_snap_offset:
+            return None
+        offset = self.map_end_offset
+        path = self.partition_dir / snapshot_file_name(offset)
+        start = time.monotonic()
+        write_snapshot_file(path, self._producers.values())
+        log.info(
+            "Wrote producer snapshot at offset %d with %d producer ids in %d ms.",
+            offset,
+            len(self._producers),
+            (time.monotonic() - start) * 1000,
+        )
+        self._snapshots[offset] = path
+        self._last_snap_offset = offset
+        for old in sorted(self._snapshots)[:-SNAPSHOTS_TO_KEEP]:
+            self._delete_snapshot(old)
+        return path
+
+    def truncate_head(self, new_log_start_offset: int) -> None:
+        """The log start moved (retention, DeleteRecords): drop snapshots below it.
+
+        As Kafka since KIP-360 (onLogStartOffsetIncremented + deleteSnapshotsBefore), the
+        in-memory producers are kept.
+        """
+        for offset in [o for o in self._snapshots if o < new_log_start_offset]:
+            self._delete_snapshot(offset)
+        if self.map_end_offset < new_log_start_offset:
+            self.map_end_offset = new_log_start_offset
+        self._last_snap_offset = max(self._snapshots, default=new_log_start_offset)
+
+    def truncate_fully_and_start_at(self, offset: int) -> None:
+        """Forget every producer and snapshot; the log restarts at ``offset``."""
+        self._producers.clear()
+        for snap in list(self._snapshots):
+            self._delete_snapshot(snap)
+        self._last_snap_offset = 0
+        self.map_end_offset = offset
+
+    def snapshot_offsets(self) -> list[int]:
+        """Offsets of the snapshot files, oldest first."""
+        return sorted(self._snapshots)
+
+    def _scan_snapshot_files(self) -> dict[int, Path]:
+        found: dict[int, Path] = {}
+        if not self.partition_dir.is_dir():
+            return found
+        for path in self.partition_dir.iterdir():
+            name = path.name
+            if name.endswith(SNAPSHOT_SUFFIX + ".tmp"):
+                path.unlink(missing_ok=True)  # a write interrupted by a crash
+                continue
+            if not name.endswith(SNAPSHOT_SUFFIX) or not path.is_file():
+                continue
+            stem = name[: -len(SNAPSHOT_SUFFIX)]
+            if not stem.isdigit():
+                log.warning("Ignoring '%s': not an offset-named producer snapshot", path)
+                continue
+            found[int(stem)] = path
+        return found
+
+    def _delete_snapshot(self, offset: int) -> None:
+        path = self._snapshots.pop(offset, None)
+        if path is not None:
+            path.unlink(missing_ok=True)
