@@ -218,6 +218,16 @@ def test_roll_conditions(tmp_path):
     seg.close()
 
 
+def test_roll_when_the_time_index_is_full(tmp_path):
+    # 24-byte indexes: 3 offset entries but only 2 time entries; an entry after every batch.
+    seg = new_segment(tmp_path, 0, interval=0, max_index=24)
+    fill(seg, [1, 1, 1])
+    assert (seg.index.entries, seg.time_index.entries) == (2, 2)
+    assert not seg.index.is_full()
+    assert seg.should_roll(10, BASE_TS, 3, BASE_TS, 10**6, 10**9) == "time index full"
+    seg.close()
+
+
 def test_segment_ms_without_timestamps_uses_creation_time(tmp_path):
     seg = LogSegment(tmp_path, 0, index_interval_bytes=4096, max_index_size=4096, created_ms=1000)
     b = make_batch(1, timestamp=-1)
