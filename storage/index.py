@@ -13,7 +13,8 @@ segment's index is re-extended when it is reopened (``resize``).
 Differences from Kafka, all internal: the entries live in memory (``array``)
 and each new entry is written to the file with ``os.pwrite`` instead of
 through an mmap; the entries of an inactive segment are read from the file on
-first use (Kafka's ``LazyIndex``). Loading an index that was never trimmed
+first use (Kafka's ``LazyIndex``) and dropped again, least recently used first,
+when read-only entries exceed ``READ_ONLY_CACHE.limit_bytes`` (64 MiB) in all. Loading an index that was never trimmed
 (a crash) ignores trailing all-zero entries: a real index never holds a
 position-0 entry, because the first entry is only written after
 ``index.interval.bytes`` of data.
@@ -27,6 +28,7 @@ import struct
 import sys
 from array import array
 from bisect import bisect_right
+from collections import OrderedDict
 from pathlib import Path
 from typing import NamedTuple
 
@@ -56,6 +58,44 @@ class TimestampOffset(NamedTuple):
     offset: int
 
 
+class _ReadOnlyCache:
+    """Bounds the memory held by entries of read-only (inactive) indexes.
+
+    Kafka mmaps its indexes, so the page cache holds them; here entries live in
+    arrays, so the least recently used read-only indexes beyond ``limit_bytes``
+    in all are dropped and read again from their files when next used. Indexes
+    open for appends are not counted and never dropped. Event-loop only.
+    """
+
+    def __init__(self, limit_bytes: int) -> None:
+        self.limit_bytes = limit_bytes
+        self.bytes = 0
+        self._lru: OrderedDict[int, tuple[_Index, int]] = OrderedDict()
+
+    def add(self, index: _Index) -> None:
+        self.remove(index)
+        size = index._entries * index.entry_size
+        self._lru[id(index)] = (index, size)
+        self.bytes += size
+        while self.bytes > self.limit_bytes and len(self._lru) > 1:
+            _, (victim, victim_size) = self._lru.popitem(last=False)
+            self.bytes -= victim_size
+            victim._unload()
+
+    def touch(self, index: _Index) -> None:
+        key = id(index)
+        if key in self._lru:
+            self._lru.move_to_end(key)
+
+    def remove(self, index: _Index) -> None:
+        entry = self._lru.pop(id(index), None)
+        if entry is not None:
+            self.bytes -= entry[1]
+
+
+READ_ONLY_CACHE = _ReadOnlyCache(64 * 1024 * 1024)
+
+
 class _Index:
     """File handling shared by both indexes."""
 
@@ -76,6 +116,7 @@ class _Index:
 
     def _open_writable(self, max_index_size: int) -> None:
         """Open for appends, preallocating as Kafka's AbstractIndex does."""
+        READ_ONLY_CACHE.remove(self)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         self._fd = fd
         size = os.fstat(fd).st_size
@@ -91,12 +132,22 @@ class _Index:
             os.ftruncate(self._fd, rounded)
 
     def _ensure_loaded(self) -> None:
-        if not self._loaded:
-            try:
-                data = self.path.read_bytes()
-            except FileNotFoundError:
-                data = b""
-            self._load_entries(data)
+        if self._loaded:
+            if self._fd is None:
+                READ_ONLY_CACHE.touch(self)
+            return
+        try:
+            data = self.path.read_bytes()
+        except FileNotFoundError:
+            data = b""
+        self._load_entries(data)
+        if self._fd is None:
+            READ_ONLY_CACHE.add(self)
+
+    def _unload(self) -> None:
+        """Drop the entries from memory (read again from the file when next needed)."""
+        self._truncate_entries(0)
+        self._loaded = False
 
     def _load_entries(self, data: bytes) -> None:
         size = self.entry_size
@@ -148,14 +199,17 @@ class _Index:
             os.ftruncate(self._fd, self._entries * self.entry_size)
 
     def close(self) -> None:
-        """Trim and close; the entries stay readable (loaded again on demand)."""
+        """Trim and close; the entries stay readable (kept in READ_ONLY_CACHE)."""
         if self._fd is not None:
             self.trim_to_valid_size()
             os.close(self._fd)
             self._fd = None
+            if self._loaded:
+                READ_ONLY_CACHE.add(self)
 
     def close_handler(self) -> None:
         """Close the file without trimming (the file is about to be deleted)."""
+        READ_ONLY_CACHE.remove(self)
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None

@@ -118,3 +118,27 @@ def test_time_index_full_check_and_skip(tmp_path):
         ti.maybe_append(3, 3)
     ti.maybe_append(3, 3, skip_full_check=True)  # the final entry of an inactive segment
     assert ti.entries == 3
+
+
+def test_read_only_entries_are_bounded_and_reloaded(tmp_path, monkeypatch):
+    from storage import index as index_module
+
+    cache = index_module._ReadOnlyCache(limit_bytes=3 * 80)
+    monkeypatch.setattr(index_module, "READ_ONLY_CACHE", cache)
+    indexes = []
+    for k in range(6):
+        idx = OffsetIndex(tmp_path / f"{k}.index", 0, 800, writable=True)
+        for i in range(10):
+            idx.append(i + 1, (i + 1) * 100 + k)
+        idx.close()  # read-only now: 80 bytes of entries each
+        indexes.append(idx)
+    assert cache.bytes <= 3 * 80
+    assert sum(1 for idx in indexes if idx._loaded) == 3
+    for k, idx in enumerate(indexes):  # evicted ones read their file again
+        assert idx.lookup(5) == (5, 500 + k)
+        assert cache.bytes <= 3 * 80
+    active = OffsetIndex(tmp_path / "active.index", 0, 800, writable=True)
+    for i in range(50):
+        active.append(i + 1, i + 1)
+    assert active.lookup(50) == (50, 50)  # open indexes are never dropped
+    assert id(active) not in cache._lru
