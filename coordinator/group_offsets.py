@@ -28,8 +28,11 @@ history length (last value wins).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import functools
 import logging
+import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -357,11 +360,12 @@ class OffsetsTopic:
         self.time_ms = time_ms
         self._leader_epoch = leader_epoch
         self._existing: int | None = None
+        self._creating: asyncio.Task | None = None
 
     def existing_partitions(self) -> int | None:
         """Partitions of the topic if it exists (cached: Kafka never changes the count)."""
-        if self.log_manager.get_log(OFFSETS_TOPIC, 0) is None:
-            self._existing = None  # not created yet, or deleted
+        if self._creating is not None or self.log_manager.get_log(OFFSETS_TOPIC, 0) is None:
+            self._existing = None  # not created yet (or being created), or deleted
             return None
         if self._existing is None:
             info = self.log_manager.topics().get(OFFSETS_TOPIC)
@@ -378,11 +382,12 @@ class OffsetsTopic:
     def partition_for(self, group_id: str) -> int:
         return partition_for(group_id, self.partition_count)
 
-    def ensure_created(self) -> None:
-        """Create the topic on first use (Kafka: FindCoordinator or the first write)."""
-        if self.existing_partitions() is not None:
-            return
-        overrides = parse_topic_overrides(
+    @property
+    def creating(self) -> bool:
+        return self._creating is not None
+
+    def _overrides(self) -> dict[str, Any]:
+        return parse_topic_overrides(
             {
                 # GroupCoordinator.offsetsTopicConfigs
                 "cleanup.policy": "compact",
@@ -390,8 +395,88 @@ class OffsetsTopic:
                 "compression.type": "producer",
             }
         )
-        self.log_manager.create_topic(OFFSETS_TOPIC, self.configured_partitions, uuid.uuid4(), overrides)
+
+    def ensure_created(self) -> None:
+        """Create the whole topic now if it does not exist (the write path's fallback)."""
+        if self._creating is not None:
+            raise KafkaError(ErrorCode.COORDINATOR_NOT_AVAILABLE, f"{OFFSETS_TOPIC} is being created")
+        if self.existing_partitions() is not None:
+            return
+        self.log_manager.create_topic(
+            OFFSETS_TOPIC, self.configured_partitions, uuid.uuid4(), self._overrides()
+        )
         log.info("created %s with %d partitions", OFFSETS_TOPIC, self.configured_partitions)
+
+    async def close(self) -> None:
+        """At shutdown, a creation still under way is finished at once (Kafka's creation is atomic)."""
+        task = self._creating
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            self._add_missing_partitions()
+
+    def complete_interrupted_creation(self) -> None:
+        """At start: a topic with fewer partitions than configured and no record at all was
+        left half-created by a crash; finish it (no group can have moved yet)."""
+        existing = self.existing_partitions()
+        if existing is None or existing >= self.configured_partitions:
+            return
+        logs = [self.log_manager.get_log(OFFSETS_TOPIC, p) for p in range(existing)]
+        if all(plog is not None and plog.log_end_offset == 0 for plog in logs):
+            log.info(
+                "completing the creation of %s (%d of %d partitions)",
+                OFFSETS_TOPIC,
+                existing,
+                self.configured_partitions,
+            )
+            self._add_missing_partitions()
+
+    def _add_missing_partitions(self) -> None:
+        info = self.log_manager.topics().get(OFFSETS_TOPIC)
+        if info is not None and info.partitions < self.configured_partitions:
+            self.log_manager.add_partitions(OFFSETS_TOPIC, self.configured_partitions)
+        self._existing = None
+
+    def ready(self) -> bool:
+        """FindCoordinator's check: True if the topic exists; else start creating it.
+
+        As Kafka (which auto-creates the topic and answers COORDINATOR_NOT_AVAILABLE until
+        it exists), the creation runs in the background, one partition per loop turn: each
+        partition is a directory and files, ~15 ms, so 50 at once would stall the loop.
+        Without a running loop (tools, tests) the topic is created at once.
+        """
+        if self._creating is not None:
+            return False
+        if self.existing_partitions() is not None:
+            return True
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.ensure_created()
+            return True
+        self._creating = loop.create_task(self._create_gradually(), name="create-__consumer_offsets")
+        return False
+
+    async def _create_gradually(self) -> None:
+        total = self.configured_partitions
+        started = time.monotonic()
+        try:
+            self.log_manager.create_topic(OFFSETS_TOPIC, 1, uuid.uuid4(), self._overrides())
+            for n in range(2, total + 1):
+                await asyncio.sleep(0)
+                self.log_manager.add_partitions(OFFSETS_TOPIC, n)
+            log.info(
+                "created %s with %d partitions in %.0f ms",
+                OFFSETS_TOPIC,
+                total,
+                (time.monotonic() - started) * 1000,
+            )
+        except Exception:
+            log.exception("cannot create %s", OFFSETS_TOPIC)
+        finally:
+            self._creating = None
+            self._existing = None
 
     def _log(self, partition: int) -> PartitionLog:
         self.ensure_created()

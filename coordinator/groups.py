@@ -180,6 +180,7 @@ class GroupCoordinator:
         The coordinator is active during the load: requests for a group whose
         partition is still loading get COORDINATOR_LOAD_IN_PROGRESS.
         """
+        self.topic.complete_interrupted_creation()
         count = self.topic.existing_partitions()
         self.loading = set(range(count or 0))
         self.active = True
@@ -210,6 +211,7 @@ class GroupCoordinator:
         for group in list(self.groups.values()):
             self.membership.unload(group)
         self.groups.clear()
+        await self.topic.close()
 
     @property
     def topic_name(self) -> str:
@@ -219,15 +221,16 @@ class GroupCoordinator:
         return self.topic.partition_for(group_id)
 
     def find_coordinator(self, group_id: str) -> ErrorCode:
-        """FindCoordinator for a group: creates the offsets topic on first use, as Kafka does."""
+        """FindCoordinator for a group: COORDINATOR_NOT_AVAILABLE until ``__consumer_offsets``
+        exists; the first call starts creating it, as Kafka's auto-creation does."""
         if not self.active:
             return ErrorCode.COORDINATOR_NOT_AVAILABLE
         try:
-            self.topic.ensure_created()
+            ready = self.topic.ready()
         except (KafkaError, OSError) as exc:
             log.warning("cannot create %s: %s", self.topic_name, exc)
             return ErrorCode.COORDINATOR_NOT_AVAILABLE
-        return ErrorCode.NONE
+        return ErrorCode.NONE if ready else ErrorCode.COORDINATOR_NOT_AVAILABLE
 
     def _validate_group_status(self, group_id: str | None, *, allow_empty_id: bool) -> ErrorCode | None:
         """Kafka's ``validateGroupStatus``: group id, active, loaded."""

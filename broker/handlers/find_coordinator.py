@@ -4,9 +4,8 @@ Behaviour (Kafka's ``KafkaApis.handleFindCoordinatorRequest`` / ``getCoordinator
 - Key type 0 (group): this broker coordinates every group (it leads every
   partition of ``__consumer_offsets``); the answer is its endpoint on the
   listener the request came in on. The offsets topic is created on this first
-  use, as Kafka does (Kafka answers COORDINATOR_NOT_AVAILABLE until its
-  auto-creation completes; here creation is synchronous, so the first answer
-  already has the coordinator).
+  use, as Kafka does: COORDINATOR_NOT_AVAILABLE (retriable) until it exists;
+  it is created in the background, one partition per event-loop turn.
 - Key type 1 (transaction): no transaction coordinator exists yet, so every
   key gets INVALID_REQUEST with a message saying so (the Java client fails
   ``initTransactions`` with it at once instead of retrying for max.block.ms).

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import struct
+import uuid
 
 import pytest
 
@@ -517,3 +518,59 @@ def test_a_rebalancing_group_loses_no_offsets(broker, clock):
     assert gc.groups["g"].state is GroupState.PREPARING_REBALANCE
     assert set(offsets_of(gc, "g")) == {("t", 0)}
     assert follower in gc.groups["g"].members
+
+
+def test_find_coordinator_creates_the_topic_in_the_background(tmp_path, clock):
+    lm = LogManager([tmp_path / "logs"], resolve_topic_defaults({}))
+    lm.startup()
+    gc = GroupCoordinator(lm, broker_id=0, offsets_topic_partitions=6, time_ms=clock.time_ms, timers=clock)
+    answers: list[ErrorCode] = []
+
+    async def scenario() -> None:
+        await gc.start()
+        while True:
+            answers.append(gc.find_coordinator("g"))
+            if answers[-1] is E.NONE:
+                break
+            await asyncio.sleep(0)  # one partition is created per loop turn
+
+    try:
+        asyncio.run(scenario())
+        assert answers[0] is E.COORDINATOR_NOT_AVAILABLE and answers[-1] is E.NONE
+        assert set(answers[:-1]) == {E.COORDINATOR_NOT_AVAILABLE}
+        assert lm.topics()[OFFSETS_TOPIC].partitions == 6
+        assert lm.topic_config(OFFSETS_TOPIC).cleanup_policy == ("compact",)
+        assert gc.partition_for("g") == partition_for("g", 6)
+    finally:
+        lm.shutdown()
+
+
+def test_stop_during_the_topic_creation(tmp_path, clock):
+    lm = LogManager([tmp_path / "logs"], resolve_topic_defaults({}))
+    lm.startup()
+    gc = GroupCoordinator(lm, broker_id=0, offsets_topic_partitions=50, time_ms=clock.time_ms, timers=clock)
+
+    async def scenario() -> None:
+        await gc.start()
+        assert gc.find_coordinator("g") is E.COORDINATOR_NOT_AVAILABLE
+        await asyncio.sleep(0)
+        await gc.stop()
+
+    try:
+        asyncio.run(scenario())
+        assert not gc.topic.creating
+        assert lm.topics()[OFFSETS_TOPIC].partitions == 50  # finished at once, never left half-made
+    finally:
+        lm.shutdown()
+
+
+def test_a_creation_interrupted_by_a_crash_is_completed_at_start(tmp_path, clock):
+    lm = LogManager([tmp_path / "logs"], resolve_topic_defaults({}))
+    lm.startup()
+    lm.create_topic(OFFSETS_TOPIC, 4, uuid.uuid4(), {})  # what a kill -9 mid-creation leaves
+    try:
+        gc = make_coordinator(lm, clock, offsets_topic_partitions=10)
+        assert lm.topics()[OFFSETS_TOPIC].partitions == 10
+        assert gc.partition_for("my-group") == partition_for("my-group", 10)
+    finally:
+        lm.shutdown()

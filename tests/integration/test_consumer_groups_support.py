@@ -9,6 +9,7 @@ its own, the launcher leaves it alone. Also: wire-client helpers for topics and 
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,6 +26,7 @@ from tests.support.wire_client import WireClient
 # Runs ``python -m broker`` with a group coordinator attached when the broker has none.
 LAUNCHER = """
 import sys
+import time
 from broker import server as _server
 from coordinator.groups import GroupCoordinator
 
@@ -108,11 +110,18 @@ def create_topic(b: BrokerProcess, name: str, partitions: int = 3) -> None:
         assert resp.topics[0].error_code in (0, ErrorCode.TOPIC_ALREADY_EXISTS.code), resp
 
 
-def find_coordinator(b: BrokerProcess, group: str) -> None:
-    """What every client does first; it creates __consumer_offsets."""
+def find_coordinator(b: BrokerProcess, group: str, version: int = 1, timeout: float = 30.0) -> Any:
+    """What every client does first: FindCoordinator until it answers (the first call starts
+    creating __consumer_offsets, answered COORDINATOR_NOT_AVAILABLE meanwhile)."""
+    deadline = time.monotonic() + timeout
     with wire(b) as c:
-        resp = c.request(FindCoordinatorRequest(key=group, key_type=0), 1)
-        assert resp.error_code == 0, resp
+        while True:
+            resp = c.request(FindCoordinatorRequest(key=group, key_type=0), version)
+            if resp.error_code == 0:
+                return resp
+            assert resp.error_code == ErrorCode.COORDINATOR_NOT_AVAILABLE.code, resp
+            assert time.monotonic() < deadline, "the coordinator never became available"
+            time.sleep(0.02)
 
 
 def subscription(*topics: str) -> bytes:

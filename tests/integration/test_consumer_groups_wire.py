@@ -30,6 +30,7 @@ from tests.integration.test_consumer_groups_support import (
     GroupBrokerProcess,
     assignment,
     create_topic,
+    find_coordinator,
     start_group_broker,
     subscription,
     wire,
@@ -48,6 +49,7 @@ def group_broker(tmp_path_factory):
     """One broker with fast group settings (and the test topic) for the module."""
     b = start_group_broker(tmp_path_factory.mktemp("group-wire") / "data")
     create_topic(b, TOPIC, 3)
+    find_coordinator(b, "any")  # as clients do first: __consumer_offsets exists from here on
     yield b
     if b.alive():
         b.stop()
@@ -183,7 +185,31 @@ def fetch(c: WireClient, version: int, group: str, partitions: list[int] | None)
 # ---------------------------------------------------------------- FindCoordinator
 
 
-def test_find_coordinator_every_version_and_the_offsets_topic(gbroker):
+def test_first_find_coordinator_creates_the_offsets_topic(tmp_path):
+    b = start_group_broker(tmp_path / "data")
+    try:
+        with wire(b) as c:
+            first = c.request(FindCoordinatorRequest(key="g", key_type=0), 1)
+            # As Kafka: not available until the auto-created topic exists (Node.noNode).
+            assert (first.error_code, first.node_id, first.host, first.port) == (
+                E.COORDINATOR_NOT_AVAILABLE.code,
+                -1,
+                "",
+                -1,
+            )
+        resp = find_coordinator(b, "g", version=2)
+        assert (resp.node_id, resp.host, resp.port) == (0, b.host, b.port)
+        with wire(b) as c:
+            meta = c.request(MetadataRequest(topics=None), 9)
+        offsets_topic = next(t for t in meta.topics if t.name == "__consumer_offsets")
+        assert offsets_topic.is_internal
+        assert len(offsets_topic.partitions) == int(GROUP_OVERRIDES["offsets.topic.num.partitions"])
+    finally:
+        b.stop()
+
+
+def test_find_coordinator_every_version(gbroker):
+    find_coordinator(gbroker, "some-group")
     with wire(gbroker) as c:
         for version in range(4):
             resp = c.request(FindCoordinatorRequest(key="some-group", key_type=0), version)
@@ -196,10 +222,6 @@ def test_find_coordinator_every_version_and_the_offsets_topic(gbroker):
             ("b", 0, 0, gbroker.port),
             ("", 0, 0, gbroker.port),
         ]
-        meta = c.request(MetadataRequest(topics=None), 9)
-        offsets_topic = next(t for t in meta.topics if t.name == "__consumer_offsets")
-        assert offsets_topic.is_internal
-        assert len(offsets_topic.partitions) == int(GROUP_OVERRIDES["offsets.topic.num.partitions"])
 
 
 def test_find_coordinator_for_transactions_and_unknown_key_types(gbroker):
@@ -575,6 +597,7 @@ def test_committed_offsets_survive_a_broker_restart(tmp_path, clean):
     b: GroupBrokerProcess = start_group_broker(tmp_path / "data")
     try:
         create_topic(b, TOPIC, 3)
+        find_coordinator(b, "durable")
         with wire(b) as c:
             j = join(c, 5, "durable")
             m = j.member_id
