@@ -105,7 +105,12 @@ class JavaAdmin(AdminAdapter):
     name = "java"
 
     def __init__(self, bootstrap: str) -> None:
-        self.client = JavaClient(bootstrap, runtime=require_java())
+        # One JVM for all of this adapter's calls (the driver's batch mode).
+        self._exit = contextlib.ExitStack()
+        self.client = self._exit.enter_context(JavaClient(bootstrap, runtime=require_java()).session())
+
+    def close(self):
+        self._exit.close()
 
     @staticmethod
     def _error(line: Mapping[str, Any]) -> ErrorCode:

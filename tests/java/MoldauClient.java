@@ -46,6 +46,8 @@ import org.apache.kafka.common.protocol.Errors;
  *   delete-topic NAME...
  *   api-versions
  *   warmup             (no broker needed: loads the client classes, for a class-data-sharing archive)
+ *   batch              (reads commands from stdin, one per line, arguments separated by tabs; each
+ *                       command's output ends with {"op":"batch-done","status":N}: one JVM for many calls)
  *   produce ...        (see ProduceCommand)
  *   perf-produce ...   (see ProduceCommand)
  *   consume ...        (see ConsumeCommand)
@@ -61,24 +63,51 @@ public final class MoldauClient {
     private MoldauClient() {}
 
     public static void main(String[] argv) {
-        int status;
+        int status = argv.length > 0 && argv[0].equals("batch") ? batch() : runOne(argv);
+        Json.flush();
+        // Kafka client threads are non-daemon only while a client is open; exit explicitly so a
+        // stuck background thread can never keep a test waiting.
+        System.exit(status);
+    }
+
+    /** One command; failures become a JSON line and the exit status (0 ran, 1 failed, 2 usage). */
+    private static int runOne(String[] argv) {
         try {
-            Args args = new Args(argv);
-            status = run(args);
+            return run(new Args(argv));
         } catch (Args.UsageException e) {
             Json.emitNow(Json.obj("ok", false, "error", "UsageException", "message", e.getMessage()));
-            status = 2;
+            return 2;
         } catch (Throwable t) {
             Map<String, Object> line = errorFields(t);
             line.put("fatal", true);
             Json.emitNow(line);
             t.printStackTrace();
-            status = 1;
+            return 1;
         }
-        Json.flush();
-        // Kafka client threads are non-daemon only while a client is open; exit explicitly so a
-        // stuck background thread can never keep a test waiting.
-        System.exit(status);
+    }
+
+    /** Commands from stdin until it closes, each followed by a batch-done line with its status. */
+    private static int batch() {
+        try (java.io.BufferedReader in = new java.io.BufferedReader(
+                new java.io.InputStreamReader(System.in, java.nio.charset.StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = in.readLine()) != null) {
+                if (line.isEmpty()) continue;
+                String[] argv = line.split("\t", -1);
+                int status = argv[0].equals("batch") || java.util.Arrays.asList(argv).contains("--stdin-control")
+                        ? usage("batch cannot run batch or --stdin-control commands")
+                        : runOne(argv);
+                Json.emitNow(Json.obj("op", "batch-done", "status", status));
+            }
+            return 0;
+        } catch (java.io.IOException e) {
+            return 1;
+        }
+    }
+
+    private static int usage(String message) {
+        Json.emitNow(Json.obj("ok", false, "error", "UsageException", "message", message));
+        return 2;
     }
 
     private static int run(Args args) throws Exception {

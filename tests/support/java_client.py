@@ -382,10 +382,15 @@ class JavaProcess:
         for raw in self.proc.stderr:
             self._stderr.append(raw)
 
-    def wait_for(self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 60.0) -> dict[str, Any]:
-        """The first output line matching predicate; waits for it (woken by each new line)."""
+    def stderr(self) -> str:
+        return "".join(self._stderr)
+
+    def wait_for(
+        self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 60.0, *, start: int = 0
+    ) -> dict[str, Any]:
+        """The first output line from ``start`` on matching predicate; waits for it."""
         deadline = time.monotonic() + timeout
-        seen = 0
+        seen = start
         with self._cond:
             while True:
                 for line in self.lines[seen:]:
@@ -437,6 +442,47 @@ class JavaProcess:
         self.kill()
 
 
+class JavaSession:
+    """One JVM running the driver's ``batch`` command: many calls without a JVM start each.
+
+    Output lines are matched to calls by the ``batch-done`` line that ends each command.
+    """
+
+    def __init__(self, runtime: JavaRuntime, *, debug: bool = False) -> None:
+        self.command = runtime.command(["batch"], debug=debug)
+        self.process = JavaProcess(self.command, os.environ)
+        self._consumed = 0
+        self._lock = threading.Lock()
+
+    def run(self, argv: Sequence[str], timeout: float) -> JavaResult:
+        if any("\t" in a or "\n" in a for a in argv):
+            raise JavaClientError(f"batch arguments cannot hold tabs or newlines: {argv!r}")
+        with self._lock:
+            proc = self.process
+            if proc.proc.stdin is None or proc.proc.poll() is not None:
+                raise JavaClientError(f"the Java batch session has exited:\n{proc.stderr()[-3000:]}")
+            proc.proc.stdin.write("\t".join(argv) + "\n")
+            proc.proc.stdin.flush()
+            start = self._consumed
+            done = proc.wait_for(lambda line: line.get("op") == "batch-done", timeout, start=start)
+            end = proc.lines.index(done, start)
+            self._consumed = end + 1
+            # stderr is the session's so far: the JVM's own, not split per call.
+            return JavaResult(
+                proc.lines[start:end], proc.stderr(), int(done["status"]), [*self.command, *argv]
+            )
+
+    def close(self) -> None:
+        proc = self.process.proc
+        if proc.stdin and not proc.stdin.closed:
+            with contextlib.suppress(BrokenPipeError):
+                proc.stdin.close()
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
 def _opts(**options: Any) -> list[str]:
     """Keyword options as ``--kebab-case value`` (None skipped, True a bare flag)."""
     out: list[str] = []
@@ -474,17 +520,41 @@ class JavaClient:
         self.client_id = client_id
         self.properties = dict(properties or {})
         self.debug = bool(os.environ.get("MOLDAU_JAVA_DEBUG")) if debug is None else debug
+        self._session: JavaSession | None = None
+
+    @contextlib.contextmanager
+    def session(self) -> Iterator[JavaClient]:
+        """A client whose calls share one JVM (``batch``); for tests that make many short calls.
+
+        Not for ``start()`` / ``--stdin-control`` runs, which need their own process.
+        """
+        bound = JavaClient(
+            self.bootstrap,
+            runtime=self.runtime,
+            client_id=self.client_id,
+            properties=self.properties,
+            debug=self.debug,
+        )
+        bound._session = JavaSession(self.runtime, debug=self.debug)
+        try:
+            yield bound
+        finally:
+            bound._session.close()
+            bound._session = None
 
     def _command(self, command: str, args: Iterable[str], properties: Mapping[str, Any] | None) -> list[str]:
+        argv = self._argv(command, args, properties)
+        return self.runtime.command(argv, perf=command.startswith("perf-"), debug=self.debug)
+
+    def _argv(self, command: str, args: Iterable[str], properties: Mapping[str, Any] | None) -> list[str]:
         props = {**self.properties, **(properties or {})}
-        argv = [
+        return [
             command,
             *args,
             "--bootstrap",
             self.bootstrap,
             *_opts(client_id=self.client_id, property=props),
         ]
-        return self.runtime.command(argv, perf=command.startswith("perf-"), debug=self.debug)
 
     def run(
         self,
@@ -495,6 +565,10 @@ class JavaClient:
         check: bool = True,
     ) -> JavaResult:
         """Run one driver command to completion."""
+        if self._session is not None:
+            argv = self._argv(command, args, properties)
+            result = self._session.run(argv, timeout)
+            return _check(result) if check else result
         cmd = self._command(command, args, properties)
         try:
             proc = subprocess.run(
