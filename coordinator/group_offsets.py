@@ -113,7 +113,7 @@ def partition_for(group_id: str, num_partitions: int) -> int:
 
 def utf16_length(s: str) -> int:
     """``String.length()`` in Java: UTF-16 code units (offset.metadata.max.bytes counts these)."""
-    return len(s) + sum(1 for ch in s if ord(ch) > 0xFFFF)
+    return len(s.encode("utf-16-le", "surrogatepass")) // 2
 
 
 # ---------------------------------------------------------------- values

@@ -559,9 +559,10 @@ def test_offset_commit_errors(gbroker):
         unknown_topic = c.request(commit_request("errs", 7, "m", {0: 1}, topic="no-such-topic"), 8)
         # Only unknown partitions: the group is not even looked at.
         assert unknown_topic.topics[0].partitions[0].error_code == E.UNKNOWN_TOPIC_OR_PARTITION.code
-        unknown_partition = c.request(commit_request("errs", -1, "", {0: 1, 99: 1}), 8)
+        unknown_partition = c.request(commit_request("errs", -1, "", {0: 1, 99: 1, -1: 1}), 8)
         assert [p.error_code for p in unknown_partition.topics[0].partitions] == [
             0,
+            E.UNKNOWN_TOPIC_OR_PARTITION.code,
             E.UNKNOWN_TOPIC_OR_PARTITION.code,
         ]
         # A member's commit for a group that does not exist.
