@@ -464,7 +464,12 @@ class JavaSession:
             proc.proc.stdin.write("\t".join(argv) + "\n")
             proc.proc.stdin.flush()
             start = self._consumed
-            done = proc.wait_for(lambda line: line.get("op") == "batch-done", timeout, start=start)
+            try:
+                done = proc.wait_for(lambda line: line.get("op") == "batch-done", timeout, start=start)
+            except JavaClientError:
+                # A call that never finished would leave its output to the next one: end the JVM.
+                proc.kill()
+                raise
             end = proc.lines.index(done, start)
             self._consumed = end + 1
             # stderr is the session's so far: the JVM's own, not split per call.
