@@ -80,7 +80,13 @@ class AdminAdapter:
     keeps_duplicate_synonyms = True
 
     def create(
-        self, topic: str, partitions: int, replication: int = 1, configs: Mapping[str, str] | None = None
+        self,
+        topic: str,
+        partitions: int,
+        replication: int = 1,
+        configs: Mapping[str, str] | None = None,
+        *,
+        validate_only: bool = False,
     ) -> ErrorCode:
         raise NotImplementedError
 
@@ -116,8 +122,11 @@ class JavaAdmin(AdminAdapter):
     def _error(line: Mapping[str, Any]) -> ErrorCode:
         return ErrorCode.NONE if line["ok"] else ErrorCode[line["error_code"]]
 
-    def create(self, topic, partitions, replication=1, configs=None):
-        return self._error(self.client.create_topic(topic, partitions, replication, configs=configs))
+    def create(self, topic, partitions, replication=1, configs=None, *, validate_only=False):
+        line = self.client.create_topic(
+            topic, partitions, replication, configs=configs, validate_only=validate_only
+        )
+        return self._error(line)
 
     def partition_counts(self):
         names = sorted(self.client.topic_names())
@@ -164,12 +173,13 @@ class ConfluentAdmin(AdminAdapter):
         except KafkaException as e:
             return _error_code(e.args[0].code()), None
 
-    def create(self, topic, partitions, replication=1, configs=None):
+    def create(self, topic, partitions, replication=1, configs=None, *, validate_only=False):
         from confluent_kafka.admin import NewTopic
 
         futures = self.admin.create_topics(
             [NewTopic(topic, partitions, replication, config=dict(configs or {}))],
             operation_timeout=TIMEOUT_S,
+            validate_only=validate_only,
         )
         return self._result(futures[topic])[0]
 
@@ -209,7 +219,7 @@ class KafkaPythonAdmin(AdminAdapter):
 
         self.admin = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=TIMEOUT_S * 1000)
 
-    def create(self, topic, partitions, replication=1, configs=None):
+    def create(self, topic, partitions, replication=1, configs=None, *, validate_only=False):
         from kafka.errors import KafkaError
 
         spec = {
@@ -218,7 +228,7 @@ class KafkaPythonAdmin(AdminAdapter):
             "configs": dict(configs or {}),
         }
         try:
-            self.admin.create_topics({topic: spec})
+            self.admin.create_topics({topic: spec}, validate_only=validate_only)
         except KafkaError as e:
             return _error_code(e.errno)
         return ErrorCode.NONE
@@ -287,12 +297,13 @@ class AiokafkaAdmin(AdminAdapter):
     def _run(self, coro: Any) -> Any:
         return self.loop.run_until_complete(asyncio.wait_for(coro, TIMEOUT_S * 2))
 
-    def create(self, topic, partitions, replication=1, configs=None):
+    def create(self, topic, partitions, replication=1, configs=None, *, validate_only=False):
         from aiokafka.admin import NewTopic
 
         response = self._run(
             self.admin.create_topics(
-                [NewTopic(topic, partitions, replication, topic_configs=dict(configs or {}))]
+                [NewTopic(topic, partitions, replication, topic_configs=dict(configs or {}))],
+                validate_only=validate_only,
             )
         )
         ((name, code, *_),) = response.topic_errors
@@ -434,6 +445,23 @@ def test_admin_errors(client: str, live_broker: BrokerProcess) -> None:
         assert described.entries == {}
         assert admin.delete(missing) == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
         assert admin.delete(existing) == ErrorCode.NONE
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+def test_validate_only_creates_nothing(client: str, live_broker: BrokerProcess) -> None:
+    """CreateTopics with validate_only answers as a real create would, and creates nothing."""
+    topic, existing = topic_name(client, "validated"), topic_name(client, "validate-existing")
+    with connect(client, live_broker) as admin:
+        assert admin.create(existing, 1) == ErrorCode.NONE
+        assert admin.create(topic, 3, validate_only=True) == ErrorCode.NONE
+        assert admin.create(existing, 1, validate_only=True) == ErrorCode.TOPIC_ALREADY_EXISTS
+        bad = admin.create(topic, 1, configs={"retention.ms": "soon"}, validate_only=True)
+        assert bad == ErrorCode.INVALID_CONFIG
+        assert topic not in admin.partition_counts()
+        assert admin.create(topic, 3) == ErrorCode.NONE  # the name was never taken
+        assert admin.partition_counts()[topic] == 3
+        for name in (topic, existing):
+            assert admin.delete(name) == ErrorCode.NONE
 
 
 # ---------------------------------------------------------------- describe configs
