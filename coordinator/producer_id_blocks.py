@@ -173,6 +173,7 @@ class EmbeddedBlockSource:
         self.broker_id = broker_id
         self.block_size = block_size
         self.description = f"file {self.path}"
+        self._last: ProducerIdBlock | None = None
 
     def open(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -200,7 +201,9 @@ class EmbeddedBlockSource:
             ) from None
 
     def lease_next_block(self) -> ProducerIdBlock:
-        block = next_block(self.read_last_block(), broker_id=self.broker_id, size=self.block_size)
+        # This broker is the file's only writer: after the first read, its last lease is known.
+        last = self._last if self._last is not None else self.read_last_block()
+        block = next_block(last, broker_id=self.broker_id, size=self.block_size)
         tmp = self.path.with_name(self.path.name + ".tmp")
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
@@ -214,7 +217,9 @@ class EmbeddedBlockSource:
             os.replace(tmp, self.path)
             _fsync_dir(self.path.parent)
         except OSError as exc:
+            self._last = None  # unsure what reached the disk: read it again next time
             raise ProducerIdBlockError(f"cannot write {self.path}: {exc.strerror or exc}") from None
+        self._last = block
         log.info("leased producer-id block %s from %s", block, self.path)
         return block
 

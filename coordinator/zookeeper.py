@@ -223,7 +223,7 @@ class ZooKeeperClient:
         )
         self.create_persistent_paths()
         if self.registration is not None:
-            self._register_or_wait_in_background()
+            self._register(in_thread=False)
 
     def _ensure_chroot(self, timeout_s: float) -> None:
         """Kafka's ``createChrootIfNecessary``: make the chroot with a session without it."""
@@ -312,53 +312,61 @@ class ZooKeeperClient:
 
     # ------------------------------------------------------------------ broker registration
 
-    def _register_or_wait_in_background(self) -> None:
+    def _register(self, *, in_thread: bool) -> None:
+        """Register the broker. From start() one attempt is made at once and, if the node is
+        held by another session, the waiting continues in a thread; ``in_thread`` waits here."""
         with self._lock:
             if self._registering or self._registered or self._closing.is_set():
                 return
             self._registering = True
-        if self._register_once():
-            return
-        threading.Thread(target=self._register_until_done, name="zk-broker-registration", daemon=True).start()
+        if not in_thread:
+            if self._register_once(wait=False) is not None:
+                return
+            threading.Thread(target=self._register_loop, name="zk-broker-registration", daemon=True).start()
+        else:
+            self._register_loop()
 
-    def _register_until_done(self) -> None:
+    def _register_loop(self) -> None:
         while not self._closing.is_set():
-            if self._register_once():
+            if self._register_once(wait=True) is not None:
                 return
             self._closing.wait(0.2)
+        self._stop_registering()
 
-    def _register_once(self) -> bool:
-        """One attempt to create ``/brokers/ids/<id>``; True when it is ours (done)."""
+    def _register_once(self, *, wait: bool) -> int | None:
+        """One attempt to create ``/brokers/ids/<id>``.
+
+        Returns None to try again (with ``wait``, first waiting until a node
+        held by another session goes). Otherwise it is done, or given up until
+        the next reconnection restarts it.
+        """
         reg = self.registration
         assert reg is not None
         kz = self.kazoo
         if kz is None or self._closing.is_set():
-            with self._lock:
-                self._registering = False
-            return True
+            return self._stop_registering()
         try:
             try:
                 stat = self.create_node(reg.path, reg.to_json(), ephemeral=True)
-                owner_ok = True
             except NodeExistsError:
                 _, stat = self.get_data(reg.path)
                 # Kafka's checkedEphemeralCreate: a node of our own session is ours.
-                owner_ok = stat.ephemeralOwner == _session_of(kz)
-                if not owner_ok:
-                    self._wait_for_stale_registration(kz, reg, stat.ephemeralOwner)
-                    return False
+                if stat.ephemeralOwner != _session_of(kz):
+                    if wait:
+                        self._wait_for_stale_registration(kz, reg, stat.ephemeralOwner)
+                    return None
         except NoNodeError:
-            return False  # the node vanished between create and get: try again
+            return None  # the node vanished between create and get: try again
         except (KazooException, ZooKeeperError) as exc:
-            log.debug("registering %s failed (%s); retrying once reconnected", reg.path, exc)
             if not kz.connected:
-                with self._lock:
-                    self._registering = False  # the CONNECTED event starts it again
-                return True
-            return False
+                log.debug("registering %s failed (%s); retrying once reconnected", reg.path, exc)
+                return self._stop_registering()  # the CONNECTED event starts it again
+            log.debug("registering %s failed (%s); retrying", reg.path, exc)
+            return None
         with self._lock:
-            self._registered = owner_ok
+            self._registered = True
             self._registering = False
+        self._warned_stale = False
         self.broker_epoch = stat.czxid
         log.info(
             "registered broker %d in ZooKeeper at %s (broker epoch %d): %s",
@@ -367,10 +375,15 @@ class ZooKeeperClient:
             stat.czxid,
             ", ".join(e.connection_string() for e in reg.endpoints),
         )
-        return True
+        return stat.ephemeralOwner
+
+    def _stop_registering(self) -> int:
+        with self._lock:
+            self._registering = False
+        return 0
 
     def _wait_for_stale_registration(self, kz: KazooClient, reg: BrokerRegistration, owner: int) -> None:
-        """Block (this registration thread only) until the foreign node goes or the session timeout passes."""
+        """Block (the registration thread only) until the foreign node goes or a session timeout passes."""
         if not self._warned_stale:
             self._warned_stale = True
             log.warning(
@@ -418,7 +431,10 @@ class ZooKeeperClient:
             if self.registration is not None and not self._registered:
                 # Not from kazoo's event thread: registration makes blocking requests.
                 threading.Thread(
-                    target=self._register_or_wait_in_background, name="zk-broker-registration", daemon=True
+                    target=self._register,
+                    kwargs={"in_thread": True},
+                    name="zk-broker-registration",
+                    daemon=True,
                 ).start()
             for callback in list(self._listeners):
                 try:

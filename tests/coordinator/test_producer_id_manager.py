@@ -353,3 +353,86 @@ def test_many_ids_across_many_blocks_are_unique_and_increasing():
         await m.stop()
 
     run(scenario())
+
+
+def test_prefetch_moves_earlier_after_a_dry_block_and_back_when_blocks_arrive_in_time():
+    async def scenario():
+        src = FakeSource(size=100)
+        m = ProducerIdManager(src)
+        await m.start()
+        assert m.prefetch_percent == 90
+        src.gate.clear()  # the prefetched lease is slow: the block runs dry
+        for _ in range(100):
+            m.generate_producer_id()
+        for _ in range(3):  # one dry spell lowers the mark once, however many requests see it
+            with pytest.raises(KafkaError):
+                m.generate_producer_id()
+        assert m.prefetch_percent == 60
+        src.gate.set()
+        await wait_for(lambda: m.current_block is not None and m.current_block.first_id == 100)
+        for expected in range(100, 160):
+            assert m.generate_producer_id() == expected
+        assert not m.lease_in_flight and m.next_block is None
+        assert m.generate_producer_id() == 160  # the mark: 100 + 60
+        assert m.lease_in_flight
+        await wait_for(lambda: m.next_block is not None)
+        for expected in range(161, 201):
+            assert m.generate_producer_id() == expected
+        assert m.prefetch_percent == 70  # the next block was there in time
+        for expected in range(201, 270):
+            assert m.generate_producer_id() == expected
+        assert not m.lease_in_flight
+        assert m.generate_producer_id() == 270
+        assert m.lease_in_flight
+        await m.stop()
+
+    run(scenario())
+
+
+def test_repeated_dry_blocks_prefetch_at_once():
+    async def scenario():
+        src = FakeSource(size=10)
+        m = ProducerIdManager(src)
+        await m.start()
+        for _ in range(3):
+            src.gate.clear()
+            while True:
+                try:
+                    m.generate_producer_id()
+                except KafkaError:
+                    break
+            src.gate.set()
+            await wait_for(lambda: not m.lease_in_flight and m.current_block is not None)
+        assert m.prefetch_percent == 0
+        first = m.current_block.first_id
+        assert m.generate_producer_id() == first
+        assert m.lease_in_flight  # the first id of a block starts the next lease
+        await m.stop()
+
+    run(scenario())
+
+
+def test_prefetch_stays_early_while_the_next_block_arrives_just_in_time():
+    async def scenario():
+        src = FakeSource(size=100)
+        m = ProducerIdManager(src)
+        await m.start()
+        src.gate.clear()
+        for _ in range(100):
+            m.generate_producer_id()
+        with pytest.raises(KafkaError):
+            m.generate_producer_id()
+        src.gate.set()
+        await wait_for(lambda: m.current_block is not None and m.current_block.first_id == 100)
+        assert m.prefetch_percent == 60
+        src.gate.clear()
+        for expected in range(100, 196):  # the lease started at 160 arrives only at 196: 4% left
+            assert m.generate_producer_id() == expected
+        src.gate.set()
+        await wait_for(lambda: m.next_block is not None)
+        for expected in range(196, 201):
+            assert m.generate_producer_id() == expected
+        assert m.prefetch_percent == 60  # no room to spare: the mark stays early
+        await m.stop()
+
+    run(scenario())
