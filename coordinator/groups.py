@@ -40,6 +40,7 @@ from coordinator.group_membership import (
 )
 from coordinator.group_metadata import Group, GroupState, Member
 from coordinator.group_offsets import (
+    COMPACTION_MIN_RECORDS,
     GroupKey,
     GroupRecord,
     MemberRecord,
@@ -134,6 +135,7 @@ class GroupCoordinator:
         time_ms: Callable[[], int] | None = None,
         timers: Timers | None = None,
         leader_epoch: Callable[[str, int], int] | None = None,
+        compaction_min_records: int = COMPACTION_MIN_RECORDS,
     ) -> None:
         self.broker_id = broker_id
         self.offsets_retention_ms = offsets_retention_ms
@@ -148,9 +150,12 @@ class GroupCoordinator:
             segment_bytes=offsets_segment_bytes,
             time_ms=self.time_ms,
             leader_epoch=leader_epoch,
+            compaction_min_records=compaction_min_records,
         )
         self.groups: dict[str, Group] = {}
         self.offsets = OffsetStore()
+        # The GroupMetadataValue last written for each group, as written (for compaction).
+        self._group_values: dict[str, bytes] = {}
         self.active = False
         self.loading: set[int] = set()
         self._expiry_timer: Cancellable | None = None
@@ -192,6 +197,7 @@ class GroupCoordinator:
                 offsets += n_off
                 groups += n_grp
                 self.loading.discard(p)
+                self._maybe_compact(p)  # a long history is rewritten once, right after its load
             log.info(
                 "loaded %d committed offsets and %d groups from %d partitions of %s in %.0f ms",
                 offsets,
@@ -323,6 +329,7 @@ class GroupCoordinator:
                 removed += 1
             if self.groups.get(group.group_id) is group:
                 del self.groups[group.group_id]
+                self._group_values.pop(group.group_id, None)
             self.membership.cancel_group_timers(group)
             # A generation-0 group only stored offsets: it has no metadata record to delete.
             if group.generation_id > 0:
@@ -336,6 +343,7 @@ class GroupCoordinator:
                 continue
             try:
                 self.topic.append(p, recs, for_offsets=True)
+                self._maybe_compact(p)
             except KafkaError as exc:
                 # As Kafka: the next expiry run (or a reload) tries again.
                 log.warning("cannot write %d tombstones to %s-%d: %s", len(recs), self.topic_name, p, exc)
@@ -402,6 +410,7 @@ class GroupCoordinator:
                 return [exc.error if r is ErrorCode.NONE else r for r in results]
             for e, om in staged:
                 self.offsets.put(group_id, e.topic, e.partition, om)
+            self._maybe_compact(self.partition_for(group_id))
         return results
 
     def _validate_offset_commit(
@@ -549,13 +558,38 @@ class GroupCoordinator:
             key = encode_group_key(group.group_id)
         except (EncodeError, ValueError) as exc:
             raise KafkaError(ErrorCode.UNKNOWN_SERVER_ERROR, f"cannot encode group metadata: {exc}") from None
-        self.topic.append(self.partition_for(group.group_id), [(key, value)], for_offsets=False)
+        p = self.partition_for(group.group_id)
+        self.topic.append(p, [(key, value)], for_offsets=False)
+        self._group_values[group.group_id] = value
+        self._maybe_compact(p)
+
+    def _live_records(self, partition: int) -> list[tuple[bytes, bytes | None]]:
+        """What a compacted ``__consumer_offsets-<partition>`` would hold."""
+        out: list[tuple[bytes, bytes | None]] = []
+        for group_id, value in self._group_values.items():
+            if self.partition_for(group_id) == partition:
+                out.append((encode_group_key(group_id), value))
+        for group_id in self.offsets.groups():
+            if self.partition_for(group_id) == partition:
+                for (topic, p), om in self.offsets.group_offsets(group_id).items():
+                    out.append((encode_offset_key(group_id, topic, p), encode_offset_value(om)))
+        return out
+
+    def _maybe_compact(self, partition: int) -> None:
+        if not self.topic.wants_compaction(partition) or partition in self.loading:
+            return
+        try:
+            self.topic.rewrite(partition, self._live_records(partition))
+        except KafkaError as exc:
+            log.warning("cannot compact %s-%d: %s", self.topic_name, partition, exc)
 
     async def _load_partition(self, partition: int) -> tuple[int, int]:
         """Replay one partition: last value wins, tombstones delete (``loadGroupsAndOffsets``)."""
         offsets: dict[OffsetKey, OffsetAndMetadata | None] = {}
-        groups: dict[str, GroupRecord | None] = {}
+        groups: dict[str, tuple[GroupRecord, bytes] | None] = {}
+        replayed = 0
         for chunk in self.topic.replay(partition):
+            replayed += len(chunk)
             for offset, key, value in chunk:
                 if key is None:
                     log.warning(
@@ -567,7 +601,7 @@ class GroupCoordinator:
                     if isinstance(k, OffsetKey):
                         offsets[k] = None if value is None else decode_offset_value(value)
                     elif isinstance(k, GroupKey):
-                        groups[k.group] = None if value is None else decode_group_value(value)
+                        groups[k.group] = None if value is None else (decode_group_value(value), value)
                 except DecodeError as exc:
                     log.warning(
                         "%s-%d offset %d: undecodable record skipped: %s",
@@ -583,10 +617,11 @@ class GroupCoordinator:
                 self.offsets.put(k.group, k.topic, k.partition, om)
                 n_offsets += 1
         loaded: list[Group] = []
-        for group_id, rec in groups.items():
-            if rec is not None:
-                group = self._group_from_record(group_id, rec)
+        for group_id, entry in groups.items():
+            if entry is not None:
+                group = self._group_from_record(group_id, entry[0])
                 self.groups[group_id] = group
+                self._group_values[group_id] = entry[1]
                 loaded.append(group)
         for group_id in {k.group for k, om in offsets.items() if om is not None}:
             if group_id not in self.groups:
@@ -595,6 +630,9 @@ class GroupCoordinator:
                 loaded.append(group)
         for group in loaded:
             self.membership.on_group_loaded(group)
+        self.topic.note_loaded(
+            partition, replayed, n_offsets + sum(1 for e in groups.values() if e is not None)
+        )
         if n_offsets or loaded:
             log.info(
                 "loaded %d offsets and %d groups from %s-%d",

@@ -574,3 +574,52 @@ def test_a_creation_interrupted_by_a_crash_is_completed_at_start(tmp_path, clock
         assert gc.partition_for("my-group") == partition_for("my-group", 10)
     finally:
         lm.shutdown()
+
+
+# ---------------------------------------------------------------- compaction by rewrite
+
+
+def test_the_offsets_partition_is_compacted_by_rewriting_its_live_records(tmp_path, clock):
+    b = Broker(tmp_path, clock, compaction_min_records=50)
+    try:
+        gc = b.gc
+        leader, _ = stable_group(gc, clock)
+        for i in range(200):  # the same two partitions committed over and over
+            gc.commit_offsets(
+                "g", leader, None, 1, [OffsetCommitEntry("t", 0, i), OffsetCommitEntry("t", 1, i)]
+            )
+        gc.commit_offsets("gone", "", None, -1, [OffsetCommitEntry("t", 0, 1)])
+        assert gc.delete_groups(["gone"]) == {"gone": E.NONE}
+        assert b.lm is not None
+        plog = b.lm.get_log(OFFSETS_TOPIC, gc.partition_for("g"))
+        assert plog.log_start_offset > 0
+        # What is left to replay is a few times the live records, not the 400 commits.
+        assert plog.log_end_offset - plog.log_start_offset < 3 * 50
+        live = b.records("g")
+        latest = {decode_key(k): v for k, v, _ in live}
+        assert decode_offset_value(latest[OffsetKey("g", "t", 0)]).committed_offset == 199
+        assert decode_group_value(latest[GroupKey("g")]).generation == 1
+        gc = b.restart()
+        assert offsets_of(gc, "g") == {("t", 0): (199, -1, ""), ("t", 1): (199, -1, "")}
+        assert gc.groups["g"].state is GroupState.STABLE and gc.groups["g"].leader_id == leader
+        assert "gone" not in gc.groups and gc.fetch_offsets("gone", None) == []
+    finally:
+        b.close()
+
+
+def test_a_long_history_is_compacted_right_after_its_load(tmp_path, clock):
+    b = Broker(tmp_path, clock)  # the default threshold: nothing is rewritten while committing
+    try:
+        for i in range(300):
+            b.gc.commit_offsets("g", "", None, -1, [OffsetCommitEntry("t", 0, i)])
+        assert b.lm is not None
+        assert b.lm.get_log(OFFSETS_TOPIC, b.gc.partition_for("g")).log_start_offset == 0
+        b.kw["compaction_min_records"] = 100
+        gc = b.restart()
+        plog = b.lm.get_log(OFFSETS_TOPIC, gc.partition_for("g"))
+        assert plog.log_start_offset == 300 and plog.log_end_offset == 301
+        assert offsets_of(gc, "g") == {("t", 0): (299, -1, "")}
+        gc = b.restart()
+        assert offsets_of(gc, "g") == {("t", 0): (299, -1, "")}
+    finally:
+        b.close()
