@@ -23,10 +23,9 @@ from broker.purgatory import FetchPurgatory
 from protocol.errors import ErrorCode, KafkaError
 
 if TYPE_CHECKING:
+    from coordinator.controller import TopicMetadata
     from storage.log_manager import LogManager
     from storage.partition_log import LogAppendInfo, PartitionLog
-
-    from coordinator.controller import TopicMetadata
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +46,15 @@ class ReplicaManager:
             raise KafkaError(
                 ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic-partition."
             )
+        if plog.leader_epoch_cache.latest_epoch != LEADER_EPOCH:
+            self._become_leader(plog)
         return plog
+
+    @staticmethod
+    def _become_leader(plog: PartitionLog) -> None:
+        # Partition.makeLeader: the new leader epoch starts at the log end offset, so
+        # OffsetForLeaderEpoch answers (0, LEO) even for a partition never written to.
+        plog.leader_epoch_cache.assign(LEADER_EPOCH, plog.log_end_offset)
 
     def check_leader_epoch(self, current_leader_epoch: int) -> None:
         """KIP-320 fencing: the client's view of the leader epoch must be ours."""
