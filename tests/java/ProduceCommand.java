@@ -67,14 +67,18 @@ final class ProduceCommand {
         if (v != null) p.put(config, v);
     }
 
-    /** Acked offsets of one partition, compressed into ranges of consecutive offsets. */
+    /**
+     * Acked offsets of one partition, compressed into ranges of consecutive offsets. With
+     * acks=0 the client learns no offsets: those acks are only counted.
+     */
     private static final class PartitionAcks {
         final List<long[]> ranges = new ArrayList<>();
         long count;
 
         void add(long offset) {
             count++;
-            if (offset >= 0 && !ranges.isEmpty()) {
+            if (offset < 0) return;
+            if (!ranges.isEmpty()) {
                 long[] last = ranges.get(ranges.size() - 1);
                 if (last[1] + 1 == offset) {
                     last[1] = offset;
