@@ -402,3 +402,55 @@ def test_java_consumer_resumes_after_the_last_commit_across_a_restart(tmp_path):
     finally:
         if b.alive():
             b.stop()
+
+
+@pytest.mark.java
+def test_java_static_member_restart_rejoins_without_a_rebalance(group_broker):
+    """KIP-345 with the real client: a restarted consumer with the same group.instance.id takes
+    its old place (new member id, same generation) and resumes after its commit."""
+    from protocol.messages import DescribeGroupsRequest, OffsetCommitRequest
+
+    require_java()
+    topic, group = "cg-static-java", "group-static-java"
+    create_topic(group_broker, topic, PARTITIONS)
+    produce(group_broker.bootstrap, topic)
+    client = JavaClient(group_broker.bootstrap, properties={"group.instance.id": "static-1"})
+
+    def members() -> list[tuple[str, str | None]]:
+        with wire(group_broker) as c:
+            g = c.request(DescribeGroupsRequest(groups=[group]), 4).groups[0]
+            assert g.group_state == "Stable"
+            return [(m.member_id, m.group_instance_id) for m in g.members]
+
+    first = client.consume(topic, group=group, expect=PARTITIONS * PER_PARTITION)
+    assert first.last["ok"], first.last
+    [(old_id, instance)] = members()  # a static member does not leave when it closes
+    assert instance == "static-1"
+    produce(group_broker.bootstrap, topic, start=PER_PARTITION, count=5)
+    second = client.consume(topic, group=group, expect=PARTITIONS * 5)
+    assert second.last["ok"], second.last
+    check_in_order([(r["p"], r["o"], r["v"]) for r in second.records()], 5, start=PER_PARTITION)
+    [(new_id, instance)] = members()
+    assert instance == "static-1" and new_id != old_id
+    # Still generation 1: the rejoin replaced the member without a rebalance.
+    with wire(group_broker) as c:
+        resp = c.request(
+            OffsetCommitRequest(
+                group_id=group,
+                generation_id_or_member_epoch=1,
+                member_id=new_id,
+                group_instance_id="static-1",
+                topics=[
+                    OffsetCommitRequest.OffsetCommitRequestTopic(
+                        name=topic,
+                        partitions=[
+                            OffsetCommitRequest.OffsetCommitRequestPartition(
+                                partition_index=0, committed_offset=PER_PARTITION + 5
+                            )
+                        ],
+                    )
+                ],
+            ),
+            7,
+        )
+        assert resp.topics[0].partitions[0].error_code == 0
