@@ -379,6 +379,29 @@ def topic_name(client: str, suffix: str) -> str:
     return f"{client}-{suffix}"
 
 
+def assert_no_broker_errors(broker: BrokerProcess) -> None:
+    """Nothing these clients send should make the broker log a warning or an error.
+
+    A closed connection (a request that does not decode) or a handler crash is logged so; a
+    real client must never cause either.
+    """
+    errors = [
+        line for line in broker.lines if any(m in line for m in ("level=ERROR", "level=WARNING", "Traceback"))
+    ]
+    assert not errors, "broker logged errors:\n" + "\n".join(errors[:10])
+
+
+def restart(broker: BrokerProcess) -> None:
+    assert_no_broker_errors(broker)  # its log starts afresh with the new process
+    broker.restart()
+
+
+@pytest.fixture(autouse=True)
+def _broker_log_clean(live_broker: BrokerProcess) -> Iterator[None]:
+    yield
+    assert_no_broker_errors(live_broker)
+
+
 # ---------------------------------------------------------------- topics across a restart
 
 
@@ -392,7 +415,7 @@ def test_topics_survive_restart(client: str, live_broker: BrokerProcess) -> None
         counts = admin.partition_counts()
         assert counts[three] == 3 and counts[one] == 1
 
-    live_broker.restart()
+    restart(live_broker)
     with connect(client, live_broker) as admin:
         counts = admin.partition_counts()
         assert counts[three] == 3 and counts[one] == 1
@@ -406,7 +429,7 @@ def test_topics_survive_restart(client: str, live_broker: BrokerProcess) -> None
         assert admin.delete(three) == ErrorCode.NONE
         assert three not in admin.partition_counts()
 
-    live_broker.restart()
+    restart(live_broker)
     with connect(client, live_broker) as admin:
         counts = admin.partition_counts()
         assert three not in counts
@@ -561,7 +584,7 @@ def test_kcat_lists_topics_across_restart(live_broker: BrokerProcess) -> None:
         if topic["topic"] in topics:
             assert all(p["leader"] == metadata["controllerid"] for p in topic["partitions"])
 
-    live_broker.restart()
+    restart(live_broker)
     assert {n: c for n, c in kcat.partition_counts().items() if n in topics} == topics
     single = kcat.metadata("kcat-four")
     assert [(t["topic"], len(t["partitions"])) for t in single["topics"]] == [("kcat-four", 4)]
