@@ -63,6 +63,24 @@ PERSISTENT_PATHS: tuple[str, ...] = (
 )
 
 
+class _QuietReconnects(logging.Filter):
+    """kazoo warns on every failed reconnection attempt (about once a second while ZooKeeper
+    is away); this module logs each state change once instead, so those go to DEBUG."""
+
+    NOISY = ("Connection dropped", "Connection time-out", "Transition to CONNECTING", "Session has expired")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno == logging.WARNING and str(record.msg).startswith(self.NOISY):
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+            return logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
+        return True
+
+
+_KAZOO_LOG = logging.getLogger("kazoo.client")
+if not any(isinstance(f, _QuietReconnects) for f in _KAZOO_LOG.filters):
+    _KAZOO_LOG.addFilter(_QuietReconnects())
+
+
 class ZooKeeperError(Exception):
     """A ZooKeeper request that could not be answered (not connected, timed out)."""
 
