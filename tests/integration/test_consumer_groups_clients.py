@@ -371,7 +371,7 @@ def test_confluent_consumer_resumes_after_the_last_commit_across_a_restart(tmp_p
         second = Consumer(conf)
         second.subscribe([topic])
         records: list[tuple[int, int, str]] = []
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 15
         while len(records) < PARTITIONS * (PER_PARTITION - 7) and time.monotonic() < deadline:
             m = second.poll(0.5)
             if m is not None:
