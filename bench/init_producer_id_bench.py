@@ -144,8 +144,13 @@ def main(argv: list[str] | None = None) -> int:
             "no lease (ref.)": BrokerProcess(base / "reference", {"producer.id.block.size": "1000000000"}),
         }
         try:
-            for b in brokers.values():
-                b.start()
+            for name, b in brokers.items():
+                try:
+                    b.start()
+                except RuntimeError:
+                    raise SystemExit(
+                        f"{name} broker did not start; ZooKeeper log:\n{zk.log_tail()}"
+                    ) from None
                 assert b.port is not None
                 run_load(b.port, 5000, args.connections, args.pipeline)  # warm-up
             rates: dict[str, list[float]] = {name: [] for name in brokers}
