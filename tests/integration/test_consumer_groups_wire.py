@@ -27,7 +27,6 @@ from protocol.messages import (
 )
 from tests.integration.test_consumer_groups_support import (
     GROUP_OVERRIDES,
-    GroupBrokerProcess,
     assignment,
     create_topic,
     find_coordinator,
@@ -595,7 +594,7 @@ def test_offset_commit_errors(gbroker):
 
 @pytest.mark.parametrize("clean", [True, False], ids=["restart", "kill-9"])
 def test_committed_offsets_survive_a_broker_restart(tmp_path, clean):
-    b: GroupBrokerProcess = start_group_broker(tmp_path / "data")
+    b = start_group_broker(tmp_path / "data")
     try:
         create_topic(b, TOPIC, 3)
         find_coordinator(b, "durable")
