@@ -31,9 +31,16 @@ import pytest
 
 from protocol.compression import BY_NAME as CODEC_IDS
 from protocol.errors import ErrorCode
-from protocol.messages import CreateTopicsRequest, DescribeProducersRequest, FetchRequest
+from protocol.messages import (
+    CreateTopicsRequest,
+    DescribeProducersRequest,
+    FetchRequest,
+    InitProducerIdRequest,
+    ProduceRequest,
+    ProduceResponse,
+)
 from protocol.record_batch import INT32_MAX, BatchHeader
-from protocol.records import Record, decode_all
+from protocol.records import Record, build_batch, decode_all
 from tests.support.broker_process import BrokerProcess
 from tests.support.java_client import JavaClient, check_exactly_once, parse_value, require_java
 from tests.support.kcat import Kcat, require_kcat
@@ -220,6 +227,83 @@ def codecs_in_log(batches: Sequence[LogBatch]) -> set[int]:
     return {batch.header.compression for batch in batches}
 
 
+# ---------------------------------------------------------------------------------- the wire
+
+
+def init_producer_id(b: BrokerProcess) -> tuple[int, int]:
+    """InitProducerId v4 for an idempotent producer: (producer id, epoch)."""
+    with wire(b) as c:
+        resp = c.request(InitProducerIdRequest(transactional_id=None, transaction_timeout_ms=60_000), 4)
+    assert resp.error_code == ErrorCode.NONE.code, resp
+    return resp.producer_id, resp.producer_epoch
+
+
+def idempotent_batch(
+    producer_id: int,
+    epoch: int,
+    base_sequence: int,
+    count: int = 1,
+    *,
+    tag: str = "w",
+    **kw: Any,
+) -> bytes:
+    """A batch of ``count`` records as an idempotent producer sends it (values name the
+    producer, epoch and sequence, so a test can see which attempt landed)."""
+    records = [
+        (b"k", f"{tag}|{producer_id}|{epoch}|{(base_sequence + i) % (INT32_MAX + 1)}".encode())
+        for i in range(count)
+    ]
+    return build_batch(
+        records, producer_id=producer_id, producer_epoch=epoch, base_sequence=base_sequence, **kw
+    )
+
+
+def produce_request(
+    topic: str, partition: int, records: bytes | None, *, acks: int = -1, timeout_ms: int = 10_000
+) -> ProduceRequest:
+    return ProduceRequest(
+        acks=acks,
+        timeout_ms=timeout_ms,
+        topic_data=[
+            ProduceRequest.TopicProduceData(
+                name=topic,
+                partition_data=[ProduceRequest.PartitionProduceData(index=partition, records=records)],
+            )
+        ],
+    )
+
+
+def produce_on(
+    c: WireClient, topic: str, partition: int, records: bytes | None, *, acks: int = -1, version: int = 9
+) -> ProduceResponse.PartitionProduceResponse:
+    """One partition's result of a Produce request sent on ``c``."""
+    resp = c.request(produce_request(topic, partition, records, acks=acks), version)
+    assert len(resp.responses) == 1 and len(resp.responses[0].partition_responses) == 1, resp
+    return resp.responses[0].partition_responses[0]
+
+
+def produce_wire(
+    b: BrokerProcess, topic: str, partition: int, records: bytes | None, **kw: Any
+) -> ProduceResponse.PartitionProduceResponse:
+    """``produce_on`` over a fresh connection."""
+    with wire(b) as c:
+        return produce_on(c, topic, partition, records, **kw)
+
+
+def producer_states(b: BrokerProcess, topic: str, partition: int = 0) -> dict[int, Any]:
+    """DescribeProducers for one partition: producer id -> ProducerState."""
+    with wire(b) as c:
+        resp = c.request(
+            DescribeProducersRequest(
+                topics=[DescribeProducersRequest.TopicRequest(name=topic, partition_indexes=[partition])]
+            ),
+            0,
+        )
+    p = resp.topics[0].partitions[0]
+    assert p.error_code == ErrorCode.NONE.code, p
+    return {s.producer_id: s for s in p.active_producers}
+
+
 # ---------------------------------------------------------------------------------- producers
 
 
@@ -300,7 +384,13 @@ def produce_kafka_python(
     from kafka import KafkaProducer
 
     producer = KafkaProducer(
-        bootstrap_servers=bootstrap, enable_idempotence=True, acks="all", linger_ms=5, **(config or {})
+        **{
+            "bootstrap_servers": bootstrap,
+            "enable_idempotence": True,
+            "acks": "all",
+            "linger_ms": 5,
+            **(config or {}),
+        }
     )
     try:
         futures = []
@@ -338,7 +428,7 @@ def produce_aiokafka(
 
     async def run() -> list[Delivery]:
         producer = AIOKafkaProducer(
-            bootstrap_servers=bootstrap, enable_idempotence=True, linger_ms=5, **(config or {})
+            **{"bootstrap_servers": bootstrap, "enable_idempotence": True, "linger_ms": 5, **(config or {})}
         )
         await producer.start()
         try:
