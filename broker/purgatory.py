@@ -14,7 +14,8 @@ cluster work: with one replica an append is fully replicated when written.)
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+import contextlib
+from collections.abc import Iterable, Iterator
 
 PartitionKey = tuple[str, int]
 
@@ -40,19 +41,21 @@ class FetchPurgatory:
     def __len__(self) -> int:
         return sum(len(w) for w in self._watchers.values())
 
-    async def wait(
-        self, keys: Iterable[PartitionKey], min_bytes: int, accumulated: int, timeout_ms: int
-    ) -> bool:
-        """Wait until ``min_bytes`` have been appended to the partitions, or the timeout.
+    @contextlib.contextmanager
+    def watch(self, keys: Iterable[PartitionKey], min_bytes: int, timeout_ms: int) -> Iterator[FetchWaiter]:
+        """Register a waiter on the partitions for the ``with`` block.
 
-        Returns True when woken by data (or a partition change), False on timeout.
+        Callers register first and then look at the partitions, so an append
+        between the two cannot be missed (Kafka's ``tryCompleteElseWatch``).
+        The waiter's future resolves True when ``min_bytes`` have been appended
+        (or a partition changed), False when ``timeout_ms`` runs out.
         """
-        waiter = FetchWaiter(list(keys), min_bytes, accumulated)
+        waiter = FetchWaiter(list(keys), min_bytes, 0)
         for key in waiter.keys:
             self._watchers.setdefault(key, set()).add(waiter)
         handle = asyncio.get_running_loop().call_later(max(timeout_ms, 0) / 1000.0, waiter.complete, False)
         try:
-            return await waiter.future
+            yield waiter
         finally:
             handle.cancel()
             for key in waiter.keys:

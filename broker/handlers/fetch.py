@@ -112,11 +112,18 @@ def _response(topics: list[TopicResponse], error: ErrorCode = ErrorCode.NONE) ->
     return FetchResponse(throttle_time_ms=0, error_code=error.code, session_id=0, responses=topics)
 
 
-async def _fetch_when_ready(ctx: RequestContext, request: FetchRequest, accumulated: int) -> FetchResponse:
+async def _fetch_when_ready(ctx: RequestContext, request: FetchRequest) -> FetchResponse:
     keys = [(t.topic, p.partition) for t in request.topics for p in t.partitions]
-    await ctx.broker.replica_manager.fetch_purgatory.wait(
-        keys, request.min_bytes, accumulated, request.max_wait_ms
-    )
+    purgatory = ctx.broker.replica_manager.fetch_purgatory
+    with purgatory.watch(keys, request.min_bytes, request.max_wait_ms) as waiter:
+        # This task starts a loop turn after the handler's first read; read again now
+        # that the waiter is registered, so appends made meanwhile count and later
+        # ones wake it.
+        topics, total, errors = read_partitions(ctx, request)
+        if total >= request.min_bytes or errors:
+            return _response(topics)
+        waiter.accumulated = total
+        await waiter.future
     topics, _, _ = read_partitions(ctx, request)
     return _response(topics)
 
@@ -131,4 +138,4 @@ def handle_fetch(ctx: RequestContext, request: FetchRequest):  # -> FetchRespons
     topics, total, errors = read_partitions(ctx, request)
     if total >= request.min_bytes or request.max_wait_ms <= 0 or errors or not topics:
         return _response(topics)
-    return _fetch_when_ready(ctx, request, total)
+    return _fetch_when_ready(ctx, request)
