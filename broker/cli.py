@@ -73,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     config.warn_unknown()
     from broker.broker import Broker
+    from coordinator.producer_ids import ProducerIdsFatalError
 
     async def run() -> int:
         broker = Broker(config)
@@ -86,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"moldau: invalid configuration: {exc}", file=sys.stderr)
             await broker.stop()
             return 2
-        except OSError as exc:
+        except (OSError, ProducerIdsFatalError) as exc:
             log.error("startup failed: %s", exc)
             await broker.stop()
             return 1

@@ -36,6 +36,8 @@ class ReplicaManager:
     def __init__(self, log_manager: LogManager) -> None:
         self.log_manager = log_manager
         self.fetch_purgatory = FetchPurgatory()
+        for plog in log_manager.logs():
+            self._become_leader(plog)
 
     def leader_epoch(self, topic: str, partition: int) -> int:
         return LEADER_EPOCH
@@ -52,9 +54,14 @@ class ReplicaManager:
 
     @staticmethod
     def _become_leader(plog: PartitionLog) -> None:
-        # Partition.makeLeader: the new leader epoch starts at the log end offset, so
-        # OffsetForLeaderEpoch answers (0, LEO) even for a partition never written to.
-        plog.leader_epoch_cache.assign(LEADER_EPOCH, plog.log_end_offset)
+        # Partition.makeLeader: the leader epoch starts at the log end offset (so
+        # OffsetForLeaderEpoch answers (0, LEO) even for a partition never written
+        # to), and with the leader alone in the ISR the high watermark is the log end
+        # offset; after an unclean shutdown the checkpointed one may lag behind.
+        if plog.leader_epoch_cache.latest_epoch != LEADER_EPOCH:
+            plog.leader_epoch_cache.assign(LEADER_EPOCH, plog.log_end_offset)
+        if plog.high_watermark < plog.log_end_offset:
+            plog.update_high_watermark(plog.log_end_offset)
 
     def check_leader_epoch(self, current_leader_epoch: int) -> None:
         """KIP-320 fencing: the client's view of the leader epoch must be ours."""

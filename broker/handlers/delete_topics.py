@@ -5,8 +5,8 @@ Behaviour:
   ``<topic>-<p>.<id>-delete`` and removed, as Kafka's LogManager does).
 - Unknown names: UNKNOWN_TOPIC_OR_PARTITION; unknown ids (v6+):
   UNKNOWN_TOPIC_ID; ``delete.topic.enable=false``: TOPIC_DELETION_DISABLED.
-- Consumer groups keep their committed offsets of a deleted topic, as Kafka does
-  until they expire.
+- Committed offsets of the deleted topic are removed from every group (Kafka's
+  ``GroupCoordinator.onPartitionsDeleted``), written as tombstones.
 
 Version notes: v4 is flexible; v5 adds error messages; v6 names topics by name
 or by id (``topics`` replaces ``topic_names``).
@@ -60,6 +60,8 @@ def handle_delete_topics(ctx: RequestContext, request: DeleteTopicsRequest) -> D
             controller.delete_topic(name)
             if broker.replica_manager is not None:
                 broker.replica_manager.on_topic_deleted(name)
+            if broker.groups is not None:
+                broker.groups.on_topic_deleted(name)
         except KafkaError as exc:
             results.append(
                 Result(name=name, topic_id=topic_id, error_code=exc.code, error_message=exc.message)

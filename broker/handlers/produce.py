@@ -12,6 +12,8 @@ Behaviour:
   checks (duplicate, epoch, sequence), then are appended; the partition result
   carries the base offset (a duplicate's original one), log append time and log
   start offset, or an error code, record errors and message (v8+).
+- Transactional batches: TRANSACTIONAL_ID_AUTHORIZATION_FAILED (no
+  transactions yet; InitProducerId refuses transactional ids the same way).
 - zstd below v7: UNSUPPORTED_COMPRESSION_TYPE. Unknown topic or partition:
   UNKNOWN_TOPIC_OR_PARTITION (topics are auto-created by Metadata, as in Kafka).
 - acks=0 sends no response; if a partition failed the connection is closed so
@@ -28,7 +30,7 @@ from __future__ import annotations
 from broker.handlers import CloseConnection, RequestContext, handler
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, ProduceRequest, ProduceResponse
-from protocol.record_batch import ATTRIBUTES_OFFSET, COMPRESSION_MASK, ZSTD
+from protocol.record_batch import ATTRIBUTES_OFFSET, COMPRESSION_MASK, TRANSACTIONAL_MASK, ZSTD
 
 PartitionResponse = ProduceResponse.PartitionProduceResponse
 TopicResponse = ProduceResponse.TopicProduceResponse
@@ -72,6 +74,14 @@ def handle_produce(ctx: RequestContext, request: ProduceRequest) -> ProduceRespo
                 if version < 7 and len(records) > _ATTR_LOW and records[_ATTR_LOW] & COMPRESSION_MASK == ZSTD:
                     raise KafkaError(
                         ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, "Produce requests below v7 may not use zstd"
+                    )
+                if len(records) > _ATTR_LOW and records[_ATTR_LOW] & TRANSACTIONAL_MASK:
+                    # No transaction coordinator exists, so no producer can hold a
+                    # transactional id (InitProducerId refuses them with the same code);
+                    # accepting the batch would open a transaction nothing could end.
+                    raise KafkaError(
+                        ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+                        "Transactional records are not supported by this broker",
                     )
                 info = rm.append(t.name, p.index, records, required_acks=acks)
                 partitions.append(

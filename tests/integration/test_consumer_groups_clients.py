@@ -328,17 +328,15 @@ def test_two_java_consumers_split_partitions_and_the_last_one_takes_all(group_br
 # ---------------------------------------------------------------- committed offsets across restarts
 
 
-KILL_9_HIGH_WATERMARK = pytest.mark.xfail(
-    reason="after kill -9 the data partitions come back with the last checkpointed high watermark "
-    "(0 here), so there is nothing to consume until a new produce; Kafka's lone leader moves it to "
-    "its log end offset (Partition.makeLeader). The committed offsets themselves do survive "
-    "(test_consumer_groups_wire.py::test_committed_offsets_survive_a_broker_restart[kill-9]).",
-    strict=False,
-)
-
-
 @pytest.mark.parametrize(
-    "clean", [True, pytest.param(False, marks=KILL_9_HIGH_WATERMARK)], ids=["restart", "kill-9"]
+    "clean",
+    [
+        True,
+        pytest.param(
+            False,
+        ),
+    ],
+    ids=["restart", "kill-9"],
 )
 def test_confluent_consumer_resumes_after_the_last_commit_across_a_restart(tmp_path, clean):
     from confluent_kafka import Consumer, TopicPartition

@@ -44,6 +44,7 @@ class BrokerProcess:
         self.host = "127.0.0.1"
         self.lines: list[str] = []
         self._started = threading.Event()
+        self._ready = False  # the "broker N started" line was seen
         self._reader: threading.Thread | None = None
 
     @property
@@ -65,6 +66,7 @@ class BrokerProcess:
 
     def start(self, timeout: float = 60.0) -> BrokerProcess:
         self._started.clear()
+        self._ready = False
         self.lines = []
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         env.setdefault("MOLDAU_LOG_LEVEL", "INFO")
@@ -81,8 +83,12 @@ class BrokerProcess:
         if not self._started.wait(timeout):
             self.kill()
             raise RuntimeError("broker did not start:\n" + "\n".join(self.lines[-40:]))
-        if self.proc.poll() is not None:
-            raise RuntimeError("broker exited at start:\n" + "\n".join(self.lines[-40:]))
+        if not self._ready:
+            # stderr closed before the started line: the broker is exiting
+            self.proc.wait(timeout)
+            raise RuntimeError(
+                f"broker exited at start ({self.proc.returncode}):\n" + "\n".join(self.lines[-40:])
+            )
         return self
 
     def _read_stderr(self) -> None:
@@ -94,6 +100,7 @@ class BrokerProcess:
             if m and self.port in (None, 0):
                 self.port = int(m.group(2))
             if _STARTED.search(line):
+                self._ready = True
                 self._started.set()
         self._started.set()  # exited: unblock start()
 
