@@ -43,8 +43,6 @@ class BrokerProcess:
         self.port: int | None = None
         self.host = "127.0.0.1"
         self.lines: list[str] = []
-        self._started = threading.Event()
-        self._ready = False  # the "broker N started" line was seen
         self._reader: threading.Thread | None = None
 
     @property
@@ -65,12 +63,9 @@ class BrokerProcess:
         return cmd + self.extra_args
 
     def start(self, timeout: float = 60.0) -> BrokerProcess:
-        self._started.clear()
-        self._ready = False
-        self.lines = []
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         env.setdefault("MOLDAU_LOG_LEVEL", "INFO")
-        self.proc = subprocess.Popen(
+        proc = subprocess.Popen(
             self.command(),
             cwd=ROOT,
             stdout=subprocess.DEVNULL,
@@ -78,31 +73,39 @@ class BrokerProcess:
             text=True,
             env=env,
         )
-        self._reader = threading.Thread(target=self._read_stderr, daemon=True)
+        # Each start has its own lines, event and reader: the reader of a killed
+        # process may still be draining its stderr when the next one starts.
+        self.proc = proc
+        self.lines = lines = []
+        started = threading.Event()
+        ready = threading.Event()  # the "broker N started" line was seen
+        self._reader = threading.Thread(
+            target=self._read_stderr, args=(proc, lines, started, ready), daemon=True
+        )
         self._reader.start()
-        if not self._started.wait(timeout):
+        if not started.wait(timeout):
             self.kill()
-            raise RuntimeError("broker did not start:\n" + "\n".join(self.lines[-40:]))
-        if not self._ready:
+            raise RuntimeError("broker did not start:\n" + "\n".join(lines[-40:]))
+        if not ready.is_set():
             # stderr closed before the started line: the broker is exiting
-            self.proc.wait(timeout)
-            raise RuntimeError(
-                f"broker exited at start ({self.proc.returncode}):\n" + "\n".join(self.lines[-40:])
-            )
+            proc.wait(timeout)
+            raise RuntimeError(f"broker exited at start ({proc.returncode}):\n" + "\n".join(lines[-40:]))
         return self
 
-    def _read_stderr(self) -> None:
-        assert self.proc is not None and self.proc.stderr is not None
-        for line in self.proc.stderr:
+    def _read_stderr(
+        self, proc: subprocess.Popen, lines: list[str], started: threading.Event, ready: threading.Event
+    ) -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
             line = line.rstrip("\n")
-            self.lines.append(line)
+            lines.append(line)
             m = _LISTENING.search(line)
-            if m and self.port in (None, 0):
+            if m and self.port in (None, 0) and proc is self.proc:
                 self.port = int(m.group(2))
             if _STARTED.search(line):
-                self._ready = True
-                self._started.set()
-        self._started.set()  # exited: unblock start()
+                ready.set()
+                started.set()
+        started.set()  # exited: unblock start()
 
     def wait_for_log(self, pattern: str, timeout: float = 30.0) -> str:
         rx = re.compile(pattern)
