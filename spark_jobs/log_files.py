@@ -101,16 +101,9 @@ class PartitionFiles:
     def segment_path(self, base_offset: int) -> Path:
         return self.directory / (filename_prefix(base_offset) + LOG_SUFFIX)
 
-    def segment_index(self, i: int) -> int:
-        """Index in ``segments`` of the segment that holds ``offset`` i (the last base <= i)."""
-        lo, hi = 0, len(self.segments)
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if self.segments[mid] <= i:
-                lo = mid + 1
-            else:
-                hi = mid
-        return max(lo - 1, 0)
+    def segment_index(self, offset: int) -> int:
+        """Index in ``segments`` of the segment that holds ``offset`` (the last base <= offset)."""
+        return max(bisect.bisect_right(self.segments, offset) - 1, 0)
 
     def offset_index(self, base_offset: int) -> OffsetIndex | None:
         """The segment's offset index, read-only (None when missing or corrupt: scan from 0)."""

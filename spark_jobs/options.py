@@ -24,7 +24,7 @@ Which offsets, as Spark's Kafka source (``KafkaSourceProvider``):
 Other options: ``failOnDataLoss`` (default true), ``checkCrcs`` (default
 true; Kafka's ``check.crcs``), ``isolationLevel`` (``read_committed``
 default, skips aborted transactions; ``read_uncommitted``),
-``maxBytesPerPartition`` (default 128 MiB per Spark input partition),
+``maxBytesPerPartition`` (default 32 MiB per Spark input partition),
 ``minPartitions`` (split segments further to get at least this many),
 ``maxOffsetsPerTrigger`` (streaming rate limit). Log dirs come from
 ``load(path)`` (comma-separated like ``log.dirs``, or a list) or ``logDirs``.
@@ -40,7 +40,7 @@ from typing import Any
 EARLIEST = -2  # Kafka's ListOffsetsRequest.EARLIEST_TIMESTAMP, as Spark's JSON uses it
 LATEST = -1
 
-DEFAULT_MAX_BYTES_PER_PARTITION = 128 * 1024 * 1024
+DEFAULT_MAX_BYTES_PER_PARTITION = 32 * 1024 * 1024  # about 1 s of decoding per task
 
 
 class OptionError(ValueError):

@@ -98,6 +98,7 @@ def _read_open_range(
     decompress = compression.decompress
     pos = r.start_position
     end = r.end_position
+    first_buffered: int | None = None  # position of the first batch not yet handed out
     while pos < end:
         chunk = os.pread(fd, min(READ_CHUNK, end - pos), pos)
         if len(chunk) < LOG_OVERHEAD:
@@ -178,15 +179,28 @@ def _read_open_range(
                             f"{path}: record batch at position {pos + cpos} (offset {base_offset}) "
                             f"does not decode: {exc}"
                         ) from None
+                    if first_buffered is None:
+                        first_buffered = pos + cpos
                     if cols.rows >= max_rows or cols.buffered_bytes >= max_bytes:
-                        out = cols.take(lo, hi)
+                        out = _take(cols, lo, hi, path, first_buffered, pos + cpos)
+                        first_buffered = None
                         if out is not None:
                             yield out
             cpos += size
         pos += cpos
-    out = cols.take(lo, hi)
-    if out is not None:
-        yield out
+    if first_buffered is not None:
+        out = _take(cols, lo, hi, path, first_buffered, pos)
+        if out is not None:
+            yield out
+
+
+def _take(cols: RecordColumns, lo: int, hi: int, path: Path, first: int, last: int) -> pa.RecordBatch | None:
+    try:
+        return cols.take(lo, hi)
+    except DecodeError as exc:
+        raise CorruptRecordError(
+            f"{path}: a record batch between positions {first} and {last} does not decode: {exc}"
+        ) from None
 
 
 def _data_loss(path: Path, pos: int, end: int, fail: bool) -> None:

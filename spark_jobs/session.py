@@ -91,3 +91,8 @@ def build_session(
     register(spark)
     log.info("Spark %s session %r on %s", spark.version, app_name, effective)
     return spark
+
+
+if __name__ == "__main__":
+    # python -m spark_jobs.session: build the zip for spark-submit --py-files on a cluster
+    print(package_zip(Path(sys.argv[1]) if len(sys.argv) > 1 else None))

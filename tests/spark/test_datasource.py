@@ -175,3 +175,22 @@ def test_streaming_follows_the_high_watermark_exactly_once(spark, tmp_path):
         query.stop()
     assert sorted(seen) == sorted(expected)
     assert len(seen) == len(set(seen)), "a record arrived twice"
+
+
+def test_available_now_with_a_rate_limit_reads_everything_once(spark, crafted):
+    query = (
+        spark.readStream.format("moldau")
+        .option("logDirs", ",".join(crafted["dirs"]))
+        .option("startingOffsets", "earliest")
+        .option("maxOffsetsPerTrigger", "100")
+        .load()
+        .writeStream.format("memory")
+        .queryName("moldau_available_now")
+        .trigger(availableNow=True)
+        .start()
+    )
+    assert query.awaitTermination(300), "the availableNow query did not finish"
+    got = rows_of(spark.sql("select * from moldau_available_now").collect())
+    expected = crafted["mixed0"].rows + crafted["mixed1"].rows + crafted["other"].rows
+    assert got == sorted(expected, key=lambda r: (r.topic, r.partition, r.offset))
+    assert len(query.recentProgress) > 3  # several micro-batches of at most 100 offsets

@@ -142,6 +142,7 @@ def test_malformed_records_raise_decode_error(damage):
         data[0] += 2
     cols = RecordColumns("t", 0)
     with pytest.raises(DecodeError):
+        # framing errors show in add_batch, field errors when the columns are built
         cols.add_batch(
             bytes(data),
             count,
@@ -153,6 +154,7 @@ def test_malformed_records_raise_decode_error(damage):
             producer_epoch=-1,
             base_sequence=-1,
         )
+        cols.take(0, 1 << 62)
 
 
 def test_random_bytes_never_crash_the_decoder():
@@ -452,3 +454,80 @@ def test_rate_limit_shares_by_lag():
     capped = rate_limit(start, until, 100)
     assert capped == {("t", 0): 75, ("t", 1): 125, ("t", 2): 5}
     assert rate_limit(start, until, 10_000) == until
+
+
+def test_records_of_length_zero_or_one_are_refused():
+    for body in (b"\x00", b"\x02\x00"):  # length 0; length 1 holding only the attributes
+        cols = RecordColumns("t", 0)
+        with pytest.raises(DecodeError):
+            cols.add_batch(
+                body,
+                1,
+                base_offset=0,
+                base_timestamp=T0,
+                max_timestamp=T0,
+                log_append_time=False,
+                producer_id=-1,
+                producer_epoch=-1,
+                base_sequence=-1,
+            )
+            cols.take(0, 1 << 62)
+
+
+# ---------------------------------------------------------------------- the stream reader's offsets
+
+
+def test_stream_reader_offsets_rate_limit_and_new_partitions(tmp_path):
+    from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxRows
+
+    from spark_jobs.datasource import MoldauStreamReader, SegmentRangePartition
+
+    write_partition(tmp_path, "s", 0, [Batch([(b"k", b"%d" % i)], [T0]) for i in range(40)])
+    set_high_watermarks(tmp_path, {("s", 0): 40})
+    reader = MoldauStreamReader(
+        parse_options({"path": str(tmp_path), "maxOffsetsPerTrigger": "15"}, streaming=True)
+    )
+    start = reader.initialOffset()
+    assert start == {"s": {"0": 40}}  # streaming starts at latest by default
+    earliest = MoldauStreamReader(
+        parse_options({"path": str(tmp_path), "startingOffsets": "earliest"}, streaming=True)
+    )
+    assert earliest.initialOffset() == {"s": {"0": 0}}
+    assert reader.getDefaultReadLimit() == ReadMaxRows(15)
+    assert reader.latestOffset({"s": {"0": 0}}, ReadMaxRows(15)) == {"s": {"0": 15}}
+    assert reader.latestOffset({"s": {"0": 0}}, ReadAllAvailable()) == {"s": {"0": 40}}
+    # a partition that appears later is read from its earliest offset
+    write_partition(tmp_path, "s", 1, [Batch([(b"k", b"p1-%d" % i)], [T0]) for i in range(4)])
+    set_high_watermarks(tmp_path, {("s", 1): 4})
+    end = reader.latestOffset(start, ReadAllAvailable())
+    assert end == {"s": {"0": 40, "1": 4}}
+    parts = reader.partitions(start, end)
+    assert [(p.read.topic, p.read.partition, p.read.from_offset, p.read.until_offset) for p in parts] == [
+        ("s", 1, 0, 4)
+    ]
+    assert all(isinstance(p, SegmentRangePartition) for p in parts)
+    assert [r.value for p in parts for r in arrow_rows(reader.read(p))] == [b"p1-%d" % i for i in range(4)]
+    assert reader.partitions(end, end) == []
+    # Trigger.AvailableNow: nothing past what was there when the query started
+    reader.prepareForTriggerAvailableNow()
+    write_partition(tmp_path, "s", 1, [Batch([(b"k", b"late")], [T0])])
+    set_high_watermarks(tmp_path, {("s", 1): 5})
+    assert reader.latestOffset(end, ReadAllAvailable()) == end
+
+
+def test_stream_reader_reports_a_log_that_went_backwards(tmp_path):
+    from pyspark.sql.streaming.datasource import ReadAllAvailable
+
+    from spark_jobs.datasource import MoldauStreamReader
+
+    write_partition(tmp_path, "s", 0, [Batch([(b"k", b"v")], [T0]) for _ in range(5)])
+    set_high_watermarks(tmp_path, {("s", 0): 5})
+    strict = MoldauStreamReader(parse_options({"path": str(tmp_path)}, streaming=True))
+    with pytest.raises(DataLossError):
+        strict.latestOffset({"s": {"0": 9}}, ReadAllAvailable())
+    lenient = MoldauStreamReader(
+        parse_options({"path": str(tmp_path), "failOnDataLoss": "false"}, streaming=True)
+    )
+    assert lenient.latestOffset({"s": {"0": 9}}, ReadAllAvailable()) == {"s": {"0": 9}}
+    with pytest.raises(DataLossError):
+        strict.latestOffset({"gone": {"0": 1}, "s": {"0": 5}}, ReadAllAvailable())
