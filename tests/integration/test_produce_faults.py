@@ -196,6 +196,27 @@ def test_confluent_kafka_cut_connections_leave_each_record_once(broker, proxy, t
     check_describe_producers(broker, topic, batches)
 
 
+def test_confluent_kafka_late_produce_responses_leave_each_record_once(broker, proxy, topic):
+    """Answers held past the client's request timeout: the client gives up on the request,
+    reconnects and re-sends batches whose late answers never reach it."""
+    proxy.add_rule(FaultRule(Action.DELAY, probability=0.3, after=3, times=2, delay_s=2.5))
+    count = 200
+    deliveries = produce_confluent(
+        proxy.bootstrap,
+        topic,
+        count,
+        instance="ck",
+        config={**CONFLUENT_FAST_RETRY, "batch.num.messages": 4, "linger.ms": 0},
+        pause_s=0.002,
+    )
+    assert_all_delivered(deliveries, count)
+    stats = proxy.stats()
+    assert stats.delayed == 2, stats
+    assert_retries_were_duplicates(stats)
+    batches = read_log(broker, topic)
+    check_log(batches, {"ck": (count, KEYS)})
+
+
 def test_kafka_python_cut_connections_leave_each_record_once(broker, proxy, topic):
     proxy.add_rule(FaultRule(Action.CUT, probability=0.2, after=3, times=3))
     count = 150

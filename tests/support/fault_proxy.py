@@ -304,17 +304,6 @@ class FaultProxy:
                 self._cond.wait(left)
             return self._stats.copy()
 
-    def close_connections(self) -> int:
-        """Close every client connection now; returns how many there were."""
-
-        async def close_all() -> int:
-            conns = list(self._connections.values())
-            for conn in conns:
-                self._close(conn)
-            return len(conns)
-
-        return self._call(close_all())
-
     def _update(self, fn: Callable[[ProxyStats], None]) -> None:
         with self._cond:
             fn(self._stats)
