@@ -392,6 +392,24 @@ def test_kcat_takes_46_as_delivered(on_broker, proxy):
     check_log(read_log(on_broker, topic, 1), {"kcat": (COUNT, KEYS)})
 
 
+def test_a_larger_batch_window_keeps_older_retries_exact(broker_factory):
+    """producer.state.batch.window=10: the broker remembers ten batches per producer, so a
+    client may keep more than five requests in flight and still get exact duplicates (NONE
+    with the original offset) for all of them."""
+    b = broker_factory({"producer.state.batch.window": "10"}, name="window-10")
+    topic = new_topic(b, "window")
+    pid, epoch = init_producer_id(b)
+    with wire(b) as c:
+        for i in range(10):
+            assert produce_on(c, topic, 0, idempotent_batch(pid, epoch, i)).base_offset == i
+        for i in range(10):
+            again = produce_on(c, topic, 0, idempotent_batch(pid, epoch, i))
+            assert (again.error_code, again.base_offset) == (0, i), again
+        assert produce_on(c, topic, 0, idempotent_batch(pid, epoch, 10)).error_code == 0
+        # The eleventh batch pushed the first one out: now it is older than the window.
+        assert produce_on(c, topic, 0, idempotent_batch(pid, epoch, 0)).error_code == DUPLICATE
+
+
 # What 45, Kafka's answer to a retry older than its cached batches, does to the same clients.
 
 

@@ -334,17 +334,11 @@ def produce_confluent(
     instance: str,
     keys: int = KEYS,
     config: Mapping[str, Any] | None = None,
-    start: int = 0,
-    first_alone: bool = False,
     pause_s: float = 0.0,
     flush_timeout: float = 60.0,
 ) -> list[Delivery]:
-    """confluent-kafka with idempotence: records start..start+count-1, their delivery reports.
-
-    ``first_alone`` flushes the first record before the others (the first request waits for
-    the producer id, so everything else would otherwise travel in its batch); ``pause_s``
-    spaces the sends so that they go out in several requests.
-    """
+    """confluent-kafka with idempotence: records 0..count-1 and their delivery reports
+    (``pause_s`` spaces the sends so that they go out in several requests)."""
     from confluent_kafka import Producer
 
     producer = Producer(
@@ -358,12 +352,10 @@ def produce_confluent(
 
         return cb
 
-    for n in range(start, start + count):
+    for n in range(count):
         producer.produce(
             topic, key=record_key(n, keys), value=record_value(instance, n, keys), on_delivery=report(n)
         )
-        if first_alone and n == start:
-            producer.flush(flush_timeout)
         producer.poll(pause_s)
     left = producer.flush(flush_timeout)
     assert left == 0, f"{left} records still queued after {flush_timeout}s"
