@@ -528,6 +528,20 @@ def test_duplicate_of_a_cached_batch_answers_its_original_offset_and_time(vbroke
     assert [(b.header.base_sequence, b.header.records_count) for b in mine] == [(0, 2), (2, 3), (5, 1)]
 
 
+def test_duplicate_on_a_create_time_topic_answers_the_batch_timestamp(vbroker, fresh):
+    """Kafka's UnifiedLog.append sets the answer's log append time to the cached batch's
+    timestamp for a duplicate, on CreateTime topics too (the first answer had -1)."""
+    topic, pid, epoch = fresh
+    created = int(time.time() * 1000) - 5000
+    batch = idempotent_batch(pid, epoch, 0, 2, timestamp=created)
+    with wire(vbroker) as c:
+        first = produce_on(c, topic, 0, batch)
+        again = produce_on(c, topic, 0, batch)
+    assert (first.error_code, first.base_offset, first.log_append_time_ms) == (NONE, 0, -1), first
+    assert (again.error_code, again.base_offset, again.log_append_time_ms) == (NONE, 0, created), again
+    assert len(read_partition(vbroker, topic, 0)) == 1
+
+
 def test_stale_epoch_is_invalid_producer_epoch(vbroker, fresh):
     topic, pid, _ = fresh
     with wire(vbroker) as c:
