@@ -27,9 +27,10 @@ What the clients do, read in their sources and pinned by the tests below:
   with OutOfOrderSequenceNumberError although the broker has them; the producer continues.
 - aiokafka 0.14, ``aiokafka/producer/sender.py`` ``SendProduceReqHandler.handle_response``:
   46 calls ``batch.done(offset, ...)`` like a success, with the -1 from the response as base
-  offset; ``MessageBatch.done`` adds each record's relative offset, so the records of the batch
-  report -1, 0, 1, ... (wrong but harmless offsets). 45 is not retriable: the records fail
-  with OutOfOrderSequenceNumber although the broker has them.
+  offset; ``MessageBatch.done`` (aiokafka/producer/message_accumulator.py) adds each record's
+  relative offset, so the records of the batch report -1, 0, 1, ... (wrong offsets, but the
+  records are delivered). 45 is not retriable: the records fail with OutOfOrderSequenceNumber
+  although the broker has them.
 
 So every client reports records answered 46 as delivered, and none of them copes with 45 for
 a batch the broker already has. Recommendation: keep ``producer.state.duplicate.sequence.error``
