@@ -340,6 +340,29 @@ def test_unknown_topic_or_partition(vbroker):
         assert "validation-no-such-topic" not in {t.name for t in md.topics}
 
 
+def test_errors_are_per_partition(vbroker):
+    """One request, a good and a bad partition: the good one is appended all the same."""
+    topic = unique_topic("per-partition")
+    create_topic(vbroker, topic, partitions=1)
+    request = ProduceRequest(
+        acks=-1,
+        timeout_ms=1000,
+        topic_data=[
+            ProduceRequest.TopicProduceData(
+                name=topic,
+                partition_data=[
+                    ProduceRequest.PartitionProduceData(index=0, records=good_batch(b"kept")),
+                    ProduceRequest.PartitionProduceData(index=3, records=good_batch()),
+                ],
+            )
+        ],
+    )
+    with wire(vbroker) as c:
+        answers = c.request(request, 9).responses[0].partition_responses
+    assert [(a.index, a.error_code) for a in answers] == [(0, NONE), (3, UNKNOWN_TOPIC_OR_PARTITION)]
+    assert [r.value for b in read_partition(vbroker, topic, 0) for r in b.records] == [b"kept"]
+
+
 @pytest.mark.parametrize("acks", [2, -2, 5])
 def test_bad_acks_is_invalid_required_acks_for_every_partition(vbroker, acks):
     request = ProduceRequest(
