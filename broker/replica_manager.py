@@ -71,20 +71,19 @@ class ReplicaManager:
             raise KafkaError(ErrorCode.FENCED_LEADER_EPOCH)
         raise KafkaError(ErrorCode.UNKNOWN_LEADER_EPOCH)
 
-    def append(self, topic: str, partition: int, records: memoryview, *, required_acks: int) -> LogAppendInfo:
+    def append(self, plog: PartitionLog, records: memoryview, *, required_acks: int) -> LogAppendInfo:
         """Append one partition's records as leader; raises KafkaError for a partition error."""
-        plog = self.get_log(topic, partition)
         if required_acks == -1 and plog.config.min_insync_replicas > 1:
             # Partition.appendRecordsToLeader: ISR smaller than min.insync.replicas.
             raise KafkaError(
                 ErrorCode.NOT_ENOUGH_REPLICAS,
                 f"The size of the current ISR 1 is insufficient to satisfy the min.isr requirement of "
-                f"{plog.config.min_insync_replicas} for partition {topic}-{partition}",
+                f"{plog.config.min_insync_replicas} for partition {plog.topic}-{plog.partition}",
             )
         info = plog.append_as_leader(records, LEADER_EPOCH, now_ms=int(time.time() * 1000))
         if not info.duplicate:
             plog.update_high_watermark(plog.log_end_offset)
-            self.fetch_purgatory.on_append((topic, partition), info.size)
+            self.fetch_purgatory.on_append((plog.topic, plog.partition), info.size)
         return info
 
     # ------------------------------------------------------------------ topic changes

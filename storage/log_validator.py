@@ -54,6 +54,7 @@ from protocol import compression
 from protocol.errors import ErrorCode, KafkaError
 from protocol.record_batch import (
     ATTRIBUTES_OFFSET,
+    COMPRESSION_MASK,
     CONTROL_MASK,
     CRC_OFFSET,
     CURRENT_MAGIC,
@@ -62,6 +63,7 @@ from protocol.record_batch import (
     LOG_OVERHEAD,
     NO_TIMESTAMP,
     TIMESTAMP_TYPE_MASK,
+    ZSTD,
     BatchHeader,
     compute_crc,
     read_header,
@@ -192,6 +194,22 @@ def validate_batch_for_append(
 
 
 # ---------------------------------------------------------------------------------- framing
+
+
+def validate_produce_records(records: Any, produce_version: int) -> int:
+    """Kafka's ``ProduceRequest.validateRecords`` for one partition; returns the batch attributes.
+
+    Exactly one whole magic-2 batch first (INVALID_RECORD / CORRUPT_MESSAGE), then
+    zstd only from produce v7 (KIP-110: UNSUPPORTED_COMPRESSION_TYPE). The produce
+    handler calls this before the append, whose validation repeats the (cheap) framing.
+    """
+    buf, _ = _check_framing(records)
+    (attributes,) = _ATTRS.unpack_from(buf, ATTRIBUTES_OFFSET)
+    if produce_version < 7 and attributes & COMPRESSION_MASK == ZSTD:
+        raise KafkaError(
+            ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, "Produce requests with version below 7 may not use zstd"
+        )
+    return attributes
 
 
 def _check_framing(records: Any) -> tuple[memoryview, int]:

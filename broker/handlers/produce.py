@@ -30,12 +30,12 @@ from __future__ import annotations
 from broker.handlers import CloseConnection, RequestContext, handler
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, ProduceRequest, ProduceResponse
-from protocol.record_batch import ATTRIBUTES_OFFSET, COMPRESSION_MASK, TRANSACTIONAL_MASK, ZSTD
+from protocol.record_batch import TRANSACTIONAL_MASK
+from storage.log_validator import validate_produce_records
 
 PartitionResponse = ProduceResponse.PartitionProduceResponse
 TopicResponse = ProduceResponse.TopicProduceResponse
 BatchIndexAndErrorMessage = ProduceResponse.BatchIndexAndErrorMessage
-_ATTR_LOW = ATTRIBUTES_OFFSET + 1  # low byte of the big-endian int16 attributes
 
 
 def _error(index: int, exc: KafkaError) -> PartitionResponse:
@@ -68,14 +68,12 @@ def handle_produce(ctx: RequestContext, request: ProduceRequest) -> ProduceRespo
             try:
                 if bad_acks:
                     raise KafkaError(ErrorCode.INVALID_REQUIRED_ACKS)
+                # KafkaApis.handleProduceRequest: unknown partitions before record checks
+                plog = rm.get_log(t.name, p.index)
                 records = p.records
-                if records is None:
-                    raise KafkaError(ErrorCode.INVALID_RECORD, "Produce request has no records")
-                if version < 7 and len(records) > _ATTR_LOW and records[_ATTR_LOW] & COMPRESSION_MASK == ZSTD:
-                    raise KafkaError(
-                        ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, "Produce requests below v7 may not use zstd"
-                    )
-                if len(records) > _ATTR_LOW and records[_ATTR_LOW] & TRANSACTIONAL_MASK:
+                # ProduceRequest.validateRecords: one magic-2 batch, zstd only from v7
+                attributes = validate_produce_records(records, version)
+                if attributes & TRANSACTIONAL_MASK:
                     # No transaction coordinator exists, so no producer can hold a
                     # transactional id (InitProducerId refuses them with the same code);
                     # accepting the batch would open a transaction nothing could end.
@@ -83,7 +81,7 @@ def handle_produce(ctx: RequestContext, request: ProduceRequest) -> ProduceRespo
                         ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
                         "Transactional records are not supported by this broker",
                     )
-                info = rm.append(t.name, p.index, records, required_acks=acks)
+                info = rm.append(plog, records, required_acks=acks)
                 partitions.append(
                     PartitionResponse(
                         index=p.index,
