@@ -333,8 +333,15 @@ class Emitter:
         nullable = contains(f.nullable, v)
         out: list[str] = []
         if f.is_array:
-            reader = "read_compact_array_length" if flex else "read_array_length"
-            out.append(f"{ind}n, pos = {reader}(buf, pos)")
+            if flex:
+                # a one-byte uvarint is the common case: skip the call
+                out.append(f"{ind}n = buf[pos] - 1")
+                out.append(f"{ind}if n < 0x7F:")
+                out.append(f"{ind}    pos += 1")
+                out.append(f"{ind}else:")
+                out.append(f"{ind}    n, pos = read_compact_array_length(buf, pos)")
+            else:
+                out.append(f"{ind}n, pos = read_array_length(buf, pos)")
             out.append(f"{ind}if n < 0:")
             if nullable:
                 out.append(f"{ind}    {target} = None")
@@ -395,7 +402,11 @@ class Emitter:
     def decode_tags(self, tagged: list[Field], v: int) -> list[str]:
         out = [
             "    o.unknown_tagged_fields = None",
-            "    ntags, pos = read_uvarint(buf, pos)",
+            "    ntags = buf[pos]",
+            "    if ntags < 0x80:",
+            "        pos += 1",
+            "    else:",
+            "        ntags, pos = read_uvarint(buf, pos)",
             "    prev = -1",
             "    for _ in range(ntags):",
             "        tag, pos = read_uvarint(buf, pos)",
@@ -505,7 +516,14 @@ class Emitter:
             else:
                 out.append(f"{ind}    raise EncodeError('non-nullable array {f.name} is None')")
             out.append(f"{ind}else:")
-            out.append(f"{ind}    {lw}({w}, len(items))")
+            if flex:
+                out.append(f"{ind}    n = len(items) + 1")
+                out.append(f"{ind}    if n < 0x80:")
+                out.append(f"{ind}        {w}.append(n)")
+                out.append(f"{ind}    else:")
+                out.append(f"{ind}        write_uvarint({w}, n)")
+            else:
+                out.append(f"{ind}    {lw}({w}, len(items))")
             if f.struct is not None:
                 enc = self.encoder(f.struct, v)
                 out.append(f"{ind}    for item in items:")
@@ -611,6 +629,7 @@ def emit_module(spec: Spec) -> str:
             "read_uvarint",
             "write_array_length",
             "write_compact_array_length",
+            "write_uvarint",
             "write_tagged_fields",
             "read_int8",
             "read_int16",

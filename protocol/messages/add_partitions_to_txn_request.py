@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -168,7 +169,11 @@ def _enc_AddPartitionsToTxnRequest_0(o, w):
 def _dec_AddPartitionsToTxnTopic_1(buf, pos):
     o = _new(AddPartitionsToTxnTopic)
     o.name, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Partitions was null')
     else:
@@ -178,7 +183,11 @@ def _dec_AddPartitionsToTxnTopic_1(buf, pos):
         o.partitions = list(_unpack_from('>%di' % n, buf, pos))
         pos = end
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -202,7 +211,11 @@ def _dec_AddPartitionsToTxnRequest_1(buf, pos):
     o.v3_and_below_transactional_id, pos = read_compact_string(buf, pos)
     o.v3_and_below_producer_id, o.v3_and_below_producer_epoch = _S0.unpack_from(buf, pos)
     pos += 10
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array V3AndBelowTopics was null')
     else:
@@ -213,7 +226,11 @@ def _dec_AddPartitionsToTxnRequest_1(buf, pos):
             append(item)
         o.v3_and_below_topics = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -239,7 +256,11 @@ def _enc_AddPartitionsToTxnTopic_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array Partitions is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         w += _pack('>%di' % len(items), *items)
     if o.unknown_tagged_fields:
         write_tagged_fields(w, o.unknown_tagged_fields)
@@ -256,7 +277,11 @@ def _enc_AddPartitionsToTxnRequest_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array V3AndBelowTopics is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_AddPartitionsToTxnTopic_1(item, w)
     if o.unknown_tagged_fields:
@@ -270,7 +295,11 @@ def _dec_AddPartitionsToTxnTransaction_0(buf, pos):
     o.transactional_id, pos = read_compact_string(buf, pos)
     o.producer_id, o.producer_epoch, o.verify_only = _S1.unpack_from(buf, pos)
     pos += 11
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Topics was null')
     else:
@@ -281,7 +310,11 @@ def _dec_AddPartitionsToTxnTransaction_0(buf, pos):
             append(item)
         o.topics = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -305,7 +338,11 @@ def _dec_AddPartitionsToTxnRequest_2(buf, pos):
     o.v3_and_below_producer_id = 0
     o.v3_and_below_producer_epoch = 0
     o.v3_and_below_topics = []
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Transactions was null')
     else:
@@ -316,7 +353,11 @@ def _dec_AddPartitionsToTxnRequest_2(buf, pos):
             append(item)
         o.transactions = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -343,7 +384,11 @@ def _enc_AddPartitionsToTxnTransaction_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array Topics is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_AddPartitionsToTxnTopic_1(item, w)
     if o.unknown_tagged_fields:
@@ -357,7 +402,11 @@ def _enc_AddPartitionsToTxnRequest_2(o, w):
     if items is None:
         raise EncodeError('non-nullable array Transactions is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_AddPartitionsToTxnTransaction_0(item, w)
     if o.unknown_tagged_fields:

@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -188,7 +189,11 @@ def _dec_AddPartitionsToTxnPartitionResult_1(buf, pos):
     o.partition_index, o.partition_error_code = _S1.unpack_from(buf, pos)
     pos += 6
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -209,7 +214,11 @@ def _dec_AddPartitionsToTxnPartitionResult_1(buf, pos):
 def _dec_AddPartitionsToTxnTopicResult_1(buf, pos):
     o = _new(AddPartitionsToTxnTopicResult)
     o.name, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array ResultsByPartition was null')
     else:
@@ -220,7 +229,11 @@ def _dec_AddPartitionsToTxnTopicResult_1(buf, pos):
             append(item)
         o.results_by_partition = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -244,7 +257,11 @@ def _dec_AddPartitionsToTxnResponse_1(buf, pos):
     o.results_by_transaction = []
     o.throttle_time_ms, = _S0.unpack_from(buf, pos)
     pos += 4
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array ResultsByTopicV3AndBelow was null')
     else:
@@ -255,7 +272,11 @@ def _dec_AddPartitionsToTxnResponse_1(buf, pos):
             append(item)
         o.results_by_topic_v3_and_below = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -289,7 +310,11 @@ def _enc_AddPartitionsToTxnTopicResult_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array ResultsByPartition is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_AddPartitionsToTxnPartitionResult_1(item, w)
     if o.unknown_tagged_fields:
@@ -304,7 +329,11 @@ def _enc_AddPartitionsToTxnResponse_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array ResultsByTopicV3AndBelow is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_AddPartitionsToTxnTopicResult_1(item, w)
     if o.unknown_tagged_fields:
@@ -316,7 +345,11 @@ def _enc_AddPartitionsToTxnResponse_1(o, w):
 def _dec_AddPartitionsToTxnResult_0(buf, pos):
     o = _new(AddPartitionsToTxnResult)
     o.transactional_id, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array TopicResults was null')
     else:
@@ -327,7 +360,11 @@ def _dec_AddPartitionsToTxnResult_0(buf, pos):
             append(item)
         o.topic_results = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -350,7 +387,11 @@ def _dec_AddPartitionsToTxnResponse_2(buf, pos):
     o.results_by_topic_v3_and_below = []
     o.throttle_time_ms, o.error_code = _S1.unpack_from(buf, pos)
     pos += 6
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array ResultsByTransaction was null')
     else:
@@ -361,7 +402,11 @@ def _dec_AddPartitionsToTxnResponse_2(buf, pos):
             append(item)
         o.results_by_transaction = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -387,7 +432,11 @@ def _enc_AddPartitionsToTxnResult_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array TopicResults is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_AddPartitionsToTxnTopicResult_1(item, w)
     if o.unknown_tagged_fields:
@@ -402,7 +451,11 @@ def _enc_AddPartitionsToTxnResponse_2(o, w):
     if items is None:
         raise EncodeError('non-nullable array ResultsByTransaction is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_AddPartitionsToTxnResult_0(item, w)
     if o.unknown_tagged_fields:

@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -217,7 +218,11 @@ def _dec_EntityData_1(buf, pos):
     o.entity_type, pos = read_compact_string(buf, pos)
     o.entity_name, pos = read_compact_nullable_string(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -241,7 +246,11 @@ def _dec_OpData_1(buf, pos):
     o.value, o.remove = _S0.unpack_from(buf, pos)
     pos += 9
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -261,7 +270,11 @@ def _dec_OpData_1(buf, pos):
 
 def _dec_EntryData_1(buf, pos):
     o = _new(EntryData)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Entity was null')
     else:
@@ -271,7 +284,11 @@ def _dec_EntryData_1(buf, pos):
             item, pos = _dec_EntityData_1(buf, pos)
             append(item)
         o.entity = items
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Ops was null')
     else:
@@ -282,7 +299,11 @@ def _dec_EntryData_1(buf, pos):
             append(item)
         o.ops = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -302,7 +323,11 @@ def _dec_EntryData_1(buf, pos):
 
 def _dec_AlterClientQuotasRequest_1(buf, pos):
     o = _new(AlterClientQuotasRequest)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Entries was null')
     else:
@@ -315,7 +340,11 @@ def _dec_AlterClientQuotasRequest_1(buf, pos):
     o.validate_only, = _S1.unpack_from(buf, pos)
     pos += 1
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -360,14 +389,22 @@ def _enc_EntryData_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array Entity is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_EntityData_1(item, w)
     items = o.ops
     if items is None:
         raise EncodeError('non-nullable array Ops is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_OpData_1(item, w)
     if o.unknown_tagged_fields:
@@ -381,7 +418,11 @@ def _enc_AlterClientQuotasRequest_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array Entries is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_EntryData_1(item, w)
     w += _S1.pack(o.validate_only)

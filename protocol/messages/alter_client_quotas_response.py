@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -178,7 +179,11 @@ def _dec_EntityData_1(buf, pos):
     o.entity_type, pos = read_compact_string(buf, pos)
     o.entity_name, pos = read_compact_nullable_string(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -201,7 +206,11 @@ def _dec_EntryData_1(buf, pos):
     o.error_code, = _S1.unpack_from(buf, pos)
     pos += 2
     o.error_message, pos = read_compact_nullable_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Entity was null')
     else:
@@ -212,7 +221,11 @@ def _dec_EntryData_1(buf, pos):
             append(item)
         o.entity = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -234,7 +247,11 @@ def _dec_AlterClientQuotasResponse_1(buf, pos):
     o = _new(AlterClientQuotasResponse)
     o.throttle_time_ms, = _S0.unpack_from(buf, pos)
     pos += 4
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Entries was null')
     else:
@@ -245,7 +262,11 @@ def _dec_AlterClientQuotasResponse_1(buf, pos):
             append(item)
         o.entries = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -281,7 +302,11 @@ def _enc_EntryData_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array Entity is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_EntityData_1(item, w)
     if o.unknown_tagged_fields:
@@ -296,7 +321,11 @@ def _enc_AlterClientQuotasResponse_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array Entries is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_EntryData_1(item, w)
     if o.unknown_tagged_fields:

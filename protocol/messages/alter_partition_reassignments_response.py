@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -107,7 +108,11 @@ def _dec_ReassignablePartitionResponse_0(buf, pos):
     pos += 6
     o.error_message, pos = read_compact_nullable_string(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -128,7 +133,11 @@ def _dec_ReassignablePartitionResponse_0(buf, pos):
 def _dec_ReassignableTopicResponse_0(buf, pos):
     o = _new(ReassignableTopicResponse)
     o.name, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Partitions was null')
     else:
@@ -139,7 +148,11 @@ def _dec_ReassignableTopicResponse_0(buf, pos):
             append(item)
         o.partitions = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -163,7 +176,11 @@ def _dec_AlterPartitionReassignmentsResponse_0(buf, pos):
     o.throttle_time_ms, o.error_code = _S0.unpack_from(buf, pos)
     pos += 6
     o.error_message, pos = read_compact_nullable_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Responses was null')
     else:
@@ -174,7 +191,11 @@ def _dec_AlterPartitionReassignmentsResponse_0(buf, pos):
             append(item)
         o.responses = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -209,7 +230,11 @@ def _enc_ReassignableTopicResponse_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array Partitions is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_ReassignablePartitionResponse_0(item, w)
     if o.unknown_tagged_fields:
@@ -225,7 +250,11 @@ def _enc_AlterPartitionReassignmentsResponse_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array Responses is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_ReassignableTopicResponse_0(item, w)
     if o.unknown_tagged_fields:
@@ -239,7 +268,11 @@ def _dec_AlterPartitionReassignmentsResponse_1(buf, pos):
     o.throttle_time_ms, o.allow_replication_factor_change, o.error_code = _S1.unpack_from(buf, pos)
     pos += 7
     o.error_message, pos = read_compact_nullable_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Responses was null')
     else:
@@ -250,7 +283,11 @@ def _dec_AlterPartitionReassignmentsResponse_1(buf, pos):
             append(item)
         o.responses = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -275,7 +312,11 @@ def _enc_AlterPartitionReassignmentsResponse_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array Responses is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_ReassignableTopicResponse_0(item, w)
     if o.unknown_tagged_fields:

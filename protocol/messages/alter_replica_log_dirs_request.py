@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -181,7 +182,11 @@ def _enc_AlterReplicaLogDirsRequest_0(o, w):
 def _dec_AlterReplicaLogDirTopic_1(buf, pos):
     o = _new(AlterReplicaLogDirTopic)
     o.name, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Partitions was null')
     else:
@@ -191,7 +196,11 @@ def _dec_AlterReplicaLogDirTopic_1(buf, pos):
         o.partitions = list(_unpack_from('>%di' % n, buf, pos))
         pos = end
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -212,7 +221,11 @@ def _dec_AlterReplicaLogDirTopic_1(buf, pos):
 def _dec_AlterReplicaLogDir_1(buf, pos):
     o = _new(AlterReplicaLogDir)
     o.path, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Topics was null')
     else:
@@ -223,7 +236,11 @@ def _dec_AlterReplicaLogDir_1(buf, pos):
             append(item)
         o.topics = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -243,7 +260,11 @@ def _dec_AlterReplicaLogDir_1(buf, pos):
 
 def _dec_AlterReplicaLogDirsRequest_1(buf, pos):
     o = _new(AlterReplicaLogDirsRequest)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Dirs was null')
     else:
@@ -254,7 +275,11 @@ def _dec_AlterReplicaLogDirsRequest_1(buf, pos):
             append(item)
         o.dirs = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -280,7 +305,11 @@ def _enc_AlterReplicaLogDirTopic_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array Partitions is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         w += _pack('>%di' % len(items), *items)
     if o.unknown_tagged_fields:
         write_tagged_fields(w, o.unknown_tagged_fields)
@@ -296,7 +325,11 @@ def _enc_AlterReplicaLogDir_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array Topics is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_AlterReplicaLogDirTopic_1(item, w)
     if o.unknown_tagged_fields:
@@ -310,7 +343,11 @@ def _enc_AlterReplicaLogDirsRequest_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array Dirs is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_AlterReplicaLogDir_1(item, w)
     if o.unknown_tagged_fields:

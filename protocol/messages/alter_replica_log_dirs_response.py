@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -173,7 +174,11 @@ def _dec_AlterReplicaLogDirPartitionResult_1(buf, pos):
     o.partition_index, o.error_code = _S1.unpack_from(buf, pos)
     pos += 6
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -194,7 +199,11 @@ def _dec_AlterReplicaLogDirPartitionResult_1(buf, pos):
 def _dec_AlterReplicaLogDirTopicResult_1(buf, pos):
     o = _new(AlterReplicaLogDirTopicResult)
     o.topic_name, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Partitions was null')
     else:
@@ -205,7 +214,11 @@ def _dec_AlterReplicaLogDirTopicResult_1(buf, pos):
             append(item)
         o.partitions = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -227,7 +240,11 @@ def _dec_AlterReplicaLogDirsResponse_1(buf, pos):
     o = _new(AlterReplicaLogDirsResponse)
     o.throttle_time_ms, = _S0.unpack_from(buf, pos)
     pos += 4
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Results was null')
     else:
@@ -238,7 +255,11 @@ def _dec_AlterReplicaLogDirsResponse_1(buf, pos):
             append(item)
         o.results = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -272,7 +293,11 @@ def _enc_AlterReplicaLogDirTopicResult_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array Partitions is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_AlterReplicaLogDirPartitionResult_1(item, w)
     if o.unknown_tagged_fields:
@@ -287,7 +312,11 @@ def _enc_AlterReplicaLogDirsResponse_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array Results is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_AlterReplicaLogDirTopicResult_1(item, w)
     if o.unknown_tagged_fields:

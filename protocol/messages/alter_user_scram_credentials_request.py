@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -106,7 +107,11 @@ def _dec_ScramCredentialDeletion_0(buf, pos):
     o.mechanism, = _S0.unpack_from(buf, pos)
     pos += 1
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -132,7 +137,11 @@ def _dec_ScramCredentialUpsertion_0(buf, pos):
     o.salt, pos = read_compact_bytes(buf, pos)
     o.salted_password, pos = read_compact_bytes(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -152,7 +161,11 @@ def _dec_ScramCredentialUpsertion_0(buf, pos):
 
 def _dec_AlterUserScramCredentialsRequest_0(buf, pos):
     o = _new(AlterUserScramCredentialsRequest)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Deletions was null')
     else:
@@ -162,7 +175,11 @@ def _dec_AlterUserScramCredentialsRequest_0(buf, pos):
             item, pos = _dec_ScramCredentialDeletion_0(buf, pos)
             append(item)
         o.deletions = items
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Upsertions was null')
     else:
@@ -173,7 +190,11 @@ def _dec_AlterUserScramCredentialsRequest_0(buf, pos):
             append(item)
         o.upsertions = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -224,14 +245,22 @@ def _enc_AlterUserScramCredentialsRequest_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array Deletions is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_ScramCredentialDeletion_0(item, w)
     items = o.upsertions
     if items is None:
         raise EncodeError('non-nullable array Upsertions is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_ScramCredentialUpsertion_0(item, w)
     if o.unknown_tagged_fields:

@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -94,7 +95,11 @@ def _dec_AlterUserScramCredentialsResult_0(buf, pos):
     pos += 2
     o.error_message, pos = read_compact_nullable_string(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -116,7 +121,11 @@ def _dec_AlterUserScramCredentialsResponse_0(buf, pos):
     o = _new(AlterUserScramCredentialsResponse)
     o.throttle_time_ms, = _S0.unpack_from(buf, pos)
     pos += 4
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Results was null')
     else:
@@ -127,7 +136,11 @@ def _dec_AlterUserScramCredentialsResponse_0(buf, pos):
             append(item)
         o.results = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -163,7 +176,11 @@ def _enc_AlterUserScramCredentialsResponse_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array Results is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_AlterUserScramCredentialsResult_0(item, w)
     if o.unknown_tagged_fields:

@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -207,7 +208,11 @@ def _dec_ApiVersion_1(buf, pos):
     o.api_key, o.min_version, o.max_version = _S1.unpack_from(buf, pos)
     pos += 6
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -231,7 +236,11 @@ def _dec_SupportedFeatureKey_0(buf, pos):
     o.min_version, o.max_version = _S3.unpack_from(buf, pos)
     pos += 4
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -255,7 +264,11 @@ def _dec_FinalizedFeatureKey_0(buf, pos):
     o.max_version_level, o.min_version_level = _S3.unpack_from(buf, pos)
     pos += 4
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -281,7 +294,11 @@ def _dec_ApiVersionsResponse_2(buf, pos):
     o.zk_migration_ready = False
     o.error_code, = _S0.unpack_from(buf, pos)
     pos += 2
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array ApiKeys was null')
     else:
@@ -294,7 +311,11 @@ def _dec_ApiVersionsResponse_2(buf, pos):
     o.throttle_time_ms, = _S2.unpack_from(buf, pos)
     pos += 4
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -307,7 +328,11 @@ def _dec_ApiVersionsResponse_2(buf, pos):
             raise DecodeError('truncated tagged field')
         if tag == 0:
             start = pos
-            n, pos = read_compact_array_length(buf, pos)
+            n = buf[pos] - 1
+            if n < 0x7F:
+                pos += 1
+            else:
+                n, pos = read_compact_array_length(buf, pos)
             if n < 0:
                 raise DecodeError('non-nullable array SupportedFeatures was null')
             else:
@@ -326,7 +351,11 @@ def _dec_ApiVersionsResponse_2(buf, pos):
                 raise DecodeError('tagged field FinalizedFeaturesEpoch size mismatch')
         elif tag == 2:
             start = pos
-            n, pos = read_compact_array_length(buf, pos)
+            n = buf[pos] - 1
+            if n < 0x7F:
+                pos += 1
+            else:
+                n, pos = read_compact_array_length(buf, pos)
             if n < 0:
                 raise DecodeError('non-nullable array FinalizedFeatures was null')
             else:
@@ -387,7 +416,11 @@ def _enc_ApiVersionsResponse_2(o, w):
     if items is None:
         raise EncodeError('non-nullable array ApiKeys is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_ApiVersion_1(item, w)
     w += _S2.pack(o.throttle_time_ms)
@@ -398,7 +431,11 @@ def _enc_ApiVersionsResponse_2(o, w):
         if items is None:
             raise EncodeError('non-nullable array SupportedFeatures is None')
         else:
-            write_compact_array_length(t, len(items))
+            n = len(items) + 1
+            if n < 0x80:
+                t.append(n)
+            else:
+                write_uvarint(t, n)
             for item in items:
                 _enc_SupportedFeatureKey_0(item, t)
         tags.append((0, t))
@@ -412,7 +449,11 @@ def _enc_ApiVersionsResponse_2(o, w):
         if items is None:
             raise EncodeError('non-nullable array FinalizedFeatures is None')
         else:
-            write_compact_array_length(t, len(items))
+            n = len(items) + 1
+            if n < 0x80:
+                t.append(n)
+            else:
+                write_uvarint(t, n)
             for item in items:
                 _enc_FinalizedFeatureKey_0(item, t)
         tags.append((2, t))

@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -139,7 +140,11 @@ def _dec_TopicPartitions_0(buf, pos):
     o = _new(TopicPartitions)
     o.topic_id, pos = read_uuid(buf, pos)
     o.topic_name, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Partitions was null')
     else:
@@ -149,7 +154,11 @@ def _dec_TopicPartitions_0(buf, pos):
         o.partitions = list(_unpack_from('>%di' % n, buf, pos))
         pos = end
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -169,7 +178,11 @@ def _dec_TopicPartitions_0(buf, pos):
 
 def _dec_Assignment_0(buf, pos):
     o = _new(Assignment)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array TopicPartitions was null')
     else:
@@ -180,7 +193,11 @@ def _dec_Assignment_0(buf, pos):
             append(item)
         o.topic_partitions = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -207,7 +224,11 @@ def _dec_Member_0(buf, pos):
     pos += 4
     o.client_id, pos = read_compact_string(buf, pos)
     o.client_host, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array SubscribedTopicNames was null')
     else:
@@ -220,7 +241,11 @@ def _dec_Member_0(buf, pos):
     o.assignment, pos = _dec_Assignment_0(buf, pos)
     o.target_assignment, pos = _dec_Assignment_0(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -248,7 +273,11 @@ def _dec_DescribedGroup_0(buf, pos):
     o.group_epoch, o.assignment_epoch = _S2.unpack_from(buf, pos)
     pos += 8
     o.assignor_name, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Members was null')
     else:
@@ -261,7 +290,11 @@ def _dec_DescribedGroup_0(buf, pos):
     o.authorized_operations, = _S0.unpack_from(buf, pos)
     pos += 4
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -283,7 +316,11 @@ def _dec_ConsumerGroupDescribeResponse_0(buf, pos):
     o = _new(ConsumerGroupDescribeResponse)
     o.throttle_time_ms, = _S0.unpack_from(buf, pos)
     pos += 4
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Groups was null')
     else:
@@ -294,7 +331,11 @@ def _dec_ConsumerGroupDescribeResponse_0(buf, pos):
             append(item)
         o.groups = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -321,7 +362,11 @@ def _enc_TopicPartitions_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array Partitions is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         w += _pack('>%di' % len(items), *items)
     if o.unknown_tagged_fields:
         write_tagged_fields(w, o.unknown_tagged_fields)
@@ -334,7 +379,11 @@ def _enc_Assignment_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array TopicPartitions is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_TopicPartitions_0(item, w)
     if o.unknown_tagged_fields:
@@ -360,7 +409,11 @@ def _enc_Member_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array SubscribedTopicNames is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             write_compact_string(w, item)
     write_compact_nullable_string(w, o.subscribed_topic_regex)
@@ -389,7 +442,11 @@ def _enc_DescribedGroup_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array Members is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_Member_0(item, w)
     w += _S0.pack(o.authorized_operations)
@@ -405,7 +462,11 @@ def _enc_ConsumerGroupDescribeResponse_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array Groups is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_DescribedGroup_0(item, w)
     if o.unknown_tagged_fields:

@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -96,7 +97,11 @@ class ConsumerGroupHeartbeatRequest(Message):
 def _dec_TopicPartitions_0(buf, pos):
     o = _new(TopicPartitions)
     o.topic_id, pos = read_uuid(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Partitions was null')
     else:
@@ -106,7 +111,11 @@ def _dec_TopicPartitions_0(buf, pos):
         o.partitions = list(_unpack_from('>%di' % n, buf, pos))
         pos = end
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -135,7 +144,11 @@ def _dec_ConsumerGroupHeartbeatRequest_0(buf, pos):
     o.rack_id, pos = read_compact_nullable_string(buf, pos)
     o.rebalance_timeout_ms, = _S0.unpack_from(buf, pos)
     pos += 4
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         o.subscribed_topic_names = None
     else:
@@ -145,7 +158,11 @@ def _dec_ConsumerGroupHeartbeatRequest_0(buf, pos):
             items.append(item)
         o.subscribed_topic_names = items
     o.server_assignor, pos = read_compact_nullable_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         o.topic_partitions = None
     else:
@@ -156,7 +173,11 @@ def _dec_ConsumerGroupHeartbeatRequest_0(buf, pos):
             append(item)
         o.topic_partitions = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -180,7 +201,11 @@ def _enc_TopicPartitions_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array Partitions is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         w += _pack('>%di' % len(items), *items)
     if o.unknown_tagged_fields:
         write_tagged_fields(w, o.unknown_tagged_fields)
@@ -203,7 +228,11 @@ def _enc_ConsumerGroupHeartbeatRequest_0(o, w):
     if items is None:
         write_compact_array_length(w, -1)
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             write_compact_string(w, item)
     write_compact_nullable_string(w, o.server_assignor)
@@ -211,7 +240,11 @@ def _enc_ConsumerGroupHeartbeatRequest_0(o, w):
     if items is None:
         write_compact_array_length(w, -1)
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_TopicPartitions_0(item, w)
     if o.unknown_tagged_fields:
@@ -230,7 +263,11 @@ def _dec_ConsumerGroupHeartbeatRequest_1(buf, pos):
     o.rack_id, pos = read_compact_nullable_string(buf, pos)
     o.rebalance_timeout_ms, = _S0.unpack_from(buf, pos)
     pos += 4
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         o.subscribed_topic_names = None
     else:
@@ -241,7 +278,11 @@ def _dec_ConsumerGroupHeartbeatRequest_1(buf, pos):
         o.subscribed_topic_names = items
     o.subscribed_topic_regex, pos = read_compact_nullable_string(buf, pos)
     o.server_assignor, pos = read_compact_nullable_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         o.topic_partitions = None
     else:
@@ -252,7 +293,11 @@ def _dec_ConsumerGroupHeartbeatRequest_1(buf, pos):
             append(item)
         o.topic_partitions = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -285,7 +330,11 @@ def _enc_ConsumerGroupHeartbeatRequest_1(o, w):
     if items is None:
         write_compact_array_length(w, -1)
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             write_compact_string(w, item)
     write_compact_nullable_string(w, o.subscribed_topic_regex)
@@ -294,7 +343,11 @@ def _enc_ConsumerGroupHeartbeatRequest_1(o, w):
     if items is None:
         write_compact_array_length(w, -1)
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_TopicPartitions_0(item, w)
     if o.unknown_tagged_fields:

@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -158,7 +159,11 @@ def _dec_AclCreation_1(buf, pos):
     o.operation, o.permission_type = _S1.unpack_from(buf, pos)
     pos += 2
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -178,7 +183,11 @@ def _dec_AclCreation_1(buf, pos):
 
 def _dec_CreateAclsRequest_1(buf, pos):
     o = _new(CreateAclsRequest)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Creations was null')
     else:
@@ -189,7 +198,11 @@ def _dec_CreateAclsRequest_1(buf, pos):
             append(item)
         o.creations = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -231,7 +244,11 @@ def _enc_CreateAclsRequest_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array Creations is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_AclCreation_1(item, w)
     if o.unknown_tagged_fields:

@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -186,7 +187,11 @@ def _enc_CreatePartitionsRequest_0(o, w):
 
 def _dec_CreatePartitionsAssignment_1(buf, pos):
     o = _new(CreatePartitionsAssignment)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array BrokerIds was null')
     else:
@@ -196,7 +201,11 @@ def _dec_CreatePartitionsAssignment_1(buf, pos):
         o.broker_ids = list(_unpack_from('>%di' % n, buf, pos))
         pos = end
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -219,7 +228,11 @@ def _dec_CreatePartitionsTopic_1(buf, pos):
     o.name, pos = read_compact_string(buf, pos)
     o.count, = _S0.unpack_from(buf, pos)
     pos += 4
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         o.assignments = None
     else:
@@ -230,7 +243,11 @@ def _dec_CreatePartitionsTopic_1(buf, pos):
             append(item)
         o.assignments = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -250,7 +267,11 @@ def _dec_CreatePartitionsTopic_1(buf, pos):
 
 def _dec_CreatePartitionsRequest_1(buf, pos):
     o = _new(CreatePartitionsRequest)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Topics was null')
     else:
@@ -263,7 +284,11 @@ def _dec_CreatePartitionsRequest_1(buf, pos):
     o.timeout_ms, o.validate_only = _S1.unpack_from(buf, pos)
     pos += 5
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -286,7 +311,11 @@ def _enc_CreatePartitionsAssignment_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array BrokerIds is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         w += _pack('>%di' % len(items), *items)
     if o.unknown_tagged_fields:
         write_tagged_fields(w, o.unknown_tagged_fields)
@@ -303,7 +332,11 @@ def _enc_CreatePartitionsTopic_1(o, w):
     if items is None:
         write_compact_array_length(w, -1)
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_CreatePartitionsAssignment_1(item, w)
     if o.unknown_tagged_fields:
@@ -317,7 +350,11 @@ def _enc_CreatePartitionsRequest_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array Topics is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_CreatePartitionsTopic_1(item, w)
     w += _S1.pack(o.timeout_ms, o.validate_only)

@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -238,7 +239,11 @@ def _dec_CreatableReplicaAssignment_1(buf, pos):
     o = _new(CreatableReplicaAssignment)
     o.partition_index, = _S1.unpack_from(buf, pos)
     pos += 4
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array BrokerIds was null')
     else:
@@ -248,7 +253,11 @@ def _dec_CreatableReplicaAssignment_1(buf, pos):
         o.broker_ids = list(_unpack_from('>%di' % n, buf, pos))
         pos = end
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -271,7 +280,11 @@ def _dec_CreatableTopicConfig_1(buf, pos):
     o.name, pos = read_compact_string(buf, pos)
     o.value, pos = read_compact_nullable_string(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -294,7 +307,11 @@ def _dec_CreatableTopic_1(buf, pos):
     o.name, pos = read_compact_string(buf, pos)
     o.num_partitions, o.replication_factor = _S0.unpack_from(buf, pos)
     pos += 6
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Assignments was null')
     else:
@@ -304,7 +321,11 @@ def _dec_CreatableTopic_1(buf, pos):
             item, pos = _dec_CreatableReplicaAssignment_1(buf, pos)
             append(item)
         o.assignments = items
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Configs was null')
     else:
@@ -315,7 +336,11 @@ def _dec_CreatableTopic_1(buf, pos):
             append(item)
         o.configs = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -335,7 +360,11 @@ def _dec_CreatableTopic_1(buf, pos):
 
 def _dec_CreateTopicsRequest_1(buf, pos):
     o = _new(CreateTopicsRequest)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Topics was null')
     else:
@@ -348,7 +377,11 @@ def _dec_CreateTopicsRequest_1(buf, pos):
     o.timeout_ms, o.validate_only = _S2.unpack_from(buf, pos)
     pos += 5
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -372,7 +405,11 @@ def _enc_CreatableReplicaAssignment_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array BrokerIds is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         w += _pack('>%di' % len(items), *items)
     if o.unknown_tagged_fields:
         write_tagged_fields(w, o.unknown_tagged_fields)
@@ -400,14 +437,22 @@ def _enc_CreatableTopic_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array Assignments is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_CreatableReplicaAssignment_1(item, w)
     items = o.configs
     if items is None:
         raise EncodeError('non-nullable array Configs is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_CreatableTopicConfig_1(item, w)
     if o.unknown_tagged_fields:
@@ -421,7 +466,11 @@ def _enc_CreateTopicsRequest_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array Topics is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_CreatableTopic_1(item, w)
     w += _S2.pack(o.timeout_ms, o.validate_only)

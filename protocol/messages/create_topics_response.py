@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -167,7 +168,11 @@ def _dec_CreatableTopicConfigs_0(buf, pos):
     o.read_only, o.config_source, o.is_sensitive = _S3.unpack_from(buf, pos)
     pos += 3
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -195,7 +200,11 @@ def _dec_CreatableTopicResult_1(buf, pos):
     o.error_message, pos = read_compact_nullable_string(buf, pos)
     o.num_partitions, o.replication_factor = _S2.unpack_from(buf, pos)
     pos += 6
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         o.configs = None
     else:
@@ -206,7 +215,11 @@ def _dec_CreatableTopicResult_1(buf, pos):
             append(item)
         o.configs = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -234,7 +247,11 @@ def _dec_CreateTopicsResponse_1(buf, pos):
     o = _new(CreateTopicsResponse)
     o.throttle_time_ms, = _S0.unpack_from(buf, pos)
     pos += 4
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Topics was null')
     else:
@@ -245,7 +262,11 @@ def _dec_CreateTopicsResponse_1(buf, pos):
             append(item)
         o.topics = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -286,7 +307,11 @@ def _enc_CreatableTopicResult_1(o, w):
     if items is None:
         write_compact_array_length(w, -1)
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_CreatableTopicConfigs_0(item, w)
     tags = []
@@ -305,7 +330,11 @@ def _enc_CreateTopicsResponse_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array Topics is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_CreatableTopicResult_1(item, w)
     if o.unknown_tagged_fields:
@@ -324,7 +353,11 @@ def _dec_CreatableTopicResult_2(buf, pos):
     o.error_message, pos = read_compact_nullable_string(buf, pos)
     o.num_partitions, o.replication_factor = _S2.unpack_from(buf, pos)
     pos += 6
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         o.configs = None
     else:
@@ -335,7 +368,11 @@ def _dec_CreatableTopicResult_2(buf, pos):
             append(item)
         o.configs = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -363,7 +400,11 @@ def _dec_CreateTopicsResponse_2(buf, pos):
     o = _new(CreateTopicsResponse)
     o.throttle_time_ms, = _S0.unpack_from(buf, pos)
     pos += 4
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Topics was null')
     else:
@@ -374,7 +415,11 @@ def _dec_CreateTopicsResponse_2(buf, pos):
             append(item)
         o.topics = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -404,7 +449,11 @@ def _enc_CreatableTopicResult_2(o, w):
     if items is None:
         write_compact_array_length(w, -1)
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_CreatableTopicConfigs_0(item, w)
     tags = []
@@ -423,7 +472,11 @@ def _enc_CreateTopicsResponse_2(o, w):
     if items is None:
         raise EncodeError('non-nullable array Topics is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_CreatableTopicResult_2(item, w)
     if o.unknown_tagged_fields:

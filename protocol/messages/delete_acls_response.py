@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -217,7 +218,11 @@ def _dec_DeleteAclsMatchingAcl_1(buf, pos):
     o.operation, o.permission_type = _S3.unpack_from(buf, pos)
     pos += 2
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -240,7 +245,11 @@ def _dec_DeleteAclsFilterResult_1(buf, pos):
     o.error_code, = _S1.unpack_from(buf, pos)
     pos += 2
     o.error_message, pos = read_compact_nullable_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array MatchingAcls was null')
     else:
@@ -251,7 +260,11 @@ def _dec_DeleteAclsFilterResult_1(buf, pos):
             append(item)
         o.matching_acls = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -273,7 +286,11 @@ def _dec_DeleteAclsResponse_1(buf, pos):
     o = _new(DeleteAclsResponse)
     o.throttle_time_ms, = _S0.unpack_from(buf, pos)
     pos += 4
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array FilterResults was null')
     else:
@@ -284,7 +301,11 @@ def _dec_DeleteAclsResponse_1(buf, pos):
             append(item)
         o.filter_results = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -330,7 +351,11 @@ def _enc_DeleteAclsFilterResult_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array MatchingAcls is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_DeleteAclsMatchingAcl_1(item, w)
     if o.unknown_tagged_fields:
@@ -345,7 +370,11 @@ def _enc_DeleteAclsResponse_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array FilterResults is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_DeleteAclsFilterResult_1(item, w)
     if o.unknown_tagged_fields:

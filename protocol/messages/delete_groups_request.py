@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -99,7 +100,11 @@ def _enc_DeleteGroupsRequest_0(o, w):
 
 def _dec_DeleteGroupsRequest_1(buf, pos):
     o = _new(DeleteGroupsRequest)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array GroupsNames was null')
     else:
@@ -109,7 +114,11 @@ def _dec_DeleteGroupsRequest_1(buf, pos):
             items.append(item)
         o.groups_names = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -132,7 +141,11 @@ def _enc_DeleteGroupsRequest_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array GroupsNames is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             write_compact_string(w, item)
     if o.unknown_tagged_fields:

@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -118,7 +119,11 @@ def _enc_DeleteTopicsRequest_0(o, w):
 def _dec_DeleteTopicsRequest_1(buf, pos):
     o = _new(DeleteTopicsRequest)
     o.topics = []
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array TopicNames was null')
     else:
@@ -130,7 +135,11 @@ def _dec_DeleteTopicsRequest_1(buf, pos):
     o.timeout_ms, = _S0.unpack_from(buf, pos)
     pos += 4
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -153,7 +162,11 @@ def _enc_DeleteTopicsRequest_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array TopicNames is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             write_compact_string(w, item)
     w += _S0.pack(o.timeout_ms)
@@ -168,7 +181,11 @@ def _dec_DeleteTopicState_0(buf, pos):
     o.name, pos = read_compact_nullable_string(buf, pos)
     o.topic_id, pos = read_uuid(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -189,7 +206,11 @@ def _dec_DeleteTopicState_0(buf, pos):
 def _dec_DeleteTopicsRequest_2(buf, pos):
     o = _new(DeleteTopicsRequest)
     o.topic_names = []
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Topics was null')
     else:
@@ -202,7 +223,11 @@ def _dec_DeleteTopicsRequest_2(buf, pos):
     o.timeout_ms, = _S0.unpack_from(buf, pos)
     pos += 4
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -234,7 +259,11 @@ def _enc_DeleteTopicsRequest_2(o, w):
     if items is None:
         raise EncodeError('non-nullable array Topics is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_DeleteTopicState_0(item, w)
     w += _S0.pack(o.timeout_ms)

@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -198,7 +199,11 @@ def _dec_AclDescription_1(buf, pos):
     o.operation, o.permission_type = _S2.unpack_from(buf, pos)
     pos += 2
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -223,7 +228,11 @@ def _dec_DescribeAclsResource_1(buf, pos):
     o.resource_name, pos = read_compact_string(buf, pos)
     o.pattern_type, = _S1.unpack_from(buf, pos)
     pos += 1
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Acls was null')
     else:
@@ -234,7 +243,11 @@ def _dec_DescribeAclsResource_1(buf, pos):
             append(item)
         o.acls = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -257,7 +270,11 @@ def _dec_DescribeAclsResponse_1(buf, pos):
     o.throttle_time_ms, o.error_code = _S0.unpack_from(buf, pos)
     pos += 6
     o.error_message, pos = read_compact_nullable_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Resources was null')
     else:
@@ -268,7 +285,11 @@ def _dec_DescribeAclsResponse_1(buf, pos):
             append(item)
         o.resources = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -310,7 +331,11 @@ def _enc_DescribeAclsResource_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array Acls is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_AclDescription_1(item, w)
     if o.unknown_tagged_fields:
@@ -326,7 +351,11 @@ def _enc_DescribeAclsResponse_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array Resources is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_DescribeAclsResource_1(item, w)
     if o.unknown_tagged_fields:

@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -141,7 +142,11 @@ def _dec_ComponentData_1(buf, pos):
     pos += 1
     o.match, pos = read_compact_nullable_string(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -161,7 +166,11 @@ def _dec_ComponentData_1(buf, pos):
 
 def _dec_DescribeClientQuotasRequest_1(buf, pos):
     o = _new(DescribeClientQuotasRequest)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Components was null')
     else:
@@ -174,7 +183,11 @@ def _dec_DescribeClientQuotasRequest_1(buf, pos):
     o.strict, = _S1.unpack_from(buf, pos)
     pos += 1
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -209,7 +222,11 @@ def _enc_DescribeClientQuotasRequest_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array Components is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_ComponentData_1(item, w)
     w += _S1.pack(o.strict)

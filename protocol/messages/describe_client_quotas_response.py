@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -220,7 +221,11 @@ def _dec_EntityData_1(buf, pos):
     o.entity_type, pos = read_compact_string(buf, pos)
     o.entity_name, pos = read_compact_nullable_string(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -244,7 +249,11 @@ def _dec_ValueData_1(buf, pos):
     o.value, = _S1.unpack_from(buf, pos)
     pos += 8
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -264,7 +273,11 @@ def _dec_ValueData_1(buf, pos):
 
 def _dec_EntryData_1(buf, pos):
     o = _new(EntryData)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Entity was null')
     else:
@@ -274,7 +287,11 @@ def _dec_EntryData_1(buf, pos):
             item, pos = _dec_EntityData_1(buf, pos)
             append(item)
         o.entity = items
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Values was null')
     else:
@@ -285,7 +302,11 @@ def _dec_EntryData_1(buf, pos):
             append(item)
         o.values = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -308,7 +329,11 @@ def _dec_DescribeClientQuotasResponse_1(buf, pos):
     o.throttle_time_ms, o.error_code = _S0.unpack_from(buf, pos)
     pos += 6
     o.error_message, pos = read_compact_nullable_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         o.entries = None
     else:
@@ -319,7 +344,11 @@ def _dec_DescribeClientQuotasResponse_1(buf, pos):
             append(item)
         o.entries = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -364,14 +393,22 @@ def _enc_EntryData_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array Entity is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_EntityData_1(item, w)
     items = o.values
     if items is None:
         raise EncodeError('non-nullable array Values is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_ValueData_1(item, w)
     if o.unknown_tagged_fields:
@@ -387,7 +424,11 @@ def _enc_DescribeClientQuotasResponse_1(o, w):
     if items is None:
         write_compact_array_length(w, -1)
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_EntryData_1(item, w)
     if o.unknown_tagged_fields:

@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -84,7 +85,11 @@ def _dec_DescribeClusterRequest_0(buf, pos):
     o.include_cluster_authorized_operations, = _S0.unpack_from(buf, pos)
     pos += 1
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -116,7 +121,11 @@ def _dec_DescribeClusterRequest_1(buf, pos):
     o.include_cluster_authorized_operations, o.endpoint_type = _S1.unpack_from(buf, pos)
     pos += 2
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -147,7 +156,11 @@ def _dec_DescribeClusterRequest_2(buf, pos):
     o.include_cluster_authorized_operations, o.endpoint_type, o.include_fenced_brokers = _S2.unpack_from(buf, pos)
     pos += 3
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)

@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -107,7 +108,11 @@ def _dec_DescribeClusterBroker_0(buf, pos):
     pos += 4
     o.rack, pos = read_compact_nullable_string(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -134,7 +139,11 @@ def _dec_DescribeClusterResponse_0(buf, pos):
     o.cluster_id, pos = read_compact_string(buf, pos)
     o.controller_id, = _S1.unpack_from(buf, pos)
     pos += 4
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Brokers was null')
     else:
@@ -147,7 +156,11 @@ def _dec_DescribeClusterResponse_0(buf, pos):
     o.cluster_authorized_operations, = _S1.unpack_from(buf, pos)
     pos += 4
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -189,7 +202,11 @@ def _enc_DescribeClusterResponse_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array Brokers is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_DescribeClusterBroker_0(item, w)
     w += _S1.pack(o.cluster_authorized_operations)
@@ -209,7 +226,11 @@ def _dec_DescribeClusterResponse_1(buf, pos):
     o.cluster_id, pos = read_compact_string(buf, pos)
     o.controller_id, = _S1.unpack_from(buf, pos)
     pos += 4
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Brokers was null')
     else:
@@ -222,7 +243,11 @@ def _dec_DescribeClusterResponse_1(buf, pos):
     o.cluster_authorized_operations, = _S1.unpack_from(buf, pos)
     pos += 4
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -252,7 +277,11 @@ def _enc_DescribeClusterResponse_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array Brokers is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_DescribeClusterBroker_0(item, w)
     w += _S1.pack(o.cluster_authorized_operations)
@@ -273,7 +302,11 @@ def _dec_DescribeClusterBroker_1(buf, pos):
     o.is_fenced, = _S3.unpack_from(buf, pos)
     pos += 1
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -301,7 +334,11 @@ def _dec_DescribeClusterResponse_2(buf, pos):
     o.cluster_id, pos = read_compact_string(buf, pos)
     o.controller_id, = _S1.unpack_from(buf, pos)
     pos += 4
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Brokers was null')
     else:
@@ -314,7 +351,11 @@ def _dec_DescribeClusterResponse_2(buf, pos):
     o.cluster_authorized_operations, = _S1.unpack_from(buf, pos)
     pos += 4
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -358,7 +399,11 @@ def _enc_DescribeClusterResponse_2(o, w):
     if items is None:
         raise EncodeError('non-nullable array Brokers is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_DescribeClusterBroker_1(item, w)
     w += _S1.pack(o.cluster_authorized_operations)

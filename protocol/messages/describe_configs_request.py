@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -185,7 +186,11 @@ def _dec_DescribeConfigsResource_1(buf, pos):
     o.resource_type, = _S0.unpack_from(buf, pos)
     pos += 1
     o.resource_name, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         o.configuration_keys = None
     else:
@@ -195,7 +200,11 @@ def _dec_DescribeConfigsResource_1(buf, pos):
             items.append(item)
         o.configuration_keys = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -215,7 +224,11 @@ def _dec_DescribeConfigsResource_1(buf, pos):
 
 def _dec_DescribeConfigsRequest_2(buf, pos):
     o = _new(DescribeConfigsRequest)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Resources was null')
     else:
@@ -228,7 +241,11 @@ def _dec_DescribeConfigsRequest_2(buf, pos):
     o.include_synonyms, o.include_documentation = _S2.unpack_from(buf, pos)
     pos += 2
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -255,7 +272,11 @@ def _enc_DescribeConfigsResource_1(o, w):
     if items is None:
         write_compact_array_length(w, -1)
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             write_compact_string(w, item)
     if o.unknown_tagged_fields:
@@ -269,7 +290,11 @@ def _enc_DescribeConfigsRequest_2(o, w):
     if items is None:
         raise EncodeError('non-nullable array Resources is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_DescribeConfigsResource_1(item, w)
     w += _S2.pack(o.include_synonyms, o.include_documentation)

@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -359,7 +360,11 @@ def _dec_DescribeConfigsSynonym_1(buf, pos):
     o.source, = _S2.unpack_from(buf, pos)
     pos += 1
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -384,7 +389,11 @@ def _dec_DescribeConfigsResourceResult_2(buf, pos):
     o.value, pos = read_compact_nullable_string(buf, pos)
     o.read_only, o.config_source, o.is_sensitive = _S3.unpack_from(buf, pos)
     pos += 3
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Synonyms was null')
     else:
@@ -398,7 +407,11 @@ def _dec_DescribeConfigsResourceResult_2(buf, pos):
     pos += 1
     o.documentation, pos = read_compact_nullable_string(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -424,7 +437,11 @@ def _dec_DescribeConfigsResult_2(buf, pos):
     o.resource_type, = _S2.unpack_from(buf, pos)
     pos += 1
     o.resource_name, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Configs was null')
     else:
@@ -435,7 +452,11 @@ def _dec_DescribeConfigsResult_2(buf, pos):
             append(item)
         o.configs = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -457,7 +478,11 @@ def _dec_DescribeConfigsResponse_2(buf, pos):
     o = _new(DescribeConfigsResponse)
     o.throttle_time_ms, = _S0.unpack_from(buf, pos)
     pos += 4
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Results was null')
     else:
@@ -468,7 +493,11 @@ def _dec_DescribeConfigsResponse_2(buf, pos):
             append(item)
         o.results = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -508,7 +537,11 @@ def _enc_DescribeConfigsResourceResult_2(o, w):
     if items is None:
         raise EncodeError('non-nullable array Synonyms is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_DescribeConfigsSynonym_1(item, w)
     w += _S2.pack(o.config_type)
@@ -530,7 +563,11 @@ def _enc_DescribeConfigsResult_2(o, w):
     if items is None:
         raise EncodeError('non-nullable array Configs is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_DescribeConfigsResourceResult_2(item, w)
     if o.unknown_tagged_fields:
@@ -545,7 +582,11 @@ def _enc_DescribeConfigsResponse_2(o, w):
     if items is None:
         raise EncodeError('non-nullable array Results is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_DescribeConfigsResult_2(item, w)
     if o.unknown_tagged_fields:

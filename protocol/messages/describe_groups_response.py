@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -436,7 +437,11 @@ def _dec_DescribedGroupMember_2(buf, pos):
     o.member_metadata, pos = read_compact_bytes(buf, pos)
     o.member_assignment, pos = read_compact_bytes(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -463,7 +468,11 @@ def _dec_DescribedGroup_3(buf, pos):
     o.group_state, pos = read_compact_string(buf, pos)
     o.protocol_type, pos = read_compact_string(buf, pos)
     o.protocol_data, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Members was null')
     else:
@@ -476,7 +485,11 @@ def _dec_DescribedGroup_3(buf, pos):
     o.authorized_operations, = _S1.unpack_from(buf, pos)
     pos += 4
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -498,7 +511,11 @@ def _dec_DescribeGroupsResponse_4(buf, pos):
     o = _new(DescribeGroupsResponse)
     o.throttle_time_ms, = _S1.unpack_from(buf, pos)
     pos += 4
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Groups was null')
     else:
@@ -509,7 +526,11 @@ def _dec_DescribeGroupsResponse_4(buf, pos):
             append(item)
         o.groups = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -568,7 +589,11 @@ def _enc_DescribedGroup_3(o, w):
     if items is None:
         raise EncodeError('non-nullable array Members is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_DescribedGroupMember_2(item, w)
     w += _S1.pack(o.authorized_operations)
@@ -584,7 +609,11 @@ def _enc_DescribeGroupsResponse_4(o, w):
     if items is None:
         raise EncodeError('non-nullable array Groups is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_DescribedGroup_3(item, w)
     if o.unknown_tagged_fields:
@@ -602,7 +631,11 @@ def _dec_DescribedGroup_4(buf, pos):
     o.group_state, pos = read_compact_string(buf, pos)
     o.protocol_type, pos = read_compact_string(buf, pos)
     o.protocol_data, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Members was null')
     else:
@@ -615,7 +648,11 @@ def _dec_DescribedGroup_4(buf, pos):
     o.authorized_operations, = _S1.unpack_from(buf, pos)
     pos += 4
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -637,7 +674,11 @@ def _dec_DescribeGroupsResponse_5(buf, pos):
     o = _new(DescribeGroupsResponse)
     o.throttle_time_ms, = _S1.unpack_from(buf, pos)
     pos += 4
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Groups was null')
     else:
@@ -648,7 +689,11 @@ def _dec_DescribeGroupsResponse_5(buf, pos):
             append(item)
         o.groups = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -685,7 +730,11 @@ def _enc_DescribedGroup_4(o, w):
     if items is None:
         raise EncodeError('non-nullable array Members is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_DescribedGroupMember_2(item, w)
     w += _S1.pack(o.authorized_operations)
@@ -701,7 +750,11 @@ def _enc_DescribeGroupsResponse_5(o, w):
     if items is None:
         raise EncodeError('non-nullable array Groups is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_DescribedGroup_4(item, w)
     if o.unknown_tagged_fields:

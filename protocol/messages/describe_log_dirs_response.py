@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -232,7 +233,11 @@ def _dec_DescribeLogDirsPartition_1(buf, pos):
     o.partition_index, o.partition_size, o.offset_lag, o.is_future_key = _S2.unpack_from(buf, pos)
     pos += 21
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -253,7 +258,11 @@ def _dec_DescribeLogDirsPartition_1(buf, pos):
 def _dec_DescribeLogDirsTopic_1(buf, pos):
     o = _new(DescribeLogDirsTopic)
     o.name, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Partitions was null')
     else:
@@ -264,7 +273,11 @@ def _dec_DescribeLogDirsTopic_1(buf, pos):
             append(item)
         o.partitions = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -290,7 +303,11 @@ def _dec_DescribeLogDirsResult_1(buf, pos):
     o.error_code, = _S1.unpack_from(buf, pos)
     pos += 2
     o.log_dir, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Topics was null')
     else:
@@ -301,7 +318,11 @@ def _dec_DescribeLogDirsResult_1(buf, pos):
             append(item)
         o.topics = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -324,7 +345,11 @@ def _dec_DescribeLogDirsResponse_1(buf, pos):
     o.error_code = 0
     o.throttle_time_ms, = _S0.unpack_from(buf, pos)
     pos += 4
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Results was null')
     else:
@@ -335,7 +360,11 @@ def _dec_DescribeLogDirsResponse_1(buf, pos):
             append(item)
         o.results = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -369,7 +398,11 @@ def _enc_DescribeLogDirsTopic_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array Partitions is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_DescribeLogDirsPartition_1(item, w)
     if o.unknown_tagged_fields:
@@ -387,7 +420,11 @@ def _enc_DescribeLogDirsResult_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array Topics is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_DescribeLogDirsTopic_1(item, w)
     if o.unknown_tagged_fields:
@@ -402,7 +439,11 @@ def _enc_DescribeLogDirsResponse_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array Results is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_DescribeLogDirsResult_1(item, w)
     if o.unknown_tagged_fields:
@@ -415,7 +456,11 @@ def _dec_DescribeLogDirsResponse_2(buf, pos):
     o = _new(DescribeLogDirsResponse)
     o.throttle_time_ms, o.error_code = _S3.unpack_from(buf, pos)
     pos += 6
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Results was null')
     else:
@@ -426,7 +471,11 @@ def _dec_DescribeLogDirsResponse_2(buf, pos):
             append(item)
         o.results = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -450,7 +499,11 @@ def _enc_DescribeLogDirsResponse_2(o, w):
     if items is None:
         raise EncodeError('non-nullable array Results is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_DescribeLogDirsResult_1(item, w)
     if o.unknown_tagged_fields:
@@ -465,7 +518,11 @@ def _dec_DescribeLogDirsResult_2(buf, pos):
     o.error_code, = _S1.unpack_from(buf, pos)
     pos += 2
     o.log_dir, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Topics was null')
     else:
@@ -478,7 +535,11 @@ def _dec_DescribeLogDirsResult_2(buf, pos):
     o.total_bytes, o.usable_bytes = _S4.unpack_from(buf, pos)
     pos += 16
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -500,7 +561,11 @@ def _dec_DescribeLogDirsResponse_3(buf, pos):
     o = _new(DescribeLogDirsResponse)
     o.throttle_time_ms, o.error_code = _S3.unpack_from(buf, pos)
     pos += 6
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Results was null')
     else:
@@ -511,7 +576,11 @@ def _dec_DescribeLogDirsResponse_3(buf, pos):
             append(item)
         o.results = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -538,7 +607,11 @@ def _enc_DescribeLogDirsResult_2(o, w):
     if items is None:
         raise EncodeError('non-nullable array Topics is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_DescribeLogDirsTopic_1(item, w)
     w += _S4.pack(o.total_bytes, o.usable_bytes)
@@ -554,7 +627,11 @@ def _enc_DescribeLogDirsResponse_3(o, w):
     if items is None:
         raise EncodeError('non-nullable array Results is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_DescribeLogDirsResult_2(item, w)
     if o.unknown_tagged_fields:
@@ -568,7 +645,11 @@ def _dec_DescribeLogDirsResult_3(buf, pos):
     o.error_code, = _S1.unpack_from(buf, pos)
     pos += 2
     o.log_dir, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Topics was null')
     else:
@@ -581,7 +662,11 @@ def _dec_DescribeLogDirsResult_3(buf, pos):
     o.total_bytes, o.usable_bytes, o.is_cordoned = _S5.unpack_from(buf, pos)
     pos += 17
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -603,7 +688,11 @@ def _dec_DescribeLogDirsResponse_4(buf, pos):
     o = _new(DescribeLogDirsResponse)
     o.throttle_time_ms, o.error_code = _S3.unpack_from(buf, pos)
     pos += 6
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Results was null')
     else:
@@ -614,7 +703,11 @@ def _dec_DescribeLogDirsResponse_4(buf, pos):
             append(item)
         o.results = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -641,7 +734,11 @@ def _enc_DescribeLogDirsResult_3(o, w):
     if items is None:
         raise EncodeError('non-nullable array Topics is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_DescribeLogDirsTopic_1(item, w)
     w += _S5.pack(o.total_bytes, o.usable_bytes, o.is_cordoned)
@@ -657,7 +754,11 @@ def _enc_DescribeLogDirsResponse_4(o, w):
     if items is None:
         raise EncodeError('non-nullable array Results is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_DescribeLogDirsResult_3(item, w)
     if o.unknown_tagged_fields:

@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -86,7 +87,11 @@ class DescribeProducersRequest(Message):
 def _dec_TopicRequest_0(buf, pos):
     o = _new(TopicRequest)
     o.name, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array PartitionIndexes was null')
     else:
@@ -96,7 +101,11 @@ def _dec_TopicRequest_0(buf, pos):
         o.partition_indexes = list(_unpack_from('>%di' % n, buf, pos))
         pos = end
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -116,7 +125,11 @@ def _dec_TopicRequest_0(buf, pos):
 
 def _dec_DescribeProducersRequest_0(buf, pos):
     o = _new(DescribeProducersRequest)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Topics was null')
     else:
@@ -127,7 +140,11 @@ def _dec_DescribeProducersRequest_0(buf, pos):
             append(item)
         o.topics = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -153,7 +170,11 @@ def _enc_TopicRequest_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array PartitionIndexes is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         w += _pack('>%di' % len(items), *items)
     if o.unknown_tagged_fields:
         write_tagged_fields(w, o.unknown_tagged_fields)
@@ -166,7 +187,11 @@ def _enc_DescribeProducersRequest_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array Topics is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_TopicRequest_0(item, w)
     if o.unknown_tagged_fields:

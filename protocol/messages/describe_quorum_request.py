@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -99,7 +100,11 @@ def _dec_PartitionData_0(buf, pos):
     o.partition_index, = _S0.unpack_from(buf, pos)
     pos += 4
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -120,7 +125,11 @@ def _dec_PartitionData_0(buf, pos):
 def _dec_TopicData_0(buf, pos):
     o = _new(TopicData)
     o.topic_name, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Partitions was null')
     else:
@@ -131,7 +140,11 @@ def _dec_TopicData_0(buf, pos):
             append(item)
         o.partitions = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -151,7 +164,11 @@ def _dec_TopicData_0(buf, pos):
 
 def _dec_DescribeQuorumRequest_0(buf, pos):
     o = _new(DescribeQuorumRequest)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Topics was null')
     else:
@@ -162,7 +179,11 @@ def _dec_DescribeQuorumRequest_0(buf, pos):
             append(item)
         o.topics = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -196,7 +217,11 @@ def _enc_TopicData_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array Partitions is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_PartitionData_0(item, w)
     if o.unknown_tagged_fields:
@@ -210,7 +235,11 @@ def _enc_DescribeQuorumRequest_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array Topics is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_TopicData_0(item, w)
     if o.unknown_tagged_fields:

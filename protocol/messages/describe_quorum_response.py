@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -157,7 +158,11 @@ def _dec_ReplicaState_0(buf, pos):
     o.replica_id, o.log_end_offset = _S2.unpack_from(buf, pos)
     pos += 12
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -180,7 +185,11 @@ def _dec_PartitionData_0(buf, pos):
     o.error_message = ''
     o.partition_index, o.error_code, o.leader_id, o.leader_epoch, o.high_watermark = _S1.unpack_from(buf, pos)
     pos += 22
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array CurrentVoters was null')
     else:
@@ -190,7 +199,11 @@ def _dec_PartitionData_0(buf, pos):
             item, pos = _dec_ReplicaState_0(buf, pos)
             append(item)
         o.current_voters = items
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Observers was null')
     else:
@@ -201,7 +214,11 @@ def _dec_PartitionData_0(buf, pos):
             append(item)
         o.observers = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -222,7 +239,11 @@ def _dec_PartitionData_0(buf, pos):
 def _dec_TopicData_0(buf, pos):
     o = _new(TopicData)
     o.topic_name, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Partitions was null')
     else:
@@ -233,7 +254,11 @@ def _dec_TopicData_0(buf, pos):
             append(item)
         o.partitions = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -257,7 +282,11 @@ def _dec_DescribeQuorumResponse_0(buf, pos):
     o.nodes = []
     o.error_code, = _S0.unpack_from(buf, pos)
     pos += 2
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Topics was null')
     else:
@@ -268,7 +297,11 @@ def _dec_DescribeQuorumResponse_0(buf, pos):
             append(item)
         o.topics = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -300,14 +333,22 @@ def _enc_PartitionData_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array CurrentVoters is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_ReplicaState_0(item, w)
     items = o.observers
     if items is None:
         raise EncodeError('non-nullable array Observers is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_ReplicaState_0(item, w)
     if o.unknown_tagged_fields:
@@ -324,7 +365,11 @@ def _enc_TopicData_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array Partitions is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_PartitionData_0(item, w)
     if o.unknown_tagged_fields:
@@ -339,7 +384,11 @@ def _enc_DescribeQuorumResponse_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array Topics is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_TopicData_0(item, w)
     if o.unknown_tagged_fields:
@@ -354,7 +403,11 @@ def _dec_ReplicaState_1(buf, pos):
     o.replica_id, o.log_end_offset, o.last_fetch_timestamp, o.last_caught_up_timestamp = _S3.unpack_from(buf, pos)
     pos += 28
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -377,7 +430,11 @@ def _dec_PartitionData_1(buf, pos):
     o.error_message = ''
     o.partition_index, o.error_code, o.leader_id, o.leader_epoch, o.high_watermark = _S1.unpack_from(buf, pos)
     pos += 22
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array CurrentVoters was null')
     else:
@@ -387,7 +444,11 @@ def _dec_PartitionData_1(buf, pos):
             item, pos = _dec_ReplicaState_1(buf, pos)
             append(item)
         o.current_voters = items
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Observers was null')
     else:
@@ -398,7 +459,11 @@ def _dec_PartitionData_1(buf, pos):
             append(item)
         o.observers = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -419,7 +484,11 @@ def _dec_PartitionData_1(buf, pos):
 def _dec_TopicData_1(buf, pos):
     o = _new(TopicData)
     o.topic_name, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Partitions was null')
     else:
@@ -430,7 +499,11 @@ def _dec_TopicData_1(buf, pos):
             append(item)
         o.partitions = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -454,7 +527,11 @@ def _dec_DescribeQuorumResponse_1(buf, pos):
     o.nodes = []
     o.error_code, = _S0.unpack_from(buf, pos)
     pos += 2
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Topics was null')
     else:
@@ -465,7 +542,11 @@ def _dec_DescribeQuorumResponse_1(buf, pos):
             append(item)
         o.topics = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -497,14 +578,22 @@ def _enc_PartitionData_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array CurrentVoters is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_ReplicaState_1(item, w)
     items = o.observers
     if items is None:
         raise EncodeError('non-nullable array Observers is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_ReplicaState_1(item, w)
     if o.unknown_tagged_fields:
@@ -521,7 +610,11 @@ def _enc_TopicData_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array Partitions is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_PartitionData_1(item, w)
     if o.unknown_tagged_fields:
@@ -536,7 +629,11 @@ def _enc_DescribeQuorumResponse_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array Topics is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_TopicData_1(item, w)
     if o.unknown_tagged_fields:
@@ -553,7 +650,11 @@ def _dec_ReplicaState_2(buf, pos):
     o.log_end_offset, o.last_fetch_timestamp, o.last_caught_up_timestamp = _S7.unpack_from(buf, pos)
     pos += 24
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -578,7 +679,11 @@ def _dec_PartitionData_2(buf, pos):
     o.error_message, pos = read_compact_nullable_string(buf, pos)
     o.leader_id, o.leader_epoch, o.high_watermark = _S5.unpack_from(buf, pos)
     pos += 16
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array CurrentVoters was null')
     else:
@@ -588,7 +693,11 @@ def _dec_PartitionData_2(buf, pos):
             item, pos = _dec_ReplicaState_2(buf, pos)
             append(item)
         o.current_voters = items
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Observers was null')
     else:
@@ -599,7 +708,11 @@ def _dec_PartitionData_2(buf, pos):
             append(item)
         o.observers = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -620,7 +733,11 @@ def _dec_PartitionData_2(buf, pos):
 def _dec_TopicData_2(buf, pos):
     o = _new(TopicData)
     o.topic_name, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Partitions was null')
     else:
@@ -631,7 +748,11 @@ def _dec_TopicData_2(buf, pos):
             append(item)
         o.partitions = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -656,7 +777,11 @@ def _dec_Listener_0(buf, pos):
     o.port, = _S8.unpack_from(buf, pos)
     pos += 2
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -678,7 +803,11 @@ def _dec_Node_0(buf, pos):
     o = _new(Node)
     o.node_id, = _S6.unpack_from(buf, pos)
     pos += 4
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Listeners was null')
     else:
@@ -689,7 +818,11 @@ def _dec_Node_0(buf, pos):
             append(item)
         o.listeners = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -712,7 +845,11 @@ def _dec_DescribeQuorumResponse_2(buf, pos):
     o.error_code, = _S0.unpack_from(buf, pos)
     pos += 2
     o.error_message, pos = read_compact_nullable_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Topics was null')
     else:
@@ -722,7 +859,11 @@ def _dec_DescribeQuorumResponse_2(buf, pos):
             item, pos = _dec_TopicData_2(buf, pos)
             append(item)
         o.topics = items
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Nodes was null')
     else:
@@ -733,7 +874,11 @@ def _dec_DescribeQuorumResponse_2(buf, pos):
             append(item)
         o.nodes = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -769,14 +914,22 @@ def _enc_PartitionData_2(o, w):
     if items is None:
         raise EncodeError('non-nullable array CurrentVoters is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_ReplicaState_2(item, w)
     items = o.observers
     if items is None:
         raise EncodeError('non-nullable array Observers is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_ReplicaState_2(item, w)
     if o.unknown_tagged_fields:
@@ -793,7 +946,11 @@ def _enc_TopicData_2(o, w):
     if items is None:
         raise EncodeError('non-nullable array Partitions is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_PartitionData_2(item, w)
     if o.unknown_tagged_fields:
@@ -822,7 +979,11 @@ def _enc_Node_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array Listeners is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_Listener_0(item, w)
     if o.unknown_tagged_fields:
@@ -838,14 +999,22 @@ def _enc_DescribeQuorumResponse_2(o, w):
     if items is None:
         raise EncodeError('non-nullable array Topics is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_TopicData_2(item, w)
     items = o.nodes
     if items is None:
         raise EncodeError('non-nullable array Nodes is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_Node_0(item, w)
     if o.unknown_tagged_fields:

@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -126,7 +127,11 @@ def _dec_DescribeTopicPartitionsResponsePartition_0(buf, pos):
     o = _new(DescribeTopicPartitionsResponsePartition)
     o.error_code, o.partition_index, o.leader_id, o.leader_epoch = _S3.unpack_from(buf, pos)
     pos += 14
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array ReplicaNodes was null')
     else:
@@ -135,7 +140,11 @@ def _dec_DescribeTopicPartitionsResponsePartition_0(buf, pos):
             raise DecodeError('truncated array ReplicaNodes')
         o.replica_nodes = list(_unpack_from('>%di' % n, buf, pos))
         pos = end
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array IsrNodes was null')
     else:
@@ -144,7 +153,11 @@ def _dec_DescribeTopicPartitionsResponsePartition_0(buf, pos):
             raise DecodeError('truncated array IsrNodes')
         o.isr_nodes = list(_unpack_from('>%di' % n, buf, pos))
         pos = end
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         o.eligible_leader_replicas = None
     else:
@@ -153,7 +166,11 @@ def _dec_DescribeTopicPartitionsResponsePartition_0(buf, pos):
             raise DecodeError('truncated array EligibleLeaderReplicas')
         o.eligible_leader_replicas = list(_unpack_from('>%di' % n, buf, pos))
         pos = end
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         o.last_known_elr = None
     else:
@@ -162,7 +179,11 @@ def _dec_DescribeTopicPartitionsResponsePartition_0(buf, pos):
             raise DecodeError('truncated array LastKnownElr')
         o.last_known_elr = list(_unpack_from('>%di' % n, buf, pos))
         pos = end
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array OfflineReplicas was null')
     else:
@@ -172,7 +193,11 @@ def _dec_DescribeTopicPartitionsResponsePartition_0(buf, pos):
         o.offline_replicas = list(_unpack_from('>%di' % n, buf, pos))
         pos = end
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -198,7 +223,11 @@ def _dec_DescribeTopicPartitionsResponseTopic_0(buf, pos):
     o.topic_id, pos = read_uuid(buf, pos)
     o.is_internal, = _S2.unpack_from(buf, pos)
     pos += 1
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Partitions was null')
     else:
@@ -211,7 +240,11 @@ def _dec_DescribeTopicPartitionsResponseTopic_0(buf, pos):
     o.topic_authorized_operations, = _S0.unpack_from(buf, pos)
     pos += 4
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -235,7 +268,11 @@ def _dec_Cursor_0(buf, pos):
     o.partition_index, = _S0.unpack_from(buf, pos)
     pos += 4
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -257,7 +294,11 @@ def _dec_DescribeTopicPartitionsResponse_0(buf, pos):
     o = _new(DescribeTopicPartitionsResponse)
     o.throttle_time_ms, = _S0.unpack_from(buf, pos)
     pos += 4
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Topics was null')
     else:
@@ -273,7 +314,11 @@ def _dec_DescribeTopicPartitionsResponse_0(buf, pos):
     else:
         o.next_cursor, pos = _dec_Cursor_0(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -297,31 +342,51 @@ def _enc_DescribeTopicPartitionsResponsePartition_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array ReplicaNodes is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         w += _pack('>%di' % len(items), *items)
     items = o.isr_nodes
     if items is None:
         raise EncodeError('non-nullable array IsrNodes is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         w += _pack('>%di' % len(items), *items)
     items = o.eligible_leader_replicas
     if items is None:
         write_compact_array_length(w, -1)
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         w += _pack('>%di' % len(items), *items)
     items = o.last_known_elr
     if items is None:
         write_compact_array_length(w, -1)
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         w += _pack('>%di' % len(items), *items)
     items = o.offline_replicas
     if items is None:
         raise EncodeError('non-nullable array OfflineReplicas is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         w += _pack('>%di' % len(items), *items)
     if o.unknown_tagged_fields:
         write_tagged_fields(w, o.unknown_tagged_fields)
@@ -338,7 +403,11 @@ def _enc_DescribeTopicPartitionsResponseTopic_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array Partitions is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_DescribeTopicPartitionsResponsePartition_0(item, w)
     w += _S0.pack(o.topic_authorized_operations)
@@ -365,7 +434,11 @@ def _enc_DescribeTopicPartitionsResponse_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array Topics is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_DescribeTopicPartitionsResponseTopic_0(item, w)
     if o.next_cursor is None:

@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -74,7 +75,11 @@ class DescribeTransactionsRequest(Message):
 
 def _dec_DescribeTransactionsRequest_0(buf, pos):
     o = _new(DescribeTransactionsRequest)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array TransactionalIds was null')
     else:
@@ -84,7 +89,11 @@ def _dec_DescribeTransactionsRequest_0(buf, pos):
             items.append(item)
         o.transactional_ids = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -107,7 +116,11 @@ def _enc_DescribeTransactionsRequest_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array TransactionalIds is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             write_compact_string(w, item)
     if o.unknown_tagged_fields:

@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -86,7 +87,11 @@ def _dec_UserName_0(buf, pos):
     o = _new(UserName)
     o.name, pos = read_compact_string(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -106,7 +111,11 @@ def _dec_UserName_0(buf, pos):
 
 def _dec_DescribeUserScramCredentialsRequest_0(buf, pos):
     o = _new(DescribeUserScramCredentialsRequest)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         o.users = None
     else:
@@ -117,7 +126,11 @@ def _dec_DescribeUserScramCredentialsRequest_0(buf, pos):
             append(item)
         o.users = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -150,7 +163,11 @@ def _enc_DescribeUserScramCredentialsRequest_0(o, w):
     if items is None:
         write_compact_array_length(w, -1)
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_UserName_0(item, w)
     if o.unknown_tagged_fields:

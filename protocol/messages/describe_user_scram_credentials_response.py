@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -107,7 +108,11 @@ def _dec_CredentialInfo_0(buf, pos):
     o.mechanism, o.iterations = _S2.unpack_from(buf, pos)
     pos += 5
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -131,7 +136,11 @@ def _dec_DescribeUserScramCredentialsResult_0(buf, pos):
     o.error_code, = _S1.unpack_from(buf, pos)
     pos += 2
     o.error_message, pos = read_compact_nullable_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array CredentialInfos was null')
     else:
@@ -142,7 +151,11 @@ def _dec_DescribeUserScramCredentialsResult_0(buf, pos):
             append(item)
         o.credential_infos = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -165,7 +178,11 @@ def _dec_DescribeUserScramCredentialsResponse_0(buf, pos):
     o.throttle_time_ms, o.error_code = _S0.unpack_from(buf, pos)
     pos += 6
     o.error_message, pos = read_compact_nullable_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Results was null')
     else:
@@ -176,7 +193,11 @@ def _dec_DescribeUserScramCredentialsResponse_0(buf, pos):
             append(item)
         o.results = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -212,7 +233,11 @@ def _enc_DescribeUserScramCredentialsResult_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array CredentialInfos is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_CredentialInfo_0(item, w)
     if o.unknown_tagged_fields:
@@ -228,7 +253,11 @@ def _enc_DescribeUserScramCredentialsResponse_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array Results is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_DescribeUserScramCredentialsResult_0(item, w)
     if o.unknown_tagged_fields:

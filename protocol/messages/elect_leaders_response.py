@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -208,7 +209,11 @@ def _dec_PartitionResult_1(buf, pos):
     pos += 6
     o.error_message, pos = read_compact_nullable_string(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -229,7 +234,11 @@ def _dec_PartitionResult_1(buf, pos):
 def _dec_ReplicaElectionResult_1(buf, pos):
     o = _new(ReplicaElectionResult)
     o.topic, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array PartitionResult was null')
     else:
@@ -240,7 +249,11 @@ def _dec_ReplicaElectionResult_1(buf, pos):
             append(item)
         o.partition_result = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -262,7 +275,11 @@ def _dec_ElectLeadersResponse_2(buf, pos):
     o = _new(ElectLeadersResponse)
     o.throttle_time_ms, o.error_code = _S1.unpack_from(buf, pos)
     pos += 6
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array ReplicaElectionResults was null')
     else:
@@ -273,7 +290,11 @@ def _dec_ElectLeadersResponse_2(buf, pos):
             append(item)
         o.replica_election_results = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -308,7 +329,11 @@ def _enc_ReplicaElectionResult_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array PartitionResult is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_PartitionResult_1(item, w)
     if o.unknown_tagged_fields:
@@ -323,7 +348,11 @@ def _enc_ElectLeadersResponse_2(o, w):
     if items is None:
         raise EncodeError('non-nullable array ReplicaElectionResults is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_ReplicaElectionResult_1(item, w)
     if o.unknown_tagged_fields:

@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -98,7 +99,11 @@ def _dec_EndTxnResponse_1(buf, pos):
     o.throttle_time_ms, o.error_code = _S0.unpack_from(buf, pos)
     pos += 6
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -129,7 +134,11 @@ def _dec_EndTxnResponse_2(buf, pos):
     o.throttle_time_ms, o.error_code, o.producer_id, o.producer_epoch = _S1.unpack_from(buf, pos)
     pos += 16
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)

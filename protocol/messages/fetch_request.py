@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -541,7 +542,11 @@ def _dec_FetchPartition_3(buf, pos):
     o.partition, o.current_leader_epoch, o.fetch_offset, o.last_fetched_epoch, o.log_start_offset, o.partition_max_bytes = _S5.unpack_from(buf, pos)
     pos += 32
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -563,7 +568,11 @@ def _dec_FetchTopic_3(buf, pos):
     o = _new(FetchTopic)
     o.topic_id = ZERO_UUID
     o.topic, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Partitions was null')
     else:
@@ -574,7 +583,11 @@ def _dec_FetchTopic_3(buf, pos):
             append(item)
         o.partitions = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -596,7 +609,11 @@ def _dec_ForgottenTopic_1(buf, pos):
     o = _new(ForgottenTopic)
     o.topic_id = ZERO_UUID
     o.topic, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Partitions was null')
     else:
@@ -606,7 +623,11 @@ def _dec_ForgottenTopic_1(buf, pos):
         o.partitions = list(_unpack_from('>%di' % n, buf, pos))
         pos = end
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -630,7 +651,11 @@ def _dec_FetchRequest_5(buf, pos):
     o.cluster_id = None
     o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch = _S3.unpack_from(buf, pos)
     pos += 25
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Topics was null')
     else:
@@ -640,7 +665,11 @@ def _dec_FetchRequest_5(buf, pos):
             item, pos = _dec_FetchTopic_3(buf, pos)
             append(item)
         o.topics = items
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array ForgottenTopicsData was null')
     else:
@@ -652,7 +681,11 @@ def _dec_FetchRequest_5(buf, pos):
         o.forgotten_topics_data = items
     o.rack_id, pos = read_compact_string(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -692,7 +725,11 @@ def _enc_FetchTopic_3(o, w):
     if items is None:
         raise EncodeError('non-nullable array Partitions is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_FetchPartition_3(item, w)
     if o.unknown_tagged_fields:
@@ -709,7 +746,11 @@ def _enc_ForgottenTopic_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array Partitions is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         w += _pack('>%di' % len(items), *items)
     if o.unknown_tagged_fields:
         write_tagged_fields(w, o.unknown_tagged_fields)
@@ -723,14 +764,22 @@ def _enc_FetchRequest_5(o, w):
     if items is None:
         raise EncodeError('non-nullable array Topics is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_FetchTopic_3(item, w)
     items = o.forgotten_topics_data
     if items is None:
         raise EncodeError('non-nullable array ForgottenTopicsData is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_ForgottenTopic_1(item, w)
     if o.rack_id is None:
@@ -750,7 +799,11 @@ def _dec_FetchTopic_4(buf, pos):
     o = _new(FetchTopic)
     o.topic = ''
     o.topic_id, pos = read_uuid(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Partitions was null')
     else:
@@ -761,7 +814,11 @@ def _dec_FetchTopic_4(buf, pos):
             append(item)
         o.partitions = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -783,7 +840,11 @@ def _dec_ForgottenTopic_2(buf, pos):
     o = _new(ForgottenTopic)
     o.topic = ''
     o.topic_id, pos = read_uuid(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Partitions was null')
     else:
@@ -793,7 +854,11 @@ def _dec_ForgottenTopic_2(buf, pos):
         o.partitions = list(_unpack_from('>%di' % n, buf, pos))
         pos = end
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -817,7 +882,11 @@ def _dec_FetchRequest_6(buf, pos):
     o.cluster_id = None
     o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch = _S3.unpack_from(buf, pos)
     pos += 25
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Topics was null')
     else:
@@ -827,7 +896,11 @@ def _dec_FetchRequest_6(buf, pos):
             item, pos = _dec_FetchTopic_4(buf, pos)
             append(item)
         o.topics = items
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array ForgottenTopicsData was null')
     else:
@@ -839,7 +912,11 @@ def _dec_FetchRequest_6(buf, pos):
         o.forgotten_topics_data = items
     o.rack_id, pos = read_compact_string(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -869,7 +946,11 @@ def _enc_FetchTopic_4(o, w):
     if items is None:
         raise EncodeError('non-nullable array Partitions is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_FetchPartition_3(item, w)
     if o.unknown_tagged_fields:
@@ -884,7 +965,11 @@ def _enc_ForgottenTopic_2(o, w):
     if items is None:
         raise EncodeError('non-nullable array Partitions is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         w += _pack('>%di' % len(items), *items)
     if o.unknown_tagged_fields:
         write_tagged_fields(w, o.unknown_tagged_fields)
@@ -898,14 +983,22 @@ def _enc_FetchRequest_6(o, w):
     if items is None:
         raise EncodeError('non-nullable array Topics is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_FetchTopic_4(item, w)
     items = o.forgotten_topics_data
     if items is None:
         raise EncodeError('non-nullable array ForgottenTopicsData is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_ForgottenTopic_2(item, w)
     if o.rack_id is None:
@@ -926,7 +1019,11 @@ def _dec_ReplicaState_0(buf, pos):
     o.replica_id, o.replica_epoch = _S7.unpack_from(buf, pos)
     pos += 12
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -951,7 +1048,11 @@ def _dec_FetchRequest_7(buf, pos):
     o.replica_state = ReplicaState()
     o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch = _S6.unpack_from(buf, pos)
     pos += 21
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Topics was null')
     else:
@@ -961,7 +1062,11 @@ def _dec_FetchRequest_7(buf, pos):
             item, pos = _dec_FetchTopic_4(buf, pos)
             append(item)
         o.topics = items
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array ForgottenTopicsData was null')
     else:
@@ -973,7 +1078,11 @@ def _dec_FetchRequest_7(buf, pos):
         o.forgotten_topics_data = items
     o.rack_id, pos = read_compact_string(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -1016,14 +1125,22 @@ def _enc_FetchRequest_7(o, w):
     if items is None:
         raise EncodeError('non-nullable array Topics is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_FetchTopic_4(item, w)
     items = o.forgotten_topics_data
     if items is None:
         raise EncodeError('non-nullable array ForgottenTopicsData is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_ForgottenTopic_2(item, w)
     if o.rack_id is None:
@@ -1050,7 +1167,11 @@ def _dec_FetchPartition_4(buf, pos):
     o.partition, o.current_leader_epoch, o.fetch_offset, o.last_fetched_epoch, o.log_start_offset, o.partition_max_bytes = _S5.unpack_from(buf, pos)
     pos += 32
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -1078,7 +1199,11 @@ def _dec_FetchTopic_5(buf, pos):
     o = _new(FetchTopic)
     o.topic = ''
     o.topic_id, pos = read_uuid(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Partitions was null')
     else:
@@ -1089,7 +1214,11 @@ def _dec_FetchTopic_5(buf, pos):
             append(item)
         o.partitions = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -1114,7 +1243,11 @@ def _dec_FetchRequest_8(buf, pos):
     o.replica_state = ReplicaState()
     o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch = _S6.unpack_from(buf, pos)
     pos += 21
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Topics was null')
     else:
@@ -1124,7 +1257,11 @@ def _dec_FetchRequest_8(buf, pos):
             item, pos = _dec_FetchTopic_5(buf, pos)
             append(item)
         o.topics = items
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array ForgottenTopicsData was null')
     else:
@@ -1136,7 +1273,11 @@ def _dec_FetchRequest_8(buf, pos):
         o.forgotten_topics_data = items
     o.rack_id, pos = read_compact_string(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -1183,7 +1324,11 @@ def _enc_FetchTopic_5(o, w):
     if items is None:
         raise EncodeError('non-nullable array Partitions is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_FetchPartition_4(item, w)
     if o.unknown_tagged_fields:
@@ -1198,14 +1343,22 @@ def _enc_FetchRequest_8(o, w):
     if items is None:
         raise EncodeError('non-nullable array Topics is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_FetchTopic_5(item, w)
     items = o.forgotten_topics_data
     if items is None:
         raise EncodeError('non-nullable array ForgottenTopicsData is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_ForgottenTopic_2(item, w)
     if o.rack_id is None:
@@ -1232,7 +1385,11 @@ def _dec_FetchPartition_5(buf, pos):
     o.partition, o.current_leader_epoch, o.fetch_offset, o.last_fetched_epoch, o.log_start_offset, o.partition_max_bytes = _S5.unpack_from(buf, pos)
     pos += 32
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -1265,7 +1422,11 @@ def _dec_FetchTopic_6(buf, pos):
     o = _new(FetchTopic)
     o.topic = ''
     o.topic_id, pos = read_uuid(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Partitions was null')
     else:
@@ -1276,7 +1437,11 @@ def _dec_FetchTopic_6(buf, pos):
             append(item)
         o.partitions = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -1301,7 +1466,11 @@ def _dec_FetchRequest_9(buf, pos):
     o.replica_state = ReplicaState()
     o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch = _S6.unpack_from(buf, pos)
     pos += 21
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Topics was null')
     else:
@@ -1311,7 +1480,11 @@ def _dec_FetchRequest_9(buf, pos):
             item, pos = _dec_FetchTopic_6(buf, pos)
             append(item)
         o.topics = items
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array ForgottenTopicsData was null')
     else:
@@ -1323,7 +1496,11 @@ def _dec_FetchRequest_9(buf, pos):
         o.forgotten_topics_data = items
     o.rack_id, pos = read_compact_string(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -1374,7 +1551,11 @@ def _enc_FetchTopic_6(o, w):
     if items is None:
         raise EncodeError('non-nullable array Partitions is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_FetchPartition_5(item, w)
     if o.unknown_tagged_fields:
@@ -1389,14 +1570,22 @@ def _enc_FetchRequest_9(o, w):
     if items is None:
         raise EncodeError('non-nullable array Topics is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_FetchTopic_6(item, w)
     items = o.forgotten_topics_data
     if items is None:
         raise EncodeError('non-nullable array ForgottenTopicsData is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_ForgottenTopic_2(item, w)
     if o.rack_id is None:

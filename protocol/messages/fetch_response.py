@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -515,7 +516,11 @@ def _dec_AbortedTransaction_1(buf, pos):
     o.producer_id, o.first_offset = _S2.unpack_from(buf, pos)
     pos += 16
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -538,7 +543,11 @@ def _dec_EpochEndOffset_0(buf, pos):
     o.epoch, o.end_offset = _S5.unpack_from(buf, pos)
     pos += 12
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -561,7 +570,11 @@ def _dec_LeaderIdAndEpoch_0(buf, pos):
     o.leader_id, o.leader_epoch = _S6.unpack_from(buf, pos)
     pos += 8
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -584,7 +597,11 @@ def _dec_SnapshotId_0(buf, pos):
     o.end_offset, o.epoch = _S7.unpack_from(buf, pos)
     pos += 12
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -609,7 +626,11 @@ def _dec_PartitionData_3(buf, pos):
     o.snapshot_id = SnapshotId()
     o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset, o.log_start_offset = _S3.unpack_from(buf, pos)
     pos += 30
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         o.aborted_transactions = None
     else:
@@ -623,7 +644,11 @@ def _dec_PartitionData_3(buf, pos):
     pos += 4
     o.records, pos = read_compact_records(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -661,7 +686,11 @@ def _dec_FetchableTopicResponse_3(buf, pos):
     o = _new(FetchableTopicResponse)
     o.topic_id = ZERO_UUID
     o.topic, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Partitions was null')
     else:
@@ -672,7 +701,11 @@ def _dec_FetchableTopicResponse_3(buf, pos):
             append(item)
         o.partitions = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -695,7 +728,11 @@ def _dec_FetchResponse_4(buf, pos):
     o.node_endpoints = []
     o.throttle_time_ms, o.error_code, o.session_id = _S4.unpack_from(buf, pos)
     pos += 10
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Responses was null')
     else:
@@ -706,7 +743,11 @@ def _dec_FetchResponse_4(buf, pos):
             append(item)
         o.responses = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -762,7 +803,11 @@ def _enc_PartitionData_3(o, w):
     if items is None:
         write_compact_array_length(w, -1)
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_AbortedTransaction_1(item, w)
     w += _S0.pack(o.preferred_read_replica)
@@ -793,7 +838,11 @@ def _enc_FetchableTopicResponse_3(o, w):
     if items is None:
         raise EncodeError('non-nullable array Partitions is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_PartitionData_3(item, w)
     if o.unknown_tagged_fields:
@@ -808,7 +857,11 @@ def _enc_FetchResponse_4(o, w):
     if items is None:
         raise EncodeError('non-nullable array Responses is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_FetchableTopicResponse_3(item, w)
     if o.unknown_tagged_fields:
@@ -821,7 +874,11 @@ def _dec_FetchableTopicResponse_4(buf, pos):
     o = _new(FetchableTopicResponse)
     o.topic = ''
     o.topic_id, pos = read_uuid(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Partitions was null')
     else:
@@ -832,7 +889,11 @@ def _dec_FetchableTopicResponse_4(buf, pos):
             append(item)
         o.partitions = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -855,7 +916,11 @@ def _dec_FetchResponse_5(buf, pos):
     o.node_endpoints = []
     o.throttle_time_ms, o.error_code, o.session_id = _S4.unpack_from(buf, pos)
     pos += 10
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Responses was null')
     else:
@@ -866,7 +931,11 @@ def _dec_FetchResponse_5(buf, pos):
             append(item)
         o.responses = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -890,7 +959,11 @@ def _enc_FetchableTopicResponse_4(o, w):
     if items is None:
         raise EncodeError('non-nullable array Partitions is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_PartitionData_3(item, w)
     if o.unknown_tagged_fields:
@@ -905,7 +978,11 @@ def _enc_FetchResponse_5(o, w):
     if items is None:
         raise EncodeError('non-nullable array Responses is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_FetchableTopicResponse_4(item, w)
     if o.unknown_tagged_fields:
@@ -923,7 +1000,11 @@ def _dec_NodeEndpoint_0(buf, pos):
     pos += 4
     o.rack, pos = read_compact_nullable_string(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -946,7 +1027,11 @@ def _dec_FetchResponse_6(buf, pos):
     o.node_endpoints = []
     o.throttle_time_ms, o.error_code, o.session_id = _S4.unpack_from(buf, pos)
     pos += 10
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Responses was null')
     else:
@@ -957,7 +1042,11 @@ def _dec_FetchResponse_6(buf, pos):
             append(item)
         o.responses = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -970,7 +1059,11 @@ def _dec_FetchResponse_6(buf, pos):
             raise DecodeError('truncated tagged field')
         if tag == 0:
             start = pos
-            n, pos = read_compact_array_length(buf, pos)
+            n = buf[pos] - 1
+            if n < 0x7F:
+                pos += 1
+            else:
+                n, pos = read_compact_array_length(buf, pos)
             if n < 0:
                 raise DecodeError('non-nullable array NodeEndpoints was null')
             else:
@@ -1009,7 +1102,11 @@ def _enc_FetchResponse_6(o, w):
     if items is None:
         raise EncodeError('non-nullable array Responses is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_FetchableTopicResponse_4(item, w)
     tags = []
@@ -1019,7 +1116,11 @@ def _enc_FetchResponse_6(o, w):
         if items is None:
             raise EncodeError('non-nullable array NodeEndpoints is None')
         else:
-            write_compact_array_length(t, len(items))
+            n = len(items) + 1
+            if n < 0x80:
+                t.append(n)
+            else:
+                write_uvarint(t, n)
             for item in items:
                 _enc_NodeEndpoint_0(item, t)
         tags.append((0, t))

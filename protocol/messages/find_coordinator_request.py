@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -114,7 +115,11 @@ def _dec_FindCoordinatorRequest_2(buf, pos):
     o.key_type, = _S0.unpack_from(buf, pos)
     pos += 1
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -148,7 +153,11 @@ def _dec_FindCoordinatorRequest_3(buf, pos):
     o.key = ''
     o.key_type, = _S0.unpack_from(buf, pos)
     pos += 1
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array CoordinatorKeys was null')
     else:
@@ -158,7 +167,11 @@ def _dec_FindCoordinatorRequest_3(buf, pos):
             items.append(item)
         o.coordinator_keys = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -182,7 +195,11 @@ def _enc_FindCoordinatorRequest_3(o, w):
     if items is None:
         raise EncodeError('non-nullable array CoordinatorKeys is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             write_compact_string(w, item)
     if o.unknown_tagged_fields:

@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -127,7 +128,11 @@ def _dec_HeartbeatRequest_2(buf, pos):
     o.member_id, pos = read_compact_string(buf, pos)
     o.group_instance_id, pos = read_compact_nullable_string(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)

@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -186,7 +187,11 @@ def _dec_AlterableConfig_1(buf, pos):
     pos += 1
     o.value, pos = read_compact_nullable_string(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -209,7 +214,11 @@ def _dec_AlterConfigsResource_1(buf, pos):
     o.resource_type, = _S0.unpack_from(buf, pos)
     pos += 1
     o.resource_name, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Configs was null')
     else:
@@ -220,7 +229,11 @@ def _dec_AlterConfigsResource_1(buf, pos):
             append(item)
         o.configs = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -240,7 +253,11 @@ def _dec_AlterConfigsResource_1(buf, pos):
 
 def _dec_IncrementalAlterConfigsRequest_1(buf, pos):
     o = _new(IncrementalAlterConfigsRequest)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Resources was null')
     else:
@@ -253,7 +270,11 @@ def _dec_IncrementalAlterConfigsRequest_1(buf, pos):
     o.validate_only, = _S1.unpack_from(buf, pos)
     pos += 1
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -292,7 +313,11 @@ def _enc_AlterConfigsResource_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array Configs is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_AlterableConfig_1(item, w)
     if o.unknown_tagged_fields:
@@ -306,7 +331,11 @@ def _enc_IncrementalAlterConfigsRequest_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array Resources is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_AlterConfigsResource_1(item, w)
     w += _S1.pack(o.validate_only)

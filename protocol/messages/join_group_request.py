@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -245,7 +246,11 @@ def _dec_JoinGroupRequestProtocol_1(buf, pos):
     o.name, pos = read_compact_string(buf, pos)
     o.metadata, pos = read_compact_bytes(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -272,7 +277,11 @@ def _dec_JoinGroupRequest_3(buf, pos):
     o.member_id, pos = read_compact_string(buf, pos)
     o.group_instance_id, pos = read_compact_nullable_string(buf, pos)
     o.protocol_type, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Protocols was null')
     else:
@@ -283,7 +292,11 @@ def _dec_JoinGroupRequest_3(buf, pos):
             append(item)
         o.protocols = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -330,7 +343,11 @@ def _enc_JoinGroupRequest_3(o, w):
     if items is None:
         raise EncodeError('non-nullable array Protocols is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_JoinGroupRequestProtocol_1(item, w)
     if o.unknown_tagged_fields:
@@ -347,7 +364,11 @@ def _dec_JoinGroupRequest_4(buf, pos):
     o.member_id, pos = read_compact_string(buf, pos)
     o.group_instance_id, pos = read_compact_nullable_string(buf, pos)
     o.protocol_type, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Protocols was null')
     else:
@@ -359,7 +380,11 @@ def _dec_JoinGroupRequest_4(buf, pos):
         o.protocols = items
     o.reason, pos = read_compact_nullable_string(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -393,7 +418,11 @@ def _enc_JoinGroupRequest_4(o, w):
     if items is None:
         raise EncodeError('non-nullable array Protocols is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_JoinGroupRequestProtocol_1(item, w)
     write_compact_nullable_string(w, o.reason)

@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -268,7 +269,11 @@ def _dec_JoinGroupResponseMember_2(buf, pos):
     o.group_instance_id, pos = read_compact_nullable_string(buf, pos)
     o.metadata, pos = read_compact_bytes(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -295,7 +300,11 @@ def _dec_JoinGroupResponse_3(buf, pos):
     o.protocol_name, pos = read_compact_string(buf, pos)
     o.leader, pos = read_compact_string(buf, pos)
     o.member_id, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Members was null')
     else:
@@ -306,7 +315,11 @@ def _dec_JoinGroupResponse_3(buf, pos):
             append(item)
         o.members = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -353,7 +366,11 @@ def _enc_JoinGroupResponse_3(o, w):
     if items is None:
         raise EncodeError('non-nullable array Members is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_JoinGroupResponseMember_2(item, w)
     if o.unknown_tagged_fields:
@@ -371,7 +388,11 @@ def _dec_JoinGroupResponse_4(buf, pos):
     o.protocol_name, pos = read_compact_nullable_string(buf, pos)
     o.leader, pos = read_compact_string(buf, pos)
     o.member_id, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Members was null')
     else:
@@ -382,7 +403,11 @@ def _dec_JoinGroupResponse_4(buf, pos):
             append(item)
         o.members = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -414,7 +439,11 @@ def _enc_JoinGroupResponse_4(o, w):
     if items is None:
         raise EncodeError('non-nullable array Members is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_JoinGroupResponseMember_2(item, w)
     if o.unknown_tagged_fields:
@@ -433,7 +462,11 @@ def _dec_JoinGroupResponse_5(buf, pos):
     o.skip_assignment, = _S2.unpack_from(buf, pos)
     pos += 1
     o.member_id, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Members was null')
     else:
@@ -444,7 +477,11 @@ def _dec_JoinGroupResponse_5(buf, pos):
             append(item)
         o.members = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -477,7 +514,11 @@ def _enc_JoinGroupResponse_5(o, w):
     if items is None:
         raise EncodeError('non-nullable array Members is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_JoinGroupResponseMember_2(item, w)
     if o.unknown_tagged_fields:

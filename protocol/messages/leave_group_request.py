@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -157,7 +158,11 @@ def _dec_MemberIdentity_1(buf, pos):
     o.member_id, pos = read_compact_string(buf, pos)
     o.group_instance_id, pos = read_compact_nullable_string(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -179,7 +184,11 @@ def _dec_LeaveGroupRequest_2(buf, pos):
     o = _new(LeaveGroupRequest)
     o.member_id = ''
     o.group_id, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Members was null')
     else:
@@ -190,7 +199,11 @@ def _dec_LeaveGroupRequest_2(buf, pos):
             append(item)
         o.members = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -227,7 +240,11 @@ def _enc_LeaveGroupRequest_2(o, w):
     if items is None:
         raise EncodeError('non-nullable array Members is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_MemberIdentity_1(item, w)
     if o.unknown_tagged_fields:
@@ -242,7 +259,11 @@ def _dec_MemberIdentity_2(buf, pos):
     o.group_instance_id, pos = read_compact_nullable_string(buf, pos)
     o.reason, pos = read_compact_nullable_string(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -264,7 +285,11 @@ def _dec_LeaveGroupRequest_3(buf, pos):
     o = _new(LeaveGroupRequest)
     o.member_id = ''
     o.group_id, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Members was null')
     else:
@@ -275,7 +300,11 @@ def _dec_LeaveGroupRequest_3(buf, pos):
             append(item)
         o.members = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -313,7 +342,11 @@ def _enc_LeaveGroupRequest_3(o, w):
     if items is None:
         raise EncodeError('non-nullable array Members is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_MemberIdentity_2(item, w)
     if o.unknown_tagged_fields:

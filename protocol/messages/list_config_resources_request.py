@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -76,7 +77,11 @@ def _dec_ListConfigResourcesRequest_0(buf, pos):
     o = _new(ListConfigResourcesRequest)
     o.resource_types = []
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -103,7 +108,11 @@ def _enc_ListConfigResourcesRequest_0(o, w):
 
 def _dec_ListConfigResourcesRequest_1(buf, pos):
     o = _new(ListConfigResourcesRequest)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array ResourceTypes was null')
     else:
@@ -113,7 +122,11 @@ def _dec_ListConfigResourcesRequest_1(buf, pos):
         o.resource_types = list(_unpack_from('>%db' % n, buf, pos))
         pos = end
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -136,7 +149,11 @@ def _enc_ListConfigResourcesRequest_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array ResourceTypes is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         w += _pack('>%db' % len(items), *items)
     if o.unknown_tagged_fields:
         write_tagged_fields(w, o.unknown_tagged_fields)

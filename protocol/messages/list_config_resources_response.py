@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -92,7 +93,11 @@ def _dec_ConfigResource_0(buf, pos):
     o.resource_type = 16
     o.resource_name, pos = read_compact_string(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -114,7 +119,11 @@ def _dec_ListConfigResourcesResponse_0(buf, pos):
     o = _new(ListConfigResourcesResponse)
     o.throttle_time_ms, o.error_code = _S0.unpack_from(buf, pos)
     pos += 6
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array ConfigResources was null')
     else:
@@ -125,7 +134,11 @@ def _dec_ListConfigResourcesResponse_0(buf, pos):
             append(item)
         o.config_resources = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -159,7 +172,11 @@ def _enc_ListConfigResourcesResponse_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array ConfigResources is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_ConfigResource_0(item, w)
     if o.unknown_tagged_fields:
@@ -174,7 +191,11 @@ def _dec_ConfigResource_1(buf, pos):
     o.resource_type, = _S1.unpack_from(buf, pos)
     pos += 1
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -196,7 +217,11 @@ def _dec_ListConfigResourcesResponse_1(buf, pos):
     o = _new(ListConfigResourcesResponse)
     o.throttle_time_ms, o.error_code = _S0.unpack_from(buf, pos)
     pos += 6
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array ConfigResources was null')
     else:
@@ -207,7 +232,11 @@ def _dec_ListConfigResourcesResponse_1(buf, pos):
             append(item)
         o.config_resources = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -242,7 +271,11 @@ def _enc_ListConfigResourcesResponse_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array ConfigResources is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_ConfigResource_1(item, w)
     if o.unknown_tagged_fields:

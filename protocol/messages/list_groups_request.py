@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -90,7 +91,11 @@ def _dec_ListGroupsRequest_1(buf, pos):
     o.states_filter = []
     o.types_filter = []
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -118,7 +123,11 @@ def _enc_ListGroupsRequest_1(o, w):
 def _dec_ListGroupsRequest_2(buf, pos):
     o = _new(ListGroupsRequest)
     o.types_filter = []
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array StatesFilter was null')
     else:
@@ -128,7 +137,11 @@ def _dec_ListGroupsRequest_2(buf, pos):
             items.append(item)
         o.states_filter = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -151,7 +164,11 @@ def _enc_ListGroupsRequest_2(o, w):
     if items is None:
         raise EncodeError('non-nullable array StatesFilter is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             write_compact_string(w, item)
     if o.unknown_tagged_fields:
@@ -162,7 +179,11 @@ def _enc_ListGroupsRequest_2(o, w):
 
 def _dec_ListGroupsRequest_3(buf, pos):
     o = _new(ListGroupsRequest)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array StatesFilter was null')
     else:
@@ -171,7 +192,11 @@ def _dec_ListGroupsRequest_3(buf, pos):
             item, pos = read_compact_string(buf, pos)
             items.append(item)
         o.states_filter = items
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array TypesFilter was null')
     else:
@@ -181,7 +206,11 @@ def _dec_ListGroupsRequest_3(buf, pos):
             items.append(item)
         o.types_filter = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -204,14 +233,22 @@ def _enc_ListGroupsRequest_3(o, w):
     if items is None:
         raise EncodeError('non-nullable array StatesFilter is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             write_compact_string(w, item)
     items = o.types_filter
     if items is None:
         raise EncodeError('non-nullable array TypesFilter is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             write_compact_string(w, item)
     if o.unknown_tagged_fields:

@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -174,7 +175,11 @@ def _dec_ListedGroup_1(buf, pos):
     o.group_id, pos = read_compact_string(buf, pos)
     o.protocol_type, pos = read_compact_string(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -196,7 +201,11 @@ def _dec_ListGroupsResponse_2(buf, pos):
     o = _new(ListGroupsResponse)
     o.throttle_time_ms, o.error_code = _S1.unpack_from(buf, pos)
     pos += 6
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Groups was null')
     else:
@@ -207,7 +216,11 @@ def _dec_ListGroupsResponse_2(buf, pos):
             append(item)
         o.groups = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -244,7 +257,11 @@ def _enc_ListGroupsResponse_2(o, w):
     if items is None:
         raise EncodeError('non-nullable array Groups is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_ListedGroup_1(item, w)
     if o.unknown_tagged_fields:
@@ -260,7 +277,11 @@ def _dec_ListedGroup_2(buf, pos):
     o.protocol_type, pos = read_compact_string(buf, pos)
     o.group_state, pos = read_compact_string(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -282,7 +303,11 @@ def _dec_ListGroupsResponse_3(buf, pos):
     o = _new(ListGroupsResponse)
     o.throttle_time_ms, o.error_code = _S1.unpack_from(buf, pos)
     pos += 6
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Groups was null')
     else:
@@ -293,7 +318,11 @@ def _dec_ListGroupsResponse_3(buf, pos):
             append(item)
         o.groups = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -333,7 +362,11 @@ def _enc_ListGroupsResponse_3(o, w):
     if items is None:
         raise EncodeError('non-nullable array Groups is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_ListedGroup_2(item, w)
     if o.unknown_tagged_fields:
@@ -349,7 +382,11 @@ def _dec_ListedGroup_3(buf, pos):
     o.group_state, pos = read_compact_string(buf, pos)
     o.group_type, pos = read_compact_string(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -371,7 +408,11 @@ def _dec_ListGroupsResponse_4(buf, pos):
     o = _new(ListGroupsResponse)
     o.throttle_time_ms, o.error_code = _S1.unpack_from(buf, pos)
     pos += 6
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Groups was null')
     else:
@@ -382,7 +423,11 @@ def _dec_ListGroupsResponse_4(buf, pos):
             append(item)
         o.groups = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -425,7 +470,11 @@ def _enc_ListGroupsResponse_4(o, w):
     if items is None:
         raise EncodeError('non-nullable array Groups is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_ListedGroup_3(item, w)
     if o.unknown_tagged_fields:

@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -287,7 +288,11 @@ def _dec_ListOffsetsPartition_2(buf, pos):
     o.partition_index, o.current_leader_epoch, o.timestamp = _S3.unpack_from(buf, pos)
     pos += 16
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -308,7 +313,11 @@ def _dec_ListOffsetsPartition_2(buf, pos):
 def _dec_ListOffsetsTopic_2(buf, pos):
     o = _new(ListOffsetsTopic)
     o.name, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Partitions was null')
     else:
@@ -319,7 +328,11 @@ def _dec_ListOffsetsTopic_2(buf, pos):
             append(item)
         o.partitions = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -342,7 +355,11 @@ def _dec_ListOffsetsRequest_3(buf, pos):
     o.timeout_ms = 0
     o.replica_id, o.isolation_level = _S2.unpack_from(buf, pos)
     pos += 5
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Topics was null')
     else:
@@ -353,7 +370,11 @@ def _dec_ListOffsetsRequest_3(buf, pos):
             append(item)
         o.topics = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -387,7 +408,11 @@ def _enc_ListOffsetsTopic_2(o, w):
     if items is None:
         raise EncodeError('non-nullable array Partitions is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_ListOffsetsPartition_2(item, w)
     if o.unknown_tagged_fields:
@@ -402,7 +427,11 @@ def _enc_ListOffsetsRequest_3(o, w):
     if items is None:
         raise EncodeError('non-nullable array Topics is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_ListOffsetsTopic_2(item, w)
     if o.unknown_tagged_fields:
@@ -415,7 +444,11 @@ def _dec_ListOffsetsRequest_4(buf, pos):
     o = _new(ListOffsetsRequest)
     o.replica_id, o.isolation_level = _S2.unpack_from(buf, pos)
     pos += 5
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Topics was null')
     else:
@@ -428,7 +461,11 @@ def _dec_ListOffsetsRequest_4(buf, pos):
     o.timeout_ms, = _S0.unpack_from(buf, pos)
     pos += 4
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -452,7 +489,11 @@ def _enc_ListOffsetsRequest_4(o, w):
     if items is None:
         raise EncodeError('non-nullable array Topics is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_ListOffsetsTopic_2(item, w)
     w += _S0.pack(o.timeout_ms)

@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -88,7 +89,11 @@ class ListPartitionReassignmentsRequest(Message):
 def _dec_ListPartitionReassignmentsTopics_0(buf, pos):
     o = _new(ListPartitionReassignmentsTopics)
     o.name, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array PartitionIndexes was null')
     else:
@@ -98,7 +103,11 @@ def _dec_ListPartitionReassignmentsTopics_0(buf, pos):
         o.partition_indexes = list(_unpack_from('>%di' % n, buf, pos))
         pos = end
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -120,7 +129,11 @@ def _dec_ListPartitionReassignmentsRequest_0(buf, pos):
     o = _new(ListPartitionReassignmentsRequest)
     o.timeout_ms, = _S0.unpack_from(buf, pos)
     pos += 4
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         o.topics = None
     else:
@@ -131,7 +144,11 @@ def _dec_ListPartitionReassignmentsRequest_0(buf, pos):
             append(item)
         o.topics = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -157,7 +174,11 @@ def _enc_ListPartitionReassignmentsTopics_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array PartitionIndexes is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         w += _pack('>%di' % len(items), *items)
     if o.unknown_tagged_fields:
         write_tagged_fields(w, o.unknown_tagged_fields)
@@ -171,7 +192,11 @@ def _enc_ListPartitionReassignmentsRequest_0(o, w):
     if items is None:
         write_compact_array_length(w, -1)
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_ListPartitionReassignmentsTopics_0(item, w)
     if o.unknown_tagged_fields:

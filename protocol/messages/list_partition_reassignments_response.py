@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -105,7 +106,11 @@ def _dec_OngoingPartitionReassignment_0(buf, pos):
     o = _new(OngoingPartitionReassignment)
     o.partition_index, = _S1.unpack_from(buf, pos)
     pos += 4
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Replicas was null')
     else:
@@ -114,7 +119,11 @@ def _dec_OngoingPartitionReassignment_0(buf, pos):
             raise DecodeError('truncated array Replicas')
         o.replicas = list(_unpack_from('>%di' % n, buf, pos))
         pos = end
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array AddingReplicas was null')
     else:
@@ -123,7 +132,11 @@ def _dec_OngoingPartitionReassignment_0(buf, pos):
             raise DecodeError('truncated array AddingReplicas')
         o.adding_replicas = list(_unpack_from('>%di' % n, buf, pos))
         pos = end
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array RemovingReplicas was null')
     else:
@@ -133,7 +146,11 @@ def _dec_OngoingPartitionReassignment_0(buf, pos):
         o.removing_replicas = list(_unpack_from('>%di' % n, buf, pos))
         pos = end
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -154,7 +171,11 @@ def _dec_OngoingPartitionReassignment_0(buf, pos):
 def _dec_OngoingTopicReassignment_0(buf, pos):
     o = _new(OngoingTopicReassignment)
     o.name, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Partitions was null')
     else:
@@ -165,7 +186,11 @@ def _dec_OngoingTopicReassignment_0(buf, pos):
             append(item)
         o.partitions = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -188,7 +213,11 @@ def _dec_ListPartitionReassignmentsResponse_0(buf, pos):
     o.throttle_time_ms, o.error_code = _S0.unpack_from(buf, pos)
     pos += 6
     o.error_message, pos = read_compact_nullable_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Topics was null')
     else:
@@ -199,7 +228,11 @@ def _dec_ListPartitionReassignmentsResponse_0(buf, pos):
             append(item)
         o.topics = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -223,19 +256,31 @@ def _enc_OngoingPartitionReassignment_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array Replicas is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         w += _pack('>%di' % len(items), *items)
     items = o.adding_replicas
     if items is None:
         raise EncodeError('non-nullable array AddingReplicas is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         w += _pack('>%di' % len(items), *items)
     items = o.removing_replicas
     if items is None:
         raise EncodeError('non-nullable array RemovingReplicas is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         w += _pack('>%di' % len(items), *items)
     if o.unknown_tagged_fields:
         write_tagged_fields(w, o.unknown_tagged_fields)
@@ -251,7 +296,11 @@ def _enc_OngoingTopicReassignment_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array Partitions is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_OngoingPartitionReassignment_0(item, w)
     if o.unknown_tagged_fields:
@@ -267,7 +316,11 @@ def _enc_ListPartitionReassignmentsResponse_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array Topics is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_OngoingTopicReassignment_0(item, w)
     if o.unknown_tagged_fields:

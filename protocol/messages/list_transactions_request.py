@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -80,7 +81,11 @@ def _dec_ListTransactionsRequest_0(buf, pos):
     o = _new(ListTransactionsRequest)
     o.duration_filter = -1
     o.transactional_id_pattern = None
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array StateFilters was null')
     else:
@@ -89,7 +94,11 @@ def _dec_ListTransactionsRequest_0(buf, pos):
             item, pos = read_compact_string(buf, pos)
             items.append(item)
         o.state_filters = items
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array ProducerIdFilters was null')
     else:
@@ -99,7 +108,11 @@ def _dec_ListTransactionsRequest_0(buf, pos):
         o.producer_id_filters = list(_unpack_from('>%dq' % n, buf, pos))
         pos = end
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -122,14 +135,22 @@ def _enc_ListTransactionsRequest_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array StateFilters is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             write_compact_string(w, item)
     items = o.producer_id_filters
     if items is None:
         raise EncodeError('non-nullable array ProducerIdFilters is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         w += _pack('>%dq' % len(items), *items)
     if o.unknown_tagged_fields:
         write_tagged_fields(w, o.unknown_tagged_fields)
@@ -140,7 +161,11 @@ def _enc_ListTransactionsRequest_0(o, w):
 def _dec_ListTransactionsRequest_1(buf, pos):
     o = _new(ListTransactionsRequest)
     o.transactional_id_pattern = None
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array StateFilters was null')
     else:
@@ -149,7 +174,11 @@ def _dec_ListTransactionsRequest_1(buf, pos):
             item, pos = read_compact_string(buf, pos)
             items.append(item)
         o.state_filters = items
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array ProducerIdFilters was null')
     else:
@@ -161,7 +190,11 @@ def _dec_ListTransactionsRequest_1(buf, pos):
     o.duration_filter, = _S0.unpack_from(buf, pos)
     pos += 8
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -184,14 +217,22 @@ def _enc_ListTransactionsRequest_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array StateFilters is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             write_compact_string(w, item)
     items = o.producer_id_filters
     if items is None:
         raise EncodeError('non-nullable array ProducerIdFilters is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         w += _pack('>%dq' % len(items), *items)
     w += _S0.pack(o.duration_filter)
     if o.unknown_tagged_fields:
@@ -202,7 +243,11 @@ def _enc_ListTransactionsRequest_1(o, w):
 
 def _dec_ListTransactionsRequest_2(buf, pos):
     o = _new(ListTransactionsRequest)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array StateFilters was null')
     else:
@@ -211,7 +256,11 @@ def _dec_ListTransactionsRequest_2(buf, pos):
             item, pos = read_compact_string(buf, pos)
             items.append(item)
         o.state_filters = items
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array ProducerIdFilters was null')
     else:
@@ -224,7 +273,11 @@ def _dec_ListTransactionsRequest_2(buf, pos):
     pos += 8
     o.transactional_id_pattern, pos = read_compact_nullable_string(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -247,14 +300,22 @@ def _enc_ListTransactionsRequest_2(o, w):
     if items is None:
         raise EncodeError('non-nullable array StateFilters is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             write_compact_string(w, item)
     items = o.producer_id_filters
     if items is None:
         raise EncodeError('non-nullable array ProducerIdFilters is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         w += _pack('>%dq' % len(items), *items)
     w += _S0.pack(o.duration_filter)
     write_compact_nullable_string(w, o.transactional_id_pattern)

@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -96,7 +97,11 @@ def _dec_TransactionState_0(buf, pos):
     pos += 8
     o.transaction_state, pos = read_compact_string(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -118,7 +123,11 @@ def _dec_ListTransactionsResponse_0(buf, pos):
     o = _new(ListTransactionsResponse)
     o.throttle_time_ms, o.error_code = _S0.unpack_from(buf, pos)
     pos += 6
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array UnknownStateFilters was null')
     else:
@@ -127,7 +136,11 @@ def _dec_ListTransactionsResponse_0(buf, pos):
             item, pos = read_compact_string(buf, pos)
             items.append(item)
         o.unknown_state_filters = items
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array TransactionStates was null')
     else:
@@ -138,7 +151,11 @@ def _dec_ListTransactionsResponse_0(buf, pos):
             append(item)
         o.transaction_states = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -176,14 +193,22 @@ def _enc_ListTransactionsResponse_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array UnknownStateFilters is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             write_compact_string(w, item)
     items = o.transaction_states
     if items is None:
         raise EncodeError('non-nullable array TransactionStates is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_TransactionState_0(item, w)
     if o.unknown_tagged_fields:

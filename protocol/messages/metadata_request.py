@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -226,7 +227,11 @@ def _dec_MetadataRequestTopic_1(buf, pos):
     o.topic_id = ZERO_UUID
     o.name, pos = read_compact_string(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -246,7 +251,11 @@ def _dec_MetadataRequestTopic_1(buf, pos):
 
 def _dec_MetadataRequest_4(buf, pos):
     o = _new(MetadataRequest)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         o.topics = None
     else:
@@ -259,7 +268,11 @@ def _dec_MetadataRequest_4(buf, pos):
     o.allow_auto_topic_creation, o.include_cluster_authorized_operations, o.include_topic_authorized_operations = _S1.unpack_from(buf, pos)
     pos += 3
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -292,7 +305,11 @@ def _enc_MetadataRequest_4(o, w):
     if items is None:
         write_compact_array_length(w, -1)
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_MetadataRequestTopic_1(item, w)
     w += _S1.pack(o.allow_auto_topic_creation, o.include_cluster_authorized_operations, o.include_topic_authorized_operations)
@@ -307,7 +324,11 @@ def _dec_MetadataRequestTopic_2(buf, pos):
     o.topic_id, pos = read_uuid(buf, pos)
     o.name, pos = read_compact_nullable_string(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -327,7 +348,11 @@ def _dec_MetadataRequestTopic_2(buf, pos):
 
 def _dec_MetadataRequest_5(buf, pos):
     o = _new(MetadataRequest)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         o.topics = None
     else:
@@ -340,7 +365,11 @@ def _dec_MetadataRequest_5(buf, pos):
     o.allow_auto_topic_creation, o.include_cluster_authorized_operations, o.include_topic_authorized_operations = _S1.unpack_from(buf, pos)
     pos += 3
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -372,7 +401,11 @@ def _enc_MetadataRequest_5(o, w):
     if items is None:
         write_compact_array_length(w, -1)
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_MetadataRequestTopic_2(item, w)
     w += _S1.pack(o.allow_auto_topic_creation, o.include_cluster_authorized_operations, o.include_topic_authorized_operations)
@@ -385,7 +418,11 @@ def _enc_MetadataRequest_5(o, w):
 def _dec_MetadataRequest_6(buf, pos):
     o = _new(MetadataRequest)
     o.include_cluster_authorized_operations = False
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         o.topics = None
     else:
@@ -398,7 +435,11 @@ def _dec_MetadataRequest_6(buf, pos):
     o.allow_auto_topic_creation, o.include_topic_authorized_operations = _S2.unpack_from(buf, pos)
     pos += 2
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -421,7 +462,11 @@ def _enc_MetadataRequest_6(o, w):
     if items is None:
         write_compact_array_length(w, -1)
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_MetadataRequestTopic_2(item, w)
     w += _S2.pack(o.allow_auto_topic_creation, o.include_topic_authorized_operations)

@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -889,7 +890,11 @@ def _dec_MetadataResponseBroker_2(buf, pos):
     pos += 4
     o.rack, pos = read_compact_nullable_string(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -911,7 +916,11 @@ def _dec_MetadataResponsePartition_3(buf, pos):
     o = _new(MetadataResponsePartition)
     o.error_code, o.partition_index, o.leader_id, o.leader_epoch = _S4.unpack_from(buf, pos)
     pos += 14
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array ReplicaNodes was null')
     else:
@@ -920,7 +929,11 @@ def _dec_MetadataResponsePartition_3(buf, pos):
             raise DecodeError('truncated array ReplicaNodes')
         o.replica_nodes = list(_unpack_from('>%di' % n, buf, pos))
         pos = end
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array IsrNodes was null')
     else:
@@ -929,7 +942,11 @@ def _dec_MetadataResponsePartition_3(buf, pos):
             raise DecodeError('truncated array IsrNodes')
         o.isr_nodes = list(_unpack_from('>%di' % n, buf, pos))
         pos = end
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array OfflineReplicas was null')
     else:
@@ -939,7 +956,11 @@ def _dec_MetadataResponsePartition_3(buf, pos):
         o.offline_replicas = list(_unpack_from('>%di' % n, buf, pos))
         pos = end
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -965,7 +986,11 @@ def _dec_MetadataResponseTopic_5(buf, pos):
     o.name, pos = read_compact_string(buf, pos)
     o.is_internal, = _S3.unpack_from(buf, pos)
     pos += 1
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Partitions was null')
     else:
@@ -978,7 +1003,11 @@ def _dec_MetadataResponseTopic_5(buf, pos):
     o.topic_authorized_operations, = _S0.unpack_from(buf, pos)
     pos += 4
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -1001,7 +1030,11 @@ def _dec_MetadataResponse_7(buf, pos):
     o.error_code = 0
     o.throttle_time_ms, = _S0.unpack_from(buf, pos)
     pos += 4
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Brokers was null')
     else:
@@ -1014,7 +1047,11 @@ def _dec_MetadataResponse_7(buf, pos):
     o.cluster_id, pos = read_compact_nullable_string(buf, pos)
     o.controller_id, = _S0.unpack_from(buf, pos)
     pos += 4
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Topics was null')
     else:
@@ -1027,7 +1064,11 @@ def _dec_MetadataResponse_7(buf, pos):
     o.cluster_authorized_operations, = _S0.unpack_from(buf, pos)
     pos += 4
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -1064,19 +1105,31 @@ def _enc_MetadataResponsePartition_3(o, w):
     if items is None:
         raise EncodeError('non-nullable array ReplicaNodes is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         w += _pack('>%di' % len(items), *items)
     items = o.isr_nodes
     if items is None:
         raise EncodeError('non-nullable array IsrNodes is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         w += _pack('>%di' % len(items), *items)
     items = o.offline_replicas
     if items is None:
         raise EncodeError('non-nullable array OfflineReplicas is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         w += _pack('>%di' % len(items), *items)
     if o.unknown_tagged_fields:
         write_tagged_fields(w, o.unknown_tagged_fields)
@@ -1094,7 +1147,11 @@ def _enc_MetadataResponseTopic_5(o, w):
     if items is None:
         raise EncodeError('non-nullable array Partitions is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_MetadataResponsePartition_3(item, w)
     w += _S0.pack(o.topic_authorized_operations)
@@ -1110,7 +1167,11 @@ def _enc_MetadataResponse_7(o, w):
     if items is None:
         raise EncodeError('non-nullable array Brokers is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_MetadataResponseBroker_2(item, w)
     write_compact_nullable_string(w, o.cluster_id)
@@ -1119,7 +1180,11 @@ def _enc_MetadataResponse_7(o, w):
     if items is None:
         raise EncodeError('non-nullable array Topics is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_MetadataResponseTopic_5(item, w)
     w += _S0.pack(o.cluster_authorized_operations)
@@ -1137,7 +1202,11 @@ def _dec_MetadataResponseTopic_6(buf, pos):
     o.topic_id, pos = read_uuid(buf, pos)
     o.is_internal, = _S3.unpack_from(buf, pos)
     pos += 1
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Partitions was null')
     else:
@@ -1150,7 +1219,11 @@ def _dec_MetadataResponseTopic_6(buf, pos):
     o.topic_authorized_operations, = _S0.unpack_from(buf, pos)
     pos += 4
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -1173,7 +1246,11 @@ def _dec_MetadataResponse_8(buf, pos):
     o.error_code = 0
     o.throttle_time_ms, = _S0.unpack_from(buf, pos)
     pos += 4
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Brokers was null')
     else:
@@ -1186,7 +1263,11 @@ def _dec_MetadataResponse_8(buf, pos):
     o.cluster_id, pos = read_compact_nullable_string(buf, pos)
     o.controller_id, = _S0.unpack_from(buf, pos)
     pos += 4
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Topics was null')
     else:
@@ -1199,7 +1280,11 @@ def _dec_MetadataResponse_8(buf, pos):
     o.cluster_authorized_operations, = _S0.unpack_from(buf, pos)
     pos += 4
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -1228,7 +1313,11 @@ def _enc_MetadataResponseTopic_6(o, w):
     if items is None:
         raise EncodeError('non-nullable array Partitions is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_MetadataResponsePartition_3(item, w)
     w += _S0.pack(o.topic_authorized_operations)
@@ -1244,7 +1333,11 @@ def _enc_MetadataResponse_8(o, w):
     if items is None:
         raise EncodeError('non-nullable array Brokers is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_MetadataResponseBroker_2(item, w)
     write_compact_nullable_string(w, o.cluster_id)
@@ -1253,7 +1346,11 @@ def _enc_MetadataResponse_8(o, w):
     if items is None:
         raise EncodeError('non-nullable array Topics is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_MetadataResponseTopic_6(item, w)
     w += _S0.pack(o.cluster_authorized_operations)
@@ -1269,7 +1366,11 @@ def _dec_MetadataResponse_9(buf, pos):
     o.error_code = 0
     o.throttle_time_ms, = _S0.unpack_from(buf, pos)
     pos += 4
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Brokers was null')
     else:
@@ -1282,7 +1383,11 @@ def _dec_MetadataResponse_9(buf, pos):
     o.cluster_id, pos = read_compact_nullable_string(buf, pos)
     o.controller_id, = _S0.unpack_from(buf, pos)
     pos += 4
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Topics was null')
     else:
@@ -1293,7 +1398,11 @@ def _dec_MetadataResponse_9(buf, pos):
             append(item)
         o.topics = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -1317,7 +1426,11 @@ def _enc_MetadataResponse_9(o, w):
     if items is None:
         raise EncodeError('non-nullable array Brokers is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_MetadataResponseBroker_2(item, w)
     write_compact_nullable_string(w, o.cluster_id)
@@ -1326,7 +1439,11 @@ def _enc_MetadataResponse_9(o, w):
     if items is None:
         raise EncodeError('non-nullable array Topics is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_MetadataResponseTopic_6(item, w)
     if o.unknown_tagged_fields:
@@ -1343,7 +1460,11 @@ def _dec_MetadataResponseTopic_7(buf, pos):
     o.topic_id, pos = read_uuid(buf, pos)
     o.is_internal, = _S3.unpack_from(buf, pos)
     pos += 1
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Partitions was null')
     else:
@@ -1356,7 +1477,11 @@ def _dec_MetadataResponseTopic_7(buf, pos):
     o.topic_authorized_operations, = _S0.unpack_from(buf, pos)
     pos += 4
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -1380,7 +1505,11 @@ def _dec_MetadataResponse_10(buf, pos):
     o.error_code = 0
     o.throttle_time_ms, = _S0.unpack_from(buf, pos)
     pos += 4
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Brokers was null')
     else:
@@ -1393,7 +1522,11 @@ def _dec_MetadataResponse_10(buf, pos):
     o.cluster_id, pos = read_compact_nullable_string(buf, pos)
     o.controller_id, = _S0.unpack_from(buf, pos)
     pos += 4
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Topics was null')
     else:
@@ -1404,7 +1537,11 @@ def _dec_MetadataResponse_10(buf, pos):
             append(item)
         o.topics = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -1431,7 +1568,11 @@ def _enc_MetadataResponseTopic_7(o, w):
     if items is None:
         raise EncodeError('non-nullable array Partitions is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_MetadataResponsePartition_3(item, w)
     w += _S0.pack(o.topic_authorized_operations)
@@ -1447,7 +1588,11 @@ def _enc_MetadataResponse_10(o, w):
     if items is None:
         raise EncodeError('non-nullable array Brokers is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_MetadataResponseBroker_2(item, w)
     write_compact_nullable_string(w, o.cluster_id)
@@ -1456,7 +1601,11 @@ def _enc_MetadataResponse_10(o, w):
     if items is None:
         raise EncodeError('non-nullable array Topics is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_MetadataResponseTopic_7(item, w)
     if o.unknown_tagged_fields:
@@ -1470,7 +1619,11 @@ def _dec_MetadataResponse_11(buf, pos):
     o.cluster_authorized_operations = -2147483648
     o.throttle_time_ms, = _S0.unpack_from(buf, pos)
     pos += 4
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Brokers was null')
     else:
@@ -1483,7 +1636,11 @@ def _dec_MetadataResponse_11(buf, pos):
     o.cluster_id, pos = read_compact_nullable_string(buf, pos)
     o.controller_id, = _S0.unpack_from(buf, pos)
     pos += 4
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Topics was null')
     else:
@@ -1496,7 +1653,11 @@ def _dec_MetadataResponse_11(buf, pos):
     o.error_code, = _S1.unpack_from(buf, pos)
     pos += 2
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -1520,7 +1681,11 @@ def _enc_MetadataResponse_11(o, w):
     if items is None:
         raise EncodeError('non-nullable array Brokers is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_MetadataResponseBroker_2(item, w)
     write_compact_nullable_string(w, o.cluster_id)
@@ -1529,7 +1694,11 @@ def _enc_MetadataResponse_11(o, w):
     if items is None:
         raise EncodeError('non-nullable array Topics is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_MetadataResponseTopic_7(item, w)
     w += _S1.pack(o.error_code)

@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from

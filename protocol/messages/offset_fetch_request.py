@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -208,7 +209,11 @@ def _enc_OffsetFetchRequest_1(o, w):
 def _dec_OffsetFetchRequestTopic_1(buf, pos):
     o = _new(OffsetFetchRequestTopic)
     o.name, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array PartitionIndexes was null')
     else:
@@ -218,7 +223,11 @@ def _dec_OffsetFetchRequestTopic_1(buf, pos):
         o.partition_indexes = list(_unpack_from('>%di' % n, buf, pos))
         pos = end
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -241,7 +250,11 @@ def _dec_OffsetFetchRequest_2(buf, pos):
     o.groups = []
     o.require_stable = False
     o.group_id, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         o.topics = None
     else:
@@ -252,7 +265,11 @@ def _dec_OffsetFetchRequest_2(buf, pos):
             append(item)
         o.topics = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -278,7 +295,11 @@ def _enc_OffsetFetchRequestTopic_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array PartitionIndexes is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         w += _pack('>%di' % len(items), *items)
     if o.unknown_tagged_fields:
         write_tagged_fields(w, o.unknown_tagged_fields)
@@ -294,7 +315,11 @@ def _enc_OffsetFetchRequest_2(o, w):
     if items is None:
         write_compact_array_length(w, -1)
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_OffsetFetchRequestTopic_1(item, w)
     if o.unknown_tagged_fields:
@@ -307,7 +332,11 @@ def _dec_OffsetFetchRequest_3(buf, pos):
     o = _new(OffsetFetchRequest)
     o.groups = []
     o.group_id, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         o.topics = None
     else:
@@ -320,7 +349,11 @@ def _dec_OffsetFetchRequest_3(buf, pos):
     o.require_stable, = _S0.unpack_from(buf, pos)
     pos += 1
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -346,7 +379,11 @@ def _enc_OffsetFetchRequest_3(o, w):
     if items is None:
         write_compact_array_length(w, -1)
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_OffsetFetchRequestTopic_1(item, w)
     w += _S0.pack(o.require_stable)
@@ -360,7 +397,11 @@ def _dec_OffsetFetchRequestTopics_0(buf, pos):
     o = _new(OffsetFetchRequestTopics)
     o.topic_id = ZERO_UUID
     o.name, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array PartitionIndexes was null')
     else:
@@ -370,7 +411,11 @@ def _dec_OffsetFetchRequestTopics_0(buf, pos):
         o.partition_indexes = list(_unpack_from('>%di' % n, buf, pos))
         pos = end
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -393,7 +438,11 @@ def _dec_OffsetFetchRequestGroup_0(buf, pos):
     o.member_id = None
     o.member_epoch = -1
     o.group_id, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         o.topics = None
     else:
@@ -404,7 +453,11 @@ def _dec_OffsetFetchRequestGroup_0(buf, pos):
             append(item)
         o.topics = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -426,7 +479,11 @@ def _dec_OffsetFetchRequest_4(buf, pos):
     o = _new(OffsetFetchRequest)
     o.group_id = ''
     o.topics = []
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Groups was null')
     else:
@@ -439,7 +496,11 @@ def _dec_OffsetFetchRequest_4(buf, pos):
     o.require_stable, = _S0.unpack_from(buf, pos)
     pos += 1
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -465,7 +526,11 @@ def _enc_OffsetFetchRequestTopics_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array PartitionIndexes is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         w += _pack('>%di' % len(items), *items)
     if o.unknown_tagged_fields:
         write_tagged_fields(w, o.unknown_tagged_fields)
@@ -481,7 +546,11 @@ def _enc_OffsetFetchRequestGroup_0(o, w):
     if items is None:
         write_compact_array_length(w, -1)
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_OffsetFetchRequestTopics_0(item, w)
     if o.unknown_tagged_fields:
@@ -495,7 +564,11 @@ def _enc_OffsetFetchRequest_4(o, w):
     if items is None:
         raise EncodeError('non-nullable array Groups is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_OffsetFetchRequestGroup_0(item, w)
     w += _S0.pack(o.require_stable)
@@ -511,7 +584,11 @@ def _dec_OffsetFetchRequestGroup_1(buf, pos):
     o.member_id, pos = read_compact_nullable_string(buf, pos)
     o.member_epoch, = _S1.unpack_from(buf, pos)
     pos += 4
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         o.topics = None
     else:
@@ -522,7 +599,11 @@ def _dec_OffsetFetchRequestGroup_1(buf, pos):
             append(item)
         o.topics = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -544,7 +625,11 @@ def _dec_OffsetFetchRequest_5(buf, pos):
     o = _new(OffsetFetchRequest)
     o.group_id = ''
     o.topics = []
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Groups was null')
     else:
@@ -557,7 +642,11 @@ def _dec_OffsetFetchRequest_5(buf, pos):
     o.require_stable, = _S0.unpack_from(buf, pos)
     pos += 1
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -585,7 +674,11 @@ def _enc_OffsetFetchRequestGroup_1(o, w):
     if items is None:
         write_compact_array_length(w, -1)
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_OffsetFetchRequestTopics_0(item, w)
     if o.unknown_tagged_fields:
@@ -599,7 +692,11 @@ def _enc_OffsetFetchRequest_5(o, w):
     if items is None:
         raise EncodeError('non-nullable array Groups is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_OffsetFetchRequestGroup_1(item, w)
     w += _S0.pack(o.require_stable)
@@ -613,7 +710,11 @@ def _dec_OffsetFetchRequestTopics_1(buf, pos):
     o = _new(OffsetFetchRequestTopics)
     o.name = ''
     o.topic_id, pos = read_uuid(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array PartitionIndexes was null')
     else:
@@ -623,7 +724,11 @@ def _dec_OffsetFetchRequestTopics_1(buf, pos):
         o.partition_indexes = list(_unpack_from('>%di' % n, buf, pos))
         pos = end
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -647,7 +752,11 @@ def _dec_OffsetFetchRequestGroup_2(buf, pos):
     o.member_id, pos = read_compact_nullable_string(buf, pos)
     o.member_epoch, = _S1.unpack_from(buf, pos)
     pos += 4
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         o.topics = None
     else:
@@ -658,7 +767,11 @@ def _dec_OffsetFetchRequestGroup_2(buf, pos):
             append(item)
         o.topics = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -680,7 +793,11 @@ def _dec_OffsetFetchRequest_6(buf, pos):
     o = _new(OffsetFetchRequest)
     o.group_id = ''
     o.topics = []
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Groups was null')
     else:
@@ -693,7 +810,11 @@ def _dec_OffsetFetchRequest_6(buf, pos):
     o.require_stable, = _S0.unpack_from(buf, pos)
     pos += 1
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -717,7 +838,11 @@ def _enc_OffsetFetchRequestTopics_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array PartitionIndexes is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         w += _pack('>%di' % len(items), *items)
     if o.unknown_tagged_fields:
         write_tagged_fields(w, o.unknown_tagged_fields)
@@ -735,7 +860,11 @@ def _enc_OffsetFetchRequestGroup_2(o, w):
     if items is None:
         write_compact_array_length(w, -1)
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_OffsetFetchRequestTopics_1(item, w)
     if o.unknown_tagged_fields:
@@ -749,7 +878,11 @@ def _enc_OffsetFetchRequest_6(o, w):
     if items is None:
         raise EncodeError('non-nullable array Groups is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_OffsetFetchRequestGroup_2(item, w)
     w += _S0.pack(o.require_stable)

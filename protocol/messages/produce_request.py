@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -182,7 +183,11 @@ def _dec_PartitionProduceData_1(buf, pos):
     pos += 4
     o.records, pos = read_compact_records(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -204,7 +209,11 @@ def _dec_TopicProduceData_1(buf, pos):
     o = _new(TopicProduceData)
     o.topic_id = ZERO_UUID
     o.name, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array PartitionData was null')
     else:
@@ -215,7 +224,11 @@ def _dec_TopicProduceData_1(buf, pos):
             append(item)
         o.partition_data = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -238,7 +251,11 @@ def _dec_ProduceRequest_1(buf, pos):
     o.transactional_id, pos = read_compact_nullable_string(buf, pos)
     o.acks, o.timeout_ms = _S0.unpack_from(buf, pos)
     pos += 6
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array TopicData was null')
     else:
@@ -249,7 +266,11 @@ def _dec_ProduceRequest_1(buf, pos):
             append(item)
         o.topic_data = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -284,7 +305,11 @@ def _enc_TopicProduceData_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array PartitionData is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_PartitionProduceData_1(item, w)
     if o.unknown_tagged_fields:
@@ -300,7 +325,11 @@ def _enc_ProduceRequest_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array TopicData is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_TopicProduceData_1(item, w)
     if o.unknown_tagged_fields:
@@ -313,7 +342,11 @@ def _dec_TopicProduceData_2(buf, pos):
     o = _new(TopicProduceData)
     o.name = ''
     o.topic_id, pos = read_uuid(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array PartitionData was null')
     else:
@@ -324,7 +357,11 @@ def _dec_TopicProduceData_2(buf, pos):
             append(item)
         o.partition_data = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -347,7 +384,11 @@ def _dec_ProduceRequest_2(buf, pos):
     o.transactional_id, pos = read_compact_nullable_string(buf, pos)
     o.acks, o.timeout_ms = _S0.unpack_from(buf, pos)
     pos += 6
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array TopicData was null')
     else:
@@ -358,7 +399,11 @@ def _dec_ProduceRequest_2(buf, pos):
             append(item)
         o.topic_data = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -382,7 +427,11 @@ def _enc_TopicProduceData_2(o, w):
     if items is None:
         raise EncodeError('non-nullable array PartitionData is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_PartitionProduceData_1(item, w)
     if o.unknown_tagged_fields:
@@ -398,7 +447,11 @@ def _enc_ProduceRequest_2(o, w):
     if items is None:
         raise EncodeError('non-nullable array TopicData is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_TopicProduceData_2(item, w)
     if o.unknown_tagged_fields:

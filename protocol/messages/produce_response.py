@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -408,7 +409,11 @@ def _dec_BatchIndexAndErrorMessage_1(buf, pos):
     pos += 4
     o.batch_index_error_message, pos = read_compact_nullable_string(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -431,7 +436,11 @@ def _dec_PartitionProduceResponse_3(buf, pos):
     o.current_leader = LeaderIdAndEpoch()
     o.index, o.error_code, o.base_offset, o.log_append_time_ms, o.log_start_offset = _S2.unpack_from(buf, pos)
     pos += 30
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array RecordErrors was null')
     else:
@@ -443,7 +452,11 @@ def _dec_PartitionProduceResponse_3(buf, pos):
         o.record_errors = items
     o.error_message, pos = read_compact_nullable_string(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -465,7 +478,11 @@ def _dec_TopicProduceResponse_3(buf, pos):
     o = _new(TopicProduceResponse)
     o.topic_id = ZERO_UUID
     o.name, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array PartitionResponses was null')
     else:
@@ -476,7 +493,11 @@ def _dec_TopicProduceResponse_3(buf, pos):
             append(item)
         o.partition_responses = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -497,7 +518,11 @@ def _dec_TopicProduceResponse_3(buf, pos):
 def _dec_ProduceResponse_3(buf, pos):
     o = _new(ProduceResponse)
     o.node_endpoints = []
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Responses was null')
     else:
@@ -510,7 +535,11 @@ def _dec_ProduceResponse_3(buf, pos):
     o.throttle_time_ms, = _S1.unpack_from(buf, pos)
     pos += 4
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -543,7 +572,11 @@ def _enc_PartitionProduceResponse_3(o, w):
     if items is None:
         raise EncodeError('non-nullable array RecordErrors is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_BatchIndexAndErrorMessage_1(item, w)
     write_compact_nullable_string(w, o.error_message)
@@ -561,7 +594,11 @@ def _enc_TopicProduceResponse_3(o, w):
     if items is None:
         raise EncodeError('non-nullable array PartitionResponses is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_PartitionProduceResponse_3(item, w)
     if o.unknown_tagged_fields:
@@ -575,7 +612,11 @@ def _enc_ProduceResponse_3(o, w):
     if items is None:
         raise EncodeError('non-nullable array Responses is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_TopicProduceResponse_3(item, w)
     w += _S1.pack(o.throttle_time_ms)
@@ -590,7 +631,11 @@ def _dec_LeaderIdAndEpoch_0(buf, pos):
     o.leader_id, o.leader_epoch = _S3.unpack_from(buf, pos)
     pos += 8
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -613,7 +658,11 @@ def _dec_PartitionProduceResponse_4(buf, pos):
     o.current_leader = LeaderIdAndEpoch()
     o.index, o.error_code, o.base_offset, o.log_append_time_ms, o.log_start_offset = _S2.unpack_from(buf, pos)
     pos += 30
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array RecordErrors was null')
     else:
@@ -625,7 +674,11 @@ def _dec_PartitionProduceResponse_4(buf, pos):
         o.record_errors = items
     o.error_message, pos = read_compact_nullable_string(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -653,7 +706,11 @@ def _dec_TopicProduceResponse_4(buf, pos):
     o = _new(TopicProduceResponse)
     o.topic_id = ZERO_UUID
     o.name, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array PartitionResponses was null')
     else:
@@ -664,7 +721,11 @@ def _dec_TopicProduceResponse_4(buf, pos):
             append(item)
         o.partition_responses = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -691,7 +752,11 @@ def _dec_NodeEndpoint_0(buf, pos):
     pos += 4
     o.rack, pos = read_compact_nullable_string(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -712,7 +777,11 @@ def _dec_NodeEndpoint_0(buf, pos):
 def _dec_ProduceResponse_4(buf, pos):
     o = _new(ProduceResponse)
     o.node_endpoints = []
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Responses was null')
     else:
@@ -725,7 +794,11 @@ def _dec_ProduceResponse_4(buf, pos):
     o.throttle_time_ms, = _S1.unpack_from(buf, pos)
     pos += 4
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -738,7 +811,11 @@ def _dec_ProduceResponse_4(buf, pos):
             raise DecodeError('truncated tagged field')
         if tag == 0:
             start = pos
-            n, pos = read_compact_array_length(buf, pos)
+            n = buf[pos] - 1
+            if n < 0x7F:
+                pos += 1
+            else:
+                n, pos = read_compact_array_length(buf, pos)
             if n < 0:
                 raise DecodeError('non-nullable array NodeEndpoints was null')
             else:
@@ -772,7 +849,11 @@ def _enc_PartitionProduceResponse_4(o, w):
     if items is None:
         raise EncodeError('non-nullable array RecordErrors is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_BatchIndexAndErrorMessage_1(item, w)
     write_compact_nullable_string(w, o.error_message)
@@ -794,7 +875,11 @@ def _enc_TopicProduceResponse_4(o, w):
     if items is None:
         raise EncodeError('non-nullable array PartitionResponses is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_PartitionProduceResponse_4(item, w)
     if o.unknown_tagged_fields:
@@ -821,7 +906,11 @@ def _enc_ProduceResponse_4(o, w):
     if items is None:
         raise EncodeError('non-nullable array Responses is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_TopicProduceResponse_4(item, w)
     w += _S1.pack(o.throttle_time_ms)
@@ -832,7 +921,11 @@ def _enc_ProduceResponse_4(o, w):
         if items is None:
             raise EncodeError('non-nullable array NodeEndpoints is None')
         else:
-            write_compact_array_length(t, len(items))
+            n = len(items) + 1
+            if n < 0x80:
+                t.append(n)
+            else:
+                write_uvarint(t, n)
             for item in items:
                 _enc_NodeEndpoint_0(item, t)
         tags.append((0, t))
@@ -845,7 +938,11 @@ def _dec_TopicProduceResponse_5(buf, pos):
     o = _new(TopicProduceResponse)
     o.name = ''
     o.topic_id, pos = read_uuid(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array PartitionResponses was null')
     else:
@@ -856,7 +953,11 @@ def _dec_TopicProduceResponse_5(buf, pos):
             append(item)
         o.partition_responses = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -877,7 +978,11 @@ def _dec_TopicProduceResponse_5(buf, pos):
 def _dec_ProduceResponse_5(buf, pos):
     o = _new(ProduceResponse)
     o.node_endpoints = []
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Responses was null')
     else:
@@ -890,7 +995,11 @@ def _dec_ProduceResponse_5(buf, pos):
     o.throttle_time_ms, = _S1.unpack_from(buf, pos)
     pos += 4
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -903,7 +1012,11 @@ def _dec_ProduceResponse_5(buf, pos):
             raise DecodeError('truncated tagged field')
         if tag == 0:
             start = pos
-            n, pos = read_compact_array_length(buf, pos)
+            n = buf[pos] - 1
+            if n < 0x7F:
+                pos += 1
+            else:
+                n, pos = read_compact_array_length(buf, pos)
             if n < 0:
                 raise DecodeError('non-nullable array NodeEndpoints was null')
             else:
@@ -929,7 +1042,11 @@ def _enc_TopicProduceResponse_5(o, w):
     if items is None:
         raise EncodeError('non-nullable array PartitionResponses is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_PartitionProduceResponse_4(item, w)
     if o.unknown_tagged_fields:
@@ -943,7 +1060,11 @@ def _enc_ProduceResponse_5(o, w):
     if items is None:
         raise EncodeError('non-nullable array Responses is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_TopicProduceResponse_5(item, w)
     w += _S1.pack(o.throttle_time_ms)
@@ -954,7 +1075,11 @@ def _enc_ProduceResponse_5(o, w):
         if items is None:
             raise EncodeError('non-nullable array NodeEndpoints is None')
         else:
-            write_compact_array_length(t, len(items))
+            n = len(items) + 1
+            if n < 0x80:
+                t.append(n)
+            else:
+                write_uvarint(t, n)
             for item in items:
                 _enc_NodeEndpoint_0(item, t)
         tags.append((0, t))

@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -193,7 +194,11 @@ def _dec_SyncGroupRequestAssignment_1(buf, pos):
     o.member_id, pos = read_compact_string(buf, pos)
     o.assignment, pos = read_compact_bytes(buf, pos)
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -220,7 +225,11 @@ def _dec_SyncGroupRequest_2(buf, pos):
     pos += 4
     o.member_id, pos = read_compact_string(buf, pos)
     o.group_instance_id, pos = read_compact_nullable_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Assignments was null')
     else:
@@ -231,7 +240,11 @@ def _dec_SyncGroupRequest_2(buf, pos):
             append(item)
         o.assignments = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -275,7 +288,11 @@ def _enc_SyncGroupRequest_2(o, w):
     if items is None:
         raise EncodeError('non-nullable array Assignments is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_SyncGroupRequestAssignment_1(item, w)
     if o.unknown_tagged_fields:
@@ -293,7 +310,11 @@ def _dec_SyncGroupRequest_3(buf, pos):
     o.group_instance_id, pos = read_compact_nullable_string(buf, pos)
     o.protocol_type, pos = read_compact_nullable_string(buf, pos)
     o.protocol_name, pos = read_compact_nullable_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Assignments was null')
     else:
@@ -304,7 +325,11 @@ def _dec_SyncGroupRequest_3(buf, pos):
             append(item)
         o.assignments = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -337,7 +362,11 @@ def _enc_SyncGroupRequest_3(o, w):
     if items is None:
         raise EncodeError('non-nullable array Assignments is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_SyncGroupRequestAssignment_1(item, w)
     if o.unknown_tagged_fields:

@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -98,7 +99,11 @@ def _dec_FeatureUpdateKey_0(buf, pos):
     o.max_version_level, o.allow_downgrade = _S1.unpack_from(buf, pos)
     pos += 3
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -121,7 +126,11 @@ def _dec_UpdateFeaturesRequest_0(buf, pos):
     o.validate_only = False
     o.timeout_ms, = _S0.unpack_from(buf, pos)
     pos += 4
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array FeatureUpdates was null')
     else:
@@ -132,7 +141,11 @@ def _dec_UpdateFeaturesRequest_0(buf, pos):
             append(item)
         o.feature_updates = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -167,7 +180,11 @@ def _enc_UpdateFeaturesRequest_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array FeatureUpdates is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_FeatureUpdateKey_0(item, w)
     if o.unknown_tagged_fields:
@@ -183,7 +200,11 @@ def _dec_FeatureUpdateKey_1(buf, pos):
     o.max_version_level, o.upgrade_type = _S2.unpack_from(buf, pos)
     pos += 3
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -205,7 +226,11 @@ def _dec_UpdateFeaturesRequest_1(buf, pos):
     o = _new(UpdateFeaturesRequest)
     o.timeout_ms, = _S0.unpack_from(buf, pos)
     pos += 4
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array FeatureUpdates was null')
     else:
@@ -218,7 +243,11 @@ def _dec_UpdateFeaturesRequest_1(buf, pos):
     o.validate_only, = _S3.unpack_from(buf, pos)
     pos += 1
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -253,7 +282,11 @@ def _enc_UpdateFeaturesRequest_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array FeatureUpdates is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_FeatureUpdateKey_1(item, w)
     w += _S3.pack(o.validate_only)

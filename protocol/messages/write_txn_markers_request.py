@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -104,7 +105,11 @@ class WriteTxnMarkersRequest(Message):
 def _dec_WritableTxnMarkerTopic_0(buf, pos):
     o = _new(WritableTxnMarkerTopic)
     o.name, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array PartitionIndexes was null')
     else:
@@ -114,7 +119,11 @@ def _dec_WritableTxnMarkerTopic_0(buf, pos):
         o.partition_indexes = list(_unpack_from('>%di' % n, buf, pos))
         pos = end
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -137,7 +146,11 @@ def _dec_WritableTxnMarker_0(buf, pos):
     o.transaction_version = 0
     o.producer_id, o.producer_epoch, o.transaction_result = _S0.unpack_from(buf, pos)
     pos += 11
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Topics was null')
     else:
@@ -150,7 +163,11 @@ def _dec_WritableTxnMarker_0(buf, pos):
     o.coordinator_epoch, = _S1.unpack_from(buf, pos)
     pos += 4
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -170,7 +187,11 @@ def _dec_WritableTxnMarker_0(buf, pos):
 
 def _dec_WriteTxnMarkersRequest_0(buf, pos):
     o = _new(WriteTxnMarkersRequest)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Markers was null')
     else:
@@ -181,7 +202,11 @@ def _dec_WriteTxnMarkersRequest_0(buf, pos):
             append(item)
         o.markers = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -207,7 +232,11 @@ def _enc_WritableTxnMarkerTopic_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array PartitionIndexes is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         w += _pack('>%di' % len(items), *items)
     if o.unknown_tagged_fields:
         write_tagged_fields(w, o.unknown_tagged_fields)
@@ -221,7 +250,11 @@ def _enc_WritableTxnMarker_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array Topics is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_WritableTxnMarkerTopic_0(item, w)
     w += _S1.pack(o.coordinator_epoch)
@@ -236,7 +269,11 @@ def _enc_WriteTxnMarkersRequest_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array Markers is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_WritableTxnMarker_0(item, w)
     if o.unknown_tagged_fields:
@@ -249,7 +286,11 @@ def _dec_WritableTxnMarker_1(buf, pos):
     o = _new(WritableTxnMarker)
     o.producer_id, o.producer_epoch, o.transaction_result = _S0.unpack_from(buf, pos)
     pos += 11
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Topics was null')
     else:
@@ -262,7 +303,11 @@ def _dec_WritableTxnMarker_1(buf, pos):
     o.coordinator_epoch, o.transaction_version = _S2.unpack_from(buf, pos)
     pos += 5
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -282,7 +327,11 @@ def _dec_WritableTxnMarker_1(buf, pos):
 
 def _dec_WriteTxnMarkersRequest_1(buf, pos):
     o = _new(WriteTxnMarkersRequest)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Markers was null')
     else:
@@ -293,7 +342,11 @@ def _dec_WriteTxnMarkersRequest_1(buf, pos):
             append(item)
         o.markers = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -317,7 +370,11 @@ def _enc_WritableTxnMarker_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array Topics is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_WritableTxnMarkerTopic_0(item, w)
     w += _S2.pack(o.coordinator_epoch, o.transaction_version)
@@ -332,7 +389,11 @@ def _enc_WriteTxnMarkersRequest_1(o, w):
     if items is None:
         raise EncodeError('non-nullable array Markers is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_WritableTxnMarker_1(item, w)
     if o.unknown_tagged_fields:

@@ -50,6 +50,7 @@ from protocol.primitives import (
     write_string,
     write_tagged_fields,
     write_uuid,
+    write_uvarint,
 )
 
 _unpack_from = struct.unpack_from
@@ -112,7 +113,11 @@ def _dec_WritableTxnMarkerPartitionResult_0(buf, pos):
     o.partition_index, o.error_code = _S1.unpack_from(buf, pos)
     pos += 6
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -133,7 +138,11 @@ def _dec_WritableTxnMarkerPartitionResult_0(buf, pos):
 def _dec_WritableTxnMarkerTopicResult_0(buf, pos):
     o = _new(WritableTxnMarkerTopicResult)
     o.name, pos = read_compact_string(buf, pos)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Partitions was null')
     else:
@@ -144,7 +153,11 @@ def _dec_WritableTxnMarkerTopicResult_0(buf, pos):
             append(item)
         o.partitions = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -166,7 +179,11 @@ def _dec_WritableTxnMarkerResult_0(buf, pos):
     o = _new(WritableTxnMarkerResult)
     o.producer_id, = _S0.unpack_from(buf, pos)
     pos += 8
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Topics was null')
     else:
@@ -177,7 +194,11 @@ def _dec_WritableTxnMarkerResult_0(buf, pos):
             append(item)
         o.topics = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -197,7 +218,11 @@ def _dec_WritableTxnMarkerResult_0(buf, pos):
 
 def _dec_WriteTxnMarkersResponse_0(buf, pos):
     o = _new(WriteTxnMarkersResponse)
-    n, pos = read_compact_array_length(buf, pos)
+    n = buf[pos] - 1
+    if n < 0x7F:
+        pos += 1
+    else:
+        n, pos = read_compact_array_length(buf, pos)
     if n < 0:
         raise DecodeError('non-nullable array Markers was null')
     else:
@@ -208,7 +233,11 @@ def _dec_WriteTxnMarkersResponse_0(buf, pos):
             append(item)
         o.markers = items
     o.unknown_tagged_fields = None
-    ntags, pos = read_uvarint(buf, pos)
+    ntags = buf[pos]
+    if ntags < 0x80:
+        pos += 1
+    else:
+        ntags, pos = read_uvarint(buf, pos)
     prev = -1
     for _ in range(ntags):
         tag, pos = read_uvarint(buf, pos)
@@ -242,7 +271,11 @@ def _enc_WritableTxnMarkerTopicResult_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array Partitions is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_WritableTxnMarkerPartitionResult_0(item, w)
     if o.unknown_tagged_fields:
@@ -257,7 +290,11 @@ def _enc_WritableTxnMarkerResult_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array Topics is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_WritableTxnMarkerTopicResult_0(item, w)
     if o.unknown_tagged_fields:
@@ -271,7 +308,11 @@ def _enc_WriteTxnMarkersResponse_0(o, w):
     if items is None:
         raise EncodeError('non-nullable array Markers is None')
     else:
-        write_compact_array_length(w, len(items))
+        n = len(items) + 1
+        if n < 0x80:
+            w.append(n)
+        else:
+            write_uvarint(w, n)
         for item in items:
             _enc_WritableTxnMarkerResult_0(item, w)
     if o.unknown_tagged_fields:
