@@ -92,9 +92,10 @@ class Column:
 
 
 def print_table(
-    rows: Sequence[Mapping[str, Any]], columns: Sequence[Column], out: TextIO = sys.stdout
+    rows: Sequence[Mapping[str, Any]], columns: Sequence[Column], out: TextIO | None = None
 ) -> None:
-    """A plain fixed-width table (rows are dicts)."""
+    """A plain fixed-width table (rows are dicts) on ``out`` (default: the current sys.stdout)."""
+    out = out or sys.stdout
     cells = [[("" if r.get(c.key) is None else str(r.get(c.key))) for c in columns] for r in rows]
     widths = [max([len(c.name)] + [len(row[i]) for row in cells]) for i, c in enumerate(columns)]
     print("  ".join(f"{c.name:{c.align}{w}}" for c, w in zip(columns, widths, strict=True)), file=out)
@@ -102,6 +103,7 @@ def print_table(
         print("  ".join(f"{v:{c.align}{w}}" for v, c, w in zip(row, columns, widths, strict=True)), file=out)
 
 
-def print_json_lines(rows: Iterable[Mapping[str, Any]], out: TextIO = sys.stdout) -> None:
+def print_json_lines(rows: Iterable[Mapping[str, Any]], out: TextIO | None = None) -> None:
+    out = out or sys.stdout
     for r in rows:
         print(json.dumps(r, default=str, sort_keys=True), file=out)

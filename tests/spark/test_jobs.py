@@ -241,3 +241,32 @@ def test_topic_stats_with_spark_submit(crafted):
         ("other", 0): len(crafted["other"].rows),
     }
     assert "topic_stats done" in proc.stdout + proc.stderr
+
+
+def test_job_command_lines_in_process(spark, crafted, planted, tmp_path, capsys):
+    """Each job's main(): arguments, output and exit code (on the already running session)."""
+    from spark_jobs import audit as audit_job
+    from spark_jobs import export as export_job
+    from spark_jobs import topic_stats as stats_job
+
+    assert stats_job.main([*crafted["dirs"], "--topic-pattern", "oth.*", "--json"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(r["topic"], r["partition"], r["records"]) for r in lines] == [("other", 0, 7)]
+
+    out = tmp_path / "cli-export"
+    argv = [crafted["dirs"][0], "--topics", "mixed", "--partitions", "1", "--output", str(out)]
+    assert export_job.main([*argv, "--ending-offsets", '{"mixed":{"1":20}}', "--compression", "zstd"]) == 0
+    captured = capsys.readouterr()
+    table = captured.out
+    assert "mixed" in table and "20" in table, captured
+    assert spark.read.parquet(str(out)).count() == 20
+    with pytest.raises(Exception, match="already exists"):
+        export_job.main(argv)  # errorifexists by default
+    assert export_job.main([*argv, "--mode", "overwrite"]) == 0
+    assert spark.read.parquet(str(out)).count() == 30
+
+    assert audit_job.main([str(planted), "--partitions", "1"]) == 1
+    printed = capsys.readouterr().out
+    assert "duplicate" in printed and "also at offsets 5" in printed
+    assert audit_job.main([*crafted["dirs"]]) == 0
+    assert audit_job.main(["/no/such/dir"]) == 2
