@@ -219,9 +219,18 @@ class ClientRun:
 
 
 def rewrite_one_retry(proxy: FaultProxy, code: int) -> None:
-    """Cut the connection after the 5th answered produce (the client re-sends that batch),
-    then hand the client ``code`` instead of the broker's answer to the re-send."""
-    proxy.add_rule(FaultRule(Action.CUT, first_attempts_only=True, after=4, times=1))
+    """Cut the connection once the broker has answered a batch starting at sequence 8 or
+    later (the client re-sends that batch), then hand the client ``code`` instead of the
+    broker's answer to the re-send. The clients' batches are kept small, so such a batch
+    exists however the records were grouped."""
+    proxy.add_rule(
+        FaultRule(
+            Action.CUT,
+            first_attempts_only=True,
+            times=1,
+            when=lambda ex: any(b.base_sequence >= 8 for b in ex.batches),
+        )
+    )
     proxy.add_rule(FaultRule(Action.REWRITE, retries_only=True, times=1, error_code=code))
 
 
@@ -263,6 +272,7 @@ def run_confluent(b: BrokerProcess, proxy: FaultProxy, topic: str) -> ClientRun:
             "bootstrap.servers": proxy.bootstrap,
             "enable.idempotence": True,
             "linger.ms": 0,
+            "batch.num.messages": 3,
             "retry.backoff.ms": 50,
             "reconnect.backoff.ms": 50,
         }
@@ -297,21 +307,22 @@ def run_kafka_python(b: BrokerProcess, proxy: FaultProxy, topic: str) -> ClientR
         COUNT,
         instance="kp",
         keys=KEYS,
-        config={"linger_ms": 0, "retry_backoff_ms": 50},
+        config={"linger_ms": 0, "batch_size": 100, "retry_backoff_ms": 50},
         pause_s=0.003,
     )
     return ClientRun("kp", deliveries, None, proxy.stats(), read_log(b, topic, 1))
 
 
 def run_aiokafka(b: BrokerProcess, proxy: FaultProxy, topic: str) -> ClientRun:
-    # linger makes batches of several records, so the offsets of a 46 batch show.
+    # linger with small batches: several records per batch (so the offsets of a 46 batch
+    # show), and many batches.
     deliveries = produce_aiokafka(
         proxy.bootstrap,
         topic,
         COUNT,
         instance="aio",
         keys=KEYS,
-        config={"linger_ms": 20, "retry_backoff_ms": 50},
+        config={"linger_ms": 20, "max_batch_size": 200, "retry_backoff_ms": 50},
         pause_s=0.002,
     )
     return ClientRun("aio", deliveries, None, proxy.stats(), read_log(b, topic, 1))

@@ -125,8 +125,8 @@ def test_java_dropped_produce_responses_leave_each_record_once(broker, proxy, to
         topic,
         count,
         instance="java",
-        linger_ms=2,
-        batch_size=512,
+        linger_ms=0,
+        batch_size=64,
         request_timeout_ms=1500,
         properties=JAVA_FAST_RETRY,
     )
@@ -145,7 +145,7 @@ def test_java_cut_connections_leave_each_record_once(broker, proxy, topic):
     proxy.add_rule(FaultRule(Action.CUT, probability=0.2, after=3, times=4))
     count = 400
     result = JavaClient(proxy.bootstrap).produce(
-        topic, count, instance="java", linger_ms=2, batch_size=512, properties=JAVA_FAST_RETRY
+        topic, count, instance="java", linger_ms=0, batch_size=64, properties=JAVA_FAST_RETRY
     )
     java_summary(result, count)
     stats = proxy.stats()
@@ -164,7 +164,7 @@ def test_confluent_kafka_dropped_produce_responses_leave_each_record_once(broker
         topic,
         count,
         instance="ck",
-        config={**CONFLUENT_FAST_RETRY, "batch.num.messages": 4, "linger.ms": 0},
+        config={**CONFLUENT_FAST_RETRY, "batch.num.messages": 1, "linger.ms": 0},
         pause_s=0.002,
     )
     assert_all_delivered(deliveries, count)
@@ -184,7 +184,7 @@ def test_confluent_kafka_cut_connections_leave_each_record_once(broker, proxy, t
         topic,
         count,
         instance="ck",
-        config={**CONFLUENT_FAST_RETRY, "batch.num.messages": 4, "linger.ms": 0},
+        config={**CONFLUENT_FAST_RETRY, "batch.num.messages": 1, "linger.ms": 0},
         pause_s=0.002,
     )
     assert_all_delivered(deliveries, count)
@@ -206,7 +206,7 @@ def test_confluent_kafka_late_produce_responses_leave_each_record_once(broker, p
         topic,
         count,
         instance="ck",
-        config={**CONFLUENT_FAST_RETRY, "batch.num.messages": 4, "linger.ms": 0},
+        config={**CONFLUENT_FAST_RETRY, "batch.num.messages": 1, "linger.ms": 0},
         pause_s=0.002,
     )
     assert_all_delivered(deliveries, count)
@@ -218,14 +218,14 @@ def test_confluent_kafka_late_produce_responses_leave_each_record_once(broker, p
 
 
 def test_kafka_python_cut_connections_leave_each_record_once(broker, proxy, topic):
-    proxy.add_rule(FaultRule(Action.CUT, probability=0.2, after=3, times=3))
+    proxy.add_rule(FaultRule(Action.CUT, probability=0.3, after=3, times=3))
     count = 150
     deliveries = produce_kafka_python(
         proxy.bootstrap,
         topic,
         count,
         instance="kp",
-        config={"linger_ms": 0, "retry_backoff_ms": 50, "reconnect_backoff_ms": 50},
+        config={"linger_ms": 0, "batch_size": 64, "retry_backoff_ms": 50, "reconnect_backoff_ms": 50},
         pause_s=0.002,
     )
     assert_all_delivered(deliveries, count)
@@ -237,14 +237,14 @@ def test_kafka_python_cut_connections_leave_each_record_once(broker, proxy, topi
 
 
 def test_aiokafka_cut_connections_leave_each_record_once(broker, proxy, topic):
-    proxy.add_rule(FaultRule(Action.CUT, probability=0.2, after=3, times=3))
+    proxy.add_rule(FaultRule(Action.CUT, probability=0.3, after=3, times=3))
     count = 150
     deliveries = produce_aiokafka(
         proxy.bootstrap,
         topic,
         count,
         instance="aio",
-        config={"linger_ms": 0, "retry_backoff_ms": 50},
+        config={"linger_ms": 0, "max_batch_size": 64, "retry_backoff_ms": 50},
         pause_s=0.002,
     )
     assert_all_delivered(deliveries, count)
@@ -275,7 +275,7 @@ def test_java_producer_continues_across_kill_9_without_duplicates(broker, proxy,
     proxy.add_rule(FaultRule(Action.DROP, after=20, times=1))
     count = 600
     args = produce_args(
-        topic=topic, count=count, keys=KEYS, instance="java", linger_ms=0, batch_size=256, throughput=300
+        topic=topic, count=count, keys=KEYS, instance="java", linger_ms=0, batch_size=64, throughput=300
     )
     with JavaClient(proxy.bootstrap).start("produce", *args, properties=JAVA_FAST_RETRY) as stream:
         _kill_while_answers_are_held(broker, proxy)
@@ -297,7 +297,7 @@ def test_confluent_kafka_producer_continues_across_kill_9_without_duplicates(bro
             "bootstrap.servers": proxy.bootstrap,
             "enable.idempotence": True,
             "linger.ms": 0,
-            "batch.num.messages": 2,
+            "batch.num.messages": 1,
             "retry.backoff.ms": 50,
             "reconnect.backoff.ms": 50,
             "reconnect.backoff.max.ms": 200,
