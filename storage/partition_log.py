@@ -1,9 +1,11 @@
-"""The log of one partition: Kafka's ``UnifiedLog`` + ``LocalLog`` (+ ``LogLoader``).
+"""The log of one partition: Kafka's ``UnifiedLog`` + ``LocalLog``.
 
 A partition directory ``<topic>-<partition>`` holds segments (``storage.segment``),
 ``leader-epoch-checkpoint``, ``partition.metadata`` and producer ``.snapshot``
 files. This class owns the offsets (log start, log end, high watermark,
-recovery point), the append path, reads, rolls, retention and recovery.
+recovery point), the append path, reads, rolls, retention and flushing.
+Loading and recovery of the directory at construction are
+``storage.log_loader.LogLoader``'s (Kafka's ``LogLoader``).
 
 Append path (``append_as_leader``), O(1) Python work per batch: validate
 (header, CRC) -> producer-state check (a duplicate answers with the original
@@ -41,17 +43,14 @@ from protocol.record_batch import (
 from storage.checkpoints import fsync_dir
 from storage.leader_epoch import EpochEndOffset, LeaderEpochFileCache
 from storage.log_config import LogConfig
+from storage.log_loader import LogLoader, iter_batch_headers
 from storage.log_validator import validate_batch_for_append
 from storage.producer_state import AppendOrigin, ProducerStateManager
 from storage.segment import (
     INDEX_SUFFIX,
     LOG_SUFFIX,
     TIME_INDEX_SUFFIX,
-    TXN_INDEX_SUFFIX,
     LogSegment,
-    RecoveryResult,
-    clean_leftover_files,
-    offset_from_filename,
 )
 
 log = logging.getLogger(__name__)
@@ -147,7 +146,7 @@ def is_partition_dir_name(dir_name: str) -> bool:
 
 
 class PartitionLog:
-    """One partition's segmented log. Construct to load (and recover) its directory."""
+    """One partition's segmented log. Construct to load (and recover) its directory (``LogLoader``)."""
 
     def __init__(
         self,
@@ -171,7 +170,6 @@ class PartitionLog:
         self.dir = directory
         self.config = config
         self._time_ms = time_ms
-        self._progress = progress
         directory.mkdir(parents=True, exist_ok=True)
         opts = producer_state or ProducerStateOptions()
         self.producer_state = ProducerStateManager(
@@ -193,7 +191,23 @@ class PartitionLog:
         self.on_flush_needed: Callable[[PartitionLog], None] | None = None
         self._pending_deletes: list[tuple[int, list[Path]]] = []
         self._closed = False
-        self._load(log_start_offset, recovery_point, had_clean_shutdown)
+        loaded = LogLoader(
+            directory,
+            config,
+            name=self.name,
+            leader_epoch_cache=self.leader_epoch_cache,
+            producer_state=self.producer_state,
+            new_segment=self._new_segment,
+            time_ms=time_ms,
+            log_start_offset=log_start_offset,
+            recovery_point=recovery_point,
+            had_clean_shutdown=had_clean_shutdown,
+            progress=progress,
+        ).load()
+        self._set_segments(loaded.segments)
+        self.log_start_offset = loaded.log_start_offset
+        self.log_end_offset = loaded.log_end_offset
+        self.recovery_point = loaded.recovery_point
         self.high_watermark = min(max(high_watermark, self.log_start_offset), self.log_end_offset)
 
     def __repr__(self) -> str:
@@ -203,7 +217,7 @@ class PartitionLog:
     def name(self) -> str:
         return f"{self.topic}-{self.partition}"
 
-    # ------------------------------------------------------------------ loading (LogLoader)
+    # ------------------------------------------------------------------ segment list
 
     def _new_segment(self, base_offset: int, *, active: bool = True) -> LogSegment:
         cfg = self.config
@@ -226,162 +240,10 @@ class PartitionLog:
         self._segments = tuple(segments)
         self._bases = tuple(s.base_offset for s in segments)
 
-    def _load(self, log_start_offset: int, recovery_point: int, clean: bool) -> None:
-        clean_leftover_files(
-            self.dir,
-            index_interval_bytes=self.config.index_interval_bytes,
-            max_index_size=self.config.segment_index_bytes,
-        )
-        bases = sorted(offset_from_filename(p.name) for p in self.dir.glob("*" + LOG_SUFFIX))
-        present = set(bases)
-        for pattern in ("*" + INDEX_SUFFIX, "*" + TIME_INDEX_SUFFIX, "*" + TXN_INDEX_SUFFIX):
-            for idx in self.dir.glob(pattern):
-                if offset_from_filename(idx.name) not in present:
-                    log.info("%s: deleting index %s that has no log file", self.name, idx.name)
-                    idx.unlink()
-        # Kafka's LogLoader.recoverLog: after an unclean shutdown every segment from the
-        # one holding the recovery point onwards is scanned; a bad batch ends the log.
-        first_unflushed = len(bases)
-        if not clean and bases:
-            first_unflushed = max(0, bisect_right(bases, recovery_point) - 1)
-        segments: list[LogSegment] = []
-        needs_recovery: set[int] = set()
-        for i, base in enumerate(bases):
-            seg = LogSegment(
-                self.dir,
-                base,
-                index_interval_bytes=self.config.index_interval_bytes,
-                max_index_size=self.config.segment_index_bytes,
-                created_ms=self._time_ms(),
-                active=False,
-            )
-            segments.append(seg)
-            if i >= first_unflushed:
-                needs_recovery.add(base)
-            elif not seg.index.path.exists() or not seg.time_index.path.exists():
-                log.info("%s: index files of segment %d are missing; rebuilding them", self.name, base)
-                needs_recovery.add(base)
-            else:
-                # As Kafka since KAFKA-7283, indexes are not read at load; only their sizes
-                # are checked, and the entries of the active segment.
-                try:
-                    seg.index.check_file_size()
-                    seg.time_index.check_file_size()
-                    if i == len(bases) - 1:
-                        seg.index.sanity_check()
-                        seg.time_index.sanity_check()
-                except (ValueError, OSError) as exc:
-                    log.warning("%s: corrupt index of segment %d (%s); rebuilding it", self.name, base, exc)
-                    needs_recovery.add(base)
-
-        if needs_recovery:
-            log.info(
-                "%s: recovering %d segment(s) from offset %d (%d bytes)",
-                self.name,
-                len(needs_recovery),
-                min(needs_recovery),
-                sum(s.size for s in segments if s.base_offset in needs_recovery),
-            )
-        i = 0
-        while i < len(segments):
-            seg = segments[i]
-            if seg.base_offset in needs_recovery:
-                result = self._recover_segment(seg, i, len(segments))
-                if result.truncated_bytes and i + 1 < len(segments):
-                    later = segments[i + 1 :]
-                    log.warning(
-                        "%s: deleting %d segment(s) after the corruption at offset %s: %s",
-                        self.name,
-                        len(later),
-                        result.next_offset,
-                        [s.base_offset for s in later],
-                    )
-                    for s in later:
-                        s.delete_files()
-                    del segments[i + 1 :]
-                if i + 1 < len(segments):
-                    seg.on_become_inactive()
-            i += 1
-
-        if not segments:
-            segments.append(self._new_segment(log_start_offset))
-        last = segments[-1]
-        last.make_active()
-        last.rebuild_state_after_load()
-        self._set_segments(segments)
-        log_end = last.read_next_offset()
-
-        # Kafka: the log start offset is the checkpointed one, at least the first base offset;
-        # if the log ends before it (data lost in a crash), start over there.
-        start = max(log_start_offset, segments[0].base_offset)
-        if log_end < log_start_offset:
-            log.warning(
-                "%s: log end offset %d is below the log start offset %d; truncating fully",
-                self.name,
-                log_end,
-                log_start_offset,
-            )
-            self._replace_all_segments(log_start_offset)
-            start = log_end = log_start_offset
-        self.log_start_offset = start
-        self.log_end_offset = log_end
-        if clean:
-            self.recovery_point = log_end
-        else:
-            self.recovery_point = min(recovery_point, log_end)
-
-        cache = self.leader_epoch_cache
-        cache.truncate_from_end(log_end)
-        cache.truncate_from_start(start)
-        self._load_producer_state()
-
-    def _recover_segment(self, seg: LogSegment, index: int, count: int) -> RecoveryResult:
-        total = seg.size
-        reporter = self._progress
-        name = self.name
-        cache = self.leader_epoch_cache
-
-        def on_batch(header: BatchHeader) -> None:
-            # LogSegment.recover: a batch with a greater epoch starts that epoch.
-            epoch = header.partition_leader_epoch
-            latest = cache.latest_epoch
-            if epoch >= 0 and (latest is None or epoch > latest):
-                cache.assign(epoch, header.base_offset)
-
-        def progress(done: int) -> None:
-            if reporter is not None:
-                reporter(f"{name} segment {seg.base_offset} ({index + 1}/{count})", done, total)
-
-        result = seg.recover(min_offset=seg.base_offset, on_batch=on_batch, progress=progress)
-        if result.truncated_bytes:
-            log.warning(
-                "%s: found invalid data in segment %d at byte %d (%s); truncated %d bytes",
-                self.name,
-                seg.base_offset,
-                result.valid_bytes,
-                result.reason,
-                result.truncated_bytes,
-            )
-        return result
-
     def _replace_all_segments(self, base_offset: int) -> None:
         for seg in self._segments:
             seg.delete_files()
         self._set_segments([self._new_segment(base_offset)])
-
-    def _load_producer_state(self) -> None:
-        """Kafka's ``rebuildProducerState``: newest snapshot, then replay the batches after it."""
-        ps = self.producer_state
-        replay_from = ps.load(self.log_start_offset, self.log_end_offset)
-        replay_from = max(replay_from, self.log_start_offset)
-        replayed = 0
-        for _seg, header in self.iter_headers(replay_from):
-            if header.producer_id >= 0:
-                ps.update(header, header.base_offset, header.max_timestamp, AppendOrigin.REPLICATION)
-                replayed += 1
-        ps.update_map_end_offset(self.log_end_offset)
-        if replayed:
-            log.info("%s: replayed %d producer batches from offset %d", self.name, replayed, replay_from)
 
     # ------------------------------------------------------------------ views
 
@@ -413,23 +275,8 @@ class PartitionLog:
 
         Reads 64 KiB chunks and decodes 61-byte headers only (replay, tools).
         """
-        segments = self._segments
-        bases = self._bases
         end = self.log_end_offset if to_offset is None else to_offset
-        i = max(0, bisect_right(bases, from_offset) - 1)
-        for seg in segments[i:]:
-            if seg.base_offset >= end:
-                return
-            start_pos = 0
-            if seg.base_offset < from_offset:
-                found = seg.translate_offset(from_offset)
-                if found is None:
-                    continue
-                start_pos = found.position
-            for _pos, header in seg.iter_headers(start_pos):
-                if header.base_offset >= end:
-                    return
-                yield seg, header
+        yield from iter_batch_headers(self._segments, self._bases, from_offset, end)
 
     def segment_ranges(self, max_offset: int | None = None) -> list[SegmentRange]:
         """Segments and the byte ranges holding offsets below ``max_offset`` (default: high watermark).

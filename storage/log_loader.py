@@ -1,0 +1,277 @@
+"""Loading and recovery of one partition directory (Kafka's ``LogLoader``).
+
+``PartitionLog`` (Kafka's ``UnifiedLog`` + ``LocalLog``) builds a ``LogLoader``
+in its constructor and takes over what ``load`` returns: the segment list and
+the log start offset, log end offset and recovery point (Kafka's
+``LoadedLogOffsets``). The loader, as Kafka's:
+
+1. removes leftover files (``.deleted``, ``.cleaned``, ``.tmp``) and completes
+   committed ``.swap`` segments (``storage.segment.clean_leftover_files``,
+   Kafka's ``removeTempFilesAndCollectSwapFiles``), and deletes index files
+   that have no log file;
+2. opens every segment; after an unclean shutdown it recovers (scans, and cuts
+   after the last valid batch) every segment from the one holding the recovery
+   point on (``recoverLog``), after a clean one only those whose indexes are
+   missing or fail their size / sanity checks; a cut segment ends the log, the
+   segments after it are deleted;
+3. derives the offsets: the log start offset is the checkpointed one, at least
+   the first base offset; a log that ends below it (data lost in a crash)
+   restarts empty there;
+4. cuts the leader-epoch cache to [log start, log end], after rebuilding its
+   entries from the batches of the recovered segments;
+5. rebuilds the producer state (Kafka's ``UnifiedLog.rebuildProducerState``):
+   the newest valid snapshot, then the batches after it replayed with
+   ``AppendOrigin.REPLICATION``.
+
+The leader-epoch cache and the producer-state manager are the partition's own
+(the loader fills them in place). Everything here runs before the partition is
+visible to anyone, in whatever thread constructs the ``PartitionLog``.
+"""
+
+from __future__ import annotations
+
+import logging
+from bisect import bisect_right
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+from protocol.record_batch import BatchHeader
+from storage.leader_epoch import LeaderEpochFileCache
+from storage.log_config import LogConfig
+from storage.producer_state import AppendOrigin, ProducerStateManager
+from storage.segment import (
+    INDEX_SUFFIX,
+    LOG_SUFFIX,
+    TIME_INDEX_SUFFIX,
+    TXN_INDEX_SUFFIX,
+    LogSegment,
+    RecoveryResult,
+    clean_leftover_files,
+    offset_from_filename,
+)
+
+log = logging.getLogger(__name__)
+
+
+class LoadedLog(NamedTuple):
+    """What ``LogLoader.load`` hands to ``PartitionLog`` (Kafka's ``LoadedLogOffsets`` + segments)."""
+
+    segments: list[LogSegment]  # oldest first, the last one active
+    log_start_offset: int
+    log_end_offset: int
+    recovery_point: int
+
+
+def iter_batch_headers(
+    segments: Sequence[LogSegment], bases: Sequence[int], from_offset: int, end_offset: int
+) -> Iterator[tuple[LogSegment, BatchHeader]]:
+    """Headers of the batches holding offsets in [from_offset, end_offset), in order.
+
+    ``bases`` are the segments' base offsets. Reads 64 KiB chunks and decodes
+    61-byte headers only; shared by the producer-state replay below and
+    ``PartitionLog.iter_headers``.
+    """
+    i = max(0, bisect_right(bases, from_offset) - 1)
+    for seg in segments[i:]:
+        if seg.base_offset >= end_offset:
+            return
+        start_pos = 0
+        if seg.base_offset < from_offset:
+            found = seg.translate_offset(from_offset)
+            if found is None:
+                continue
+            start_pos = found.position
+        for _pos, header in seg.iter_headers(start_pos):
+            if header.base_offset >= end_offset:
+                return
+            yield seg, header
+
+
+class LogLoader:
+    """Loads (and recovers) one partition directory; see the module docstring."""
+
+    def __init__(
+        self,
+        directory: Path,
+        config: LogConfig,
+        *,
+        name: str,
+        leader_epoch_cache: LeaderEpochFileCache,
+        producer_state: ProducerStateManager,
+        new_segment: Callable[[int], LogSegment],
+        time_ms: Callable[[], int],
+        log_start_offset: int,
+        recovery_point: int,
+        had_clean_shutdown: bool,
+        progress: Callable[[str, int, int], None] | None = None,
+    ) -> None:
+        self.dir = directory
+        self.config = config
+        self.name = name
+        self.leader_epoch_cache = leader_epoch_cache
+        self.producer_state = producer_state
+        # PartitionLog's factory of active segments (it applies segment.jitter.ms).
+        self._new_segment = new_segment
+        self._time_ms = time_ms
+        self.log_start_offset = log_start_offset
+        self.recovery_point = recovery_point
+        self.had_clean_shutdown = had_clean_shutdown
+        self._progress = progress
+
+    def load(self) -> LoadedLog:
+        """Open, recover and check the directory; fill the epoch cache and producer state."""
+        log_start_offset = self.log_start_offset
+        clean = self.had_clean_shutdown
+        segments = self._open_segments()
+        if not segments:
+            segments.append(self._new_segment(log_start_offset))
+        last = segments[-1]
+        last.make_active()
+        last.rebuild_state_after_load()
+        log_end = last.read_next_offset()
+
+        # Kafka: the log start offset is the checkpointed one, at least the first base offset;
+        # if the log ends before it (data lost in a crash), start over there.
+        start = max(log_start_offset, segments[0].base_offset)
+        if log_end < log_start_offset:
+            log.warning(
+                "%s: log end offset %d is below the log start offset %d; truncating fully",
+                self.name,
+                log_end,
+                log_start_offset,
+            )
+            for seg in segments:
+                seg.delete_files()
+            segments = [self._new_segment(log_start_offset)]
+            start = log_end = log_start_offset
+        recovery_point = log_end if clean else min(self.recovery_point, log_end)
+
+        cache = self.leader_epoch_cache
+        cache.truncate_from_end(log_end)
+        cache.truncate_from_start(start)
+        self._rebuild_producer_state(segments, start, log_end)
+        return LoadedLog(segments, start, log_end, recovery_point)
+
+    def _open_segments(self) -> list[LogSegment]:
+        """The directory's segments, oldest first, recovered where needed (none active yet)."""
+        clean_leftover_files(
+            self.dir,
+            index_interval_bytes=self.config.index_interval_bytes,
+            max_index_size=self.config.segment_index_bytes,
+        )
+        bases = sorted(offset_from_filename(p.name) for p in self.dir.glob("*" + LOG_SUFFIX))
+        present = set(bases)
+        for pattern in ("*" + INDEX_SUFFIX, "*" + TIME_INDEX_SUFFIX, "*" + TXN_INDEX_SUFFIX):
+            for idx in self.dir.glob(pattern):
+                if offset_from_filename(idx.name) not in present:
+                    log.info("%s: deleting index %s that has no log file", self.name, idx.name)
+                    idx.unlink()
+        # Kafka's LogLoader.recoverLog: after an unclean shutdown every segment from the
+        # one holding the recovery point onwards is scanned; a bad batch ends the log.
+        first_unflushed = len(bases)
+        if not self.had_clean_shutdown and bases:
+            first_unflushed = max(0, bisect_right(bases, self.recovery_point) - 1)
+        segments: list[LogSegment] = []
+        needs_recovery: set[int] = set()
+        for i, base in enumerate(bases):
+            seg = LogSegment(
+                self.dir,
+                base,
+                index_interval_bytes=self.config.index_interval_bytes,
+                max_index_size=self.config.segment_index_bytes,
+                created_ms=self._time_ms(),
+                active=False,
+            )
+            segments.append(seg)
+            if i >= first_unflushed:
+                needs_recovery.add(base)
+            elif not seg.index.path.exists() or not seg.time_index.path.exists():
+                log.info("%s: index files of segment %d are missing; rebuilding them", self.name, base)
+                needs_recovery.add(base)
+            else:
+                # As Kafka since KAFKA-7283, indexes are not read at load; only their sizes
+                # are checked, and the entries of the active segment.
+                try:
+                    seg.index.check_file_size()
+                    seg.time_index.check_file_size()
+                    if i == len(bases) - 1:
+                        seg.index.sanity_check()
+                        seg.time_index.sanity_check()
+                except (ValueError, OSError) as exc:
+                    log.warning("%s: corrupt index of segment %d (%s); rebuilding it", self.name, base, exc)
+                    needs_recovery.add(base)
+
+        if needs_recovery:
+            log.info(
+                "%s: recovering %d segment(s) from offset %d (%d bytes)",
+                self.name,
+                len(needs_recovery),
+                min(needs_recovery),
+                sum(s.size for s in segments if s.base_offset in needs_recovery),
+            )
+        i = 0
+        while i < len(segments):
+            seg = segments[i]
+            if seg.base_offset in needs_recovery:
+                result = self._recover_segment(seg, i, len(segments))
+                if result.truncated_bytes and i + 1 < len(segments):
+                    later = segments[i + 1 :]
+                    log.warning(
+                        "%s: deleting %d segment(s) after the corruption at offset %s: %s",
+                        self.name,
+                        len(later),
+                        result.next_offset,
+                        [s.base_offset for s in later],
+                    )
+                    for s in later:
+                        s.delete_files()
+                    del segments[i + 1 :]
+                if i + 1 < len(segments):
+                    seg.on_become_inactive()
+            i += 1
+        return segments
+
+    def _recover_segment(self, seg: LogSegment, index: int, count: int) -> RecoveryResult:
+        total = seg.size
+        reporter = self._progress
+        name = self.name
+        cache = self.leader_epoch_cache
+
+        def on_batch(header: BatchHeader) -> None:
+            # LogSegment.recover: a batch with a greater epoch starts that epoch.
+            epoch = header.partition_leader_epoch
+            latest = cache.latest_epoch
+            if epoch >= 0 and (latest is None or epoch > latest):
+                cache.assign(epoch, header.base_offset)
+
+        def progress(done: int) -> None:
+            if reporter is not None:
+                reporter(f"{name} segment {seg.base_offset} ({index + 1}/{count})", done, total)
+
+        result = seg.recover(min_offset=seg.base_offset, on_batch=on_batch, progress=progress)
+        if result.truncated_bytes:
+            log.warning(
+                "%s: found invalid data in segment %d at byte %d (%s); truncated %d bytes",
+                self.name,
+                seg.base_offset,
+                result.valid_bytes,
+                result.reason,
+                result.truncated_bytes,
+            )
+        return result
+
+    def _rebuild_producer_state(self, segments: list[LogSegment], log_start: int, log_end: int) -> None:
+        """Kafka's ``rebuildProducerState``: newest snapshot, then replay the batches after it."""
+        ps = self.producer_state
+        replay_from = ps.load(log_start, log_end)
+        replay_from = max(replay_from, log_start)
+        bases = [s.base_offset for s in segments]
+        replayed = 0
+        for _seg, header in iter_batch_headers(segments, bases, replay_from, log_end):
+            if header.producer_id >= 0:
+                ps.update(header, header.base_offset, header.max_timestamp, AppendOrigin.REPLICATION)
+                replayed += 1
+        ps.update_map_end_offset(log_end)
+        if replayed:
+            log.info("%s: replayed %d producer batches from offset %d", self.name, replayed, replay_from)
