@@ -26,6 +26,7 @@ import contextlib
 import itertools
 import logging
 import os
+import re
 import struct
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -68,6 +69,7 @@ _WALK_CHUNK = 64 * 1024
 _ABORTED_TXN = struct.Struct(">hqqqq")
 
 DELETED_SUFFIX = ".deleted"
+INDEX_WORTH_BYTES = 4 * 1024 * 1024
 
 
 class LogReadError(OSError):
@@ -186,8 +188,6 @@ class LogDirs:
         Without ``topics``, internal topics (``__`` prefix) are left out, as a
         Kafka consumer's pattern subscription does (``exclude.internal.topics``).
         """
-        import re
-
         rx = re.compile(topic_pattern) if topic_pattern else None
         wanted = set(topics) if topics else None
         out = []
@@ -292,6 +292,8 @@ def first_batch_ending_at_or_after(
 ) -> BatchBounds | None:
     """The first whole batch whose last offset is >= ``offset`` (Kafka's ``translateOffset``)."""
     start = index.lookup(offset).position if index is not None else 0
+    if start >= end:
+        start = 0  # an index ahead of the data (a crash before recovery): walk from the start
     for b in iter_batch_bounds(fd, start, end, path):
         if b.last_offset >= offset:
             return b
@@ -308,7 +310,7 @@ def first_batch_starting_at_or_after(
     """
     if index is not None:
         hint = index.lookup(offset).position
-        if hint > start:
+        if start < hint < end:
             start = hint
     pos = start
     for b in iter_batch_bounds(fd, start, end, path):
@@ -390,7 +392,9 @@ def _plan_segment(
     aborted: list[AbortedTxn],
 ) -> list[ReadRange]:
     size = file_size(fd)
-    index = pf.offset_index(base)
+    # An active segment's index is preallocated (10 MiB): walking the headers of a small
+    # segment is cheaper than reading it, unless the segment must be split.
+    index = pf.offset_index(base) if size > min(INDEX_WORTH_BYTES, max_bytes) else None
     lo = max(from_offset, base)
     hi = until_offset if next_base is None else min(until_offset, next_base)
     start = 0
@@ -402,11 +406,11 @@ def _plan_segment(
     if next_base is not None and until_offset >= next_base:
         end = size  # a rolled segment: every batch in it is below the next base
         # ...but only whole batches (a crash may have left a torn tail before recovery)
+        start_walk = start
         if index is not None and index.entries:
             tail = index.entry(index.entries - 1).position
-            start_walk = max(tail, start)
-        else:
-            start_walk = start
+            if start < tail < size:
+                start_walk = tail
         end = start_walk
         for b in iter_batch_bounds(fd, start_walk, size, path):
             end = b.position + b.size

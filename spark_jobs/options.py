@@ -33,6 +33,7 @@ default, skips aborted transactions; ``read_uncommitted``),
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -194,8 +195,6 @@ def parse_options(options: Mapping[str, str], *, streaming: bool) -> ReadOptions
     elif "topicpattern" in opts or "subscribepattern" in opts:
         pattern = opts.get("topicpattern", opts.get("subscribepattern"))
         try:
-            import re
-
             re.compile(pattern or "")
         except re.error as exc:
             raise OptionError(f"topicPattern is not a valid regex: {exc}") from None

@@ -57,9 +57,9 @@ class Plan:
         return out
 
 
-def select(opts: ReadOptions, dirs: LogDirs) -> list[PartitionFiles]:
+def select(opts: ReadOptions, dirs: LogDirs, *, warn_missing: bool = False) -> list[PartitionFiles]:
     chosen = dirs.select(opts.topics, opts.topic_pattern, opts.partitions)
-    if opts.topics:
+    if opts.topics and warn_missing:
         present = {pf.topic for pf in dirs.partitions.values()}
         missing = [t for t in opts.topics if t not in present]
         if missing:
@@ -165,7 +165,7 @@ def split_reads(
 def plan_batch(opts: ReadOptions, dirs: LogDirs | None = None) -> Plan:
     """Everything a batch query reads: per partition [start, min(end, high watermark))."""
     dirs = dirs or LogDirs.scan(opts.log_dirs)
-    chosen = select(opts, dirs)
+    chosen = select(opts, dirs, warn_missing=True)
     starts = resolve(opts.starting, chosen, starting=True, no_match_latest=opts.no_match_latest)
     ends = resolve(opts.ending, chosen, starting=False)
     ranges = []

@@ -531,3 +531,20 @@ def test_stream_reader_reports_a_log_that_went_backwards(tmp_path):
     assert lenient.latestOffset({"s": {"0": 9}}, ReadAllAvailable()) == {"s": {"0": 9}}
     with pytest.raises(DataLossError):
         strict.latestOffset({"gone": {"0": 1}, "s": {"0": 5}}, ReadAllAvailable())
+
+
+def test_an_index_ahead_of_a_truncated_log_is_not_trusted(tmp_path):
+    """After a crash (before the broker recovers the log) the index may point past the data."""
+    written = write_partition(tmp_path, "t", 0, [Batch([(b"k", b"v" * 200)], [T0]) for _ in range(40)])
+    segment = next(written.directory.glob("*.log"))
+    data = segment.read_bytes()
+    cut = len(data) // 2 + 17  # half the batches and a torn one
+    segment.write_bytes(data[:cut])
+    set_high_watermarks(tmp_path, {("t", 0): 40})
+    pf = LogDirs.scan([tmp_path]).partitions[("t", 0)]
+    whole = len(data) // 40
+    expected = [r.value for r in written.rows[: cut // whole]]
+    for max_bytes in (1 << 30, 1000):
+        assert [r.value for r in read_all(pf, 0, 40, max_bytes=max_bytes)] == expected
+    assert [r.offset for r in read_all(pf, 30, 40, max_bytes=1000)] == []
+    assert [r.offset for r in read_all(pf, 5, 40, max_bytes=1000)] == list(range(5, cut // whole))
