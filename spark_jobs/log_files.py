@@ -404,8 +404,8 @@ def _plan_segment(
             return []
         start = first.position
     if next_base is not None and until_offset >= next_base:
-        end = size  # a rolled segment: every batch in it is below the next base
-        # ...but only whole batches (a crash may have left a torn tail before recovery)
+        # A rolled segment: every batch in it is below the next base, but only whole batches
+        # count (a crash may have left a torn tail that the broker has not recovered yet).
         start_walk = start
         if index is not None and index.entries:
             tail = index.entry(index.entries - 1).position
