@@ -18,6 +18,8 @@ fsyncs (opening files by path) and may run in an executor while the loop keeps
 appending. ``flush`` returns the offset it made durable; the caller then calls
 ``mark_flushed`` on the loop, which advances ``recovery_point``. The segment
 list is replaced, never mutated in place, so ``flush`` iterates a snapshot.
+A roll writes its producer snapshot without fsync (no fsync on the loop, as
+Kafka's ``UnifiedLog.roll``); the next ``flush`` fsyncs it, before the segments.
 """
 
 from __future__ import annotations
@@ -384,9 +386,12 @@ class PartitionLog:
                 stale.unlink()
         seg = self._new_segment(new_base)
         self._set_segments([*self._segments, seg])
-        # Snapshot aligned with the new segment, so recovery can start from it.
+        # Snapshot aligned with the new segment, so recovery can start from it. As Kafka's
+        # UnifiedLog.roll (takeSnapshot(false)) it is not fsynced here, on the loop: the flush
+        # that on_flush_needed asks for fsyncs it (flushProducerStateSnapshot). Until then a
+        # crash may lose or tear it, and loading falls back to an older snapshot or the log start.
         self.producer_state.update_map_end_offset(new_base)
-        self.producer_state.take_snapshot()
+        self.producer_state.take_snapshot(sync=False)
         log.info(
             "%s: rolled new log segment at offset %d in %.1f ms (%s)",
             self.name,
@@ -650,7 +655,10 @@ class PartitionLog:
     # ------------------------------------------------------------------ flush and close
 
     def flush_due(self, now_ms: int) -> bool:
-        """Whether ``flush.messages`` or ``flush.ms`` asks for an fsync now."""
+        """Whether ``flush.messages`` or ``flush.ms`` asks for an fsync now, or a roll left
+        a segment or a producer snapshot to fsync."""
+        if self.producer_state.has_unsynced_snapshots:
+            return True
         if self.log_end_offset <= self.recovery_point:
             return False
         cfg = self.config
@@ -663,10 +671,14 @@ class PartitionLog:
     def flush(self, up_to: int | None = None) -> int:
         """fsync everything below ``up_to`` (default: the log end offset); returns that offset.
 
-        Safe to call from an executor thread while the loop appends: it reads
-        a snapshot of the segment list and opens files by path, and changes no
-        state. Call ``mark_flushed`` with the result on the loop afterwards.
+        First the producer snapshots rolls wrote without fsync (Kafka's ``flush-log`` task:
+        ``flushProducerStateSnapshot``, then ``flushUptoOffsetExclusive``), so a failure there
+        leaves the recovery point where it was. Safe to call from an executor thread while the
+        loop appends: it reads a snapshot of the segment list and opens files by path, and
+        changes no partition state (only which snapshots still wait for an fsync). Call
+        ``mark_flushed`` with the result on the loop afterwards.
         """
+        self.producer_state.sync_snapshots()
         leo = self.log_end_offset  # data below it is already written (appends write first)
         target = leo if up_to is None else min(up_to, leo)
         recovery_point = self.recovery_point
@@ -692,12 +704,17 @@ class PartitionLog:
         self.last_flush_ms = self._time_ms() if now_ms is None else now_ms
 
     def close(self) -> None:
-        """Snapshot producer state and close every segment (trimming indexes). No fsync."""
+        """Snapshot producer state and close every segment (trimming indexes).
+
+        Only producer snapshots are fsynced (the new one, and any a roll left unsynced),
+        so a clean shutdown leaves durable snapshots; segments are not (``flush``).
+        """
         if self._closed:
             return
         self._closed = True
         self.producer_state.update_map_end_offset(self.log_end_offset)
         self.producer_state.take_snapshot()
+        self.producer_state.sync_snapshots()
         for seg in self._segments:
             seg.close()
         self.purge_deleted_files(force=True)

@@ -44,16 +44,26 @@ version | uint32 CRC-32C of everything after the first 6 bytes | int32 count | 4
 Timestamp int64, CoordinatorEpoch int32, CurrentTxnFirstOffset int64). As in Kafka only the
 last batch of each producer is persisted.
 
-Knowingly different from Kafka: snapshots are written to a temporary file, fsynced and
-renamed (Kafka writes in place); only the newest ``SNAPSHOTS_TO_KEEP`` snapshots are kept
-(Kafka keeps one per segment and deletes them with their segments).
+Durability, as Kafka's ``takeSnapshot(sync)``: the snapshot a segment roll takes on the event
+loop is written without fsync (``take_snapshot(sync=False)``, Kafka's ``UnifiedLog.roll`` ->
+``takeSnapshot(false)``); ``sync_snapshots`` fsyncs it and the directory later, off the loop,
+with the next flush of the log (Kafka's ``flushProducerStateSnapshot`` in the scheduled
+``flush-log`` task). A crash before that may leave it missing or torn: ``load`` then deletes it
+and uses an older snapshot or the log start, replaying the log from there. Other snapshots
+(clean shutdown) are fsynced before ``take_snapshot`` returns.
+
+Knowingly different from Kafka: snapshots are written to a temporary file and renamed (Kafka
+writes in place); only the newest ``SNAPSHOTS_TO_KEEP`` snapshots are kept (Kafka keeps one
+per segment and deletes them with their segments).
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import struct
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
@@ -287,8 +297,12 @@ def decode_snapshot(data: bytes, *, window: int = NUM_BATCHES_TO_RETAIN) -> list
     return entries
 
 
-def write_snapshot_file(path: Path, entries: Iterable[ProducerStateEntry]) -> None:
-    """Write a snapshot atomically: temporary file, fsync, rename, fsync of the directory."""
+def write_snapshot_file(path: Path, entries: Iterable[ProducerStateEntry], *, sync: bool = True) -> None:
+    """Write a snapshot via a temporary file renamed over ``path``.
+
+    With ``sync`` the file is fsynced before the rename and the directory after it, so the
+    snapshot survives a crash; without, the caller must fsync both later (``sync_snapshots``).
+    """
     data = encode_snapshot(entries)
     tmp = path.with_name(path.name + ".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
@@ -296,11 +310,25 @@ def write_snapshot_file(path: Path, entries: Iterable[ProducerStateEntry]) -> No
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
-        os.fsync(fd)
+        if sync:
+            os.fsync(fd)
     finally:
         os.close(fd)
     os.replace(tmp, path)
-    _fsync_dir(path.parent)
+    if sync:
+        _fsync_dir(path.parent)
+
+
+def _fsync_file_if_exists(path: Path) -> None:
+    """Kafka's ``Utils.flushFileIfExists``: a snapshot deleted meanwhile needs no fsync."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -323,7 +351,8 @@ def _wall_clock_ms() -> int:
 class ProducerStateManager:
     """Producer id -> ProducerStateEntry for one partition, with its ``.snapshot`` files.
 
-    Not thread-safe: like the rest of a partition it is used from the event loop only.
+    Not thread-safe: like the rest of a partition it is used from the event loop only, except
+    ``sync_snapshots``, which may run in an executor while the loop carries on.
     """
 
     def __init__(
@@ -346,6 +375,11 @@ class ProducerStateManager:
         self.map_end_offset = 0
         self._last_snap_offset = 0
         self._snapshots: dict[int, Path] = self._scan_snapshot_files()
+        # Snapshots written with sync=False and not yet fsynced, by write number. Shared with
+        # sync_snapshots (an executor thread), hence the lock; it is never held during an fsync.
+        self._unsynced: dict[int, Path] = {}
+        self._unsynced_lock = threading.Lock()
+        self._write_numbers = itertools.count()
 
     # ---------------------------------------------------------------------- append path
 
@@ -542,14 +576,21 @@ class ProducerStateManager:
         self.map_end_offset = self._last_snap_offset = log_start_offset
         return log_start_offset
 
-    def take_snapshot(self) -> Path | None:
-        """Write ``<map_end_offset>.snapshot`` unless one at that offset or later exists."""
+    def take_snapshot(self, *, sync: bool = True) -> Path | None:
+        """Write ``<map_end_offset>.snapshot`` unless one at that offset or later exists.
+
+        Without ``sync`` (a segment roll on the event loop, Kafka's ``takeSnapshot(false)``)
+        nothing is fsynced here; the file is remembered for the next ``sync_snapshots``.
+        """
         if self.map_end_offset <= self._last_snap_offset:
             return None
         offset = self.map_end_offset
         path = self.partition_dir / snapshot_file_name(offset)
         start = time.monotonic()
-        write_snapshot_file(path, self._producers.values())
+        write_snapshot_file(path, self._producers.values(), sync=sync)
+        if not sync:
+            with self._unsynced_lock:
+                self._unsynced[next(self._write_numbers)] = path
         log.info(
             "Wrote producer snapshot at offset %d with %d producer ids in %d ms.",
             offset,
@@ -561,6 +602,31 @@ class ProducerStateManager:
         for old in sorted(self._snapshots)[:-SNAPSHOTS_TO_KEEP]:
             self._delete_snapshot(old)
         return path
+
+    @property
+    def has_unsynced_snapshots(self) -> bool:
+        """Whether a snapshot written with ``sync=False`` still waits for ``sync_snapshots``."""
+        return bool(self._unsynced)
+
+    def sync_snapshots(self) -> int:
+        """fsync the snapshots written with ``sync=False``, then the directory; returns how many.
+
+        Kafka's ``flushProducerStateSnapshot``. Safe from an executor thread while the loop
+        writes or deletes snapshots: files are opened by path (one deleted meanwhile is
+        skipped), and only the snapshots seen at the start are marked synced, after the
+        directory fsync. If an fsync raises, they stay pending for the next call.
+        """
+        with self._unsynced_lock:
+            pending = dict(self._unsynced)
+        if not pending:
+            return 0
+        for path in pending.values():
+            _fsync_file_if_exists(path)
+        _fsync_dir(self.partition_dir)
+        with self._unsynced_lock:
+            for number in pending:
+                self._unsynced.pop(number, None)
+        return len(pending)
 
     def truncate_head(self, new_log_start_offset: int) -> None:
         """The log start moved (retention, DeleteRecords): drop snapshots below it.

@@ -1,14 +1,17 @@
 """LogManager: topics over log.dirs, Kafka's checkpoint and marker files, restarts (clean,
-unclean, kill -9), meta.properties, background retention / flush / checkpoints."""
+unclean, kill -9), meta.properties, background retention / flush / checkpoints, producer
+snapshots fsynced off the loop and at shutdown."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import logging
+import os
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -22,6 +25,7 @@ from storage.log_config import resolve_topic_defaults
 from storage.log_manager import LogDirError, LogManager, LogManagerIntervals
 from storage.partition_metadata import read_meta_properties, uuid_to_kafka_str
 from tests.storage.batch_factory import make_batch
+from tests.storage.fsync_recorder import record_fsyncs
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -334,3 +338,58 @@ def test_unusable_overrides_file_stops_startup(tmp_path, content):
     (d / "topic-config-overrides.json").write_text(content)
     with pytest.raises(LogDirError):
         manager([d])
+
+
+def idempotent_batches(plog, count, *, pid=77, records=2):
+    now = int(time.time() * 1000)
+    for i in range(count):
+        batch = make_batch(
+            records, timestamp=now, producer_id=pid, producer_epoch=0, base_sequence=i * records
+        )
+        plog.append_as_leader(memoryview(batch), 0)
+    plog.update_high_watermark(plog.log_end_offset)
+
+
+def test_the_flusher_fsyncs_a_roll_snapshot_off_the_loop(tmp_path, monkeypatch):
+    d = tmp_path / "d"
+    lm = manager([d], intervals=LogManagerIntervals(flush_check_ms=60_000))  # only a roll wakes it
+    lm.create_topic("s", 1, uuid.uuid4(), {"segment.bytes": 300})
+    plog = lm.get_log("s", 0)
+    idempotent_batches(plog, 1)  # leader-epoch-checkpoint of epoch 0, fsynced on the loop
+    fsyncs = record_fsyncs(monkeypatch)
+
+    async def scenario():
+        loop_thread = threading.get_ident()
+        task = asyncio.create_task(lm.run_background_tasks())
+        try:
+            await asyncio.sleep(0)  # let run_background_tasks install its wakeup event
+            idempotent_batches(plog, 8)
+            assert len(plog.segments()) > 2
+            snaps = sorted((d / "s-0").glob("*.snapshot"))
+            assert snaps and fsyncs.on_thread(loop_thread) == []
+            await wait_for(lambda: not plog.producer_state.has_unsynced_snapshots)
+            await wait_for(lambda: plog.recovery_point == plog.log_end_offset)
+            assert fsyncs.on_thread(loop_thread) == []
+            assert all(os.path.realpath(s) in fsyncs.off_thread(loop_thread) for s in snaps)
+        finally:
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+
+    asyncio.run(scenario())
+    lm.shutdown()
+
+
+def test_clean_shutdown_leaves_every_producer_snapshot_fsynced(tmp_path, monkeypatch):
+    d = tmp_path / "d"
+    lm = manager([d])
+    lm.create_topic("s", 1, uuid.uuid4(), {"segment.bytes": 300})
+    plog = lm.get_log("s", 0)
+    fsyncs = record_fsyncs(monkeypatch)
+    idempotent_batches(plog, 8)
+    plog.roll("requested")  # the newest snapshot is a roll's: close() has nothing newer to write
+    assert plog.producer_state.has_unsynced_snapshots
+    lm.shutdown()
+    snaps = sorted((d / "s-0").glob("*.snapshot"))
+    assert snaps and all(fsyncs.synced(s) for s in snaps)
+    assert (d / ".kafka_cleanshutdown").exists()

@@ -1,5 +1,6 @@
 """PartitionLog: offsets, reads (every position, KIP-74, high watermark), rolls, retention,
-log start offset, ListOffsets, leader epochs, flush from a thread, bad input."""
+log start offset, ListOffsets, leader epochs, flush from a thread, producer snapshots fsynced
+off the calling thread, bad input."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from protocol.errors import ErrorCode, KafkaError
 from protocol.record_batch import read_header
 from storage.leader_epoch import EpochEndOffset
 from tests.storage.batch_factory import BASE_TS, make_batch
+from tests.storage.fsync_recorder import record_fsyncs
 from tests.storage.log_factory import append_batches, open_log, read_all
 
 
@@ -506,3 +508,84 @@ def test_segment_ms_without_timestamps_uses_segment_age(tmp_path):
     clock[0] = 2_001
     plog.append_as_leader(memoryview(make_batch(1, timestamp=-1)), 0)
     assert [s.base_offset for s in plog.segments()] == [0, 2]
+
+
+# ------------------------------------------------------------------ producer snapshots at a roll
+
+
+def snapshot_files(plog):
+    return sorted(plog.dir.glob("*.snapshot"))
+
+
+def test_a_roll_fsyncs_nothing_on_the_calling_thread_and_the_next_flush_fsyncs_its_snapshot(
+    tmp_path, monkeypatch
+):
+    plog = open_log(tmp_path, segment_bytes=300)
+    append_batches(plog, [2])  # the first append of epoch 0 writes leader-epoch-checkpoint (fsynced)
+    fsyncs = record_fsyncs(monkeypatch)
+    caller = threading.get_ident()
+    append_batches(plog, [2] * 8, ts_start=BASE_TS + 10)
+    assert len(plog.segments()) > 2
+    snaps = snapshot_files(plog)
+    assert snaps and plog.producer_state.has_unsynced_snapshots
+    assert fsyncs.on_thread(caller) == []  # Kafka's UnifiedLog.roll: takeSnapshot(false)
+    assert plog.flush_due(BASE_TS)
+
+    with ThreadPoolExecutor(1) as pool:
+        flusher = pool.submit(threading.get_ident).result()
+        offset = pool.submit(plog.flush).result()
+    plog.mark_flushed(offset, now_ms=BASE_TS)
+    assert fsyncs.on_thread(caller) == []
+    off_loop = fsyncs.on_thread(flusher)
+    for snap in snaps:
+        assert fsyncs.synced(snap)
+    # each snapshot file before the directory that holds its name
+    last_snapshot = max(off_loop.index(os.path.realpath(s)) for s in snaps)
+    assert os.path.realpath(plog.dir) in off_loop[last_snapshot + 1 :]
+    assert not plog.producer_state.has_unsynced_snapshots
+    assert not plog.flush_due(BASE_TS)
+
+
+def test_a_roll_with_nothing_unflushed_still_makes_a_flush_due_for_its_snapshot(tmp_path, monkeypatch):
+    plog = open_log(tmp_path)
+    append_batches(plog, [2, 3])
+    plog.mark_flushed(plog.flush(), now_ms=BASE_TS)
+    assert not plog.flush_due(BASE_TS)
+    fsyncs = record_fsyncs(monkeypatch)
+    plog.roll("retention")  # as delete_old_segments does when every segment is deletable
+    (snap,) = snapshot_files(plog)
+    assert snap.name == "00000000000000000005.snapshot" and not fsyncs.calls
+    assert plog.flush_due(BASE_TS)
+    plog.mark_flushed(plog.flush(), now_ms=BASE_TS)
+    assert fsyncs.synced(snap) and not plog.flush_due(BASE_TS)
+
+
+def test_a_failed_snapshot_fsync_leaves_the_recovery_point_and_is_retried(tmp_path, monkeypatch):
+    # Kafka's UnifiedLogTest.testRecoveryPointNotIncrementedOnProducerStateSnapshotFlushFailure
+    plog = open_log(tmp_path, segment_bytes=300)
+    append_batches(plog, [2] * 6)
+    assert len(plog.segments()) > 1
+    fsyncs = record_fsyncs(monkeypatch)
+    fsyncs.fail_if = lambda path: path.endswith(".snapshot")
+    before = plog.recovery_point
+    with pytest.raises(OSError):
+        plog.flush()
+    assert plog.recovery_point == before
+    assert plog.producer_state.has_unsynced_snapshots and plog.flush_due(BASE_TS)
+    fsyncs.fail_if = None
+    plog.mark_flushed(plog.flush())
+    assert plog.recovery_point == plog.log_end_offset
+    assert all(fsyncs.synced(s) for s in snapshot_files(plog))
+    assert not plog.producer_state.has_unsynced_snapshots
+
+
+def test_close_fsyncs_the_snapshots_rolls_left_unsynced(tmp_path, monkeypatch):
+    plog = open_log(tmp_path, segment_bytes=300)
+    append_batches(plog, [2] * 6)
+    fsyncs = record_fsyncs(monkeypatch)
+    plog.roll("requested")  # nothing appended since: close() writes no newer snapshot
+    snaps = snapshot_files(plog)
+    plog.close()
+    assert snapshot_files(plog) == snaps
+    assert all(fsyncs.synced(s) for s in snaps)
+    assert not plog.producer_state.has_unsynced_snapshots

@@ -1,7 +1,9 @@
-"""Producer snapshots: Kafka's byte layout, load/replay after restarts, corrupt files, pruning."""
+"""Producer snapshots: Kafka's byte layout, load/replay after restarts, corrupt files, pruning,
+snapshots written without fsync and fsynced later."""
 
 from __future__ import annotations
 
+import os
 import struct
 
 import pytest
@@ -18,6 +20,7 @@ from storage.producer_state import (
     decode_snapshot,
     encode_snapshot,
 )
+from tests.storage.fsync_recorder import record_fsyncs
 
 T0 = 1_700_000_000_000
 DAY = 86_400_000
@@ -324,3 +327,67 @@ def test_replayed_end_transaction_marker_is_restored(tmp_path):
     log2 = log.restart(tmp_path, time_ms=clock())
     entry = log2.psm.last_entry(1)
     assert entry.current_txn_first_offset == -1 and entry.last_seq == 1
+
+
+# --------------------------------------------------------------------------- fsync of snapshots
+
+
+def test_an_unsynced_snapshot_is_the_same_file_and_is_fsynced_by_sync_snapshots(tmp_path, monkeypatch):
+    fsyncs = record_fsyncs(monkeypatch)
+    psm = ProducerStateManager(tmp_path, time_ms=clock())
+    log = Log(psm)
+    log.append(header(7, 0, 3, epoch=2))
+    path = psm.take_snapshot(sync=False)
+    assert not fsyncs.calls and psm.has_unsynced_snapshots
+    assert path.read_bytes() == encode_snapshot(psm.active_producers().values())
+    assert not list(tmp_path.glob("*.tmp"))
+
+    assert psm.sync_snapshots() == 1
+    assert [p for _t, p in fsyncs.calls] == [os.path.realpath(path), os.path.realpath(tmp_path)]
+    assert not psm.has_unsynced_snapshots
+    assert psm.sync_snapshots() == 0 and len(fsyncs.calls) == 2
+
+
+def test_take_snapshot_fsyncs_file_then_directory_by_default(tmp_path, monkeypatch):
+    fsyncs = record_fsyncs(monkeypatch)
+    psm = ProducerStateManager(tmp_path, time_ms=clock())
+    Log(psm).append(header(7, 0))
+    path = psm.take_snapshot()
+    # the file is fsynced under its temporary name, before the rename
+    assert [p for _t, p in fsyncs.calls] == [os.path.realpath(path) + ".tmp", os.path.realpath(tmp_path)]
+    assert not psm.has_unsynced_snapshots
+
+
+def test_sync_snapshots_skips_a_snapshot_deleted_meanwhile(tmp_path, monkeypatch):
+    fsyncs = record_fsyncs(monkeypatch)
+    psm = ProducerStateManager(tmp_path, time_ms=clock())
+    Log(psm).append(header(7, 0))
+    path = psm.take_snapshot(sync=False)
+    psm.truncate_fully_and_start_at(100)  # deletes it
+    assert not path.exists()
+    assert psm.sync_snapshots() == 1
+    assert [p for _t, p in fsyncs.calls] == [os.path.realpath(tmp_path)]
+    assert not psm.has_unsynced_snapshots
+
+
+def test_a_snapshot_written_while_sync_snapshots_runs_stays_pending(tmp_path, monkeypatch):
+    fsyncs = record_fsyncs(monkeypatch)
+    psm = ProducerStateManager(tmp_path, time_ms=clock())
+    log = Log(psm)
+    log.append(header(7, 0))
+    first = psm.take_snapshot(sync=False)
+    written_meanwhile = []
+
+    def loop_writes_during_the_fsync(path: str) -> None:
+        # the loop rolls again while the executor thread is inside sync_snapshots
+        if path == os.path.realpath(first) and not written_meanwhile:
+            log.append(header(7, 1))
+            written_meanwhile.append(psm.take_snapshot(sync=False))
+
+    fsyncs.before = loop_writes_during_the_fsync
+    assert psm.sync_snapshots() == 1
+    (second,) = written_meanwhile
+    assert not fsyncs.synced(second) and psm.has_unsynced_snapshots
+    fsyncs.before = None
+    assert psm.sync_snapshots() == 1
+    assert fsyncs.synced(second) and not psm.has_unsynced_snapshots

@@ -297,3 +297,59 @@ def test_a_batch_lost_in_the_crash_is_accepted_again(tmp_path):
     assert got.log_end_offset == infos[-1].base_offset
     retry = got.append_as_leader(memoryview(idempotent(6)), 0)
     assert not retry.duplicate and retry.base_offset == infos[-1].base_offset
+
+
+def damage_snapshot(path: Path, how: str) -> None:
+    """What a crash can leave of a snapshot written without fsync (the rename may have reached disk)."""
+    data = path.read_bytes()
+    if how == "torn":
+        path.write_bytes(data[: len(data) // 2])
+    elif how == "zeroed":
+        path.write_bytes(b"\x00" * len(data))
+    elif how == "empty":
+        path.write_bytes(b"")
+    elif how == "flipped":
+        path.write_bytes(data[:-1] + bytes([data[-1] ^ 0x01]))
+    else:
+        assert how == "missing"
+        path.unlink()
+
+
+@pytest.mark.parametrize("how", ["torn", "zeroed", "empty", "flipped", "missing"])
+@pytest.mark.parametrize("which", ["newest", "all"])
+def test_an_unsynced_roll_snapshot_lost_or_torn_in_a_crash_is_recovered_from(tmp_path, how, which):
+    config = dict(segment_bytes=300)
+    plog = open_log(tmp_path, **config)
+    pids = (4242, 77)
+    infos = [
+        plog.append_as_leader(memoryview(idempotent(seq, pid=pid)), 0)
+        for seq in range(0, 16, 2)
+        for pid in pids
+    ]
+    snaps = sorted((tmp_path / "t-0").glob("*.snapshot"))
+    assert len(snaps) >= 2 and plog.producer_state.has_unsynced_snapshots  # rolls wrote them, no fsync yet
+    before = {
+        pid: (e.producer_epoch, e.last_seq, e.last_data_offset)
+        for pid, e in plog.producer_state.active_producers().items()
+    }
+    crash(plog)
+    for snap in snaps if which == "all" else snaps[-1:]:
+        damage_snapshot(snap, how)
+
+    got = open_log(tmp_path, clean=False, **config)
+    after = {
+        pid: (e.producer_epoch, e.last_seq, e.last_data_offset)
+        for pid, e in got.producer_state.active_producers().items()
+    }
+    assert after == before
+    # a damaged snapshot is deleted, never trusted
+    damaged = {int(s.name.split(".")[0]) for s in (snaps if which == "all" else snaps[-1:])}
+    assert not damaged & set(got.producer_state.snapshot_offsets())
+    last = infos[-1]
+    again = got.append_as_leader(memoryview(idempotent(14, pid=pids[-1])), 0)
+    assert again.duplicate and again.base_offset == last.base_offset
+    nxt = got.append_as_leader(memoryview(idempotent(16, pid=pids[-1])), 0)
+    assert not nxt.duplicate and nxt.base_offset == last.last_offset + 1
+    with pytest.raises(KafkaError) as exc:
+        got.append_as_leader(memoryview(idempotent(20, pid=pids[0])), 0)
+    assert exc.value.error is ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER
