@@ -330,6 +330,15 @@ class PartitionLog:
             if duplicate is not None:
                 # UnifiedLog.append: a duplicate answers the original batch's offsets and
                 # timestamp (as LogAppendTime), and nothing is written.
+                log.debug(
+                    "%s: duplicate batch of producer %d epoch %d sequences %d-%d, already at offset %d",
+                    self.name,
+                    header.producer_id,
+                    header.producer_epoch,
+                    header.base_sequence,
+                    header.last_sequence,
+                    duplicate.first_offset,
+                )
                 return LogAppendInfo(
                     duplicate.first_offset,
                     duplicate.last_offset,
