@@ -62,6 +62,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    # The event loop thread rarely blocks, so a helper thread (fsync, a ZooKeeper lease)
+    # whose syscall returned waits for the GIL until the loop thread is forced to switch.
+    # At 1 ms instead of CPython's 5 ms a producer-id lease under load took 4 ms instead of 24.
+    sys.setswitchinterval(0.001)
     setup_logging(args.log_level)
     log = logging.getLogger("broker")
     from broker.config import BrokerConfig

@@ -77,12 +77,15 @@ class ProducerIdBlockSource(Protocol):
     """Where blocks come from. All methods are blocking (called off the event loop)."""
 
     description: str
+    block_size: int  # the configured ids per block (producer.id.block.size)
 
     def open(self) -> None: ...
 
     def close(self) -> None: ...
 
-    def lease_next_block(self) -> ProducerIdBlock: ...
+    def lease_next_block(self, size: int | None = None) -> ProducerIdBlock:
+        """Lease the block after the last one leased: ``size`` ids (default: the configured block size)."""
+        ...
 
     def set_available_listener(self, callback: Callable[[], None]) -> None:
         """``callback`` (called from any thread) when the source may work again after trouble."""
@@ -200,10 +203,10 @@ class EmbeddedBlockSource:
                 f"Restore it, or write a block ending above every id ever used"
             ) from None
 
-    def lease_next_block(self) -> ProducerIdBlock:
+    def lease_next_block(self, size: int | None = None) -> ProducerIdBlock:
         # This broker is the file's only writer: after the first read, its last lease is known.
         last = self._last if self._last is not None else self.read_last_block()
-        block = next_block(last, broker_id=self.broker_id, size=self.block_size)
+        block = next_block(last, broker_id=self.broker_id, size=size or self.block_size)
         tmp = self.path.with_name(self.path.name + ".tmp")
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
@@ -255,7 +258,7 @@ class ZooKeeperBlockSource:
     def set_available_listener(self, callback: Callable[[], None]) -> None:
         self.zookeeper.add_connection_listener(callback)
 
-    def lease_next_block(self) -> ProducerIdBlock:
+    def lease_next_block(self, size: int | None = None) -> ProducerIdBlock:
         from kazoo.exceptions import BadVersionError, KazooException, NodeExistsError, NoNodeError
 
         zk = self.zookeeper
@@ -276,7 +279,7 @@ class ZooKeeperBlockSource:
                         ) from None
                 else:
                     last = None  # created empty by the persistent paths: no block leased yet
-                block = next_block(last, broker_id=self.broker_id, size=self.block_size)
+                block = next_block(last, broker_id=self.broker_id, size=size or self.block_size)
                 if self.before_write is not None:
                     self.before_write()
                 try:

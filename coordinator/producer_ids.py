@@ -31,6 +31,14 @@ Differences from Kafka:
   once); a block whose successor arrived with more than 15% of it unused moves
   it 10 points back towards 90%. At most one block is ever held in advance, as
   in Kafka;
+- when a block still runs dry with the prefetch already at once, the leases
+  grow: each next lease asks for twice as many ids (up to 64 blocks' worth),
+  and shrinks again by half when a lease arrives with half a block to spare.
+  One lease costs a ZooKeeper write (which ZooKeeper fsyncs) or an fsync of the
+  lease file, so at tens of thousands of InitProducerId per second a fixed
+  1000-id block would last no longer than its lease. Kafka's znode format allows
+  any range (the next block starts after ``block_end``), so other brokers,
+  Kafka's included, read it as usual;
 - the start-up leases the first block before the broker serves it (Kafka's
   RPC manager answers the first InitProducerId with COORDINATOR_LOAD_IN_PROGRESS;
   its older ZkProducerIdManager also took a block at start-up).
@@ -63,6 +71,8 @@ MIN_PREFETCH_PERCENT = 0  # after running dry repeatedly: prefetch as soon as a 
 PREFETCH_STEP_DOWN = 30  # percent earlier after a block ran dry before the next arrived
 PREFETCH_STEP_UP = 10  # percent later again for a block whose successor arrived with room to spare
 PREFETCH_MARGIN = 5  # percent of a block still unused, at least, when the successor arrives
+MAX_LEASE_MULTIPLIER = 64  # a lease asks for at most 64 blocks' worth of ids
+SHRINK_SLACK_PERCENT = 50  # a lease that arrives with half a block unused halves the next one
 RETRY_BACKOFF_MS = 50  # RPCProducerIdManager.RetryBackoffMs
 MAX_RETRY_BACKOFF_MS = 1000
 
@@ -97,6 +107,7 @@ class ProducerIdManager:
         self.prefetch_percent = PID_PREFETCH_PERCENT
         self._ran_dry = False
         self._slack_percent = 0  # share of the current block unused when the next one arrived
+        self.lease_multiplier = 1  # the next lease asks for this many blocks' worth of ids
         self._next_block: ProducerIdBlock | None = None
         self._lease_task: asyncio.Task | None = None
         self._retry_timer: asyncio.TimerHandle | None = None
@@ -167,6 +178,8 @@ class ProducerIdManager:
             # (with some margin), drift back towards Kafka's 90%.
             if self._slack_percent >= PREFETCH_STEP_UP + PREFETCH_MARGIN:
                 self.prefetch_percent = min(PID_PREFETCH_PERCENT, self.prefetch_percent + PREFETCH_STEP_UP)
+            if self._slack_percent >= SHRINK_SLACK_PERCENT and self.lease_multiplier > 1:
+                self.lease_multiplier //= 2
             self._install(self._next_block)
             self._next_block = None
         if self.fatal_error is not None:
@@ -174,6 +187,9 @@ class ProducerIdManager:
         if self._current is not None and not self._ran_dry:
             # Demand outran the lease: start the next ones earlier (once per dry spell).
             self._ran_dry = True
+            if self.prefetch_percent == MIN_PREFETCH_PERCENT:
+                # Prefetching at once is not enough: lease more ids at a time.
+                self.lease_multiplier = min(MAX_LEASE_MULTIPLIER, self.lease_multiplier * 2)
             self.prefetch_percent = max(MIN_PREFETCH_PERCENT, self.prefetch_percent - PREFETCH_STEP_DOWN)
             log.debug("producer-id block ran dry; prefetching at %d%% from now on", self.prefetch_percent)
         self._request_block()
@@ -252,7 +268,8 @@ class ProducerIdManager:
         assert self._loop is not None
         self.lease_attempts += 1
         try:
-            block = await self._loop.run_in_executor(self._executor, self.source.lease_next_block)
+            size = self.source.block_size * self.lease_multiplier if self.lease_multiplier > 1 else None
+            block = await self._loop.run_in_executor(self._executor, self.source.lease_next_block, size)
         except asyncio.CancelledError:
             raise
         except ProducerIdBlockFatalError as exc:

@@ -24,6 +24,7 @@ class FakeSource:
 
     def __init__(self, size: int = 100) -> None:
         self.size = size
+        self.block_size = size
         self.last: ProducerIdBlock | None = None
         self.fail: Exception | None = None
         self.fail_times = 0  # fail this many calls, then work
@@ -31,6 +32,7 @@ class FakeSource:
         self.gate = threading.Event()
         self.gate.set()
         self.calls = 0
+        self.sizes: list[int | None] = []
         self.threads: set[int] = set()
         self.listener = None
         self.opened = self.closed = False
@@ -45,8 +47,9 @@ class FakeSource:
     def set_available_listener(self, callback) -> None:
         self.listener = callback
 
-    def lease_next_block(self) -> ProducerIdBlock:
+    def lease_next_block(self, size: int | None = None) -> ProducerIdBlock:
         self.calls += 1
+        self.sizes.append(size)
         self.threads.add(threading.get_ident())
         self.gate.wait(30)
         if self.fail_times > 0:
@@ -57,7 +60,7 @@ class FakeSource:
         if self.override is not None:
             block, self.override = self.override, None
             return block
-        self.last = next_block(self.last, broker_id=1, size=self.size)
+        self.last = next_block(self.last, broker_id=1, size=size or self.size)
         return self.last
 
 
@@ -433,6 +436,43 @@ def test_prefetch_stays_early_while_the_next_block_arrives_just_in_time():
         for expected in range(196, 201):
             assert m.generate_producer_id() == expected
         assert m.prefetch_percent == 60  # no room to spare: the mark stays early
+        await m.stop()
+
+    run(scenario())
+
+
+def test_leases_grow_while_demand_outruns_them_and_shrink_back():
+    """With the prefetch already at once, a block that still runs dry doubles the next lease;
+    a lease that arrives with half a block to spare halves it again."""
+
+    def ids_left(m: ProducerIdManager) -> bool:
+        return m.current_block is not None and m._next_id <= m.current_block.last_id
+
+    async def scenario():
+        src = FakeSource(size=100)
+        m = ProducerIdManager(src)
+        await m.start()
+        for _ in range(6):  # demand outruns every lease: each block runs dry
+            src.gate.clear()
+            with pytest.raises(KafkaError) as err:
+                while True:
+                    m.generate_producer_id()
+            assert err.value.error == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
+            src.gate.set()
+            await wait_for(lambda: ids_left(m))
+        assert m.prefetch_percent == 0
+        assert m.lease_multiplier >= 4
+        grown = [size for size in src.sizes if size]
+        assert grown and grown == sorted(grown) and all(size % 100 == 0 for size in grown)
+        # Leases keep up again: one arrives while most of the current block is unused.
+        big = m.lease_multiplier
+        await wait_for(lambda: m.next_block is not None or not m.lease_in_flight)
+        if m.next_block is None:  # the prefetch at once: the first id requests the next lease
+            m.generate_producer_id()
+            await wait_for(lambda: m.next_block is not None)
+        while m.current_block.first_id != m.next_block.first_id if m.next_block else False:
+            m.generate_producer_id()
+        assert m.lease_multiplier == big // 2
         await m.stop()
 
     run(scenario())

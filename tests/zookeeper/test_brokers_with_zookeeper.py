@@ -129,7 +129,9 @@ def test_three_brokers_hand_out_thousands_of_distinct_ids_concurrently(zookeeper
     assert set(latest) == {"version", "broker", "block_start", "block_end"}
     assert latest["version"] == 1 and latest["broker"] in (1, 2, 3)
     assert isinstance(latest["block_start"], str) and isinstance(latest["block_end"], str)
-    assert int(latest["block_end"]) - int(latest["block_start"]) == 39
+    # producer.id.block.size ids a lease, or a multiple of it while demand outruns the leases
+    size = int(latest["block_end"]) - int(latest["block_start"]) + 1
+    assert size % 40 == 0 and 40 <= size <= 64 * 40
     assert int(latest["block_end"]) >= max(ids)
     assert stat.version >= 2250 // 40  # one conditional write per leased block
     # every broker is registered, with the port it really listens on
