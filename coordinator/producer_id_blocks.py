@@ -28,13 +28,13 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from coordinator.zookeeper import ZooKeeperClient, ZooKeeperError
+from storage.durable_io import atomic_write
 
 log = logging.getLogger(__name__)
 
@@ -160,14 +160,6 @@ def next_block(last: ProducerIdBlock | None, *, broker_id: int, size: int) -> Pr
 # ---------------------------------------------------------------------- embedded
 
 
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 class EmbeddedBlockSource:
     """Blocks leased from a file in the first log dir (a lone broker, no ZooKeeper)."""
 
@@ -207,18 +199,9 @@ class EmbeddedBlockSource:
         # This broker is the file's only writer: after the first read, its last lease is known.
         last = self._last if self._last is not None else self.read_last_block()
         block = next_block(last, broker_id=self.broker_id, size=size or self.block_size)
-        tmp = self.path.with_name(self.path.name + ".tmp")
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-            try:
-                data = encode_block(block)
-                if os.write(fd, data) != len(data):
-                    raise OSError(f"short write to {tmp}")
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            os.replace(tmp, self.path)
-            _fsync_dir(self.path.parent)
+            # written, fsynced and renamed before any id of the block is handed out
+            atomic_write(self.path, encode_block(block))
         except OSError as exc:
             self._last = None  # unsure what reached the disk: read it again next time
             raise ProducerIdBlockError(f"cannot write {self.path}: {exc.strerror or exc}") from None

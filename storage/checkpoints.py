@@ -20,9 +20,10 @@ leaves either the old or the new file, never a torn one.
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+
+from storage.durable_io import atomic_write
 
 RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint"
 LOG_START_OFFSET_CHECKPOINT = "log-start-offset-checkpoint"
@@ -35,33 +36,6 @@ LEADER_EPOCH_CHECKPOINT_VERSION = 0
 
 class CheckpointError(OSError):
     """A checkpoint file that does not parse (Kafka throws IOException)."""
-
-
-def fsync_dir(path: Path) -> None:
-    """fsync a directory so a rename or a new file in it survives a crash."""
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def atomic_write(path: Path, data: bytes, *, fsync: bool = True) -> None:
-    """Write ``data`` to ``path`` via ``path.tmp``, fsync, rename, fsync the directory."""
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    try:
-        view = memoryview(data)
-        while view:
-            n = os.write(fd, view)
-            view = view[n:]
-        if fsync:
-            os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
-    if fsync:
-        fsync_dir(path.parent)
 
 
 def encode_checkpoint(version: int, lines: Iterable[str]) -> bytes:

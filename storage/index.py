@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from protocol.record_batch import NO_TIMESTAMP
+from storage.durable_io import fsync_file_if_exists
 
 _OFFSET_ENTRY = struct.Struct(">ii")
 _TIME_ENTRY = struct.Struct(">qi")
@@ -226,12 +227,7 @@ class _Index:
 
     def flush(self) -> None:
         """fsync the index file (opened by path: safe from another thread)."""
-        with contextlib.suppress(FileNotFoundError):
-            fd = os.open(self.path, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+        fsync_file_if_exists(self.path)
 
     def _write_entry(self, data: bytes) -> None:
         if self._fd is None:

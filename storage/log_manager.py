@@ -46,9 +46,8 @@ from storage.checkpoints import (
     RECOVERY_POINT_CHECKPOINT,
     CheckpointError,
     OffsetCheckpointFile,
-    atomic_write,
-    fsync_dir,
 )
+from storage.durable_io import atomic_write, fsync_dir
 from storage.log_config import LogConfig
 from storage.partition_log import (
     DELETE_DIR_SUFFIX,

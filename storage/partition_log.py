@@ -42,7 +42,7 @@ from protocol.record_batch import (
     set_base_offset,
     set_partition_leader_epoch,
 )
-from storage.checkpoints import fsync_dir
+from storage.durable_io import fsync_dir
 from storage.leader_epoch import EpochEndOffset, LeaderEpochFileCache
 from storage.log_config import LogConfig
 from storage.log_loader import LogLoader, iter_batch_headers

@@ -20,7 +20,7 @@ import uuid
 from collections.abc import Mapping
 from pathlib import Path
 
-from storage.checkpoints import atomic_write
+from storage.durable_io import atomic_write
 
 PARTITION_METADATA_FILE = "partition.metadata"
 META_PROPERTIES_FILE = "meta.properties"

@@ -61,7 +61,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-import os
 import struct
 import threading
 import time
@@ -76,6 +75,7 @@ import crc32c as _crc32c
 
 from protocol.errors import ErrorCode, KafkaError
 from protocol.record_batch import INT32_MAX, BatchHeader, decrement_sequence
+from storage.durable_io import atomic_write, fsync_dir, fsync_file_if_exists
 
 log = logging.getLogger(__name__)
 
@@ -303,45 +303,7 @@ def write_snapshot_file(path: Path, entries: Iterable[ProducerStateEntry], *, sy
     With ``sync`` the file is fsynced before the rename and the directory after it, so the
     snapshot survives a crash; without, the caller must fsync both later (``sync_snapshots``).
     """
-    data = encode_snapshot(entries)
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        if sync:
-            os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
-    if sync:
-        _fsync_dir(path.parent)
-
-
-def _fsync_file_if_exists(path: Path) -> None:
-    """Kafka's ``Utils.flushFileIfExists``: a snapshot deleted meanwhile needs no fsync."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except FileNotFoundError:
-        return
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _fsync_dir(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass  # some filesystems refuse fsync on a directory
-    finally:
-        os.close(fd)
+    atomic_write(path, encode_snapshot(entries), fsync=sync, best_effort_dir_sync=True)
 
 
 def _wall_clock_ms() -> int:
@@ -621,8 +583,8 @@ class ProducerStateManager:
         if not pending:
             return 0
         for path in pending.values():
-            _fsync_file_if_exists(path)
-        _fsync_dir(self.partition_dir)
+            fsync_file_if_exists(path)
+        fsync_dir(self.partition_dir, best_effort=True)
         with self._unsynced_lock:
             for number in pending:
                 self._unsynced.pop(number, None)

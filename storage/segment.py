@@ -39,6 +39,7 @@ from protocol.record_batch import (
     compute_crc,
 )
 from protocol.records import decode_batch
+from storage.durable_io import fsync_file_if_exists
 from storage.index import OffsetIndex, TimeIndex, TimestampOffset
 
 log = logging.getLogger(__name__)
@@ -79,18 +80,6 @@ def _write_all(fd: int, data: memoryview | bytes, position: int) -> int:
             raise OSError(f"short write ({done} of {total} bytes)")
         done += n
     return total
-
-
-def fsync_path(path: Path) -> None:
-    """fsync a file by path (a missing file, e.g. renamed for deletion, is skipped)."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except FileNotFoundError:
-        return
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 class BatchPosition(NamedTuple):
@@ -545,7 +534,7 @@ class LogSegment:
 
     def flush(self) -> None:
         """fsync the log and both indexes, opening them by path (safe off the event loop)."""
-        fsync_path(self.log_path)
+        fsync_file_if_exists(self.log_path)
         self.index.flush()
         self.time_index.flush()
 

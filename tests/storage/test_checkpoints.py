@@ -11,8 +11,8 @@ from storage.checkpoints import (
     CheckpointError,
     LeaderEpochCheckpointFile,
     OffsetCheckpointFile,
-    atomic_write,
 )
+from storage.durable_io import atomic_write
 from storage.partition_metadata import (
     MetadataFileError,
     MetaProperties,

@@ -1,0 +1,69 @@
+"""Writing files so that they survive a crash: the one place that does it.
+
+Kafka writes checkpoints, snapshots and metadata through a temporary file that
+is fsynced and renamed over the target, then fsyncs the directory so the
+rename itself is durable (``Utils.atomicMoveWithFallback``,
+``CheckpointFile.write``). Every durable file of Moldau goes through here:
+offset checkpoints, ``meta.properties``, ``partition.metadata``, producer
+snapshots, the producer-id lease file.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def fsync_dir(path: Path, *, best_effort: bool = False) -> None:
+    """fsync a directory so a rename or a new file in it survives a crash.
+
+    ``best_effort`` ignores errors (a directory removed meanwhile, a file system
+    that refuses to fsync directories) where the caller can do without.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        if best_effort:
+            return
+        raise
+    try:
+        os.fsync(fd)
+    except OSError:
+        if not best_effort:
+            raise
+    finally:
+        os.close(fd)
+
+
+def fsync_file_if_exists(path: Path) -> None:
+    """fsync a file by path; a file deleted (or renamed for deletion) meanwhile is skipped,
+    as Kafka's ``Utils.flushFileIfExists``."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: Path, data: bytes, *, fsync: bool = True, best_effort_dir_sync: bool = False) -> None:
+    """Write ``data`` to ``path`` via ``path.tmp``: write all, fsync, rename, fsync the directory.
+
+    Without ``fsync`` the file is renamed into place unsynced; the caller fsyncs it (and the
+    directory) later, off the hot path.
+    """
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        if fsync:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+    if fsync:
+        fsync_dir(path.parent, best_effort=best_effort_dir_sync)
