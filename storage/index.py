@@ -252,6 +252,14 @@ class _Index:
             with contextlib.suppress(FileNotFoundError):
                 os.truncate(self.path, size)
 
+    def truncate_to(self, offset: int) -> None:
+        """Remove every entry with offset >= ``offset`` (Kafka's ``truncateTo``)."""
+        self._ensure_loaded()
+        n = bisect_right(self._rel, offset - self.base_offset - 1)
+        if n < self._entries:
+            self._truncate_entries(n)
+            self._cut_file()
+
     def _truncate_entries(self, n: int) -> None:
         raise NotImplementedError
 
@@ -343,14 +351,6 @@ class OffsetIndex(_Index):
             return OffsetPosition(self.base_offset, 0)
         return OffsetPosition(self.base_offset + self._rel[slot], self._pos[slot])
 
-    def truncate_to(self, offset: int) -> None:
-        """Remove every entry with offset >= ``offset`` (Kafka's ``truncateTo``)."""
-        self._ensure_loaded()
-        n = bisect_right(self._rel, offset - self.base_offset - 1)
-        if n < self._entries:
-            self._truncate_entries(n)
-            self._cut_file()
-
     def sanity_check(self) -> None:
         """Kafka's ``OffsetIndex.sanityCheck`` plus strictly increasing entries."""
         size = self.path.stat().st_size
@@ -438,14 +438,6 @@ class TimeIndex(_Index):
         if slot < 0:
             return TimestampOffset(NO_TIMESTAMP, self.base_offset)
         return TimestampOffset(self._ts[slot], self.base_offset + self._rel[slot])
-
-    def truncate_to(self, offset: int) -> None:
-        """Remove every entry with offset >= ``offset``."""
-        self._ensure_loaded()
-        n = bisect_right(self._rel, offset - self.base_offset - 1)
-        if n < self._entries:
-            self._truncate_entries(n)
-            self._cut_file()
 
     def sanity_check(self) -> None:
         size = self.path.stat().st_size
