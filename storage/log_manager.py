@@ -185,9 +185,9 @@ class LogManager:
         recovery_points = self._read_offsets(d, RECOVERY_POINT_CHECKPOINT)
         start_offsets = self._read_offsets(d, LOG_START_OFFSET_CHECKPOINT)
         high_watermarks = self._read_offsets(d, HIGH_WATERMARK_CHECKPOINT)
-        if not clean:
-            log.info("%s: no clean shutdown marker; recovering unflushed segments", d)
         entries = sorted(p for p in d.iterdir() if p.is_dir())
+        if not clean and any(parse_topic_partition(p.name) for p in entries):
+            log.info("%s: no clean shutdown marker; recovering unflushed segments", d)
         for path in entries:
             name = path.name
             if name.endswith(DELETE_DIR_SUFFIX):
