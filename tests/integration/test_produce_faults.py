@@ -116,6 +116,20 @@ def assert_retries_were_duplicates(stats: ProxyStats) -> None:
 # ------------------------------------------------------------------------------ lost responses
 
 
+def check_faults_left_each_record_once(
+    broker, proxy, topic: str, *, stat: str, times: int, instance: str, count: int, describe: bool = True
+) -> None:
+    """The proxy caused exactly ``times`` faults of kind ``stat``, the client's retries of
+    written batches were answered as duplicates, and the log holds each record once, in order."""
+    stats = proxy.stats()
+    assert getattr(stats, stat) == times, stats
+    assert_retries_were_duplicates(stats)
+    batches = read_log(broker, topic)
+    check_log(batches, {instance: (count, KEYS)})
+    if describe:
+        check_describe_producers(broker, topic, batches)
+
+
 @pytest.mark.java
 def test_java_dropped_produce_responses_leave_each_record_once(broker, proxy, topic):
     require_java()
@@ -131,12 +145,10 @@ def test_java_dropped_produce_responses_leave_each_record_once(broker, proxy, to
         properties=JAVA_FAST_RETRY,
     )
     java_summary(result, count)
-    stats = proxy.stats()
-    assert rule.fired == 2 and stats.dropped == 2, stats
-    assert_retries_were_duplicates(stats)
-    batches = read_log(broker, topic)
-    check_log(batches, {"java": (count, KEYS)})
-    check_describe_producers(broker, topic, batches)
+    assert rule.fired == 2
+    check_faults_left_each_record_once(
+        broker, proxy, topic, stat="dropped", times=2, instance="java", count=count
+    )
 
 
 @pytest.mark.java
@@ -148,17 +160,33 @@ def test_java_cut_connections_leave_each_record_once(broker, proxy, topic):
         topic, count, instance="java", linger_ms=0, batch_size=64, properties=JAVA_FAST_RETRY
     )
     java_summary(result, count)
-    stats = proxy.stats()
-    assert stats.cut == 4, stats
-    assert_retries_were_duplicates(stats)
-    batches = read_log(broker, topic)
-    check_log(batches, {"java": (count, KEYS)})
-    check_describe_producers(broker, topic, batches)
+    check_faults_left_each_record_once(
+        broker, proxy, topic, stat="cut", times=4, instance="java", count=count
+    )
 
 
-def test_confluent_kafka_dropped_produce_responses_leave_each_record_once(broker, proxy, topic):
-    proxy.add_rule(FaultRule(Action.DROP, probability=0.3, after=3, times=2))
-    count = 300
+@pytest.mark.parametrize(
+    ("rule", "stat", "count", "describe"),
+    [
+        pytest.param(
+            FaultRule(Action.DROP, probability=0.3, after=3, times=2), "dropped", 300, True, id="dropped"
+        ),
+        pytest.param(FaultRule(Action.CUT, probability=0.2, after=3, times=4), "cut", 300, True, id="cut"),
+        # Answers held past the client's request timeout: the client gives up on the request,
+        # reconnects and re-sends batches whose late answers never reach it.
+        pytest.param(
+            FaultRule(Action.DELAY, probability=0.3, after=3, times=2, delay_s=2.5),
+            "delayed",
+            200,
+            False,
+            id="late",
+        ),
+    ],
+)
+def test_confluent_kafka_lost_answers_leave_each_record_once(
+    broker, proxy, topic, rule, stat, count, describe
+):
+    proxy.add_rule(rule)
     deliveries = produce_confluent(
         proxy.bootstrap,
         topic,
@@ -168,53 +196,9 @@ def test_confluent_kafka_dropped_produce_responses_leave_each_record_once(broker
         pause_s=0.002,
     )
     assert_all_delivered(deliveries, count)
-    stats = proxy.stats()
-    assert stats.dropped == 2, stats
-    assert_retries_were_duplicates(stats)
-    batches = read_log(broker, topic)
-    check_log(batches, {"ck": (count, KEYS)})
-    check_describe_producers(broker, topic, batches)
-
-
-def test_confluent_kafka_cut_connections_leave_each_record_once(broker, proxy, topic):
-    proxy.add_rule(FaultRule(Action.CUT, probability=0.2, after=3, times=4))
-    count = 300
-    deliveries = produce_confluent(
-        proxy.bootstrap,
-        topic,
-        count,
-        instance="ck",
-        config={**CONFLUENT_FAST_RETRY, "batch.num.messages": 1, "linger.ms": 0},
-        pause_s=0.002,
+    check_faults_left_each_record_once(
+        broker, proxy, topic, stat=stat, times=rule.times, instance="ck", count=count, describe=describe
     )
-    assert_all_delivered(deliveries, count)
-    stats = proxy.stats()
-    assert stats.cut == 4, stats
-    assert_retries_were_duplicates(stats)
-    batches = read_log(broker, topic)
-    check_log(batches, {"ck": (count, KEYS)})
-    check_describe_producers(broker, topic, batches)
-
-
-def test_confluent_kafka_late_produce_responses_leave_each_record_once(broker, proxy, topic):
-    """Answers held past the client's request timeout: the client gives up on the request,
-    reconnects and re-sends batches whose late answers never reach it."""
-    proxy.add_rule(FaultRule(Action.DELAY, probability=0.3, after=3, times=2, delay_s=2.5))
-    count = 200
-    deliveries = produce_confluent(
-        proxy.bootstrap,
-        topic,
-        count,
-        instance="ck",
-        config={**CONFLUENT_FAST_RETRY, "batch.num.messages": 1, "linger.ms": 0},
-        pause_s=0.002,
-    )
-    assert_all_delivered(deliveries, count)
-    stats = proxy.stats()
-    assert stats.delayed == 2, stats
-    assert_retries_were_duplicates(stats)
-    batches = read_log(broker, topic)
-    check_log(batches, {"ck": (count, KEYS)})
 
 
 def test_kafka_python_cut_connections_leave_each_record_once(broker, proxy, topic):
@@ -229,11 +213,9 @@ def test_kafka_python_cut_connections_leave_each_record_once(broker, proxy, topi
         pause_s=0.002,
     )
     assert_all_delivered(deliveries, count)
-    stats = proxy.stats()
-    assert stats.cut == 3, stats
-    assert_retries_were_duplicates(stats)
-    batches = read_log(broker, topic)
-    check_log(batches, {"kp": (count, KEYS)})
+    check_faults_left_each_record_once(
+        broker, proxy, topic, stat="cut", times=3, instance="kp", count=count, describe=False
+    )
 
 
 def test_aiokafka_cut_connections_leave_each_record_once(broker, proxy, topic):
@@ -248,11 +230,9 @@ def test_aiokafka_cut_connections_leave_each_record_once(broker, proxy, topic):
         pause_s=0.002,
     )
     assert_all_delivered(deliveries, count)
-    stats = proxy.stats()
-    assert stats.cut == 3, stats
-    assert_retries_were_duplicates(stats)
-    batches = read_log(broker, topic)
-    check_log(batches, {"aio": (count, KEYS)})
+    check_faults_left_each_record_once(
+        broker, proxy, topic, stat="cut", times=3, instance="aio", count=count, describe=False
+    )
 
 
 # ------------------------------------------------------------------------------ kill -9
