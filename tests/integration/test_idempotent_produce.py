@@ -515,19 +515,24 @@ def test_java_idempotent_producer_writes_each_record_once_in_order(idem_broker, 
     assert len({pid for states in producers.values() for pid in states}) == 1
 
 
+def check_acknowledged_once_in_order(broker, topic: str, deliveries, instance: str, count: int) -> None:
+    """Every record was acknowledged, is in the log exactly once and in order, sits at the
+    offset the client was told, and DescribeProducers matches the log."""
+    assert_all_delivered(deliveries, count)
+    batches = read_log(broker, topic)
+    check_log(batches, {instance: (count, KEYS)})
+    at = {(p, o): v for p, o, v in log_records(batches)}
+    for d in deliveries:
+        assert at[(d.partition, d.offset)] == record_value(instance, d.n)
+    check_describe_producers(broker, topic, batches)
+
+
 def test_confluent_kafka_idempotent_producer_writes_each_record_once_in_order(idem_broker, topic):
     count = 300
     deliveries = produce_confluent(
         idem_broker.bootstrap, topic, count, instance="ck", config={"batch.num.messages": 10}
     )
-    assert_all_delivered(deliveries, count)
-    batches = read_log(idem_broker, topic)
-    check_log(batches, {"ck": (count, KEYS)})
-    # The offsets the client was told are where the records are.
-    at = {(p, o): v for p, o, v in log_records(batches)}
-    for d in deliveries:
-        assert at[(d.partition, d.offset)] == record_value("ck", d.n)
-    check_describe_producers(idem_broker, topic, batches)
+    check_acknowledged_once_in_order(idem_broker, topic, deliveries, "ck", count)
 
 
 def test_kafka_python_idempotent_producer_writes_each_record_once_in_order(idem_broker, topic):
@@ -535,13 +540,7 @@ def test_kafka_python_idempotent_producer_writes_each_record_once_in_order(idem_
     deliveries = produce_kafka_python(
         idem_broker.bootstrap, topic, count, instance="kp", config={"batch_size": 256}
     )
-    assert_all_delivered(deliveries, count)
-    batches = read_log(idem_broker, topic)
-    check_log(batches, {"kp": (count, KEYS)})
-    at = {(p, o): v for p, o, v in log_records(batches)}
-    for d in deliveries:
-        assert at[(d.partition, d.offset)] == record_value("kp", d.n)
-    check_describe_producers(idem_broker, topic, batches)
+    check_acknowledged_once_in_order(idem_broker, topic, deliveries, "kp", count)
 
 
 def test_aiokafka_idempotent_producer_writes_each_record_once_in_order(idem_broker, topic):
@@ -549,13 +548,7 @@ def test_aiokafka_idempotent_producer_writes_each_record_once_in_order(idem_brok
     deliveries = produce_aiokafka(
         idem_broker.bootstrap, topic, count, instance="aio", config={"max_batch_size": 256}
     )
-    assert_all_delivered(deliveries, count)
-    batches = read_log(idem_broker, topic)
-    check_log(batches, {"aio": (count, KEYS)})
-    at = {(p, o): v for p, o, v in log_records(batches)}
-    for d in deliveries:
-        assert at[(d.partition, d.offset)] == record_value("aio", d.n)
-    check_describe_producers(idem_broker, topic, batches)
+    check_acknowledged_once_in_order(idem_broker, topic, deliveries, "aio", count)
 
 
 def test_kcat_idempotent_producer_writes_each_record_once_in_order(idem_broker, topic):
