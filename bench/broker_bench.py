@@ -19,11 +19,12 @@ batches) from the start by partition assignment.
 
 How the design keeps the figures stable on a small shared machine (see docs/PERFORMANCE.md):
 one JVM with the full JIT runs every client call of the run, and a shortened warm-up round is
-discarded, so measured runs use a compiled client, and a full GC of that JVM (jcmd) starts each
-phase on an empty heap; both brokers start fresh each round (fresh
-topics, no growing memory); the two brokers run each workload back to back, in an order that
-alternates, so a change of load hits both; dirty pages are written back (sync) before each
-phase, so the kernel's writeback of one phase does not fall into the next.
+discarded, so measured runs use a compiled client; a full GC of that JVM (jcmd) starts each
+phase on an empty heap; both brokers start fresh each round (fresh topics, no growing memory)
+and get a few records through before the first phase; the two brokers run each workload back
+to back, in an order that alternates, so a change of load hits both; dirty pages are written
+back (sync) before each phase, so the kernel's writeback of one phase does not fall into the
+next.
 
 Usage: python bench/broker_bench.py [--rounds R] [--records-1k N] [--records-100 N]
        [--warmup-rounds W] [--no-tansu] [--json FILE] [--compare EARLIER.json [--tolerance PCT]]
@@ -385,6 +386,16 @@ def run_phase(
     )
 
 
+def prime(jvm: ClientJvm, broker: RunningBroker, topic: str, records: int = 2000) -> None:
+    """A few records through a fresh broker and back, so no phase pays for its first requests."""
+    jvm.point_at(broker)
+    jvm.client.create_topic(topic, 1, 1)
+    produced = jvm.client.perf_produce(topic, records, 1024)
+    consumed = jvm.client.perf_consume(topic, records, assign=True)
+    if not (produced["ok"] and consumed["ok"]):
+        raise RuntimeError(f"{broker.name}: the first records failed: {produced} {consumed}")
+
+
 def run_rounds(
     args: argparse.Namespace, runtime: JavaRuntime, tansu: Path | None, jcmd: str | None
 ) -> list[Sample]:
@@ -408,6 +419,8 @@ def run_rounds(
                 brokers = [stack.enter_context(run_moldau(Path(tmp)))]
                 if tansu is not None:
                     brokers.append(stack.enter_context(run_tansu(tansu)))
+                for broker in brokers:
+                    prime(jvm, broker, f"bench-{round_no}-prime")
                 for index, workload in enumerate(WORKLOADS):
                     # Back to back on both brokers, the first one alternating by round and workload.
                     order = brokers if (round_no + index) % 2 == 0 else brokers[::-1]
@@ -571,6 +584,13 @@ def print_report(report: dict[str, Any]) -> None:
 def compare(report: dict[str, Any], earlier: dict[str, Any], tolerance_pct: float) -> bool:
     """Print each median against an earlier run's; True when all are within the tolerance."""
     print(f"\nagainst the earlier run (within {tolerance_pct:g}%?)")
+    differing = [
+        key
+        for key in ("rounds", "warmup_rounds", "records_1k", "records_100")
+        if earlier["config"].get(key) != report["config"][key]
+    ]
+    if differing:
+        print(f"  note: the runs differ in {', '.join(differing)}")
     all_ok = True
     for key, entry in report["summary"].items():
         before_entry = earlier["summary"].get(key, {})
