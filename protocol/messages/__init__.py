@@ -16,6 +16,8 @@ from protocol.messages.alter_configs_request import AlterConfigsRequest
 from protocol.messages.alter_configs_response import AlterConfigsResponse
 from protocol.messages.alter_partition_reassignments_request import AlterPartitionReassignmentsRequest
 from protocol.messages.alter_partition_reassignments_response import AlterPartitionReassignmentsResponse
+from protocol.messages.alter_partition_request import AlterPartitionRequest
+from protocol.messages.alter_partition_response import AlterPartitionResponse
 from protocol.messages.alter_replica_log_dirs_request import AlterReplicaLogDirsRequest
 from protocol.messages.alter_replica_log_dirs_response import AlterReplicaLogDirsResponse
 from protocol.messages.alter_user_scram_credentials_request import AlterUserScramCredentialsRequest
@@ -28,6 +30,8 @@ from protocol.messages.consumer_group_heartbeat_request import ConsumerGroupHear
 from protocol.messages.consumer_group_heartbeat_response import ConsumerGroupHeartbeatResponse
 from protocol.messages.consumer_protocol_assignment import ConsumerProtocolAssignment
 from protocol.messages.consumer_protocol_subscription import ConsumerProtocolSubscription
+from protocol.messages.controlled_shutdown_request import ControlledShutdownRequest
+from protocol.messages.controlled_shutdown_response import ControlledShutdownResponse
 from protocol.messages.create_acls_request import CreateAclsRequest
 from protocol.messages.create_acls_response import CreateAclsResponse
 from protocol.messages.create_partitions_request import CreatePartitionsRequest
@@ -80,6 +84,8 @@ from protocol.messages.init_producer_id_request import InitProducerIdRequest
 from protocol.messages.init_producer_id_response import InitProducerIdResponse
 from protocol.messages.join_group_request import JoinGroupRequest
 from protocol.messages.join_group_response import JoinGroupResponse
+from protocol.messages.leader_and_isr_request import LeaderAndIsrRequest
+from protocol.messages.leader_and_isr_response import LeaderAndIsrResponse
 from protocol.messages.leave_group_request import LeaveGroupRequest
 from protocol.messages.leave_group_response import LeaveGroupResponse
 from protocol.messages.list_config_resources_request import ListConfigResourcesRequest
@@ -110,12 +116,16 @@ from protocol.messages.sasl_authenticate_request import SaslAuthenticateRequest
 from protocol.messages.sasl_authenticate_response import SaslAuthenticateResponse
 from protocol.messages.sasl_handshake_request import SaslHandshakeRequest
 from protocol.messages.sasl_handshake_response import SaslHandshakeResponse
+from protocol.messages.stop_replica_request import StopReplicaRequest
+from protocol.messages.stop_replica_response import StopReplicaResponse
 from protocol.messages.sync_group_request import SyncGroupRequest
 from protocol.messages.sync_group_response import SyncGroupResponse
 from protocol.messages.txn_offset_commit_request import TxnOffsetCommitRequest
 from protocol.messages.txn_offset_commit_response import TxnOffsetCommitResponse
 from protocol.messages.update_features_request import UpdateFeaturesRequest
 from protocol.messages.update_features_response import UpdateFeaturesResponse
+from protocol.messages.update_metadata_request import UpdateMetadataRequest
+from protocol.messages.update_metadata_response import UpdateMetadataResponse
 from protocol.messages.write_txn_markers_request import WriteTxnMarkersRequest
 from protocol.messages.write_txn_markers_response import WriteTxnMarkersResponse
 
@@ -127,6 +137,10 @@ class ApiKey(IntEnum):
     FETCH = 1
     LIST_OFFSETS = 2
     METADATA = 3
+    LEADER_AND_ISR = 4
+    STOP_REPLICA = 5
+    UPDATE_METADATA = 6
+    CONTROLLED_SHUTDOWN = 7
     OFFSET_COMMIT = 8
     OFFSET_FETCH = 9
     FIND_COORDINATOR = 10
@@ -168,6 +182,7 @@ class ApiKey(IntEnum):
     DESCRIBE_USER_SCRAM_CREDENTIALS = 50
     ALTER_USER_SCRAM_CREDENTIALS = 51
     DESCRIBE_QUORUM = 55
+    ALTER_PARTITION = 56
     UPDATE_FEATURES = 57
     DESCRIBE_CLUSTER = 60
     DESCRIBE_PRODUCERS = 61
@@ -184,6 +199,10 @@ REQUESTS: dict[int, type] = {
     1: FetchRequest,
     2: ListOffsetsRequest,
     3: MetadataRequest,
+    4: LeaderAndIsrRequest,
+    5: StopReplicaRequest,
+    6: UpdateMetadataRequest,
+    7: ControlledShutdownRequest,
     8: OffsetCommitRequest,
     9: OffsetFetchRequest,
     10: FindCoordinatorRequest,
@@ -225,6 +244,7 @@ REQUESTS: dict[int, type] = {
     50: DescribeUserScramCredentialsRequest,
     51: AlterUserScramCredentialsRequest,
     55: DescribeQuorumRequest,
+    56: AlterPartitionRequest,
     57: UpdateFeaturesRequest,
     60: DescribeClusterRequest,
     61: DescribeProducersRequest,
@@ -240,6 +260,10 @@ RESPONSES: dict[int, type] = {
     1: FetchResponse,
     2: ListOffsetsResponse,
     3: MetadataResponse,
+    4: LeaderAndIsrResponse,
+    5: StopReplicaResponse,
+    6: UpdateMetadataResponse,
+    7: ControlledShutdownResponse,
     8: OffsetCommitResponse,
     9: OffsetFetchResponse,
     10: FindCoordinatorResponse,
@@ -281,6 +305,7 @@ RESPONSES: dict[int, type] = {
     50: DescribeUserScramCredentialsResponse,
     51: AlterUserScramCredentialsResponse,
     55: DescribeQuorumResponse,
+    56: AlterPartitionResponse,
     57: UpdateFeaturesResponse,
     60: DescribeClusterResponse,
     61: DescribeProducersResponse,
@@ -306,6 +331,8 @@ __all__ = [
     'AlterConfigsResponse',
     'AlterPartitionReassignmentsRequest',
     'AlterPartitionReassignmentsResponse',
+    'AlterPartitionRequest',
+    'AlterPartitionResponse',
     'AlterReplicaLogDirsRequest',
     'AlterReplicaLogDirsResponse',
     'AlterUserScramCredentialsRequest',
@@ -318,6 +345,8 @@ __all__ = [
     'ConsumerGroupHeartbeatResponse',
     'ConsumerProtocolAssignment',
     'ConsumerProtocolSubscription',
+    'ControlledShutdownRequest',
+    'ControlledShutdownResponse',
     'CreateAclsRequest',
     'CreateAclsResponse',
     'CreatePartitionsRequest',
@@ -370,6 +399,8 @@ __all__ = [
     'InitProducerIdResponse',
     'JoinGroupRequest',
     'JoinGroupResponse',
+    'LeaderAndIsrRequest',
+    'LeaderAndIsrResponse',
     'LeaveGroupRequest',
     'LeaveGroupResponse',
     'ListConfigResourcesRequest',
@@ -400,12 +431,16 @@ __all__ = [
     'SaslAuthenticateResponse',
     'SaslHandshakeRequest',
     'SaslHandshakeResponse',
+    'StopReplicaRequest',
+    'StopReplicaResponse',
     'SyncGroupRequest',
     'SyncGroupResponse',
     'TxnOffsetCommitRequest',
     'TxnOffsetCommitResponse',
     'UpdateFeaturesRequest',
     'UpdateFeaturesResponse',
+    'UpdateMetadataRequest',
+    'UpdateMetadataResponse',
     'WriteTxnMarkersRequest',
     'WriteTxnMarkersResponse',
 ]
