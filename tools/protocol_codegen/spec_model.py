@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+# Fixed-width types: struct format code and size in bytes.
 FIXED = {
     "int8": ("b", 1),
     "int16": ("h", 2),
@@ -141,7 +142,12 @@ class Spec:
         return contains(self.flexible, v)
 
 
+# ------------------------------------------------------------------ layouts
+
+
 def field_flexible(spec: Spec, f: Field, v: int) -> bool:
+    """Whether ``f`` takes the compact (flexible) encoding at ``v``; a field's own
+    flexibleVersions can only narrow the message's."""
     if f.flexible_none:
         return False
     if f.flexible is not None:
@@ -150,6 +156,8 @@ def field_flexible(spec: Spec, f: Field, v: int) -> bool:
 
 
 def layout(spec: Spec, st: Struct, v: int, cache: dict) -> tuple:
+    """Everything that decides the wire format of ``st`` at ``v``: versions with equal
+    layouts share one decode and one encode function."""
     key = (st.name, v)
     if key in cache:
         return cache[key]
@@ -174,6 +182,9 @@ def layout(spec: Spec, st: Struct, v: int, cache: dict) -> tuple:
     result = tuple(parts)
     cache[key] = result
     return result
+
+
+# ------------------------------------------------------------------ defaults and Python types
 
 
 def default_expr(f: Field) -> str:
