@@ -15,7 +15,6 @@ class Emitter:
 
     def __init__(self, spec: Spec) -> None:
         self.spec = spec
-        self.lines: list[str] = []
         self.structs_fmt: dict[str, str] = {}  # format -> constant name
         self.cache: dict = {}
         self.dec_names: dict[tuple, str] = {}
