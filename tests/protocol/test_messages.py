@@ -30,6 +30,22 @@ def test_registry_covers_every_request_and_response():
     assert len(REQUESTS) >= 50
 
 
+def test_registry_has_the_zookeeper_mode_inter_broker_apis():
+    # Kafka 3.x ApiKeys: what a ZooKeeper-mode controller sends its brokers, and AlterPartition (KIP-497)
+    expected = {
+        messages.ApiKey.LEADER_AND_ISR: ("LeaderAndIsr", 4, (0, 7)),
+        messages.ApiKey.STOP_REPLICA: ("StopReplica", 5, (0, 4)),
+        messages.ApiKey.UPDATE_METADATA: ("UpdateMetadata", 6, (0, 8)),
+        messages.ApiKey.CONTROLLED_SHUTDOWN: ("ControlledShutdown", 7, (0, 3)),
+        messages.ApiKey.ALTER_PARTITION: ("AlterPartition", 56, (0, 3)),
+    }
+    for key, (name, number, versions) in expected.items():
+        assert key == number
+        assert REQUESTS[key] is getattr(messages, f"{name}Request")
+        assert RESPONSES[key] is getattr(messages, f"{name}Response")
+        assert REQUESTS[key].VALID_VERSIONS == RESPONSES[key].VALID_VERSIONS == versions
+
+
 @pytest.mark.parametrize(("cls", "version"), CASES)
 def test_round_trip(cls, version):
     @FAST
