@@ -259,16 +259,12 @@ def test_cluster_id_is_created_once_and_shared(zk_client):
 
 def test_manager_via_the_factory_registers_and_leases(zookeeper_shared, zk_chroot, tmp_path):
     async def scenario():
-        m = create_producer_id_manager(
-            zookeeper_connect=zookeeper_shared.connect(zk_chroot),
-            session_timeout_ms=6000,
-            connection_timeout_ms=None,
-            block_size=20,
-            broker_id=3,
-            data_dir=tmp_path,
-            registration=registration(3, rack="r1"),
-        )
+        # The broker's start-up: the session first, the manager on it, the registration.
+        zk = ZooKeeperClient(zookeeper_shared.connect(zk_chroot), session_timeout_ms=6000)
+        await asyncio.to_thread(zk.start)
+        m = create_producer_id_manager(zookeeper=zk, block_size=20, broker_id=3, data_dir=tmp_path)
         await m.start()
+        await asyncio.to_thread(zk.register, registration(3, rack="r1"))
         ids = []
         while len(ids) < 100:
             try:
@@ -281,6 +277,8 @@ def test_manager_via_the_factory_registers_and_leases(zookeeper_shared, zk_chroo
         reg = json.loads(m.zookeeper.kazoo.get("/brokers/ids/3")[0])
         assert reg["rack"] == "r1"
         await m.stop()
+        assert zk.connected  # the session is the broker's, not the manager's
+        zk.close()
         assert not (tmp_path / "producer-id-block").exists()  # ZooKeeper mode keeps no file
 
     asyncio.run(scenario())
@@ -293,18 +291,13 @@ def test_manager_refuses_to_start_on_garbage(zookeeper_shared, zk_chroot, tmp_pa
     kz.stop()
 
     async def scenario():
-        m = create_producer_id_manager(
-            zookeeper_connect=zookeeper_shared.connect(zk_chroot),
-            session_timeout_ms=6000,
-            connection_timeout_ms=None,
-            block_size=20,
-            broker_id=3,
-            data_dir=tmp_path,
-            registration=None,
-        )
+        zk = ZooKeeperClient(zookeeper_shared.connect(zk_chroot), session_timeout_ms=6000)
+        await asyncio.to_thread(zk.start)
+        m = create_producer_id_manager(zookeeper=zk, block_size=20, broker_id=3, data_dir=tmp_path)
         with pytest.raises(ProducerIdsFatalError):
             await m.start()
         await m.stop()
+        zk.close()
 
     asyncio.run(scenario())
 
