@@ -31,7 +31,6 @@ import contextlib
 import json
 import logging
 import threading
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -155,10 +154,6 @@ class BrokerRegistration:
         return json.dumps(obj, separators=(",", ":")).encode()
 
 
-def _wall_ms() -> int:
-    return int(time.time() * 1000)  # the clock definition for callers without one (tools, tests)
-
-
 def _session_of(kz: KazooClient | None) -> int | None:
     """The session id while connected (kazoo's client_id is None otherwise)."""
     cid = kz.client_id if kz is not None else None
@@ -174,8 +169,8 @@ class ZooKeeperClient:
         *,
         session_timeout_ms: int,
         connection_timeout_ms: int | None = None,
+        time_ms: Callable[[], int],
         registration: BrokerRegistration | None = None,
-        time_ms: Callable[[], int] = _wall_ms,
     ) -> None:
         self.connect_string = connect
         self.time_ms = time_ms  # the registration's timestamp
