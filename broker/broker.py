@@ -132,7 +132,7 @@ class Broker:
         self._running.push_async_callback(self.server.stop)
         # No await from the bind to the publication: no request runs before the broker is known.
         self._fix_advertised_ports()
-        self.controller.startup([self.live_broker()])
+        self.controller.update_live_brokers([self.live_broker()])
         if self.zookeeper is not None:
             await loop.run_in_executor(None, self.zookeeper.register, self._registration())
         await self.groups.start()
@@ -209,7 +209,7 @@ class Broker:
         self.controller.register_listener(_ReplicaManagerListener(self.replica_manager))
         self.controller.register_listener(self.groups)
         # The topics are known before the first request; the live broker follows the bind.
-        self.controller.startup([])
+        self.controller.startup()
 
     def live_broker(self) -> LiveBroker:
         """This broker as the cluster sees it: its advertised listeners and rack."""

@@ -74,7 +74,7 @@ class MetadataCache:
     def get_alive_broker(self, broker_id: int) -> LiveBroker | None:
         return self._brokers.get(broker_id)
 
-    def has_alive_endpoint(self, broker_id: int) -> bool:
+    def is_alive(self, broker_id: int) -> bool:
         return broker_id in self._brokers
 
     def endpoint(self, broker_id: int, listener: str) -> BrokerEndpoint | None:

@@ -10,7 +10,8 @@ same roles for a cluster it controls alone (embedded mode, no ZooKeeper):
 - Every change is published to the registered ``ClusterMetadataListener``s (the broker's
   MetadataCache, ReplicaManager, group coordinator), in registration order, with the
   partitions' ``PartitionState``: here leader = this broker, leader epoch 0,
-  ISR = replicas = [this broker]. ``startup`` publishes the whole state once.
+  ISR = replicas = [this broker]. ``startup`` publishes every topic once, before the
+  broker serves; ``update_live_brokers`` the brokers (this one, as soon as its ports are bound).
 - Validation follows Kafka's ``Topic.validate`` and ``ReplicationControlManager``.
 - Internal topics (``__consumer_offsets``, ``__transaction_state``) are the broker's:
   clients cannot create them; the group coordinator creates ``__consumer_offsets`` through
@@ -104,13 +105,18 @@ class Controller:
     def register_listener(self, listener: ClusterMetadataListener) -> None:
         self._listeners.append(listener)
 
-    def startup(self, brokers: Sequence[LiveBroker]) -> None:
-        """Publish the live brokers and every topic with its partition states to every listener."""
-        self._brokers = {b.broker_id: b for b in brokers}
+    def startup(self) -> None:
+        """Publish every topic with its partition states to every listener (before serving)."""
         states = [self._states[k] for k in sorted(self._states)]
         for listener in self._listeners:
-            listener.on_brokers_changed(list(self._brokers.values()))
             listener.on_topics_changed(dict(self._topics), states)
+
+    def update_live_brokers(self, brokers: Sequence[LiveBroker]) -> None:
+        """The complete set of live brokers changed (this broker's endpoints are known once
+        its listeners are bound; ZooKeeper's ``/brokers/ids`` later); publish it."""
+        self._brokers = {b.broker_id: b for b in brokers}
+        for listener in self._listeners:
+            listener.on_brokers_changed(list(self._brokers.values()))
 
     # ------------------------------------------------------------------ queries
 

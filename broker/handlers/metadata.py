@@ -63,7 +63,7 @@ def _partitions(cache: MetadataCache, topic: str, listener: str, version: int) -
             isr = [b for b in isr if cache.endpoint(b, listener) is not None]
         leader = NO_LEADER
         if cache.endpoint(state.leader, listener) is None:
-            if not cache.has_alive_endpoint(state.leader) or not error_unavailable_listeners:
+            if not cache.is_alive(state.leader) or not error_unavailable_listeners:
                 error = ErrorCode.LEADER_NOT_AVAILABLE
             else:
                 error = ErrorCode.LISTENER_NOT_FOUND

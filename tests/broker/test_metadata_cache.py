@@ -45,7 +45,7 @@ def test_brokers_and_their_listeners():
     # the complete set each time: broker 2 is gone
     cache.on_brokers_changed([broker(1, "PLAINTEXT")])
     assert cache.get_alive_broker(2) is None
-    assert not cache.has_alive_endpoint(2)
+    assert not cache.is_alive(2)
     cache.set_controller(1)
     assert cache.controller_id == 1
 

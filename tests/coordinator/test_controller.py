@@ -46,7 +46,7 @@ def controller(lm: LogManager, *listeners) -> Controller:
     return c
 
 
-def test_startup_publishes_the_topics_on_disk_and_the_live_brokers(tmp_path):
+def test_startup_publishes_the_topics_on_disk_then_the_live_brokers(tmp_path):
     lm = log_manager(tmp_path)
     tid = uuid.uuid4()
     lm.create_topic("orders", 2, tid, {"retention.ms": 1234})
@@ -55,13 +55,15 @@ def test_startup_publishes_the_topics_on_disk_and_the_live_brokers(tmp_path):
     a, b = RecordingListener(), RecordingListener()
     c = controller(lm, a, b)
     assert a.events == []  # nothing before startup
-    c.startup([ME])
+    c.startup()
+    c.update_live_brokers([ME])
     for listener in (a, b):
-        assert listener.events[0] == ("brokers", [7])
-        kind, topics, states = listener.events[1]
+        kind, topics, states = listener.events[0]
         assert kind == "topics"
         assert topics == {"orders": TopicMetadata("orders", tid, 2, {"retention.ms": 1234})}
         assert states == [leader_state("orders", 0), leader_state("orders", 1)]
+        assert listener.events[1] == ("brokers", [7])
+    assert [b.broker_id for b in c.live_brokers] == [7]
     lm.shutdown()
 
 
@@ -80,7 +82,8 @@ def test_create_grow_delete_are_published_in_registration_order(tmp_path):
 
     a, b = Named("a"), Named("b")
     c = controller(lm, a, b)
-    c.startup([ME])
+    c.startup()
+    c.update_live_brokers([ME])
     a.events.clear()
     order.clear()
 
@@ -110,7 +113,8 @@ def test_create_grow_delete_are_published_in_registration_order(tmp_path):
 def test_the_registry_is_the_controllers_not_the_log_dirs(tmp_path):
     lm = log_manager(tmp_path)
     c = controller(lm)
-    c.startup([ME])
+    c.startup()
+    c.update_live_brokers([ME])
     # a log created behind the controller's back is hosted, but is not a topic of the cluster
     lm.create_topic("stray", 1, uuid.uuid4(), {})
     assert c.topic("stray") is None
@@ -121,7 +125,8 @@ def test_the_registry_is_the_controllers_not_the_log_dirs(tmp_path):
 def test_clients_cannot_create_internal_topics(tmp_path):
     lm = log_manager(tmp_path)
     c = controller(lm)
-    c.startup([ME])
+    c.startup()
+    c.update_live_brokers([ME])
     for name in ("__consumer_offsets", "__transaction_state"):
         with pytest.raises(KafkaError) as err:
             c.check_create(
@@ -135,7 +140,8 @@ def test_clients_cannot_create_internal_topics(tmp_path):
 def test_replication_and_assignments_are_checked_against_the_live_brokers(tmp_path):
     lm = log_manager(tmp_path)
     c = controller(lm)
-    c.startup([ME])
+    c.startup()
+    c.update_live_brokers([ME])
     with pytest.raises(KafkaError) as err:
         c.check_create("t", 1, 2, {}, default_partitions=1, default_replication=1)
     assert err.value.error is ErrorCode.INVALID_REPLICATION_FACTOR
@@ -152,7 +158,8 @@ def test_the_group_coordinators_topic_store_creates_through_the_controller(tmp_p
     lm = log_manager(tmp_path)
     listener = RecordingListener()
     c = controller(lm, listener)
-    c.startup([ME])
+    c.startup()
+    c.update_live_brokers([ME])
     store = ControllerTopicStore(lm, c)
     tid = uuid.uuid4()
     logs = store.create_topic("__consumer_offsets", 1, tid, {"cleanup.policy": "compact"})
