@@ -108,8 +108,9 @@ class Controller:
     def startup(self) -> None:
         """Publish every topic with its partition states to every listener (before serving)."""
         states = [self._states[k] for k in sorted(self._states)]
+        topics = {name: _copy(t) for name, t in self._topics.items()}
         for listener in self._listeners:
-            listener.on_topics_changed(dict(self._topics), states)
+            listener.on_topics_changed(topics, states)
 
     def update_live_brokers(self, brokers: Sequence[LiveBroker]) -> None:
         """The complete set of live brokers changed (this broker's endpoints are known once
@@ -288,11 +289,14 @@ class Controller:
             state = self._leader_state(topic.name, p)
             self._states[(topic.name, p)] = state
             states.append(state)
-        snapshot = {
-            topic.name: TopicMetadata(topic.name, topic.topic_id, topic.partitions, dict(topic.overrides))
-        }
+        snapshot = {topic.name: _copy(topic)}
         for listener in self._listeners:
             listener.on_topics_changed(snapshot, states)
+
+
+def _copy(topic: TopicMetadata) -> TopicMetadata:
+    """What listeners get: their own copy, unchanged by the registry's later changes."""
+    return TopicMetadata(topic.name, topic.topic_id, topic.partitions, dict(topic.overrides))
 
 
 class ControllerTopicStore:

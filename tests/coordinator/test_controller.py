@@ -94,7 +94,9 @@ def test_create_grow_delete_are_published_in_registration_order(tmp_path):
     assert states == [leader_state("t", 0), leader_state("t", 1)]
     assert lm.get_log("t", 1) is not None  # this broker hosts what it leads
 
+    published = topics["t"]
     c.add_partitions("t", 3)
+    assert published.partitions == 2  # what a listener got is its own, unchanged copy
     _, topics, states = a.events[-1]
     assert topics["t"].partitions == 3
     assert states == [leader_state("t", 2)]  # only the new partition
