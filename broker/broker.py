@@ -1,10 +1,19 @@
-"""The broker process: wires storage, coordinators and the TCP server together.
+"""The broker process: assembles storage, coordinators and the TCP server.
 
-Start-up order: handlers are registered, the logs under ``log.dirs`` are loaded
-(recovered after an unclean shutdown, off the event loop), ``meta.properties``
-gives the cluster id, the coordinators start, and only then does the server
-listen. Shut-down reverses it and ends with the logs' checkpoints and the
-clean-shutdown marker, so the next start skips recovery.
+Start-up order (Kafka's ``KafkaServer.startup``): handlers are registered, the logs under
+``log.dirs`` are loaded (recovered after an unclean shutdown, off the event loop) and
+``meta.properties`` gives the cluster id; the ZooKeeper session (with ``zookeeper.connect``)
+is started and shared by whatever needs it; the producer-id manager leases its first block;
+the controller loads the topic registry, and the MetadataCache, ReplicaManager and group
+coordinator are built and registered as the controller's listeners, which receive every
+topic's partition states. Only then does the server listen. The listeners' bound ports are
+what the broker advertises (a port of 0 is learned from the bind), so the live broker is
+published to the listeners right after binding, before the event loop can run a request,
+and then registered in ZooKeeper. The group coordinator then loads ``__consumer_offsets``
+while serving (COORDINATOR_LOAD_IN_PROGRESS meanwhile, as Kafka).
+
+Shut-down reverses it and ends with the logs' checkpoints and the clean-shutdown marker, so
+the next start skips recovery.
 """
 
 from __future__ import annotations
@@ -13,39 +22,78 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 from broker.config import BrokerConfig, Listener
 from broker.handlers import load_handlers
+from broker.metadata_cache import MetadataCache
 from broker.replica_manager import ReplicaManager
 from broker.server import KafkaServer
-from coordinator.controller import Controller
+from coordinator.cluster_state import BrokerEndpoint, LiveBroker, PartitionState, TopicMetadata
+from coordinator.controller import Controller, ControllerTopicStore
 from coordinator.groups import GroupCoordinator
 from coordinator.producer_ids import ProducerIdManager, create_producer_id_manager
-from coordinator.zookeeper import BrokerEndpoint, BrokerRegistration
+from coordinator.zookeeper import BrokerRegistration, ZooKeeperClient
 from storage.config_def import ConfigError
 from storage.log_manager import LogManager, LogManagerIntervals, ProducerStateOptions
 
 log = logging.getLogger(__name__)
 
 
-def _now_ms() -> int:
-    return int(time.time() * 1000)
+@dataclass(frozen=True)
+class Clock:
+    """The broker's one clock, injected into every component that reads the time."""
+
+    time_ms: Callable[[], int]  # wall clock, milliseconds (timestamps, retention, expiry)
+    monotonic: Callable[[], float]  # seconds, for intervals and backoffs
+
+
+SYSTEM_CLOCK = Clock(time_ms=lambda: int(time.time() * 1000), monotonic=time.monotonic)
+
+
+class _ReplicaManagerListener:
+    """Delivers the controller's changes to the ReplicaManager's current interface (it
+    wakes waiting fetches when a topic goes). Removed once ReplicaManager is itself a
+    ``ClusterMetadataListener``."""
+
+    def __init__(self, replica_manager: ReplicaManager) -> None:
+        self.replica_manager = replica_manager
+
+    def on_brokers_changed(self, brokers: Sequence[LiveBroker]) -> None:
+        pass
+
+    def on_topics_changed(
+        self, topics: Mapping[str, TopicMetadata], states: Sequence[PartitionState]
+    ) -> None:
+        for topic in topics.values():
+            self.replica_manager.on_topic_created(topic)
+
+    def on_topic_deleted(self, topic: TopicMetadata) -> None:
+        self.replica_manager.on_topic_deleted(topic.name)
 
 
 class Broker:
-    def __init__(self, config: BrokerConfig) -> None:
+    """One broker. Its components exist from ``start()`` on, before the server listens."""
+
+    log_manager: LogManager
+    zookeeper: ZooKeeperClient | None  # None: a lone broker without ZooKeeper (embedded mode)
+    producer_ids: ProducerIdManager
+    controller: Controller
+    metadata_cache: MetadataCache
+    replica_manager: ReplicaManager
+    groups: GroupCoordinator
+
+    def __init__(self, config: BrokerConfig, *, clock: Clock = SYSTEM_CLOCK) -> None:
         self.config = config
+        self.clock = clock
         self.server = KafkaServer(self)
         self.broker_id: int = max(config.broker_id, 0)
         self.cluster_id: str = ""
-        self.log_manager: LogManager | None = None
-        self.controller: Controller | None = None
-        self.replica_manager: ReplicaManager | None = None
-        self.groups: GroupCoordinator | None = None
-        self.producer_ids: ProducerIdManager | None = None
         self.advertised: list[Listener] = []
-        self._tasks: list[asyncio.Task] = []
         self.started = asyncio.Event()
+        # What start() has brought up, closed in reverse order by stop().
+        self._running = contextlib.AsyncExitStack()
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -58,7 +106,47 @@ class Broker:
                 d.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise ConfigError(f"log.dirs: cannot create {d}: {exc.strerror}") from None
-        self.log_manager = LogManager(
+        self.log_manager = self._build_log_manager()
+        self._running.push_async_callback(self._shutdown_log_manager)
+        await loop.run_in_executor(None, self.log_manager.startup)
+        self.broker_id, self.cluster_id = self.log_manager.ensure_meta_properties(
+            cfg.broker_id, cfg["cluster.id"]
+        )
+        await self._start_zookeeper()
+        # Producer-id blocks: leased from ZooKeeper or from a lease file in the first log dir.
+        self.producer_ids = create_producer_id_manager(
+            zookeeper=self.zookeeper,
+            block_size=cfg["producer.id.block.size"],
+            broker_id=self.broker_id,
+            data_dir=cfg.log_dirs[0],
+            clock=self.clock.monotonic,
+        )
+        self._running.push_async_callback(self.producer_ids.stop)
+        await self.producer_ids.start()
+        self._build_cluster_components()
+        self._running.push_async_callback(self.groups.stop)
+        background = asyncio.create_task(self.log_manager.run_background_tasks(), name="log-manager")
+        self._running.push_async_callback(_cancel, background)
+
+        await self.server.start()
+        self._running.push_async_callback(self.server.stop)
+        # No await from the bind to the publication: no request runs before the broker is known.
+        self._fix_advertised_ports()
+        self.controller.update_live_brokers([self.live_broker()])
+        if self.zookeeper is not None:
+            await loop.run_in_executor(None, self.zookeeper.register, self._registration())
+        await self.groups.start()
+        self.started.set()
+        log.info(
+            "broker %d started (cluster %s), advertising %s",
+            self.broker_id,
+            self.cluster_id,
+            ", ".join(str(a) for a in self.advertised),
+        )
+
+    def _build_log_manager(self) -> LogManager:
+        cfg = self.config
+        return LogManager(
             cfg.log_dirs,
             cfg.topic_defaults(),
             producer_state=ProducerStateOptions(
@@ -74,34 +162,36 @@ class Broker:
                 high_watermark_checkpoint_ms=cfg["replica.high.watermark.checkpoint.interval.ms"],
                 producer_expiration_check_ms=cfg["producer.id.expiration.check.interval.ms"],
             ),
-            time_ms=_now_ms,
+            time_ms=self.clock.time_ms,
         )
-        await loop.run_in_executor(None, self.log_manager.startup)
-        self.broker_id, self.cluster_id = self.log_manager.ensure_meta_properties(
-            cfg.broker_id, cfg["cluster.id"]
-        )
-        self.controller = Controller(self.log_manager, self.broker_id)
-        self.replica_manager = ReplicaManager(self.log_manager)
-        await self.server.start()
-        self._fix_advertised_ports()
-        # Producer-id blocks: leased from ZooKeeper (which also registers this broker
-        # under /brokers/ids) or from a lease file in the first log dir.
-        self.producer_ids = create_producer_id_manager(
-            zookeeper_connect=cfg["zookeeper.connect"],
+
+    async def _start_zookeeper(self) -> None:
+        """Kafka's ``initZkClient``: one session for the broker (chroot, persistent paths).
+        The broker registers itself once its ports are bound."""
+        cfg = self.config
+        self.zookeeper = None
+        if not cfg["zookeeper.connect"]:
+            return
+        zk = ZooKeeperClient(
+            cfg["zookeeper.connect"],
             session_timeout_ms=cfg["zookeeper.session.timeout.ms"],
             connection_timeout_ms=cfg["zookeeper.connection.timeout.ms"],
-            block_size=cfg["producer.id.block.size"],
-            broker_id=self.broker_id,
-            data_dir=cfg.log_dirs[0],
-            registration=BrokerRegistration(
-                broker_id=self.broker_id,
-                endpoints=[BrokerEndpoint(a.name, a.host, a.port) for a in self.advertised],
-                rack=cfg["broker.rack"],
-            ),
+            time_ms=self.clock.time_ms,
         )
-        await self.producer_ids.start()
+        self.zookeeper = zk
+        self._running.push_async_callback(asyncio.to_thread, zk.close)
+        await asyncio.get_running_loop().run_in_executor(None, zk.start)
+
+    def _build_cluster_components(self) -> None:
+        """The controller and its listeners; every existing topic is published to them."""
+        cfg = self.config
+        self.controller = Controller(self.log_manager, self.broker_id, time_ms=self.clock.time_ms)
+        self.controller.load_from_logs()
+        # This broker is the controller: Metadata and DescribeCluster name it.
+        self.metadata_cache = MetadataCache(self.broker_id, self.cluster_id, controller_id=self.broker_id)
+        self.replica_manager = ReplicaManager(self.log_manager)
         self.groups = GroupCoordinator(
-            self.log_manager,
+            ControllerTopicStore(self.log_manager, self.controller),  # type: ignore[arg-type]
             broker_id=self.broker_id,
             offsets_topic_partitions=cfg["offsets.topic.num.partitions"],
             offsets_segment_bytes=cfg["offsets.topic.segment.bytes"],
@@ -112,18 +202,26 @@ class Broker:
             max_session_timeout_ms=cfg["group.max.session.timeout.ms"],
             max_group_size=cfg["group.max.size"],
             offset_metadata_max_bytes=cfg["offset.metadata.max.bytes"],
-            time_ms=_now_ms,
-            leader_epoch=self.replica_manager.leader_epoch,
+            time_ms=self.clock.time_ms,
+            leader_epoch=self.metadata_cache.leader_epoch,
         )
-        await self.groups.start()
-        self._tasks.append(asyncio.create_task(self.log_manager.run_background_tasks(), name="log-manager"))
-        self.started.set()
-        log.info(
-            "broker %d started (cluster %s), advertising %s",
+        self.controller.register_listener(self.metadata_cache)
+        self.controller.register_listener(_ReplicaManagerListener(self.replica_manager))
+        self.controller.register_listener(self.groups)
+        # The topics are known before the first request; the live broker follows the bind.
+        self.controller.startup()
+
+    def live_broker(self) -> LiveBroker:
+        """This broker as the cluster sees it: its advertised listeners and rack."""
+        return LiveBroker(
             self.broker_id,
-            self.cluster_id,
-            ", ".join(str(a) for a in self.advertised),
+            tuple(BrokerEndpoint(a.name, a.host, a.port) for a in self.advertised),
+            self.config["broker.rack"],
         )
+
+    def _registration(self) -> BrokerRegistration:
+        broker = self.live_broker()
+        return BrokerRegistration(broker_id=self.broker_id, endpoints=broker.endpoints, rack=broker.rack)
 
     def _fix_advertised_ports(self) -> None:
         """A listener on port 0 advertises the port it really got."""
@@ -141,25 +239,15 @@ class Broker:
         self.advertised = out
 
     async def stop(self) -> None:
-        await self.server.stop()
-        if self.groups is not None:
-            await self.groups.stop()
-        if self.producer_ids is not None:
-            await self.producer_ids.stop()
-        for t in self._tasks:
-            t.cancel()
-        for t in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await t
-        self._tasks.clear()
-        if self.log_manager is not None:
-            await asyncio.get_running_loop().run_in_executor(None, self.log_manager.shutdown)
-            self.log_manager = None
+        """Close what start() brought up, in reverse order (safe after a failed start, and twice)."""
+        running, self._running = self._running, contextlib.AsyncExitStack()
+        await running.aclose()
 
-    # ------------------------------------------------------------------ views for handlers
+    async def _shutdown_log_manager(self) -> None:
+        await asyncio.get_running_loop().run_in_executor(None, self.log_manager.shutdown)
 
-    def endpoint_for(self, listener_name: str | None = None) -> Listener:
-        for adv in self.advertised:
-            if listener_name is None or adv.name == listener_name:
-                return adv
-        return self.advertised[0]
+
+async def _cancel(task: asyncio.Task) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await task

@@ -1,11 +1,21 @@
-"""The controller of a one-broker cluster: topic creation, deletion and metadata.
+"""The controller: the registry of topics and the partition states it publishes.
 
-This broker is its own controller (Metadata answers ``controller_id`` = this
-broker, so the Java Admin client, which sends CreateTopics and DeleteTopics to
-the controller, finds it). Topics live where Kafka keeps them on a broker:
-one directory per partition with ``partition.metadata`` (the topic id); their
-config overrides are kept by the LogManager. Validation follows Kafka's
-``Topic.validate`` and ``ControllerManager`` / ``ReplicationControlManager``.
+Kafka's ZooKeeper-mode ``KafkaController`` owns every topic's metadata and every partition's
+leadership and tells the brokers (LeaderAndIsr, UpdateMetadata). This controller keeps the
+same roles for a cluster it controls alone (embedded mode, no ZooKeeper):
+
+- The topic registry is its own: loaded once at start from the logs on disk
+  (``load_from_logs``: topic ids from ``partition.metadata``, overrides from the overrides
+  file) and from then on changed only here. The logs on disk are what this broker hosts.
+- Every change is published to the registered ``ClusterMetadataListener``s (the broker's
+  MetadataCache, ReplicaManager, group coordinator), in registration order, with the
+  partitions' ``PartitionState``: here leader = this broker, leader epoch 0,
+  ISR = replicas = [this broker]. ``startup`` publishes every topic once, before the
+  broker serves; ``update_live_brokers`` the brokers (this one, as soon as its ports are bound).
+- Validation follows Kafka's ``Topic.validate`` and ``ReplicationControlManager``.
+- Internal topics (``__consumer_offsets``, ``__transaction_state``) are the broker's:
+  clients cannot create them; the group coordinator creates ``__consumer_offsets`` through
+  ``ControllerTopicStore`` with the broker's ``offsets.topic.*`` configuration.
 """
 
 from __future__ import annotations
@@ -13,22 +23,37 @@ from __future__ import annotations
 import logging
 import re
 import uuid
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from coordinator.cluster_state import (
+    INTERNAL_TOPICS,
+    ClusterMetadataListener,
+    LiveBroker,
+    PartitionState,
+    TopicMetadata,
+)
 from protocol.errors import ErrorCode, KafkaError
 from storage.config_def import ConfigError
 from storage.log_config import parse_topic_overrides
 
 if TYPE_CHECKING:
     from storage.log_manager import LogManager
+    from storage.partition_log import PartitionLog
+
+__all__ = [
+    "INTERNAL_TOPICS",
+    "Controller",
+    "ControllerTopicStore",
+    "TopicMetadata",
+    "unify_collision_chars",
+    "validate_topic_name",
+]
 
 log = logging.getLogger(__name__)
 
 MAX_NAME_LENGTH = 249  # Topic.MAX_NAME_LENGTH
 _LEGAL = re.compile(r"^[a-zA-Z0-9._-]+$")
-INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state"})
 
 
 def validate_topic_name(name: str | None) -> None:
@@ -54,45 +79,63 @@ def unify_collision_chars(name: str) -> str:
     return name.replace(".", "_")
 
 
-@dataclass
-class TopicMetadata:
-    name: str
-    topic_id: uuid.UUID
-    partitions: int
-    overrides: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def is_internal(self) -> bool:
-        return self.name in INTERNAL_TOPICS
-
-
 class Controller:
-    """Topic administration for the cluster this broker controls."""
+    """Topic administration and partition leadership for the cluster this broker controls."""
 
-    def __init__(self, log_manager: LogManager, broker_id: int, *, live_brokers: int = 1) -> None:
+    def __init__(self, log_manager: LogManager, broker_id: int, *, time_ms: Callable[[], int]) -> None:
         self.log_manager = log_manager
         self.broker_id = broker_id
-        self.live_brokers = live_brokers
+        self.time_ms = time_ms
+        self._topics: dict[str, TopicMetadata] = {}
+        self._topics_by_id: dict[uuid.UUID, TopicMetadata] = {}
+        self._states: dict[tuple[str, int], PartitionState] = {}
+        self._brokers: dict[int, LiveBroker] = {}
+        self._listeners: list[ClusterMetadataListener] = []
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def load_from_logs(self) -> None:
+        """Embedded mode: the registry is what the log dirs hold (read once, at start)."""
+        for name, info in self.log_manager.topics().items():
+            topic = TopicMetadata(name, info.topic_id, info.partitions, dict(info.overrides))
+            self._add(topic)
+            for p in range(info.partitions):
+                self._states[(name, p)] = self._leader_state(name, p)
+
+    def register_listener(self, listener: ClusterMetadataListener) -> None:
+        self._listeners.append(listener)
+
+    def startup(self) -> None:
+        """Publish every topic with its partition states to every listener (before serving)."""
+        states = [self._states[k] for k in sorted(self._states)]
+        topics = {name: _copy(t) for name, t in self._topics.items()}
+        for listener in self._listeners:
+            listener.on_topics_changed(topics, states)
+
+    def update_live_brokers(self, brokers: Sequence[LiveBroker]) -> None:
+        """The complete set of live brokers changed (this broker's endpoints are known once
+        its listeners are bound; ZooKeeper's ``/brokers/ids`` later); publish it."""
+        self._brokers = {b.broker_id: b for b in brokers}
+        for listener in self._listeners:
+            listener.on_brokers_changed(list(self._brokers.values()))
 
     # ------------------------------------------------------------------ queries
 
     def topics(self) -> dict[str, TopicMetadata]:
-        out = {}
-        for name, info in self.log_manager.topics().items():
-            out[name] = TopicMetadata(name, info.topic_id, info.partitions, dict(info.overrides))
-        return out
+        return dict(self._topics)
 
     def topic(self, name: str) -> TopicMetadata | None:
-        info = self.log_manager.topics().get(name)
-        if info is None:
-            return None
-        return TopicMetadata(name, info.topic_id, info.partitions, dict(info.overrides))
+        return self._topics.get(name)
 
     def topic_by_id(self, topic_id: uuid.UUID) -> TopicMetadata | None:
-        for t in self.topics().values():
-            if t.topic_id == topic_id:
-                return t
-        return None
+        return self._topics_by_id.get(topic_id)
+
+    def partition_state(self, topic: str, partition: int) -> PartitionState | None:
+        return self._states.get((topic, partition))
+
+    @property
+    def live_brokers(self) -> list[LiveBroker]:
+        return list(self._brokers.values())
 
     # ------------------------------------------------------------------ changes
 
@@ -108,8 +151,12 @@ class Controller:
         assignments: Sequence[tuple[int, Sequence[int]]] = (),
     ) -> tuple[int, int, dict[str, Any]]:
         """Validate a CreateTopics entry; returns (partitions, replication, parsed overrides)."""
+        if name in INTERNAL_TOPICS:
+            # The broker creates its internal topics itself, with its own configuration
+            # (ControllerApis.createTopics refuses __cluster_metadata the same way).
+            raise KafkaError(ErrorCode.INVALID_REQUEST, f"Creation of internal topic {name} is prohibited.")
         validate_topic_name(name)
-        existing = self.log_manager.topics()
+        existing = self._topics
         if name in existing:
             raise KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, f"Topic '{name}' already exists.")
         unified = unify_collision_chars(name)
@@ -129,12 +176,12 @@ class Controller:
             raise KafkaError(
                 ErrorCode.INVALID_REPLICATION_FACTOR, "Replication factor must be larger than 0."
             )
-        if replication > self.live_brokers:
+        if replication > len(self._brokers):
             raise KafkaError(
                 ErrorCode.INVALID_REPLICATION_FACTOR,
                 f"Unable to replicate the partition {replication} time(s): "
                 f"The target replication factor of {replication} cannot be reached because only "
-                f"{self.live_brokers} broker(s) are registered.",
+                f"{len(self._brokers)} broker(s) are registered.",
             )
         try:
             overrides = parse_topic_overrides(configs)
@@ -169,21 +216,111 @@ class Controller:
                     f"Duplicate brokers in the assignment of partition {p}",
                 )
             for b in replicas:
-                if b != self.broker_id:
+                if b not in self._brokers:
                     raise KafkaError(
                         ErrorCode.INVALID_REPLICA_ASSIGNMENT,
                         f"The manual partition assignment includes broker {b}, but no such broker is registered.",
                     )
         return len(indexes), sizes.pop()
 
-    def create_topic(self, name: str, partitions: int, overrides: Mapping[str, Any]) -> TopicMetadata:
-        topic_id = uuid.uuid4()
-        self.log_manager.create_topic(name, partitions, topic_id, overrides)
-        log.info("created topic %s (%d partitions, id %s)", name, partitions, topic_id)
-        return TopicMetadata(name, topic_id, partitions, dict(overrides))
+    def create_topic(
+        self,
+        name: str,
+        partitions: int,
+        overrides: Mapping[str, Any],
+        *,
+        topic_id: uuid.UUID | None = None,
+    ) -> TopicMetadata:
+        """Create a topic (already validated), host its partitions and publish it."""
+        if name in self._topics:
+            raise KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, f"Topic '{name}' already exists.")
+        topic = TopicMetadata(name, topic_id or uuid.uuid4(), partitions, dict(overrides))
+        self.log_manager.create_topic(name, partitions, topic.topic_id, overrides)
+        self._add(topic)
+        log.info("created topic %s (%d partitions, id %s)", name, partitions, topic.topic_id)
+        self._publish_partitions(topic, range(partitions))
+        return topic
 
-    def delete_topic(self, name: str) -> None:
-        if name not in self.log_manager.topics():
+    def add_partitions(self, name: str, new_total: int) -> list[PartitionLog]:
+        """Grow a topic to ``new_total`` partitions and publish the new ones."""
+        topic = self._topics.get(name)
+        if topic is None:
+            raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"Topic '{name}' does not exist.")
+        if new_total <= topic.partitions:
+            raise KafkaError(
+                ErrorCode.INVALID_PARTITIONS,
+                f"Topic currently has {topic.partitions} partitions, which is higher than the requested {new_total}.",
+            )
+        old_total = topic.partitions
+        logs = self.log_manager.add_partitions(name, new_total)
+        topic.partitions = new_total
+        self._publish_partitions(topic, range(old_total, new_total))
+        return logs
+
+    def delete_topic(self, name: str) -> TopicMetadata:
+        """Delete a topic and its partitions; listeners stop serving it."""
+        topic = self._topics.get(name)
+        if topic is None:
             raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic.")
         self.log_manager.delete_topic(name)
+        del self._topics[name]
+        self._topics_by_id.pop(topic.topic_id, None)
+        for p in range(topic.partitions):
+            self._states.pop((name, p), None)
         log.info("deleted topic %s", name)
+        for listener in self._listeners:
+            listener.on_topic_deleted(topic)
+        return topic
+
+    # ------------------------------------------------------------------ internals
+
+    def _add(self, topic: TopicMetadata) -> None:
+        self._topics[topic.name] = topic
+        self._topics_by_id[topic.topic_id] = topic
+
+    def _leader_state(self, topic: str, partition: int) -> PartitionState:
+        # Embedded mode: this broker leads every partition, alone in its replicas and ISR.
+        me = (self.broker_id,)
+        return PartitionState(topic, partition, leader=self.broker_id, leader_epoch=0, isr=me, replicas=me)
+
+    def _publish_partitions(self, topic: TopicMetadata, partitions: range) -> None:
+        states = []
+        for p in partitions:
+            state = self._leader_state(topic.name, p)
+            self._states[(topic.name, p)] = state
+            states.append(state)
+        snapshot = {topic.name: _copy(topic)}
+        for listener in self._listeners:
+            listener.on_topics_changed(snapshot, states)
+
+
+def _copy(topic: TopicMetadata) -> TopicMetadata:
+    """What listeners get: their own copy, unchanged by the registry's later changes."""
+    return TopicMetadata(topic.name, topic.topic_id, topic.partitions, dict(topic.overrides))
+
+
+class ControllerTopicStore:
+    """The log manager as the group coordinator's ``OffsetsTopic`` uses it, with topic
+    creation and growth going through the controller (Kafka's coordinators ask the
+    controller too, via ``AutoTopicCreationManager``), so the internal topic is in the
+    registry and published like any other."""
+
+    def __init__(self, log_manager: LogManager, controller: Controller) -> None:
+        self._log_manager = log_manager
+        self._controller = controller
+
+    def get_log(self, topic: str, partition: int) -> PartitionLog | None:
+        return self._log_manager.get_log(topic, partition)
+
+    def topics(self) -> dict[str, TopicMetadata]:
+        return self._controller.topics()
+
+    def create_topic(
+        self, name: str, partitions: int, topic_id: uuid.UUID, overrides: Mapping[str, Any]
+    ) -> list[PartitionLog]:
+        self._controller.create_topic(name, partitions, overrides, topic_id=topic_id)
+        logs = [self._log_manager.get_log(name, p) for p in range(partitions)]
+        return [plog for plog in logs if plog is not None]
+
+    def add_partitions(self, name: str, new_total: int) -> list[PartitionLog]:
+        return self._controller.add_partitions(name, new_total)

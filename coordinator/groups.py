@@ -26,7 +26,7 @@ import asyncio
 import logging
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -61,6 +61,7 @@ from protocol.errors import ErrorCode, KafkaError
 from protocol.primitives import DecodeError, EncodeError
 
 if TYPE_CHECKING:
+    from coordinator.cluster_state import LiveBroker, PartitionState, TopicMetadata
     from storage.log_manager import LogManager
 
 log = logging.getLogger(__name__)
@@ -449,7 +450,21 @@ class GroupCoordinator:
             return [(t, p, om) for (t, p), om in self.offsets.group_offsets(group_id).items()]
         return [(t, p, self.offsets.get(group_id, t, p)) for t, p in partitions]
 
-    def on_topic_deleted(self, topic: str) -> None:
+    # ---------------------------------------------------------- ClusterMetadataListener
+
+    def on_brokers_changed(self, brokers: Sequence[LiveBroker]) -> None:
+        pass  # every group is coordinated here whatever brokers live
+
+    def on_topics_changed(
+        self, topics: Mapping[str, TopicMetadata], states: Sequence[PartitionState]
+    ) -> None:
+        pass  # offsets may be committed for any topic; nothing to do when one appears
+
+    def on_topic_deleted(self, topic: TopicMetadata) -> None:
+        """The controller deleted ``topic``: its committed offsets go too."""
+        self.remove_offsets_of_topic(topic.name)
+
+    def remove_offsets_of_topic(self, topic: str) -> None:
         """Drop every committed offset of a deleted topic (``handleDeletedPartitions``)."""
         records: dict[int, list[tuple[bytes, bytes | None]]] = defaultdict(list)
         for group_id, partition in self.offsets.partitions_of_topic(topic):

@@ -223,8 +223,12 @@ class ZooKeeperBlockSource:
         broker_id: int,
         block_size: int,
         before_write: Callable[[], None] | None = None,
+        owns_session: bool = True,
     ) -> None:
         self.zookeeper = zookeeper
+        # False when the broker started the session and shares it with other components:
+        # then opening and closing the source leave the session alone.
+        self.owns_session = owns_session
         self.broker_id = broker_id
         self.block_size = block_size
         # Called between the read and the conditional write; tests put a competing writer here.
@@ -233,10 +237,12 @@ class ZooKeeperBlockSource:
         self.description = f"ZooKeeper {zookeeper.connect_string} {PRODUCER_ID_BLOCK_ZNODE}"
 
     def open(self) -> None:
-        self.zookeeper.start()
+        if self.owns_session:
+            self.zookeeper.start()
 
     def close(self) -> None:
-        self.zookeeper.close()
+        if self.owns_session:
+            self.zookeeper.close()
 
     def set_available_listener(self, callback: Callable[[], None]) -> None:
         self.zookeeper.add_connection_listener(callback)

@@ -61,7 +61,7 @@ from coordinator.producer_id_blocks import (
     ProducerIdBlockSource,
     ZooKeeperBlockSource,
 )
-from coordinator.zookeeper import BrokerRegistration, ZooKeeperClient
+from coordinator.zookeeper import ZooKeeperClient
 from protocol.errors import ErrorCode, KafkaError
 
 log = logging.getLogger(__name__)
@@ -340,26 +340,21 @@ class ProducerIdManager:
 
 def create_producer_id_manager(
     *,
-    zookeeper_connect: str | None,
-    session_timeout_ms: int,
-    connection_timeout_ms: int | None,
+    zookeeper: ZooKeeperClient | None,
     block_size: int,
     broker_id: int,
     data_dir: Path,
-    registration: BrokerRegistration | None,
+    clock: Callable[[], float] | None = None,
 ) -> ProducerIdManager:
-    """The manager for a broker's config: ZooKeeper-leased blocks when ``zookeeper.connect`` is
-    set (with the broker registered under ``/brokers/ids``), else the file in ``data_dir``."""
-    if zookeeper_connect:
-        zk = ZooKeeperClient(
-            zookeeper_connect,
-            session_timeout_ms=session_timeout_ms,
-            connection_timeout_ms=connection_timeout_ms,
-            registration=registration,
+    """The manager for a broker's config: blocks leased from ZooKeeper through the broker's
+    session (started and closed by its owner, not by the manager) when there is one, else
+    from the file in ``data_dir``. ``clock`` is monotonic seconds (the event loop's by default)."""
+    if zookeeper is not None:
+        source: ProducerIdBlockSource = ZooKeeperBlockSource(
+            zookeeper, broker_id=broker_id, block_size=block_size, owns_session=False
         )
-        source: ProducerIdBlockSource = ZooKeeperBlockSource(zk, broker_id=broker_id, block_size=block_size)
-        return ProducerIdManager(source, zookeeper=zk)
+        return ProducerIdManager(source, zookeeper=zookeeper, clock=clock)
     embedded = EmbeddedBlockSource(
         Path(data_dir) / PRODUCER_ID_BLOCK_FILE, broker_id=broker_id, block_size=block_size
     )
-    return ProducerIdManager(embedded)
+    return ProducerIdManager(embedded, clock=clock)

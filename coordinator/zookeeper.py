@@ -31,7 +31,6 @@ import contextlib
 import json
 import logging
 import threading
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,6 +39,8 @@ from kazoo.client import KazooClient, KazooState
 from kazoo.exceptions import KazooException, NodeExistsError, NoNodeError
 from kazoo.handlers.threading import KazooTimeoutError
 from kazoo.retry import KazooRetry
+
+from coordinator.cluster_state import BrokerEndpoint
 
 log = logging.getLogger(__name__)
 
@@ -103,18 +104,10 @@ def parse_zookeeper_connect(connect: str) -> tuple[str, str | None]:
     return hosts, chroot
 
 
-@dataclass(frozen=True)
-class BrokerEndpoint:
-    """One advertised listener (Kafka's EndPoint)."""
-
-    listener_name: str
-    host: str
-    port: int
-    security_protocol: str = "PLAINTEXT"
-
-    def connection_string(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host  # Utils.formatAddress
-        return f"{self.listener_name}://{host}:{self.port}"
+def connection_string(endpoint: BrokerEndpoint, security_protocol: str = "PLAINTEXT") -> str:
+    """Kafka's ``EndPoint.connectionString``: ``LISTENER://host:port``."""
+    host = f"[{endpoint.host}]" if ":" in endpoint.host else endpoint.host  # Utils.formatAddress
+    return f"{endpoint.name}://{host}:{endpoint.port}"
 
 
 @dataclass(frozen=True)
@@ -125,6 +118,8 @@ class BrokerRegistration:
     endpoints: Sequence[BrokerEndpoint]
     rack: str | None = None
     jmx_port: int = -1
+    # listener name -> security protocol (listener.security.protocol.map); PLAINTEXT if absent
+    security_protocols: Mapping[str, str] = field(default_factory=dict)
     # feature name -> (min_version, max_version), as in ApiVersions' SupportedFeatures
     features: Mapping[str, tuple[int, int]] = field(default_factory=dict)
 
@@ -132,23 +127,27 @@ class BrokerRegistration:
     def path(self) -> str:
         return f"{BROKER_IDS_PATH}/{self.broker_id}"
 
-    def to_json(self, timestamp_ms: int | None = None) -> bytes:
+    def security_protocol(self, endpoint: BrokerEndpoint) -> str:
+        return self.security_protocols.get(endpoint.name, "PLAINTEXT")
+
+    def endpoint_strings(self) -> list[str]:
+        return [connection_string(e) for e in self.endpoints]
+
+    def to_json(self, timestamp_ms: int) -> bytes:
         """Kafka's ``BrokerIdZNode.encode`` at version 5."""
-        if timestamp_ms is None:
-            timestamp_ms = int(time.time() * 1000)
         # host/port: the first PLAINTEXT endpoint, for old clients that read ZooKeeper
-        plaintext = next((e for e in self.endpoints if e.security_protocol == "PLAINTEXT"), None)
+        plaintext = next((e for e in self.endpoints if self.security_protocol(e) == "PLAINTEXT"), None)
         obj: dict[str, Any] = {
             "version": BROKER_JSON_VERSION,
             "host": plaintext.host if plaintext else None,
             "port": plaintext.port if plaintext else -1,
-            "endpoints": [e.connection_string() for e in self.endpoints],
+            "endpoints": self.endpoint_strings(),
             "jmx_port": self.jmx_port,
             "timestamp": str(timestamp_ms),
         }
         if self.rack is not None:
             obj["rack"] = self.rack
-        obj["listener_security_protocol_map"] = {e.listener_name: e.security_protocol for e in self.endpoints}
+        obj["listener_security_protocol_map"] = {e.name: self.security_protocol(e) for e in self.endpoints}
         obj["features"] = {
             name: {"min_version": lo, "max_version": hi} for name, (lo, hi) in self.features.items()
         }
@@ -170,9 +169,11 @@ class ZooKeeperClient:
         *,
         session_timeout_ms: int,
         connection_timeout_ms: int | None = None,
+        time_ms: Callable[[], int],
         registration: BrokerRegistration | None = None,
     ) -> None:
         self.connect_string = connect
+        self.time_ms = time_ms  # the registration's timestamp
         self.hosts, self.chroot = parse_zookeeper_connect(connect)
         self.session_timeout_ms = session_timeout_ms
         # Kafka: zookeeper.connection.timeout.ms defaults to the session timeout
@@ -242,6 +243,12 @@ class ZooKeeperClient:
         self.create_persistent_paths()
         if self.registration is not None:
             self._register(in_thread=False)
+
+    def register(self, registration: BrokerRegistration) -> None:
+        """Register the broker once its endpoints are known (Kafka's ``registerBroker``, made
+        after the socket server has bound its ports). Blocking: call it off the event loop."""
+        self.registration = registration
+        self._register(in_thread=False)
 
     def _ensure_chroot(self, timeout_s: float) -> None:
         """Kafka's ``createChrootIfNecessary``: make the chroot with a session without it."""
@@ -365,7 +372,7 @@ class ZooKeeperClient:
             return self._stop_registering()
         try:
             try:
-                stat = self.create_node(reg.path, reg.to_json(), ephemeral=True)
+                stat = self.create_node(reg.path, reg.to_json(self.time_ms()), ephemeral=True)
             except NodeExistsError:
                 _, stat = self.get_data(reg.path)
                 # Kafka's checkedEphemeralCreate: a node of our own session is ours.
@@ -391,7 +398,7 @@ class ZooKeeperClient:
             reg.broker_id,
             reg.path,
             stat.czxid,
-            ", ".join(e.connection_string() for e in reg.endpoints),
+            ", ".join(reg.endpoint_strings()),
         )
         return stat.ephemeralOwner
 

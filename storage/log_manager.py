@@ -338,6 +338,9 @@ class LogManager:
         return list(self._logs.values())
 
     def topics(self) -> dict[str, TopicInfo]:
+        """The topics the log dirs hold (ids from ``partition.metadata``, overrides from the
+        overrides file). The controller loads its registry from this once at start; after
+        that the registry is the controller's and this is only what the broker hosts."""
         counts: dict[str, int] = {}
         for topic, _ in self._logs:
             counts[topic] = counts.get(topic, 0) + 1

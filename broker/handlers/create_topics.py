@@ -1,6 +1,10 @@
 """CreateTopics (key 19), versions 2-7.
 
 Behaviour (Kafka's ``ControllerApis.createTopics`` / ``ReplicationControlManager``):
+- Internal topics (``__consumer_offsets``, ``__transaction_state``) belong to the
+  broker, which creates them with its own configuration: a client's request for one
+  gets INVALID_REQUEST "Creation of internal topic <name> is prohibited." (the answer
+  of Kafka's ``ControllerApis.createTopics`` for its internal ``__cluster_metadata``).
 - Each topic is validated on its own: name (INVALID_TOPIC_EXCEPTION, also for
   names that collide on '.'/'_'), existence (TOPIC_ALREADY_EXISTS), partitions
   (INVALID_PARTITIONS), replication factor above the live brokers
@@ -12,9 +16,14 @@ Behaviour (Kafka's ``ControllerApis.createTopics`` / ``ReplicationControlManager
 - ``validate_only`` checks everything and creates nothing.
 - v5+: the created (or validated) topic's configs, partition count and
   replication factor are returned.
+- The controller creates the topic and publishes it to the broker's components.
 
 Version notes: v2 is the lowest Kafka 4 serves; v5 is flexible and returns
 configs; v7 returns topic ids.
+
+Differs from Kafka: Kafka (ZooKeeper mode and KRaft) lets a client create
+``__consumer_offsets`` and ``__transaction_state`` with any configuration, e.g.
+``cleanup.policy=delete``, which loses committed offsets; Moldau refuses.
 """
 
 from __future__ import annotations
@@ -73,8 +82,6 @@ def handle_create_topics(ctx: RequestContext, request: CreateTopicsRequest) -> C
             if not request.validate_only:
                 created = broker.controller.create_topic(t.name, partitions, overrides)
                 topic_id = created.topic_id
-                if broker.replica_manager is not None:
-                    broker.replica_manager.on_topic_created(created)
         except KafkaError as exc:
             results.append(Result(name=t.name, error_code=exc.code, error_message=exc.message))
             continue

@@ -15,7 +15,6 @@ Not implemented: authorization.
 from __future__ import annotations
 
 from broker.handlers import RequestContext, handler
-from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, DeleteGroupsRequest, DeleteGroupsResponse
 
 
@@ -23,10 +22,7 @@ from protocol.messages import ApiKey, DeleteGroupsRequest, DeleteGroupsResponse
 def handle_delete_groups(ctx: RequestContext, request: DeleteGroupsRequest) -> DeleteGroupsResponse:
     names = list(dict.fromkeys(request.groups_names))
     groups = ctx.broker.groups
-    if groups is None:
-        results = dict.fromkeys(names, ErrorCode.COORDINATOR_NOT_AVAILABLE)
-    else:
-        results = groups.delete_groups(names)
+    results = groups.delete_groups(names)
     return DeleteGroupsResponse(
         results=[
             DeleteGroupsResponse.DeletableGroupResult(group_id=name, error_code=results[name].code)

@@ -5,8 +5,10 @@ Behaviour:
   ``<topic>-<p>.<id>-delete`` and removed, as Kafka's LogManager does).
 - Unknown names: UNKNOWN_TOPIC_OR_PARTITION; unknown ids (v6+):
   UNKNOWN_TOPIC_ID; ``delete.topic.enable=false``: TOPIC_DELETION_DISABLED.
-- Committed offsets of the deleted topic are removed from every group (Kafka's
-  ``GroupCoordinator.onPartitionsDeleted``), written as tombstones.
+- The controller deletes the topic and tells the broker's components: the
+  replica manager stops serving it, and the group coordinator removes its committed
+  offsets from every group (Kafka's ``GroupCoordinator.onPartitionsDeleted``),
+  written as tombstones.
 
 Version notes: v4 is flexible; v5 adds error messages; v6 names topics by name
 or by id (``topics`` replaces ``topic_names``).
@@ -55,17 +57,12 @@ def handle_delete_topics(ctx: RequestContext, request: DeleteTopicsRequest) -> D
                 )
             )
             continue
-        t = controller.topic(name)
         try:
-            controller.delete_topic(name)
-            if broker.replica_manager is not None:
-                broker.replica_manager.on_topic_deleted(name)
-            if broker.groups is not None:
-                broker.groups.on_topic_deleted(name)
+            deleted = controller.delete_topic(name)
         except KafkaError as exc:
             results.append(
                 Result(name=name, topic_id=topic_id, error_code=exc.code, error_message=exc.message)
             )
             continue
-        results.append(Result(name=name, topic_id=t.topic_id if t else topic_id, error_code=0))
+        results.append(Result(name=name, topic_id=deleted.topic_id, error_code=0))
     return DeleteTopicsResponse(throttle_time_ms=0, responses=results)

@@ -1,7 +1,8 @@
 """DescribeCluster (key 60), versions 0-1.
 
-Behaviour: the cluster id, this broker as controller, and this broker's
-advertised endpoint for the listener the request came in on. Authorized
+Behaviour: from the broker's MetadataCache (Kafka's ``handleDescribeCluster``): the
+cluster id, the controller id, and every alive broker with its endpoint on the listener the
+request came in on (brokers without that listener are left out). Authorized
 operations on request (no authorizer: everything a cluster supports).
 An endpoint_type of 2 (controllers, KIP-919) sent to a broker answers
 MISMATCHED_ENDPOINT_TYPE, as Kafka's brokers do.
@@ -27,22 +28,20 @@ def handle_describe_cluster(ctx: RequestContext, request: DescribeClusterRequest
             error_code=ErrorCode.MISMATCHED_ENDPOINT_TYPE.code,
             error_message="The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER",
             endpoint_type=request.endpoint_type,
-            cluster_id=broker.cluster_id,
+            cluster_id=broker.metadata_cache.cluster_id,
         )
-    endpoint = broker.endpoint_for(ctx.listener)
+    cache = broker.metadata_cache
     return DescribeClusterResponse(
         throttle_time_ms=0,
         error_code=0,
         endpoint_type=BROKERS_ENDPOINT,
-        cluster_id=broker.cluster_id,
-        controller_id=broker.broker_id,
+        cluster_id=cache.cluster_id,
+        controller_id=cache.controller_id,
         brokers=[
             DescribeClusterResponse.DescribeClusterBroker(
-                broker_id=broker.broker_id,
-                host=endpoint.host,
-                port=endpoint.port,
-                rack=broker.config["broker.rack"],
+                broker_id=b.broker_id, host=ep.host, port=ep.port, rack=b.rack
             )
+            for b, ep in cache.alive_endpoints(ctx.listener)
         ],
         cluster_authorized_operations=ops.CLUSTER
         if request.include_cluster_authorized_operations

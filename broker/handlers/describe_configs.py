@@ -65,7 +65,7 @@ def handle_describe_configs(ctx: RequestContext, request: DescribeConfigsRequest
         try:
             if res.resource_type == TOPIC:
                 validate_topic_name(res.resource_name)
-                topic = broker.controller.topic(res.resource_name)
+                topic = broker.metadata_cache.get_topic(res.resource_name)
                 if topic is None:
                     raise KafkaError(
                         ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"Topic {res.resource_name} does not exist"

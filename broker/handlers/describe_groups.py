@@ -33,11 +33,6 @@ def handle_describe_groups(ctx: RequestContext, request: DescribeGroupsRequest) 
     with_ops = ctx.api_version >= 3 and request.include_authorized_operations
     described = []
     for group_id in request.groups:
-        if groups is None:
-            described.append(
-                Described(error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE.code, group_id=group_id)
-            )
-            continue
         error, summary = groups.describe_group(group_id)
         described.append(
             Described(

@@ -1,14 +1,19 @@
 """FindCoordinator (key 10), versions 0-4.
 
 Behaviour (Kafka's ``KafkaApis.handleFindCoordinatorRequest`` / ``getCoordinator``):
-- Key type 0 (group): this broker coordinates every group (it leads every
-  partition of ``__consumer_offsets``); the answer is its endpoint on the
-  listener the request came in on. The offsets topic is created on this first
-  use, as Kafka does: COORDINATOR_NOT_AVAILABLE (retriable) until it exists;
-  it is created in the background, one partition per event-loop turn.
+- Key type 0 (group): the coordinator is the leader of the group's partition of
+  ``__consumer_offsets``, read from the MetadataCache, and the answer is its endpoint on
+  the listener the request came in on (COORDINATOR_NOT_AVAILABLE if the leader has none).
+  The offsets topic is created on this first use, as Kafka does:
+  COORDINATOR_NOT_AVAILABLE (retriable) until it exists; it is created in the
+  background, one partition per event-loop turn.
 - Key type 1 (transaction): no transaction coordinator exists yet, so every
-  key gets INVALID_REQUEST with a message saying so (the Java client fails
-  ``initTransactions`` with it at once instead of retrying for max.block.ms).
+  key gets TRANSACTIONAL_ID_AUTHORIZATION_FAILED, what Kafka answers for a
+  transactional id the client may not use. Clients treat it as fatal at once:
+  librdkafka's ``init_transactions()`` fails with a fatal error and the Java
+  producer's ``initTransactions`` with TransactionalIdAuthorizationException
+  (with INVALID_REQUEST librdkafka retried for ever). InitProducerId with a
+  transactional id answers the same error, so both paths agree.
 - Any other key type: INVALID_REQUEST (``CoordinatorType.forId`` rejects it).
 - A failed lookup carries Kafka's "no node": node id -1, host "", port -1.
 
@@ -21,9 +26,15 @@ Not implemented: v5-6 (TRANSACTION_ABORTABLE, share groups, KIP-932).
 
 from __future__ import annotations
 
+import logging
+from typing import NamedTuple
+
 from broker.handlers import RequestContext, handler
+from coordinator.cluster_state import BrokerEndpoint, LiveBroker
 from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, FindCoordinatorRequest, FindCoordinatorResponse
+
+log = logging.getLogger(__name__)
 
 GROUP_KEY_TYPE = 0
 TRANSACTION_KEY_TYPE = 1
@@ -33,50 +44,68 @@ _MESSAGES = {
     ErrorCode.COORDINATOR_NOT_AVAILABLE: "The coordinator is not available.",
     ErrorCode.INVALID_REQUEST: "This most likely occurs because of a request being malformed by the client "
     "library or the message was sent to an incompatible broker. See the broker logs for more details.",
+    ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED: "Transactional Id authorization failed.",
 }
-_NO_TXN_COORDINATOR = (
-    "Transactions are not supported by this broker: it has no transaction coordinator (key type 1)."
-)
 
 
-def _lookup(ctx: RequestContext, key_type: int, key: str) -> tuple[ErrorCode, str | None]:
-    """(error, message) of the coordinator lookup for one key."""
+class _Lookup(NamedTuple):
+    error: ErrorCode
+    message: str | None = None
+    node: LiveBroker | None = None
+    endpoint: BrokerEndpoint | None = None
+
+
+def _lookup(ctx: RequestContext, key_type: int, key: str) -> _Lookup:
+    """The coordinator of one key, or the error of its lookup."""
     if key_type == GROUP_KEY_TYPE:
         groups = ctx.broker.groups
-        if groups is None:
-            return ErrorCode.COORDINATOR_NOT_AVAILABLE, None
-        return groups.find_coordinator(key), None
+        error = groups.find_coordinator(key)
+        if error is not ErrorCode.NONE:
+            return _Lookup(error)
+        # KafkaApis.getCoordinator: the leader of the key's partition of the internal topic.
+        cache = ctx.broker.metadata_cache
+        state = cache.partition_state(groups.topic_name, groups.partition_for(key))
+        endpoint = cache.endpoint(state.leader, ctx.listener) if state is not None else None
+        if state is None or endpoint is None:
+            return _Lookup(ErrorCode.COORDINATOR_NOT_AVAILABLE)
+        return _Lookup(ErrorCode.NONE, node=cache.get_alive_broker(state.leader), endpoint=endpoint)
     if key_type == TRANSACTION_KEY_TYPE:
-        return ErrorCode.INVALID_REQUEST, _NO_TXN_COORDINATOR
-    return ErrorCode.INVALID_REQUEST, f"Unknown coordinator type received: {key_type}"
+        log.info(
+            "FindCoordinator from %s (client %s) for transactional id %r refused with "
+            "TRANSACTIONAL_ID_AUTHORIZATION_FAILED: transactions are not supported",
+            ctx.peer,
+            ctx.client_id,
+            key,
+        )
+        return _Lookup(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+    return _Lookup(ErrorCode.INVALID_REQUEST, f"Unknown coordinator type received: {key_type}")
 
 
 @handler(ApiKey.FIND_COORDINATOR, versions=(0, 4))
 def handle_find_coordinator(ctx: RequestContext, request: FindCoordinatorRequest) -> FindCoordinatorResponse:
-    endpoint = ctx.broker.endpoint_for(ctx.listener)
     if ctx.api_version >= 4:
         coordinators = []
         for key in request.coordinator_keys:
-            error, message = _lookup(ctx, request.key_type, key)
-            ok = error is ErrorCode.NONE
+            found = _lookup(ctx, request.key_type, key)
+            ok = found.node is not None and found.endpoint is not None
             coordinators.append(
                 FindCoordinatorResponse.Coordinator(
                     key=key,
-                    node_id=ctx.broker.broker_id if ok else -1,
-                    host=endpoint.host if ok else "",
-                    port=endpoint.port if ok else -1,
-                    error_code=error.code,
-                    error_message=message
-                    if message is not None
-                    else ("" if ok else _MESSAGES.get(error, "")),
+                    node_id=found.node.broker_id if ok else -1,
+                    host=found.endpoint.host if ok else "",
+                    port=found.endpoint.port if ok else -1,
+                    error_code=found.error.code,
+                    error_message=found.message
+                    if found.message is not None
+                    else ("" if ok else _MESSAGES.get(found.error, "")),
                 )
             )
         return FindCoordinatorResponse(coordinators=coordinators)
-    error, message = _lookup(ctx, request.key_type, request.key)
-    if error is not ErrorCode.NONE:
+    found = _lookup(ctx, request.key_type, request.key)
+    if found.node is None or found.endpoint is None:
         return FindCoordinatorResponse(
-            error_code=error.code,
-            error_message=message or _MESSAGES.get(error, error.name),
+            error_code=found.error.code,
+            error_message=found.message or _MESSAGES.get(found.error, found.error.name),
             node_id=-1,
             host="",
             port=-1,
@@ -84,7 +113,7 @@ def handle_find_coordinator(ctx: RequestContext, request: FindCoordinatorRequest
     return FindCoordinatorResponse(
         error_code=0,
         error_message=_MESSAGES[ErrorCode.NONE],
-        node_id=ctx.broker.broker_id,
-        host=endpoint.host,
-        port=endpoint.port,
+        node_id=found.node.broker_id,
+        host=found.endpoint.host,
+        port=found.endpoint.port,
     )

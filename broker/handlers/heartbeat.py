@@ -16,15 +16,12 @@ Not implemented: authorization.
 from __future__ import annotations
 
 from broker.handlers import RequestContext, handler
-from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, HeartbeatRequest, HeartbeatResponse
 
 
 @handler(ApiKey.HEARTBEAT, versions=(0, 4))
 def handle_heartbeat(ctx: RequestContext, request: HeartbeatRequest) -> HeartbeatResponse:
     groups = ctx.broker.groups
-    if groups is None:
-        return HeartbeatResponse(error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE.code)
     error = groups.heartbeat(
         request.group_id, request.member_id, request.group_instance_id, request.generation_id
     )

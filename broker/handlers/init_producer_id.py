@@ -17,10 +17,11 @@ Errors:
   once, with no retry loop: the Java producer (``TransactionManager``'s
   InitProducerIdHandler calls ``fatalError``) and librdkafka
   (``rd_kafka_idemp_check_error``). The response has no error message field in
-  any version, so the reason is logged.
+  any version, so the reason is logged. FindCoordinator for a transactional id
+  answers the same error, so a client fails the same way on either path.
 - no block of ids at hand (the next block is still being leased, ZooKeeper is
   away) -> COORDINATOR_LOAD_IN_PROGRESS, retriable: clients try again
-  (RPCProducerIdManager does the same). Also before the manager has started.
+  (RPCProducerIdManager does the same).
 - producer ids fatally exhausted -> UNKNOWN_SERVER_ERROR, as Kafka.
 Error responses carry producer id -1 and epoch -1 (``initTransactionError``).
 
@@ -70,11 +71,8 @@ def handle_init_producer_id(ctx: RequestContext, request: InitProducerIdRequest)
             transactional_id,
         )
         return _error(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
-    manager = ctx.broker.producer_ids
-    if manager is None:  # still starting: the client retries
-        return _error(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS)
     try:
-        producer_id = manager.generate_producer_id()
+        producer_id = ctx.broker.producer_ids.generate_producer_id()
     except KafkaError as exc:
         if not exc.error.retriable:
             log.error("InitProducerId from %s failed: %s", ctx.peer, exc)

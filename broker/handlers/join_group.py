@@ -37,7 +37,6 @@ import asyncio
 
 from broker.handlers import RequestContext, handler
 from coordinator.group_metadata import JoinRequest, JoinResult
-from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, JoinGroupRequest, JoinGroupResponse
 
 
@@ -75,8 +74,6 @@ def _response(version: int, result: JoinResult) -> JoinGroupResponse:
 async def handle_join_group(ctx: RequestContext, request: JoinGroupRequest) -> JoinGroupResponse:
     version = ctx.api_version
     groups = ctx.broker.groups
-    if groups is None:
-        return _response(version, JoinResult(ErrorCode.COORDINATOR_NOT_AVAILABLE, request.member_id))
     req = JoinRequest(
         group_id=request.group_id,
         member_id=request.member_id,

@@ -33,10 +33,7 @@ def handle_leave_group(ctx: RequestContext, request: LeaveGroupRequest) -> Leave
     else:
         members = [LeaveMember(m.member_id, m.group_instance_id, m.reason) for m in request.members]
     groups = ctx.broker.groups
-    if groups is None:
-        error, member_errors = ErrorCode.COORDINATOR_NOT_AVAILABLE, []
-    else:
-        error, member_errors = groups.leave_group(request.group_id, members)
+    error, member_errors = groups.leave_group(request.group_id, members)
     if version < 3:
         code = error
         if code is ErrorCode.NONE:

@@ -14,15 +14,12 @@ Not implemented: v5 (group types filter, KIP-848); authorization.
 from __future__ import annotations
 
 from broker.handlers import RequestContext, handler
-from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, ListGroupsRequest, ListGroupsResponse
 
 
 @handler(ApiKey.LIST_GROUPS, versions=(0, 4))
 def handle_list_groups(ctx: RequestContext, request: ListGroupsRequest) -> ListGroupsResponse:
     groups = ctx.broker.groups
-    if groups is None:
-        return ListGroupsResponse(error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE.code)
     states = request.states_filter if ctx.api_version >= 4 else []
     error, overviews = groups.list_groups(states)
     return ListGroupsResponse(

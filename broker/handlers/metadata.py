@@ -1,17 +1,27 @@
 """Metadata (key 3), versions 0-12.
 
-Behaviour:
-- Brokers: this broker, with the advertised endpoint of the listener the
-  request came in on. It is also the controller (``controller_id``), which is
-  where the Java Admin client sends CreateTopics/DeleteTopics.
+Behaviour (Kafka's ``KafkaApis.handleTopicMetadataRequest`` over its ``MetadataCache``):
+- Everything comes from the broker's MetadataCache, the cluster view the controller
+  publishes: the alive brokers that have an endpoint on the listener the request came in
+  on, the controller id (where the Java Admin client sends CreateTopics/DeleteTopics), and
+  for each partition its leader, leader epoch, replicas, ISR and offline replicas.
+- A partition whose leader is not alive answers LEADER_NOT_AVAILABLE, one whose leader has
+  no endpoint on this listener LISTENER_NOT_FOUND from v6 (LEADER_NOT_AVAILABLE before),
+  both with leader -1 (``ZkMetadataCache.getPartitionMetadata``). v0 leaves out replicas
+  without a live endpoint and then answers REPLICA_NOT_AVAILABLE.
 - Topics requested: v0's empty list means all topics; from v1 a null list
-  means all topics and an empty list none. From v10 a topic may be asked for by
-  id (UNKNOWN_TOPIC_ID if there is none).
+  means all topics and an empty list none. v12 may ask for a topic by id
+  (UNKNOWN_TOPIC_ID, name null, if there is none). v10 and v11 carry topic ids but may not
+  use them: a topic with a null name or a non-zero id makes the whole request
+  INVALID_REQUEST, every requested topic answered with that error and name "" (Kafka's
+  InvalidRequestException -> ``MetadataRequest.getErrorResponse``).
 - Missing topics are created when ``auto.create.topics.enable`` is on and the
   request allows it (always for v0-3, ``allow_auto_topic_creation`` from v4),
   with ``num.partitions`` and ``default.replication.factor``; an illegal name gets
   INVALID_TOPIC_EXCEPTION, a missing topic otherwise UNKNOWN_TOPIC_OR_PARTITION.
-- Every partition is led by this broker (leader epoch from the replica manager).
+- Internal topics (``__consumer_offsets``, ``__transaction_state``) are never created by a
+  Metadata request: the broker creates them with its own configuration (the group
+  coordinator on first use). Asked for while missing: UNKNOWN_TOPIC_OR_PARTITION.
 - Authorized operations (v8+): with no authorizer, everything the resource supports.
 
 Version notes: v1 adds controller_id, rack, is_internal and null-means-all;
@@ -21,14 +31,18 @@ v10 topic ids; v11 drops cluster authorized operations; v12 nullable names.
 
 Differs from Kafka: an auto-created topic is answered at once with its
 partitions (Kafka answers LEADER_NOT_AVAILABLE until its controller has
-elected leaders; here creation is synchronous).
+elected leaders; here creation is synchronous). Kafka's AutoTopicCreationManager creates a
+missing ``__consumer_offsets`` asked for in Metadata (with the broker's configuration);
+here only the group coordinator creates it.
 """
 
 from __future__ import annotations
 
 from broker import authorized_operations as ops
 from broker.handlers import RequestContext, handler
-from coordinator.controller import TopicMetadata, validate_topic_name
+from broker.metadata_cache import MetadataCache
+from coordinator.cluster_state import INTERNAL_TOPICS, NO_LEADER, TopicMetadata
+from coordinator.controller import validate_topic_name
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, MetadataRequest, MetadataResponse
 from protocol.primitives import ZERO_UUID
@@ -37,58 +51,138 @@ Topic = MetadataResponse.MetadataResponseTopic
 Partition = MetadataResponse.MetadataResponsePartition
 
 
-def topic_response(ctx: RequestContext, t: TopicMetadata, include_ops: bool) -> Topic:
-    broker = ctx.broker
-    bid = broker.broker_id
-    rm = broker.replica_manager
-    partitions = []
-    for p in range(t.partitions):
-        epoch = rm.leader_epoch(t.name, p) if rm is not None else 0
-        partitions.append(
+def _partitions(cache: MetadataCache, topic: str, listener: str, version: int) -> list[Partition]:
+    """Kafka's ``ZkMetadataCache.getPartitionMetadata``."""
+    error_unavailable_endpoints = version == 0
+    error_unavailable_listeners = version >= 6
+    out = []
+    for state in cache.partition_states(topic):
+        replicas, isr = list(state.replicas), list(state.isr)
+        if error_unavailable_endpoints:
+            replicas = [b for b in replicas if cache.endpoint(b, listener) is not None]
+            isr = [b for b in isr if cache.endpoint(b, listener) is not None]
+        leader = NO_LEADER
+        if cache.endpoint(state.leader, listener) is None:
+            if not cache.is_alive(state.leader) or not error_unavailable_listeners:
+                error = ErrorCode.LEADER_NOT_AVAILABLE
+            else:
+                error = ErrorCode.LISTENER_NOT_FOUND
+        else:
+            leader = state.leader
+            if len(replicas) < len(state.replicas) or len(isr) < len(state.isr):
+                error = ErrorCode.REPLICA_NOT_AVAILABLE
+            else:
+                error = ErrorCode.NONE
+        out.append(
             Partition(
-                error_code=0,
-                partition_index=p,
-                leader_id=bid,
-                leader_epoch=epoch,
-                replica_nodes=[bid],
-                isr_nodes=[bid],
-                offline_replicas=[],
+                error_code=error.code,
+                partition_index=state.partition,
+                leader_id=leader,
+                leader_epoch=state.leader_epoch,
+                replica_nodes=replicas,
+                isr_nodes=isr,
+                offline_replicas=list(state.offline_replicas),
             )
         )
+    return out
+
+
+def topic_response(ctx: RequestContext, t: TopicMetadata, include_ops: bool) -> Topic:
+    cache = ctx.broker.metadata_cache
     return Topic(
         error_code=0,
         name=t.name,
         topic_id=t.topic_id,
         is_internal=t.is_internal,
-        partitions=partitions,
+        partitions=_partitions(cache, t.name, ctx.listener, ctx.api_version),
         topic_authorized_operations=ops.TOPIC if include_ops else ops.NOT_REQUESTED,
     )
 
 
 def _error_topic(name: str | None, error: ErrorCode, topic_id=ZERO_UUID) -> Topic:
-    return Topic(error_code=error.code, name=name, topic_id=topic_id, partitions=[])
+    return Topic(
+        error_code=error.code,
+        name=name,
+        topic_id=topic_id,
+        is_internal=name in INTERNAL_TOPICS,
+        partitions=[],
+    )
+
+
+def _ids_unsupported(version: int, request: MetadataRequest) -> bool:
+    """v10-11 have the topic id field but not its use (KafkaApis refuses the request)."""
+    if version not in (10, 11) or request.topics is None:
+        return False
+    return any(t.name is None or t.topic_id != ZERO_UUID for t in request.topics)
+
+
+def _invalid_request(request: MetadataRequest) -> MetadataResponse:
+    # MetadataRequest.getErrorResponse: "the response does not allow null, so convert to
+    # empty string if necessary"; no brokers, no cluster id, no controller.
+    return MetadataResponse(
+        throttle_time_ms=0,
+        topics=[
+            Topic(
+                error_code=ErrorCode.INVALID_REQUEST.code,
+                name=t.name if t.name is not None else "",
+                topic_id=t.topic_id,
+                is_internal=False,
+                partitions=[],
+            )
+            for t in request.topics
+        ],
+    )
+
+
+def _auto_create(ctx: RequestContext, name: str) -> TopicMetadata | Topic:
+    """Create a missing topic for a Metadata request (its metadata, or the error topic)."""
+    broker = ctx.broker
+    cfg = broker.config
+    if name in INTERNAL_TOPICS:
+        return _error_topic(name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+    controller = broker.controller
+    try:
+        validate_topic_name(name)
+        partitions, _, overrides = controller.check_create(
+            name,
+            -1,
+            -1,
+            {},
+            default_partitions=cfg["num.partitions"],
+            default_replication=cfg["default.replication.factor"],
+        )
+        return controller.create_topic(name, partitions, overrides)
+    except KafkaError as exc:
+        existing = broker.metadata_cache.get_topic(name)
+        if exc.error == ErrorCode.TOPIC_ALREADY_EXISTS and existing is not None:
+            return existing
+        return _error_topic(name, exc.error)
 
 
 @handler(ApiKey.METADATA, versions=(0, 12))
 def handle_metadata(ctx: RequestContext, request: MetadataRequest) -> MetadataResponse:
     broker = ctx.broker
     cfg = broker.config
-    controller = broker.controller
+    cache = broker.metadata_cache
     version = ctx.api_version
+    if _ids_unsupported(version, request):
+        return _invalid_request(request)
     include_ops = version >= 8 and request.include_topic_authorized_operations
-    known = controller.topics()
 
     all_topics = request.topics is None or (version == 0 and not request.topics)
     topics: list[Topic] = []
     if all_topics:
-        topics = [topic_response(ctx, t, include_ops) for _, t in sorted(known.items())]
+        for name in cache.topic_names():
+            t = cache.get_topic(name)
+            if t is not None:
+                topics.append(topic_response(ctx, t, include_ops))
     else:
         allow_auto = cfg["auto.create.topics.enable"] and (version < 4 or request.allow_auto_topic_creation)
         seen: set[str] = set()
         for req_topic in request.topics:
             name = req_topic.name
             if name is None:
-                t = controller.topic_by_id(req_topic.topic_id)
+                t = cache.get_topic_by_id(req_topic.topic_id)
                 if t is None:
                     topics.append(_error_topic(None, ErrorCode.UNKNOWN_TOPIC_ID, req_topic.topic_id))
                 else:
@@ -97,42 +191,28 @@ def handle_metadata(ctx: RequestContext, request: MetadataRequest) -> MetadataRe
             if name in seen:
                 continue
             seen.add(name)
-            t = known.get(name)
+            t = cache.get_topic(name)
             if t is None and allow_auto:
-                try:
-                    validate_topic_name(name)
-                    partitions, _, overrides = controller.check_create(
-                        name,
-                        -1,
-                        -1,
-                        {},
-                        default_partitions=cfg["num.partitions"],
-                        default_replication=cfg["default.replication.factor"],
-                    )
-                    t = controller.create_topic(name, partitions, overrides)
-                    if broker.replica_manager is not None:
-                        broker.replica_manager.on_topic_created(t)
-                except KafkaError as exc:
-                    if exc.error == ErrorCode.TOPIC_ALREADY_EXISTS:
-                        t = controller.topic(name)
-                    else:
-                        topics.append(_error_topic(name, exc.error))
-                        continue
+                created = _auto_create(ctx, name)
+                if isinstance(created, Topic):
+                    topics.append(created)
+                    continue
+                t = created
             if t is None:
                 topics.append(_error_topic(name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION))
             else:
                 topics.append(topic_response(ctx, t, include_ops))
 
-    endpoint = broker.endpoint_for(ctx.listener)
     return MetadataResponse(
         throttle_time_ms=0,
         brokers=[
             MetadataResponse.MetadataResponseBroker(
-                node_id=broker.broker_id, host=endpoint.host, port=endpoint.port, rack=cfg["broker.rack"]
+                node_id=b.broker_id, host=ep.host, port=ep.port, rack=b.rack
             )
+            for b, ep in cache.alive_endpoints(ctx.listener)
         ],
-        cluster_id=broker.cluster_id,
-        controller_id=broker.broker_id,
+        cluster_id=cache.cluster_id,
+        controller_id=cache.controller_id,
         topics=topics,
         cluster_authorized_operations=(
             ops.CLUSTER

@@ -42,14 +42,15 @@ from protocol.messages import ApiKey, OffsetCommitRequest, OffsetCommitResponse
 @handler(ApiKey.OFFSET_COMMIT, versions=(2, 9))
 def handle_offset_commit(ctx: RequestContext, request: OffsetCommitRequest) -> OffsetCommitResponse:
     version = ctx.api_version
-    log_manager = ctx.broker.log_manager
+    cache = ctx.broker.metadata_cache
     # One slot per requested partition, in request order; None = goes to the coordinator.
     slots: list[list[ErrorCode | None]] = []
     entries: list[OffsetCommitEntry] = []
     for topic in request.topics:
         row: list[ErrorCode | None] = []
         for p in topic.partitions:
-            if log_manager is None or log_manager.get_log(topic.name, p.partition_index) is None:
+            # KafkaApis.handleOffsetCommitRequest: metadataCache.contains(topicPartition)
+            if cache.partition_state(topic.name, p.partition_index) is None:
                 row.append(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
                 continue
             row.append(None)
@@ -67,21 +68,18 @@ def handle_offset_commit(ctx: RequestContext, request: OffsetCommitRequest) -> O
         groups = ctx.broker.groups
         group_error: ErrorCode | None = None
         results: list[ErrorCode] = []
-        if groups is None:
-            group_error = ErrorCode.COORDINATOR_NOT_AVAILABLE
-        else:
-            try:
-                results = groups.commit_offsets(
-                    request.group_id,
-                    request.member_id,
-                    request.group_instance_id,
-                    request.generation_id_or_member_epoch,
-                    entries,
-                    retention_ms=request.retention_time_ms if version <= 4 else -1,
-                    api_version=version,
-                )
-            except KafkaError as exc:
-                group_error = exc.error
+        try:
+            results = groups.commit_offsets(
+                request.group_id,
+                request.member_id,
+                request.group_instance_id,
+                request.generation_id_or_member_epoch,
+                entries,
+                retention_ms=request.retention_time_ms if version <= 4 else -1,
+                api_version=version,
+            )
+        except KafkaError as exc:
+            group_error = exc.error
         if group_error is not None:
             # A group-level error answers every partition of the request (getErrorResponse).
             slots = [[group_error] * len(row) for row in slots]

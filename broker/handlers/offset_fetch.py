@@ -38,8 +38,6 @@ def _fetch(
     ctx: RequestContext, group_id: str, topics: Sequence[Any] | None, require_stable: bool
 ) -> tuple[ErrorCode, TopicOffsets]:
     groups = ctx.broker.groups
-    if groups is None:
-        return ErrorCode.COORDINATOR_NOT_AVAILABLE, []
     wanted = None if topics is None else [(t.name, p) for t in topics for p in t.partition_indexes]
     try:
         found = groups.fetch_offsets(group_id, wanted, require_stable=require_stable)

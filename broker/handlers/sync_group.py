@@ -45,8 +45,6 @@ def _response(result: SyncResult) -> SyncGroupResponse:
 @handler(ApiKey.SYNC_GROUP, versions=(0, 5))
 async def handle_sync_group(ctx: RequestContext, request: SyncGroupRequest) -> SyncGroupResponse:
     groups = ctx.broker.groups
-    if groups is None:
-        return _response(SyncResult(ErrorCode.COORDINATOR_NOT_AVAILABLE))
     if ctx.api_version >= 5 and (request.protocol_type is None or request.protocol_name is None):
         return _response(SyncResult(ErrorCode.INCONSISTENT_GROUP_PROTOCOL))
     assignments = {a.member_id: bytes(a.assignment) for a in request.assignments}  # the last one wins

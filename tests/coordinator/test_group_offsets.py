@@ -442,7 +442,7 @@ def test_deleted_topic_offsets_are_removed(broker):
         "g1", "", None, -1, [OffsetCommitEntry("doomed", 0, 1), OffsetCommitEntry("kept", 0, 2)]
     )
     gc.commit_offsets("g2", "", None, -1, [OffsetCommitEntry("doomed", 3, 1)])
-    gc.on_topic_deleted("doomed")
+    gc.remove_offsets_of_topic("doomed")
     assert offsets_of(gc, "g1") == {("kept", 0): (2, -1, "")}
     assert offsets_of(gc, "g2") == {}
     gc = broker.restart()

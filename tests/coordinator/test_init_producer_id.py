@@ -106,11 +106,6 @@ def test_exhausted_ids_are_unknown_server_error():
     assert r.error_code == ErrorCode.UNKNOWN_SERVER_ERROR.code
 
 
-def test_before_the_manager_exists_the_answer_is_retriable():
-    r = handle_init_producer_id(ctx(None), InitProducerIdRequest(transactional_id=None))
-    assert r.error_code == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS.code
-
-
 # ---------------------------------------------------------------------- a real broker (embedded mode)
 
 

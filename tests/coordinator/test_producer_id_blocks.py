@@ -164,15 +164,7 @@ def test_embedded_write_failure_is_retriable(tmp_path):
 
 
 def _manager(data_dir, block_size=10):
-    return create_producer_id_manager(
-        zookeeper_connect=None,
-        session_timeout_ms=18_000,
-        connection_timeout_ms=None,
-        block_size=block_size,
-        broker_id=1,
-        data_dir=data_dir,
-        registration=None,
-    )
+    return create_producer_id_manager(zookeeper=None, block_size=block_size, broker_id=1, data_dir=data_dir)
 
 
 def test_embedded_manager_never_reuses_ids_across_crashes(tmp_path):

@@ -57,6 +57,10 @@ def registration(broker_id: int, port: int = 9092, rack: str | None = None) -> B
     )
 
 
+def wall_ms() -> int:
+    return int(time.time() * 1000)
+
+
 def wait_until(condition, timeout: float = 30.0, what: str = "condition") -> None:
     deadline = time.monotonic() + timeout
     while not condition():
@@ -73,6 +77,7 @@ def zk_client(zookeeper_shared, zk_chroot):
         c = ZooKeeperClient(
             zookeeper_shared.connect(zk_chroot),
             session_timeout_ms=session_timeout_ms,
+            time_ms=wall_ms,
             registration=registration(broker_id) if broker_id is not None else None,
         )
         c.start()
@@ -123,7 +128,9 @@ def test_broker_registration_is_kafkas_ephemeral_json(zookeeper_shared, zk_chroo
 
 def test_connection_timeout_fails_the_start():
     port = free_port()  # nothing listens there
-    c = ZooKeeperClient(f"127.0.0.1:{port}", session_timeout_ms=6000, connection_timeout_ms=800)
+    c = ZooKeeperClient(
+        f"127.0.0.1:{port}", session_timeout_ms=6000, time_ms=wall_ms, connection_timeout_ms=800
+    )
     with pytest.raises(ZooKeeperConnectionError, match=r"zookeeper.connection.timeout.ms"):
         c.start()
     assert isinstance(ZooKeeperConnectionError("x"), OSError)  # the CLI reports OSErrors as start-up failures
@@ -259,16 +266,12 @@ def test_cluster_id_is_created_once_and_shared(zk_client):
 
 def test_manager_via_the_factory_registers_and_leases(zookeeper_shared, zk_chroot, tmp_path):
     async def scenario():
-        m = create_producer_id_manager(
-            zookeeper_connect=zookeeper_shared.connect(zk_chroot),
-            session_timeout_ms=6000,
-            connection_timeout_ms=None,
-            block_size=20,
-            broker_id=3,
-            data_dir=tmp_path,
-            registration=registration(3, rack="r1"),
-        )
+        # The broker's start-up: the session first, the manager on it, the registration.
+        zk = ZooKeeperClient(zookeeper_shared.connect(zk_chroot), session_timeout_ms=6000, time_ms=wall_ms)
+        await asyncio.to_thread(zk.start)
+        m = create_producer_id_manager(zookeeper=zk, block_size=20, broker_id=3, data_dir=tmp_path)
         await m.start()
+        await asyncio.to_thread(zk.register, registration(3, rack="r1"))
         ids = []
         while len(ids) < 100:
             try:
@@ -281,6 +284,8 @@ def test_manager_via_the_factory_registers_and_leases(zookeeper_shared, zk_chroo
         reg = json.loads(m.zookeeper.kazoo.get("/brokers/ids/3")[0])
         assert reg["rack"] == "r1"
         await m.stop()
+        assert zk.connected  # the session is the broker's, not the manager's
+        zk.close()
         assert not (tmp_path / "producer-id-block").exists()  # ZooKeeper mode keeps no file
 
     asyncio.run(scenario())
@@ -293,18 +298,13 @@ def test_manager_refuses_to_start_on_garbage(zookeeper_shared, zk_chroot, tmp_pa
     kz.stop()
 
     async def scenario():
-        m = create_producer_id_manager(
-            zookeeper_connect=zookeeper_shared.connect(zk_chroot),
-            session_timeout_ms=6000,
-            connection_timeout_ms=None,
-            block_size=20,
-            broker_id=3,
-            data_dir=tmp_path,
-            registration=None,
-        )
+        zk = ZooKeeperClient(zookeeper_shared.connect(zk_chroot), session_timeout_ms=6000, time_ms=wall_ms)
+        await asyncio.to_thread(zk.start)
+        m = create_producer_id_manager(zookeeper=zk, block_size=20, broker_id=3, data_dir=tmp_path)
         with pytest.raises(ProducerIdsFatalError):
             await m.start()
         await m.stop()
+        zk.close()
 
     asyncio.run(scenario())
 
@@ -313,7 +313,9 @@ def test_manager_refuses_to_start_on_garbage(zookeeper_shared, zk_chroot, tmp_pa
 
 
 def test_registration_survives_session_expiry(zookeeper):
-    c = ZooKeeperClient(zookeeper.connect("/moldau"), session_timeout_ms=4000, registration=registration(5))
+    c = ZooKeeperClient(
+        zookeeper.connect("/moldau"), session_timeout_ms=4000, time_ms=wall_ms, registration=registration(5)
+    )
     c.start()
     reconnected = threading.Event()
     c.add_connection_listener(reconnected.set)
@@ -346,7 +348,9 @@ def test_registration_survives_session_expiry(zookeeper):
 def test_a_stale_registration_is_waited_out(zookeeper):
     stale = raw_client(zookeeper)
     stale.create("/brokers/ids/6", b"{}", ephemeral=True, makepath=True)
-    c = ZooKeeperClient(zookeeper.connect(), session_timeout_ms=4000, registration=registration(6))
+    c = ZooKeeperClient(
+        zookeeper.connect(), session_timeout_ms=4000, time_ms=wall_ms, registration=registration(6)
+    )
     c.start()  # does not wait for the stale node
     try:
         owner = stale.exists("/brokers/ids/6").ephemeralOwner
@@ -365,15 +369,14 @@ def test_zookeeper_outage_held_ids_then_retriable_error_then_ids_again(zookeeper
     """In process: ZooKeeper goes away mid-stream and comes back on the same port."""
 
     async def scenario():
-        m = create_producer_id_manager(
-            zookeeper_connect=zookeeper.connect("/moldau"),
+        zk = ZooKeeperClient(
+            zookeeper.connect("/moldau"),
             session_timeout_ms=10_000,
-            connection_timeout_ms=None,
-            block_size=50,
-            broker_id=1,
-            data_dir=tmp_path,
+            time_ms=wall_ms,
             registration=registration(1),
         )
+        await asyncio.to_thread(zk.start)
+        m = create_producer_id_manager(zookeeper=zk, block_size=50, broker_id=1, data_dir=tmp_path)
         await m.start()
         ids = [m.generate_producer_id() for _ in range(10)]
         await asyncio.to_thread(zookeeper.stop)
@@ -407,12 +410,13 @@ def test_zookeeper_outage_held_ids_then_retriable_error_then_ids_again(zookeeper
         assert len(set(ids)) == len(ids)
         assert min(ids[held:]) > max(ids[:held])
         await m.stop()
+        zk.close()
 
     asyncio.run(scenario())
 
 
 def test_lease_while_disconnected_fails_fast(zookeeper):
-    c = ZooKeeperClient(zookeeper.connect(), session_timeout_ms=10_000)
+    c = ZooKeeperClient(zookeeper.connect(), session_timeout_ms=10_000, time_ms=wall_ms)
     c.start()
     try:
         src = ZooKeeperBlockSource(c, broker_id=1, block_size=10)
@@ -430,7 +434,10 @@ def test_manager_without_zookeeper_at_start_does_not_start(tmp_path):
         m = ProducerIdManager(
             ZooKeeperBlockSource(
                 ZooKeeperClient(
-                    f"127.0.0.1:{free_port()}", session_timeout_ms=4000, connection_timeout_ms=500
+                    f"127.0.0.1:{free_port()}",
+                    session_timeout_ms=4000,
+                    time_ms=wall_ms,
+                    connection_timeout_ms=500,
                 ),
                 broker_id=1,
                 block_size=10,

@@ -1,0 +1,125 @@
+"""MetadataCache: this broker's view of the cluster (Kafka's ``MetadataCache`` / ``ZkMetadataCache``).
+
+In ZooKeeper-mode Kafka every broker keeps the cluster view the controller sends it in
+UpdateMetadata: the live brokers with their listeners and racks, every topic with its id and
+every partition's leader, leader epoch, replicas, ISR and offline replicas, and the id of the
+controller. Metadata, DescribeCluster and FindCoordinator answer from it alone, so what a
+client sees is what the controller last published, never a component's private state.
+
+Here the cache is a ``ClusterMetadataListener``: the controller publishes to it on the event
+loop, and it answers queries synchronously. The controller id is set by whoever knows it
+(the broker itself when it is its own controller; later the controller election).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+
+from coordinator.cluster_state import (
+    NO_LEADER,
+    BrokerEndpoint,
+    LiveBroker,
+    PartitionState,
+    TopicMetadata,
+)
+
+NO_CONTROLLER = -1  # MetadataResponse.NO_CONTROLLER_ID
+
+
+class MetadataCache:
+    """The cluster as the controller last published it."""
+
+    def __init__(self, broker_id: int, cluster_id: str, *, controller_id: int = NO_CONTROLLER) -> None:
+        self.broker_id = broker_id
+        self.cluster_id = cluster_id
+        self.controller_id = controller_id
+        self._brokers: dict[int, LiveBroker] = {}
+        self._topics: dict[str, TopicMetadata] = {}
+        self._topics_by_id: dict[uuid.UUID, TopicMetadata] = {}
+        self._states: dict[str, dict[int, PartitionState]] = {}
+
+    # ------------------------------------------------------------------ ClusterMetadataListener
+
+    def on_brokers_changed(self, brokers: Sequence[LiveBroker]) -> None:
+        self._brokers = {b.broker_id: b for b in brokers}
+
+    def on_topics_changed(
+        self, topics: Mapping[str, TopicMetadata], states: Sequence[PartitionState]
+    ) -> None:
+        for name, topic in topics.items():
+            old = self._topics.get(name)
+            if old is not None and old.topic_id != topic.topic_id:
+                self._topics_by_id.pop(old.topic_id, None)
+            self._topics[name] = topic
+            self._topics_by_id[topic.topic_id] = topic
+        for state in states:
+            self._states.setdefault(state.topic, {})[state.partition] = state
+
+    def on_topic_deleted(self, topic: TopicMetadata) -> None:
+        known = self._topics.pop(topic.name, None)
+        if known is not None:
+            self._topics_by_id.pop(known.topic_id, None)
+        self._states.pop(topic.name, None)
+
+    def set_controller(self, controller_id: int) -> None:
+        """The controller changed (UpdateMetadata's ``controllerId``)."""
+        self.controller_id = controller_id
+
+    # ------------------------------------------------------------------ brokers
+
+    def get_alive_brokers(self) -> list[LiveBroker]:
+        return [self._brokers[b] for b in sorted(self._brokers)]
+
+    def get_alive_broker(self, broker_id: int) -> LiveBroker | None:
+        return self._brokers.get(broker_id)
+
+    def is_alive(self, broker_id: int) -> bool:
+        return broker_id in self._brokers
+
+    def endpoint(self, broker_id: int, listener: str) -> BrokerEndpoint | None:
+        """The broker's endpoint on ``listener`` (None if it is not alive or has no such listener)."""
+        broker = self._brokers.get(broker_id)
+        return broker.endpoint(listener) if broker is not None else None
+
+    def alive_endpoints(self, listener: str) -> list[tuple[LiveBroker, BrokerEndpoint]]:
+        """Kafka's ``getAliveBrokerNodes(listenerName)``: brokers without that listener are left out."""
+        out = []
+        for broker in self.get_alive_brokers():
+            ep = broker.endpoint(listener)
+            if ep is not None:
+                out.append((broker, ep))
+        return out
+
+    # ------------------------------------------------------------------ topics and partitions
+
+    def topic_names(self) -> list[str]:
+        return sorted(self._topics)
+
+    def get_topic(self, name: str) -> TopicMetadata | None:
+        return self._topics.get(name)
+
+    def get_topic_by_id(self, topic_id: uuid.UUID) -> TopicMetadata | None:
+        return self._topics_by_id.get(topic_id)
+
+    def contains(self, name: str) -> bool:
+        return name in self._topics
+
+    def partition_state(self, topic: str, partition: int) -> PartitionState | None:
+        return self._states.get(topic, {}).get(partition)
+
+    def partition_states(self, topic: str) -> list[PartitionState]:
+        states = self._states.get(topic, {})
+        return [states[p] for p in sorted(states)]
+
+    def leader_epoch(self, topic: str, partition: int) -> int:
+        """The partition's leader epoch, 0 if unknown (the group coordinator stamps it into its batches)."""
+        state = self.partition_state(topic, partition)
+        return state.leader_epoch if state is not None else 0
+
+    def leader_endpoint(self, topic: str, partition: int, listener: str) -> BrokerEndpoint | None:
+        """Kafka's ``getPartitionLeaderEndpoint``: the alive leader's endpoint on ``listener``."""
+        state = self.partition_state(topic, partition)
+        if state is None or state.leader == NO_LEADER:
+            return None
+        return self.endpoint(state.leader, listener)
