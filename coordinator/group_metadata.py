@@ -28,6 +28,7 @@ from protocol.messages import ConsumerProtocolSubscription
 from protocol.primitives import DecodeError
 
 CONSUMER_PROTOCOL_TYPE = "consumer"
+CLASSIC_GROUP_TYPE = "classic"  # Kafka's Group.GroupType.CLASSIC: every group of this coordinator
 MEMBER_ID_DELIMITER = "-"
 MAX_STRING_BYTES = 32767  # what a Kafka string (request, response or record field) can hold
 
