@@ -339,7 +339,7 @@ class ExtremeBroker:
 
     def __init__(self, data_dir: Any) -> None:
         self.loop = asyncio.new_event_loop()
-        cfg = BrokerConfig(
+        self.config = BrokerConfig(
             {
                 "log.dirs": str(data_dir),
                 "listeners": "PLAINTEXT://127.0.0.1:0",
@@ -347,10 +347,19 @@ class ExtremeBroker:
                 "group.initial.rebalance.delay.ms": "0",
             }
         )
-        self.broker = Broker(cfg)
-        self.run(self.broker.start())
+        self.broker = self._start()
+
+    def _start(self) -> Broker:
+        broker = Broker(self.config)
+        self.run(broker.start())
+        self.broker = broker
         self.ensure_known_topic()
-        self.broker.groups.topic.ensure_created()
+        broker.groups.topic.ensure_created()
+        return broker
+
+    def restart(self) -> None:
+        self.run(self.broker.stop())
+        self._start()
 
     def run(self, coro: Any) -> Any:
         return self.loop.run_until_complete(coro)
@@ -359,6 +368,20 @@ class ExtremeBroker:
         """The topic the "known" profiles name (DeleteTopics may have removed it)."""
         if self.broker.controller.topic(KNOWN_TOPIC) is None:
             self.broker.controller.create_topic(KNOWN_TOPIC, 2, {})
+
+    def call(self, request: Message, version: int, client_id: str | None = "extreme") -> Any:
+        """Send ``request`` through the dispatch path; its decoded response."""
+        api_key = request.API_KEY
+        assert api_key is not None
+        w = bytearray()
+        encode_request_header(
+            w, RequestHeader(api_key, version, 7, client_id, request_header_version(api_key, version))
+        )
+        request.write(w, version)
+        case = Case(api_key, version, "call")
+        outcome = self.run(dispatch(self.broker, case, struct.pack(">i", len(w)) + bytes(w)))
+        assert outcome.kind == "response", outcome
+        return outcome.response
 
     def close(self) -> None:
         self.run(self.broker.stop())

@@ -1,0 +1,183 @@
+"""A classic group's whole life with every id as long as a Kafka string allows.
+
+Group id, group.instance.id, client id, protocol type and name are each 32767 UTF-8
+bytes; the member's metadata and assignment are 100 KiB. The member id the broker
+makes (``<group.instance.id>-<uuid>``) must still fit a Kafka string; the group's
+GroupMetadataValue with all of them is written to ``__consumer_offsets`` and read back
+after a restart; the other group APIs answer with them. Run at an older and at the
+newest version of each API. ListGroups v5's types filter is checked on the way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from protocol.errors import ErrorCode
+from protocol.messages import (
+    DeleteGroupsRequest,
+    DescribeGroupsRequest,
+    HeartbeatRequest,
+    JoinGroupRequest,
+    LeaveGroupRequest,
+    ListGroupsRequest,
+    OffsetCommitRequest,
+    OffsetFetchRequest,
+    SyncGroupRequest,
+)
+from tests.broker.test_extreme_requests import KNOWN_TOPIC, ExtremeBroker
+
+
+def _long(char: str, tag: str) -> str:
+    """A string of exactly 32767 UTF-8 bytes, ending in ``tag``."""
+    width = len(char.encode())
+    body = char * ((32767 - len(tag)) // width)
+    return body + "z" * (32767 - len(tag) - len(body.encode())) + tag
+
+
+METADATA = bytes(range(256)) * 400  # 100 KiB
+ASSIGNMENT = b"\x5a" * 102_400
+
+# (JoinGroup, SyncGroup, Heartbeat, OffsetCommit, OffsetFetch, DescribeGroups, ListGroups,
+#  LeaveGroup, DeleteGroups): the first versions with group.instance.id, and the newest.
+VERSION_SETS = {
+    "oldest-static": (5, 3, 3, 7, 7, 4, 4, 3, 1),
+    "newest": (9, 5, 4, 9, 8, 5, 5, 5, 2),
+}
+
+
+@pytest.fixture(scope="module")
+def extreme_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ExtremeBroker]:
+    b = ExtremeBroker(tmp_path_factory.mktemp("extreme-groups") / "data")
+    yield b
+    b.close()
+
+
+@pytest.mark.parametrize("versions", VERSION_SETS.values(), ids=VERSION_SETS.keys())
+def test_group_life_with_32767_byte_ids(extreme_broker: ExtremeBroker, versions: tuple[int, ...]) -> None:
+    join_v, sync_v, hb_v, commit_v, fetch_v, describe_v, list_v, leave_v, delete_v = versions
+    tag = f"-v{join_v}"
+    group, instance = _long("g", tag), _long("\u00e9", tag)
+    client_id, ptype, pname = _long("c", tag), _long("\U0001f600", tag), _long("n", tag)
+    eb = extreme_broker
+
+    join = eb.call(
+        JoinGroupRequest(
+            group_id=group,
+            session_timeout_ms=10_000,
+            rebalance_timeout_ms=10_000,
+            member_id="",
+            group_instance_id=instance,
+            protocol_type=ptype,
+            protocols=[JoinGroupRequest.JoinGroupRequestProtocol(name=pname, metadata=METADATA)],
+        ),
+        join_v,
+        client_id,
+    )
+    assert join.error_code == 0
+    member = join.member_id
+    assert len(member.encode()) <= 32767 and member.startswith(instance[:1000])
+    assert (join.leader, join.generation_id, join.protocol_name) == (member, 1, pname)
+    assert [(m.member_id, m.group_instance_id, bytes(m.metadata)) for m in join.members] == [
+        (member, instance, METADATA)
+    ]
+
+    sync = eb.call(
+        SyncGroupRequest(
+            group_id=group,
+            generation_id=1,
+            member_id=member,
+            group_instance_id=instance,
+            protocol_type=ptype,
+            protocol_name=pname,
+            assignments=[
+                SyncGroupRequest.SyncGroupRequestAssignment(member_id=member, assignment=ASSIGNMENT)
+            ],
+        ),
+        sync_v,
+        client_id,
+    )
+    assert (sync.error_code, bytes(sync.assignment)) == (0, ASSIGNMENT)
+    heartbeat = HeartbeatRequest(
+        group_id=group, generation_id=1, member_id=member, group_instance_id=instance
+    )
+    assert eb.call(heartbeat, hb_v).error_code == 0
+
+    def commit(metadata: str) -> int:
+        resp = eb.call(
+            OffsetCommitRequest(
+                group_id=group,
+                generation_id_or_member_epoch=1,
+                member_id=member,
+                group_instance_id=instance,
+                topics=[
+                    OffsetCommitRequest.OffsetCommitRequestTopic(
+                        name=KNOWN_TOPIC,
+                        partitions=[
+                            OffsetCommitRequest.OffsetCommitRequestPartition(
+                                partition_index=0, committed_offset=5, committed_metadata=metadata
+                            )
+                        ],
+                    )
+                ],
+            ),
+            commit_v,
+        )
+        return resp.topics[0].partitions[0].error_code
+
+    assert commit("m" * 4096) == 0  # offset.metadata.max.bytes
+    assert commit("m" * 4097) == ErrorCode.OFFSET_METADATA_TOO_LARGE.code
+
+    # The group's record (all the long fields) is read back from __consumer_offsets.
+    eb.restart()
+
+    topics = [OffsetFetchRequest.OffsetFetchRequestTopic(name=KNOWN_TOPIC, partition_indexes=[0])]
+    if fetch_v >= 8:
+        groups_field = [
+            OffsetFetchRequest.OffsetFetchRequestGroup(
+                group_id=group,
+                topics=[OffsetFetchRequest.OffsetFetchRequestTopics(name=KNOWN_TOPIC, partition_indexes=[0])],
+            )
+        ]
+        fetched = eb.call(OffsetFetchRequest(groups=groups_field), fetch_v).groups[0]
+    else:
+        fetched = eb.call(OffsetFetchRequest(group_id=group, topics=topics), fetch_v)
+    [p] = fetched.topics[0].partitions
+    assert (fetched.error_code, p.committed_offset, p.metadata) == (0, 5, "m" * 4096)
+
+    [described] = eb.call(DescribeGroupsRequest(groups=[group]), describe_v).groups
+    assert (described.error_code, described.group_state, described.protocol_type) == (0, "Stable", ptype)
+    assert described.protocol_data == pname
+    [m] = described.members
+    assert (m.member_id, m.group_instance_id, m.client_id) == (member, instance, client_id)
+    assert (bytes(m.member_metadata), bytes(m.member_assignment)) == (METADATA, ASSIGNMENT)
+
+    def listed(**filters) -> dict[str, tuple[str, str, str]]:
+        resp = eb.call(ListGroupsRequest(**filters), list_v)
+        assert resp.error_code == 0
+        return {g.group_id: (g.protocol_type, g.group_state, g.group_type) for g in resp.groups}
+
+    group_type = "classic" if list_v >= 5 else ""
+    assert listed()[group] == (ptype, "Stable", group_type)
+    assert group in listed(states_filter=["STABLE"])
+    if list_v >= 5:
+        assert listed(types_filter=["Classic"])[group] == (ptype, "Stable", "classic")
+        assert listed(types_filter=["consumer"]) == {}
+        assert listed(types_filter=["no-such-type"]) == {}
+        assert group in listed(types_filter=["share", "classic"], states_filter=["stable"])
+        assert listed(types_filter=["classic"], states_filter=["empty"]).get(group) is None
+
+    leave = eb.call(
+        LeaveGroupRequest(
+            group_id=group,
+            members=[LeaveGroupRequest.MemberIdentity(member_id=member, group_instance_id=instance)],
+        ),
+        leave_v,
+    )
+    assert leave.error_code == 0
+    assert [(r.member_id, r.group_instance_id, r.error_code) for r in leave.members] == [
+        (member, instance, 0)
+    ]
+    [deleted] = eb.call(DeleteGroupsRequest(groups_names=[group]), delete_v).results
+    assert (deleted.group_id, deleted.error_code) == (group, 0)
