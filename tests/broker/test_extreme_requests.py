@@ -69,7 +69,8 @@ VALID_TIMEOUT_MS = 6000
 PLAIN_PROFILES = ("zero", "null", "known", "max", "long-ids", "min", "unknown", "many")
 # Profiles a "mix" draws from, field by field ("many" only matters for top-level arrays).
 MIXED_PROFILES = ("zero", "null", "known", "max", "long-ids", "min", "unknown")
-PROFILES = (*PLAIN_PROFILES, "mix-1", "mix-2", "mix-3", "overlong")
+MIXES = 6
+PROFILES = (*PLAIN_PROFILES, *(f"mix-{i}" for i in range(1, MIXES + 1)), "overlong")
 
 # Single cases that fail until another file's fix is merged.
 _METADATA_NULL_NAME = (
@@ -82,12 +83,19 @@ _CREATE_TOPICS_LONG_NAME = (
     "coordinator/controller.py / broker/handlers/create_topics.py)"
 )
 KNOWN_FAILURES: dict[str, str] = {
-    "Metadata-v10-known": _METADATA_NULL_NAME,
-    "Metadata-v11-known": _METADATA_NULL_NAME,
-    "Metadata-v11-mix-3": _METADATA_NULL_NAME,
-    **{f"CreateTopics-v{v}-max": _CREATE_TOPICS_LONG_NAME for v in range(2, 8)},
-    "CreateTopics-v4-mix-3": _CREATE_TOPICS_LONG_NAME,
-    "CreateTopics-v5-mix-1": _CREATE_TOPICS_LONG_NAME,
+    **dict.fromkeys(
+        [
+            "Metadata-v10-known",
+            "Metadata-v11-known",
+            "Metadata-v11-mix-3",
+            "Metadata-v10-mix-5",
+            "Metadata-v11-mix-6",
+        ],
+        _METADATA_NULL_NAME,
+    ),
+    **dict.fromkeys([f"CreateTopics-v{v}-max" for v in range(2, 8)], _CREATE_TOPICS_LONG_NAME),
+    **dict.fromkeys(["CreateTopics-v4-mix-3", "CreateTopics-v5-mix-1"], _CREATE_TOPICS_LONG_NAME),
+    "CreateTopics-v5-mix-4": _CREATE_TOPICS_LONG_NAME,
 }
 
 
@@ -223,8 +231,13 @@ class RequestGenerator:
         raise AssertionError(f"no profile value for {owner.__name__}.{f.attr} ({t})")
 
 
-def client_id_for(profile: str) -> str | None:
-    return {"null": None, "zero": "", "max": LONG_ASCII, "long-ids": LONG_UTF8}.get(profile, "extreme")
+CLIENT_IDS = {"null": None, "zero": "", "max": LONG_ASCII, "long-ids": LONG_UTF8}
+
+
+def client_id_for(profile: str, seed: int) -> str | None:
+    if profile.startswith("mix"):
+        return random.Random(seed).choice([*CLIENT_IDS.values(), "extreme"])
+    return CLIENT_IDS.get(profile, "extreme")
 
 
 def request_frame(case: Case, correlation_id: int = 1) -> bytes | None:
@@ -234,7 +247,8 @@ def request_frame(case: Case, correlation_id: int = 1) -> bytes | None:
     flexible = spec.request_cls.is_flexible(version)
     if case.profile == "overlong" and not flexible:
         return None
-    gen = RequestGenerator(case.profile, zlib.crc32(case.id.encode()), flexible=flexible)
+    seed = zlib.crc32(case.id.encode())
+    gen = RequestGenerator(case.profile, seed, flexible=flexible)
     request = gen.build(spec.request_cls, version)
     if case.profile == "overlong" and not gen.marker_placed:
         return None
@@ -243,7 +257,7 @@ def request_frame(case: Case, correlation_id: int = 1) -> bytes | None:
         case.api_key,
         version,
         correlation_id,
-        client_id_for(case.profile),
+        client_id_for(case.profile, seed),
         request_header_version(case.api_key, version),
     )
     encode_request_header(w, header)
