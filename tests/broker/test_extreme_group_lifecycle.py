@@ -1,4 +1,6 @@
-"""A classic group's whole life with every id as long as a Kafka string allows.
+"""Classic groups under extreme requests that reach their members.
+
+A classic group's whole life with every id as long as a Kafka string allows:
 
 Group id, group.instance.id, client id, protocol type and name are each 32767 UTF-8
 bytes; the member's metadata and assignment are 100 KiB. The member id the broker
@@ -6,16 +8,22 @@ makes (``<group.instance.id>-<uuid>``) must still fit a Kafka string; the group'
 GroupMetadataValue with all of them is written to ``__consumer_offsets`` and read back
 after a restart; the other group APIs answer with them. Run at an older and at the
 newest version of each API. ListGroups v5's types filter is checked on the way.
+
+And the generated extreme requests of the group APIs (tests/broker/test_extreme_requests.py)
+aimed at a real member: each case first joins a fresh group (which then awaits its leader's
+SyncGroup) and the request is sent with that group id, member id and generation.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from protocol.errors import ErrorCode
 from protocol.messages import (
+    ApiKey,
     DeleteGroupsRequest,
     DescribeGroupsRequest,
     HeartbeatRequest,
@@ -26,7 +34,15 @@ from protocol.messages import (
     OffsetFetchRequest,
     SyncGroupRequest,
 )
-from tests.broker.test_extreme_requests import KNOWN_TOPIC, ExtremeBroker
+from tests.broker.test_extreme_requests import (
+    CASES,
+    KNOWN_TOPIC,
+    Case,
+    ExtremeBroker,
+    check_outcome,
+    dispatch,
+    request_frame,
+)
 
 
 def _long(char: str, tag: str) -> str:
@@ -181,3 +197,74 @@ def test_group_life_with_32767_byte_ids(extreme_broker: ExtremeBroker, versions:
     ]
     [deleted] = eb.call(DeleteGroupsRequest(groups_names=[group]), delete_v).results
     assert (deleted.group_id, deleted.error_code) == (group, 0)
+
+
+GROUP_APIS = {
+    ApiKey.JOIN_GROUP,
+    ApiKey.SYNC_GROUP,
+    ApiKey.HEARTBEAT,
+    ApiKey.LEAVE_GROUP,
+    ApiKey.OFFSET_COMMIT,
+    ApiKey.OFFSET_FETCH,
+    ApiKey.DESCRIBE_GROUPS,
+    ApiKey.DELETE_GROUPS,
+}
+MEMBER_CASES = [c for c in CASES if c.api_key in GROUP_APIS and c.profile != "overlong"]
+
+
+def _join_fresh_group(eb: ExtremeBroker, group: str) -> tuple[str, int]:
+    join = eb.call(
+        JoinGroupRequest(
+            group_id=group,
+            session_timeout_ms=10_000,
+            rebalance_timeout_ms=10_000,
+            member_id="",
+            protocol_type="consumer",
+            protocols=[JoinGroupRequest.JoinGroupRequestProtocol(name="range", metadata=b"\x00\x00")],
+        ),
+        3,
+    )
+    assert join.error_code == 0
+    return join.member_id, join.generation_id
+
+
+def _aim_at(request: Any, group: str, member: str, generation: int) -> None:
+    """Point a generated request at the group and member (its other fields stay extreme)."""
+    for attr, value in (
+        ("group_id", group),
+        ("member_id", member),
+        ("generation_id", generation),
+        ("generation_id_or_member_epoch", generation),
+    ):
+        if hasattr(request, attr) and getattr(request, attr) is not None:
+            setattr(request, attr, value)
+    for m in getattr(request, "members", None) or []:  # LeaveGroup v3+
+        m.member_id = member
+    for a in getattr(request, "assignments", None) or []:  # SyncGroup: the leader's assignment
+        a.member_id = member
+    # The group's protocol, so that a rejoin or a v5 SyncGroup gets past the protocol checks.
+    if getattr(request, "protocol_type", None) is not None:
+        request.protocol_type = "consumer"
+    if getattr(request, "protocol_name", None) is not None:
+        request.protocol_name = "range"
+    if getattr(request, "protocols", None):
+        request.protocols[0].name = "range"
+    for g in getattr(request, "groups", None) or []:  # OffsetFetch v8
+        if hasattr(g, "group_id"):
+            g.group_id = group
+    if isinstance(getattr(request, "groups", None), list) and request.API_KEY == ApiKey.DESCRIBE_GROUPS:
+        request.groups = [group, *request.groups[:2]]
+    if isinstance(getattr(request, "groups_names", None), list):
+        request.groups_names = [group, *request.groups_names[:2]]
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in MEMBER_CASES])
+def test_group_api_answers_extreme_request_of_a_real_member(
+    extreme_broker: ExtremeBroker, case: Case
+) -> None:
+    group = f"member-{case.id}"
+    member, generation = _join_fresh_group(extreme_broker, group)
+    frame = request_frame(case, patch=lambda r: _aim_at(r, group, member, generation))
+    assert frame is not None
+    outcome = extreme_broker.run(dispatch(extreme_broker.broker, case, frame))
+    check_outcome(case, outcome)

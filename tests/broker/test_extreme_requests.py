@@ -25,7 +25,7 @@ import random
 import struct
 import uuid
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -240,9 +240,12 @@ def client_id_for(profile: str, seed: int) -> str | None:
     return CLIENT_IDS.get(profile, "extreme")
 
 
-def request_frame(case: Case, correlation_id: int = 1) -> bytes | None:
+def request_frame(
+    case: Case, correlation_id: int = 1, patch: Callable[[Any], None] | None = None
+) -> bytes | None:
     """The request of ``case`` as a frame (size prefix included); None if the profile does
-    not apply (the overlong profile needs a flexible version with a string field)."""
+    not apply (the overlong profile needs a flexible version with a string field).
+    ``patch`` may change the generated request before it is encoded."""
     spec, version = case.spec, case.version
     flexible = spec.request_cls.is_flexible(version)
     if case.profile == "overlong" and not flexible:
@@ -252,6 +255,8 @@ def request_frame(case: Case, correlation_id: int = 1) -> bytes | None:
     request = gen.build(spec.request_cls, version)
     if case.profile == "overlong" and not gen.marker_placed:
         return None
+    if patch is not None:
+        patch(request)
     w = bytearray()
     header = RequestHeader(
         case.api_key,
@@ -263,7 +268,7 @@ def request_frame(case: Case, correlation_id: int = 1) -> bytes | None:
     encode_request_header(w, header)
     request.write(w, version)
     body = bytes(w)
-    if gen.marker_placed:
+    if gen.marker_placed and OVERLONG_MARKER.encode() in body:
         raw = OVERLONG_MARKER.encode()
         encoded = bytearray()
         write_uvarint(encoded, len(raw) + 1)
