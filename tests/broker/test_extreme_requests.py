@@ -66,9 +66,23 @@ PARK_TIMEOUT_S = 10.0
 VALID_TIMEOUT_MS = 6000
 
 # The plain profiles: each gives every field the same kind of value.
-PLAIN_PROFILES = ("zero", "null", "known", "max", "long-ids", "min", "unknown", "many")
+PLAIN_PROFILES = (
+    "zero",
+    "null",
+    "known",
+    "known-max",
+    "known-min",
+    "max",
+    "long-ids",
+    "min",
+    "unknown",
+    "many",
+)
+# "known-max" and "known-min" name what exists, like "known", with every other number at its
+# largest or smallest value, so that extreme numbers reach the deep paths.
+KNOWN_NAMES = ("known", "known-max", "known-min")
 # Profiles a "mix" draws from, field by field ("many" only matters for top-level arrays).
-MIXED_PROFILES = ("zero", "null", "known", "max", "long-ids", "min", "unknown")
+MIXED_PROFILES = ("zero", "null", "known", "known-max", "known-min", "max", "long-ids", "min", "unknown")
 MIXES = 6
 PROFILES = (*PLAIN_PROFILES, *(f"mix-{i}" for i in range(1, MIXES + 1)), "overlong")
 
@@ -77,26 +91,12 @@ _METADATA_NULL_NAME = (
     "metadata.py: a topic asked for by id with a null name is answered with a null name, "
     "which MetadataResponse v10-11 cannot encode (fix under way in broker/handlers/metadata.py)"
 )
+_TOPIC_NAME_MESSAGE = "Topic name is illegal, it can't be longer than 249 characters, topic name: "
 _CREATE_TOPICS_LONG_NAME = (
     "controller.py: the INVALID_TOPIC_EXCEPTION message quotes the whole topic name, so a name "
     "of 32767 bytes gives an error message CreateTopicsResponse cannot encode (to fix in "
     "coordinator/controller.py / broker/handlers/create_topics.py)"
 )
-KNOWN_FAILURES: dict[str, str] = {
-    **dict.fromkeys(
-        [
-            "Metadata-v10-known",
-            "Metadata-v11-known",
-            "Metadata-v11-mix-3",
-            "Metadata-v10-mix-5",
-            "Metadata-v11-mix-6",
-        ],
-        _METADATA_NULL_NAME,
-    ),
-    **dict.fromkeys([f"CreateTopics-v{v}-max" for v in range(2, 8)], _CREATE_TOPICS_LONG_NAME),
-    **dict.fromkeys(["CreateTopics-v4-mix-3", "CreateTopics-v5-mix-1"], _CREATE_TOPICS_LONG_NAME),
-    "CreateTopics-v5-mix-4": _CREATE_TOPICS_LONG_NAME,
-}
 
 
 # ---------------------------------------------------------------- the generator
@@ -142,6 +142,7 @@ class RequestGenerator:
         self.rng = random.Random(seed)
         # Names differ per case so that each case meets fresh groups (a group left with a
         # member by one case would make the next join wait for that member's rebalance).
+        self.seed = seed
         self.suffix = f"-{seed:08x}"
         self.flexible = flexible
         self.marker_placed = False
@@ -158,7 +159,7 @@ class RequestGenerator:
     def field(self, owner: type, f: FieldMeta, version: int, depth: int) -> Any:
         nullable = covers(f.nullable_versions, version)
         p = self.profile
-        if nullable and (p == "null" or (p == "known" and f.type == "string" and not f.is_array)):
+        if nullable and (p == "null" or (p in KNOWN_NAMES and f.type == "string" and not f.is_array)):
             return None
         if f.is_array:
             if p == "null":
@@ -187,13 +188,17 @@ class RequestGenerator:
         topicish = _is_topic_field(owner, f)
         if t in INT_RANGES:
             lo, hi = INT_RANGES[t]
-            if p in ("known", "long-ids", "overlong") and _is_partition_field(f):
+            if p in (*KNOWN_NAMES, "long-ids", "overlong") and _is_partition_field(f):
                 return 0
-            if p in ("known", "long-ids") and f.attr.endswith("timeout_ms"):
+            if p in (*KNOWN_NAMES, "long-ids") and f.attr.endswith("timeout_ms"):
                 return VALID_TIMEOUT_MS  # within group.min/max.session.timeout.ms: joins go through
             if p == "unknown":
                 return self.rng.randint(lo, hi)
-            return {"zero": 0, "many": 0, "max": hi, "min": lo}.get(p, max(lo, -1))
+            return {"zero": 0, "many": 0, "max": hi, "known-max": hi, "min": lo, "known-min": lo}.get(
+                p, max(lo, -1)
+            )
+        if p in KNOWN_NAMES:
+            p = "known"
         if t == "string":
             if p == "overlong" and self.flexible and not self.marker_placed and not topicish:
                 self.marker_placed = True
@@ -240,21 +245,50 @@ def client_id_for(profile: str, seed: int) -> str | None:
     return CLIENT_IDS.get(profile, "extreme")
 
 
+def generate(case: Case) -> tuple[Any, RequestGenerator] | None:
+    """The request of ``case`` and its generator; None if the profile does not apply (the
+    overlong profile needs a flexible version with a string field)."""
+    spec, version = case.spec, case.version
+    flexible = spec.request_cls.is_flexible(version)
+    if case.profile == "overlong" and not flexible:
+        return None
+    gen = RequestGenerator(case.profile, zlib.crc32(case.id.encode()), flexible=flexible)
+    request = gen.build(spec.request_cls, version)
+    if case.profile == "overlong" and not gen.marker_placed:
+        return None
+    return request, gen
+
+
+def known_failure(case: Case) -> str | None:
+    """Why ``case`` fails until another file's fix is merged (its test is a strict xfail)."""
+    if case.api_key not in (ApiKey.METADATA, ApiKey.CREATE_TOPICS):
+        return None
+    generated = generate(case)
+    if generated is None:
+        return None
+    request = generated[0]
+    topics = request.topics or []
+    # The generated topic ids are unknown: a null name stays null in the answer.
+    if case.api_key == ApiKey.METADATA and case.version in (10, 11) and any(t.name is None for t in topics):
+        return _METADATA_NULL_NAME
+    if case.api_key == ApiKey.CREATE_TOPICS and any(
+        len(t.name.encode()) > MAX_STRING - len(_TOPIC_NAME_MESSAGE) for t in topics
+    ):
+        return _CREATE_TOPICS_LONG_NAME
+    return None
+
+
 def request_frame(
     case: Case, correlation_id: int = 1, patch: Callable[[Any], None] | None = None
 ) -> bytes | None:
     """The request of ``case`` as a frame (size prefix included); None if the profile does
     not apply (the overlong profile needs a flexible version with a string field).
     ``patch`` may change the generated request before it is encoded."""
-    spec, version = case.spec, case.version
-    flexible = spec.request_cls.is_flexible(version)
-    if case.profile == "overlong" and not flexible:
+    generated = generate(case)
+    if generated is None:
         return None
-    seed = zlib.crc32(case.id.encode())
-    gen = RequestGenerator(case.profile, seed, flexible=flexible)
-    request = gen.build(spec.request_cls, version)
-    if case.profile == "overlong" and not gen.marker_placed:
-        return None
+    request, gen = generated
+    version, seed = case.version, gen.seed
     if patch is not None:
         patch(request)
     w = bytearray()
@@ -289,6 +323,7 @@ def all_cases() -> Iterator[Case]:
 
 
 CASES = list(all_cases())
+KNOWN_FAILURES = {case: reason for case in CASES if (reason := known_failure(case)) is not None}
 
 
 # ---------------------------------------------------------------- running a case
@@ -417,9 +452,8 @@ def extreme_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Extreme
 def _params() -> list[Any]:
     out = []
     for case in CASES:
-        marks = []
-        if case.id in KNOWN_FAILURES:
-            marks.append(pytest.mark.xfail(strict=True, reason=KNOWN_FAILURES[case.id]))
+        reason = KNOWN_FAILURES.get(case)
+        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
         out.append(pytest.param(case, id=case.id, marks=marks))
     return out
 
@@ -450,7 +484,7 @@ def _socket_sample() -> list[Case]:
     return [
         c
         for c in CASES
-        if c.version == c.spec.max_version and c.profile in SOCKET_PROFILES and c.id not in KNOWN_FAILURES
+        if c.version == c.spec.max_version and c.profile in SOCKET_PROFILES and c not in KNOWN_FAILURES
     ]
 
 
