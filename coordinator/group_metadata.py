@@ -28,7 +28,17 @@ from protocol.messages import ConsumerProtocolSubscription
 from protocol.primitives import DecodeError
 
 CONSUMER_PROTOCOL_TYPE = "consumer"
+CLASSIC_GROUP_TYPE = "classic"  # Kafka's Group.GroupType.CLASSIC: every group of this coordinator
 MEMBER_ID_DELIMITER = "-"
+MAX_STRING_BYTES = 32767  # what a Kafka string (request, response or record field) can hold
+
+
+def fit_string_prefix(s: str, max_bytes: int) -> str:
+    """The longest prefix of ``s`` of at most ``max_bytes`` UTF-8 bytes (whole characters)."""
+    raw = s.encode("utf-8")
+    if len(raw) <= max_bytes:
+        return s
+    return raw[:max_bytes].decode("utf-8", "ignore")
 
 
 class GroupState(enum.Enum):
@@ -276,8 +286,11 @@ class Group:
         return True if self.subscribed_topics is None else topic in self.subscribed_topics
 
     def generate_member_id(self, client_id: str, group_instance_id: str | None) -> str:
+        """``<group.instance.id or client.id>-<uuid>`` (Kafka's ``generateMemberId``), with the
+        prefix shortened so the id still fits a Kafka string (32767 UTF-8 bytes)."""
         prefix = group_instance_id if group_instance_id is not None else client_id
-        return f"{prefix}{MEMBER_ID_DELIMITER}{uuid.uuid4()}"
+        suffix = f"{MEMBER_ID_DELIMITER}{uuid.uuid4()}"
+        return fit_string_prefix(prefix, MAX_STRING_BYTES - len(suffix)) + suffix
 
     def supports_protocols(self, protocol_type: str, protocols: set[str]) -> bool:
         """A member may join if its type matches and one of its protocols is supported by all."""

@@ -240,10 +240,18 @@ def read_nullable_string(buf: Any, pos: int) -> tuple[str | None, int]:
     return _utf8(raw), pos
 
 
+# Kafka's generated readers and writers refuse any string longer than 0x7fff bytes,
+# compact ones included ("string field ... had invalid length", "... field is too
+# long to be serialized"): the int16 limit holds for every string of the protocol.
+MAX_STRING_BYTES = INT16_MAX
+
+
 def read_compact_string(buf: Any, pos: int) -> tuple[str, int]:
     n, pos = read_uvarint(buf, pos)
     if n == 0:
         raise DecodeError("non-nullable compact string was null")
+    if n - 1 > MAX_STRING_BYTES:
+        raise DecodeError(f"string of {n - 1} bytes exceeds 32767")
     raw, pos = _take(buf, pos, n - 1, "compact string")
     return _utf8(raw), pos
 
@@ -252,6 +260,8 @@ def read_compact_nullable_string(buf: Any, pos: int) -> tuple[str | None, int]:
     n, pos = read_uvarint(buf, pos)
     if n == 0:
         return None, pos
+    if n - 1 > MAX_STRING_BYTES:
+        raise DecodeError(f"string of {n - 1} bytes exceeds 32767")
     raw, pos = _take(buf, pos, n - 1, "compact string")
     return _utf8(raw), pos
 
@@ -273,6 +283,8 @@ def write_nullable_string(w: bytearray, value: str | None) -> None:
 
 def write_compact_string(w: bytearray, value: str) -> None:
     raw = value.encode("utf-8")
+    if len(raw) > MAX_STRING_BYTES:
+        raise EncodeError(f"string of {len(raw)} bytes exceeds 32767")
     write_uvarint(w, len(raw) + 1)
     w += raw
 

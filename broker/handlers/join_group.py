@@ -17,8 +17,9 @@ rejoined, when the rebalance timeout fires, or after
   rebalance when the selected protocol stays; the old id is then fenced
   (FENCED_INSTANCE_ID).
 - The member id is ``<client.id>-<uuid>`` (``<group.instance.id>-<uuid>`` for
-  static members); the client host is the peer address as Kafka prints it
-  (``/127.0.0.1``).
+  static members), its prefix shortened if the id would not fit a Kafka string
+  (32767 bytes; Kafka would fail to serialize its answer); the client host is
+  the peer address as Kafka prints it (``/127.0.0.1``).
 
 Version notes: v0 has no rebalance timeout (the session timeout is used);
 v2 adds throttle time; v4 makes a new dynamic member join twice
