@@ -56,6 +56,12 @@ MAX_NAME_LENGTH = 249  # Topic.MAX_NAME_LENGTH
 _LEGAL = re.compile(r"^[a-zA-Z0-9._-]+$")
 
 
+def quoted_name(name: str, limit: int = 1024) -> str:
+    """A client's name as an error message quotes it: cut (with "...") past ``limit``
+    characters, so the message always fits a Kafka string (a name may be 32767 bytes)."""
+    return name if len(name) <= limit else name[:limit] + "..."
+
+
 def validate_topic_name(name: str | None) -> None:
     """Kafka's ``Topic.validate``: raises INVALID_TOPIC_EXCEPTION."""
     if not name:
@@ -65,7 +71,7 @@ def validate_topic_name(name: str | None) -> None:
     if len(name) > MAX_NAME_LENGTH:
         raise KafkaError(
             ErrorCode.INVALID_TOPIC_EXCEPTION,
-            f"Topic name is illegal, it can't be longer than {MAX_NAME_LENGTH} characters, topic name: {name}",
+            f"Topic name is illegal, it can't be longer than {MAX_NAME_LENGTH} characters, topic name: {quoted_name(name)}",
         )
     if not _LEGAL.match(name):
         raise KafkaError(

@@ -66,6 +66,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+INT64_MAX = (1 << 63) - 1
+
 DEFAULT_RETENTION_TIME = -1  # OffsetCommitRequest.DEFAULT_RETENTION_TIME
 MAX_STRING_BYTES = 32767
 
@@ -385,7 +387,9 @@ class GroupCoordinator:
             # A commit from a member keeps its session alive, as a heartbeat would.
             self.membership.schedule_heartbeat(group, group.get(member_id))
         now = self.time_ms()
-        expire = None if retention_ms == DEFAULT_RETENTION_TIME else now + retention_ms
+        # Kafka adds these as Java longs, so a huge retention wraps into the past; clamp
+        # instead (the offset then never expires) so the record stays encodable.
+        expire = None if retention_ms == DEFAULT_RETENTION_TIME else min(now + retention_ms, INT64_MAX)
         results: list[ErrorCode] = []
         records: list[tuple[bytes, bytes | None]] = []
         staged: list[tuple[OffsetCommitEntry, OffsetAndMetadata]] = []

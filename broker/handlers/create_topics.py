@@ -32,6 +32,7 @@ from collections import Counter
 
 from broker.config_description import describe_topic_configs
 from broker.handlers import RequestContext, handler
+from coordinator.controller import quoted_name
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, CreateTopicsRequest, CreateTopicsResponse
 
@@ -64,7 +65,7 @@ def handle_create_topics(ctx: RequestContext, request: CreateTopicsRequest) -> C
                     name=t.name,
                     error_code=ErrorCode.INVALID_REQUEST.code,
                     error_message="Create topics request from client contains multiple entries for the following topics: "
-                    + t.name,
+                    + quoted_name(t.name),
                 )
             )
             continue

@@ -273,12 +273,6 @@ def test_group_api_answers_extreme_request_of_a_real_member(
     check_outcome(case, outcome)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="coordinator/groups.py: commit time + retention_time_ms overflows int64 and the "
-    "OffsetCommitValue v1 expire timestamp cannot be encoded (struct.error); Kafka's "
-    "OffsetMetadataManager adds them as Java longs (the sum wraps), to fix in groups.py",
-)
 @pytest.mark.parametrize("version", [2, 3, 4])
 def test_offset_commit_with_the_largest_retention_time(extreme_broker: ExtremeBroker, version: int) -> None:
     resp = extreme_broker.call(

@@ -88,20 +88,6 @@ MIXED_PROFILES = ("zero", "null", "known", "known-max", "known-min", "max", "lon
 MIXES = 3
 PROFILES = (*PLAIN_PROFILES, *(f"mix-{i}" for i in range(1, MIXES + 1)), "overlong")
 
-# Why some cases fail until another file's fix is merged (``known_failure`` finds them from
-# the generated request; they are strict xfails).
-_METADATA_NULL_NAME = (
-    "metadata.py: a topic asked for by id with a null name is answered with a null name, "
-    "which MetadataResponse v10-11 cannot encode (fix under way in broker/handlers/metadata.py)"
-)
-_TOPIC_NAME_MESSAGE = "Topic name is illegal, it can't be longer than 249 characters, topic name: "
-_CREATE_TOPICS_LONG_NAME = (
-    "controller.py: the INVALID_TOPIC_EXCEPTION message quotes the whole topic name, so a name "
-    "of 32767 bytes gives an error message CreateTopicsResponse cannot encode (to fix in "
-    "coordinator/controller.py / broker/handlers/create_topics.py)"
-)
-
-
 # ---------------------------------------------------------------- the generator
 
 
@@ -262,25 +248,6 @@ def generate(case: Case) -> tuple[Any, RequestGenerator] | None:
     return request, gen
 
 
-def known_failure(case: Case) -> str | None:
-    """Why ``case`` fails until another file's fix is merged (its test is a strict xfail)."""
-    if case.api_key not in (ApiKey.METADATA, ApiKey.CREATE_TOPICS):
-        return None
-    generated = generate(case)
-    if generated is None:
-        return None
-    request = generated[0]
-    topics = request.topics or []
-    # The generated topic ids are unknown: a null name stays null in the answer.
-    if case.api_key == ApiKey.METADATA and case.version in (10, 11) and any(t.name is None for t in topics):
-        return _METADATA_NULL_NAME
-    if case.api_key == ApiKey.CREATE_TOPICS and any(
-        len(t.name.encode()) > MAX_STRING - len(_TOPIC_NAME_MESSAGE) for t in topics
-    ):
-        return _CREATE_TOPICS_LONG_NAME
-    return None
-
-
 def request_frame(
     case: Case, correlation_id: int = 1, patch: Callable[[Any], None] | None = None
 ) -> bytes | None:
@@ -326,7 +293,6 @@ def all_cases() -> Iterator[Case]:
 
 
 CASES = list(all_cases())
-KNOWN_FAILURES = {case: reason for case in CASES if (reason := known_failure(case)) is not None}
 
 
 # ---------------------------------------------------------------- running a case
@@ -452,16 +418,7 @@ def extreme_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Extreme
     b.close()
 
 
-def _params() -> list[Any]:
-    out = []
-    for case in CASES:
-        reason = KNOWN_FAILURES.get(case)
-        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-        out.append(pytest.param(case, id=case.id, marks=marks))
-    return out
-
-
-@pytest.mark.parametrize("case", _params())
+@pytest.mark.parametrize("case", [pytest.param(case, id=case.id) for case in CASES])
 def test_handler_answers_extreme_request(extreme_broker: ExtremeBroker, case: Case) -> None:
     extreme_broker.ensure_known_topic()
     frame = request_frame(case)
@@ -483,12 +440,8 @@ SOCKET_PROFILES = ("null", "max", "long-ids", "overlong")
 
 
 def _socket_sample() -> list[Case]:
-    """Each API at its highest version in a few profiles (the known failures left out)."""
-    return [
-        c
-        for c in CASES
-        if c.version == c.spec.max_version and c.profile in SOCKET_PROFILES and c not in KNOWN_FAILURES
-    ]
+    """Each API at its highest version in a few profiles."""
+    return [c for c in CASES if c.version == c.spec.max_version and c.profile in SOCKET_PROFILES]
 
 
 def _api_versions_frame(correlation_id: int) -> bytes:
