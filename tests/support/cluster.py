@@ -26,7 +26,9 @@ Two modes:
   SIGKILL, and a ZooKeeper session then lives on until it expires
   (``zookeeper.session.timeout.ms``), as after a real crash. Use it when the
   crash must be real (fsync, session expiry, a process that cannot clean up);
-  ``control``/``cut_link``/``isolate`` are not available there.
+  ``control``/``cut_link``/``isolate`` are not available there; for faults
+  between a client and one broker, put a ``tests/support/fault_proxy.FaultProxy``
+  in front of ``cluster.address(i)``.
 
 Fault injection (in-process mode, see ``tests/support/interception.py``):
 
@@ -114,6 +116,7 @@ class _TaskOwner:
     def __init__(self, broker_id: int) -> None:
         self.broker_id = broker_id
         self.tasks: weakref.WeakSet[asyncio.Task] = weakref.WeakSet()
+        self.dead = False  # crashed: a task its leftovers (timers, callbacks) start is cancelled
 
 
 def _tagging_task_factory(loop: asyncio.AbstractEventLoop, coro: Any, **kwargs: Any) -> asyncio.Task:
@@ -122,6 +125,8 @@ def _tagging_task_factory(loop: asyncio.AbstractEventLoop, coro: Any, **kwargs: 
     owner = context.get(_OWNER) if context is not None else _OWNER.get()
     if owner is not None:
         owner.tasks.add(task)
+        if owner.dead:
+            task.cancel()
     return task
 
 
@@ -201,6 +206,7 @@ def _zookeeper_sessions(broker: Broker) -> list[Any]:
 async def _crash(broker: Broker, owner: _TaskOwner, log_dirs: list[Path]) -> None:
     """Stop ``broker`` as a kill -9 would (see the module docstring), on its loop."""
     loop = asyncio.get_running_loop()
+    owner.dead = True
     _neutralise_files(log_dirs)
     for conn in list(broker.server.connections):
         transport = getattr(conn, "transport", None)
