@@ -44,9 +44,8 @@ def wait_until(condition: Callable[[], object], what: str, timeout: float = 30.0
 
 
 @pytest.fixture
-def cluster(tmp_path) -> Iterator[Cluster]:
-    with Cluster(3, base_dir=tmp_path) as c:
-        yield c
+def cluster(cluster_factory) -> Cluster:
+    return cluster_factory(3)
 
 
 def produce(address: str, topic: str, values: list[bytes]) -> None:
@@ -158,9 +157,26 @@ def test_verdicts_on_the_wire(cluster):
     with WireClient("127.0.0.1", port) as w:
         assert w.request(MetadataRequest(topics=[]), 12).cluster_id == "intercepted"
         assert w.request(MetadataRequest(topics=[]), 12).cluster_id != "intercepted"  # used up
-    with WireClient("127.0.0.1", cluster.port(0)) as w:  # other brokers are untouched
-        cluster.control(2, None, lambda r: Drop(), keep=True).remove()
-        assert w.request(MetadataRequest(topics=[]), 12).cluster_id != "intercepted"
+
+    # A control is for its broker only, and stops at remove().
+    blackhole = cluster.control(2, None, lambda r: Drop(), keep=True)
+    with WireClient("127.0.0.1", cluster.port(0)) as w:
+        assert w.request(ApiVersionsRequest(), 0).error_code == 0
+    blackhole.remove()
+    with WireClient("127.0.0.1", port) as w:
+        assert w.request(ApiVersionsRequest(), 0).error_code == 0
+    assert blackhole.handled == 0 and not blackhole.active
+
+    # A control that raises lets the request pass; the test sees the exception.
+    def broken(_seen: InterceptedRequest):
+        raise ValueError("a broken control")
+
+    cluster.control(2, ApiKey.API_VERSIONS, broken)
+    with WireClient("127.0.0.1", port) as w:
+        assert w.request(ApiVersionsRequest(), 0).error_code == 0
+    with pytest.raises(ValueError, match="a broken control"):
+        cluster.check_controls()
+    cluster.clear_controls()
 
     # Drop: no answer to the first request; the next one on the connection is answered.
     cluster.control(2, ApiKey.API_VERSIONS, lambda r: Drop())

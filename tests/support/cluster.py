@@ -87,9 +87,11 @@ import tempfile
 import threading
 import time
 import weakref
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Iterator, Mapping
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from broker.broker import Broker
 from broker.config import BrokerConfig
@@ -173,6 +175,8 @@ def _neutralise_files(dirs: list[Path]) -> int:
     taken, so a late close by a dead object cannot hit a file of the restarted
     broker.
     """
+    if not os.path.isdir("/proc/self/fd"):
+        raise RuntimeError("an in-process kill needs Linux's /proc/self/fd; use mode='subprocess'")
     roots = [str(Path(d).resolve()) for d in dirs]
     devnull = os.open(os.devnull, os.O_RDWR)
     count = 0
@@ -524,9 +528,13 @@ class Cluster:
         self.network.clear_controls()
 
     def check_controls(self) -> None:
-        """Raise the first exception a control raised (controls run on the brokers' loop)."""
-        if self.network.errors:
-            raise self.network.errors[0]
+        """Raise (once) the first exception a control raised; controls run on the brokers' loop,
+        where an exception only lets the request pass. The cluster's exit calls it too."""
+        errors = self.network.errors
+        if errors:
+            first = errors[0]
+            errors.clear()
+            raise first
 
     def traffic(self, i: int) -> BrokerTraffic:
         """Requests broker ``i`` got, by API key, and those lost to cuts, by source."""
@@ -583,3 +591,22 @@ def wait_port_closed(address: str, timeout: float = 10.0) -> bool:
             return True
         time.sleep(0.05)
     return False
+
+
+@pytest.fixture
+def cluster_factory(tmp_path: Path) -> Iterator[Callable[..., Cluster]]:
+    """``cluster_factory(n=3, **Cluster kwargs)``: started clusters, closed after the test
+    (which then fails if one of their controls raised)."""
+    clusters: list[Cluster] = []
+
+    def make(n: int = 3, **kwargs: Any) -> Cluster:
+        kwargs.setdefault("base_dir", tmp_path / f"cluster-{len(clusters)}")
+        cluster = Cluster(n, **kwargs)
+        clusters.append(cluster)
+        return cluster.start()
+
+    yield make
+    for cluster in clusters:
+        cluster.close()
+    for cluster in clusters:
+        cluster.check_controls()
