@@ -283,6 +283,27 @@ def test_a_crashed_broker_recovers_its_data_on_restart(cluster, caplog):
     assert consume_confluent(cluster.address(1), "crash", 20) == values
 
 
+def test_restarts_keep_every_listener_port(cluster_factory):
+    overrides = {
+        "listeners": "PLAINTEXT://127.0.0.1:0,REPLICATION://127.0.0.1:0",
+        "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,REPLICATION:PLAINTEXT",
+    }
+    cluster = cluster_factory(1, overrides=overrides)
+
+    def ports() -> dict[str, int]:
+        return {a.name: a.port for a in cluster.broker(0).advertised}
+
+    before = ports()
+    assert sorted(before) == ["PLAINTEXT", "REPLICATION"] and 0 not in before.values()
+    assert cluster.port(0) == before["PLAINTEXT"]
+    cluster.restart(0)
+    assert ports() == before
+    cluster.restart(0, clean=False)
+    assert ports() == before
+    with WireClient("127.0.0.1", before["REPLICATION"], client_id=broker_client_id(7)) as w:
+        assert w.request(ApiVersionsRequest(), 0).error_code == 0
+
+
 def registrations(kz) -> list[str]:
     return sorted(kz.get_children("/brokers/ids")) if kz.exists("/brokers/ids") else []
 

@@ -94,7 +94,7 @@ from typing import Any
 import pytest
 
 from broker.broker import Broker
-from broker.config import BrokerConfig
+from broker.config import BrokerConfig, Listener, parse_listeners
 from tests.support.broker_process import BrokerProcess
 from tests.support.interception import (
     BrokerInterceptor,
@@ -235,7 +235,8 @@ class _InProcessNode:
         self.cluster = cluster
         self.index = index
         self.log_dir = log_dir
-        self.port = 0
+        self.port = 0  # of the first advertised listener: the clients'
+        self.ports: dict[str, int] = {}  # by listener name, kept for restarts
         self.broker: Broker | None = None
         self.owner: _TaskOwner | None = None
 
@@ -246,7 +247,7 @@ class _InProcessNode:
     async def start(self) -> None:
         owner = _TaskOwner(self.index)
         _OWNER.set(owner)  # this task's context: every task the broker creates inherits it
-        props = self.cluster.broker_properties(self.index, self.log_dir, self.port)
+        props = self.cluster.broker_properties(self.index, self.log_dir, self.ports)
         broker = Broker(BrokerConfig.load(None, [f"{k}={v}" for k, v in props.items()]))
         broker.server.interceptor = BrokerInterceptor(self.cluster.network, self.index)
         try:
@@ -257,6 +258,7 @@ class _InProcessNode:
             raise
         self.broker, self.owner = broker, owner
         self.port = broker.advertised[0].port
+        self.ports = {a.name: a.port for a in broker.advertised}
 
     async def stop(self) -> None:
         broker, self.broker = self.broker, None
@@ -275,7 +277,9 @@ class _SubprocessNode:
         self.cluster = cluster
         self.index = index
         self.log_dir = log_dir
-        props = cluster.broker_properties(index, log_dir, 0)
+        props = cluster.broker_properties(index, log_dir, {})
+        if props["listeners"] != "PLAINTEXT://127.0.0.1:0":
+            raise ValueError("mode='subprocess' runs each broker on one PLAINTEXT listener")
         for key in ("log.dirs", "listeners"):  # BrokerProcess sets them (and keeps the port)
             props.pop(key)
         self.process = BrokerProcess(log_dir, props)
@@ -372,17 +376,24 @@ class Cluster:
             self._own_zookeeper = True
             self.zookeeper.start()
 
-    def broker_properties(self, index: int, log_dir: Path, port: int) -> dict[str, str]:
-        """The overrides broker ``index`` starts with."""
+    def broker_properties(self, index: int, log_dir: Path, ports: Mapping[str, int]) -> dict[str, str]:
+        """The overrides broker ``index`` starts with; a listener on port 0 (the default
+        ``PLAINTEXT://127.0.0.1:0``, or more of them given as ``listeners``) gets the port
+        it had before (``ports``, by listener name), so a restart keeps the addresses."""
         props = {
             "broker.id": str(index),
             "log.dirs": str(log_dir),
-            "listeners": f"PLAINTEXT://127.0.0.1:{port}",
+            "listeners": "PLAINTEXT://127.0.0.1:0",
         }
         if self.zookeeper is not None:
             props["zookeeper.connect"] = self.zookeeper.connect(self.zk_chroot)
         props.update(self.overrides)
         props.update(self.broker_overrides.get(index, {}))
+        listeners = parse_listeners("listeners", props["listeners"].split(","))
+        props["listeners"] = ",".join(
+            str(Listener(lst.name, lst.host, ports.get(lst.name, 0) if lst.port == 0 else lst.port))
+            for lst in listeners
+        )
         return props
 
     def close(self) -> None:
