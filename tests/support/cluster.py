@@ -56,16 +56,35 @@ is a client's. A connection belongs to the source of the requests it carried.
 ZooKeeper traffic is not cut (the session of an isolated broker lives on;
 stop ZooKeeper itself with ``cluster.zookeeper.stop()`` for that).
 
-Example::
+``cluster.traffic(i)`` counts the requests broker i got (by API key) and those
+lost to cuts (by source). More listeners can be given as ``listeners``
+(``PLAINTEXT://127.0.0.1:0,REPLICATION://127.0.0.1:0``, in-process mode): each
+keeps its port across restarts.
+
+Example (``cluster_factory`` is the fixture form: closed after the test, which
+fails if a control raised)::
+
+    from tests.support.cluster import Cluster
+    from tests.support.interception import DropResponse, Delay, Gate
 
     with Cluster(n=3, zookeeper=True, base_dir=tmp_path) as cluster:
         seen = []
         cluster.control(1, ApiKey.FETCH, lambda r: seen.append(r) or DropResponse())
         consumer = Consumer({"bootstrap.servers": cluster.address(1), ...})
         ...
-        cluster.kill(2)
-        cluster.restart(2)
+        gate = Gate()
+        cluster.control(None, ApiKey.PRODUCE, lambda r: Delay(until=gate, response=True), keep=True)
+        ...  # acks are held at every broker until gate.release()
+        cluster.kill(2)     # crash
+        cluster.restart(2)  # same id, log dir and port
         cluster.cut_link(0, 1)
+        cluster.isolate(0)
+
+Limits of the in-process mode: one plain asyncio loop (not uvloop) runs all
+brokers, so a broker that blocks the loop stalls the others; ``kill`` needs
+Linux (``/proc/self/fd``); plain callbacks a crashed broker had scheduled
+(``loop.call_later``) still run, on its dead objects (the tasks they start are
+cancelled, and its files are /dev/null by then).
 
 Today every broker is its own one-broker cluster for topics (they share only
 ZooKeeper: producer-id blocks and ``/brokers/ids``), so a client should talk to
