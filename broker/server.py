@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import itertools
 import logging
 import socket
 import struct
 from collections import deque
-from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from broker.handlers import REGISTRY, CloseConnection, HandlerSpec, RequestContext
 from protocol.errors import ErrorCode
@@ -238,9 +239,15 @@ class KafkaConnection(asyncio.BufferedProtocol):
             self.id,
             self.listener,
         )
-        if spec.is_async:
+        interceptor = self.server.interceptor
+        if interceptor is not None:  # tests only (see RequestInterceptor)
+            response = interceptor.intercept(
+                self, api_key, api_version, header, request, functools.partial(spec.fn, ctx)
+            )
+        elif spec.is_async:
             return self._respond_later(spec, ctx, spec.fn(ctx, request))
-        response = spec.fn(ctx, request)
+        else:
+            response = spec.fn(ctx, request)
         if response is None:
             return None
         if not isinstance(response, Message):
@@ -293,11 +300,35 @@ class KafkaConnection(asyncio.BufferedProtocol):
             self.transport.close()
 
 
+class RequestInterceptor(Protocol):
+    """A test hook (``tests/support/cluster.py``): sees every decoded request of a broker.
+
+    ``intercept`` is called on the event loop in place of the handler, with the
+    connection, the request and ``handle(request)``, which runs the broker's
+    handler for it. It returns what a handler returns: a response Message,
+    None (no response, as for acks=0: the request or its answer is "lost"), or
+    an awaitable of either (to delay, or to transform the handler's answer).
+    It may call ``connection.close(reason)`` to cut the connection.
+    """
+
+    def intercept(
+        self,
+        connection: KafkaConnection,
+        api_key: int,
+        api_version: int,
+        header: Any,
+        request: Message,
+        handle: Callable[[Message], Any],
+    ) -> Any: ...
+
+
 class KafkaServer:
     """The listeners of one broker and their live connections."""
 
     def __init__(self, broker: Broker) -> None:
         self.broker = broker
+        # None in production: one attribute check per request (KafkaConnection._dispatch).
+        self.interceptor: RequestInterceptor | None = None
         self.connections: set[KafkaConnection] = set()
         self._servers: list[asyncio.base_events.Server] = []
         self.bound: list[tuple[str, int]] = []
