@@ -81,7 +81,8 @@ class Broker:
             cfg.broker_id, cfg["cluster.id"]
         )
         self.controller = Controller(self.log_manager, self.broker_id)
-        self.replica_manager = ReplicaManager(self.log_manager)
+        self.replica_manager = ReplicaManager(self.broker_id, self.log_manager, _now_ms)
+        self.replica_manager.start_embedded()  # until a controller publishes partition states
         await self.server.start()
         self._fix_advertised_ports()
         # Producer-id blocks: leased from ZooKeeper (which also registers this broker
@@ -102,6 +103,7 @@ class Broker:
         await self.producer_ids.start()
         self.groups = GroupCoordinator(
             self.log_manager,
+            self.replica_manager,
             broker_id=self.broker_id,
             offsets_topic_partitions=cfg["offsets.topic.num.partitions"],
             offsets_segment_bytes=cfg["offsets.topic.segment.bytes"],
@@ -113,7 +115,6 @@ class Broker:
             max_group_size=cfg["group.max.size"],
             offset_metadata_max_bytes=cfg["offset.metadata.max.bytes"],
             time_ms=_now_ms,
-            leader_epoch=self.replica_manager.leader_epoch,
         )
         await self.groups.start()
         self._tasks.append(asyncio.create_task(self.log_manager.run_background_tasks(), name="log-manager"))
