@@ -26,6 +26,7 @@ import logging
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from coordinator.cluster_state import NO_LEADER, PartitionState
 from protocol.errors import ErrorCode, KafkaError
@@ -56,8 +57,7 @@ class FollowerState:
     last_caught_up_time_ms: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class LogReadInfo:
+class LogReadInfo(NamedTuple):
     """One partition's read (Kafka's ``LogReadInfo``): whole batches and the offsets of then."""
 
     records: bytes
@@ -188,12 +188,13 @@ class Partition:
         Kafka's ``maybeIncrementLeaderHW``. A follower whose log end offset is not known yet
         holds it back (as Kafka's unknown offset does). Only a leader decides.
         """
-        if not self.is_leader:
+        me = self.local_broker_id
+        if self.leader_id != me:
             return False
         plog = self.log
         new_hw = plog.log_end_offset
         for replica in self.isr:
-            if replica != self.local_broker_id:
+            if replica != me:
                 follower = self.follower_states.get(replica)
                 new_hw = min(new_hw, follower.log_end_offset if follower is not None else -1)
         if new_hw <= plog.high_watermark:
@@ -221,7 +222,9 @@ class Partition:
         Kafka's ``Partition.appendRecordsToLeader``: leadership, then min.insync.replicas
         for acks=-1, then the log's own validation and append.
         """
-        plog = self.local_log()
+        if self.leader_id != self.local_broker_id:
+            self.local_log()  # raises NOT_LEADER_OR_FOLLOWER
+        plog = self.log
         min_isr = plog.config.min_insync_replicas
         if required_acks == -1 and len(self.isr) < min_isr:
             raise KafkaError(

@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from broker.partition import NO_EPOCH, LogOffsets, Partition
 from broker.purgatory import DelayedFetch, DelayedOperationPurgatory, FetchPartitionStatus
@@ -50,16 +50,14 @@ EMBEDDED_LEADER_EPOCH = 0  # a lone broker's partitions never change leader
 # ---------------------------------------------------------------------------- results
 
 
-@dataclass(frozen=True, slots=True)
-class PartitionAppendResult:
+class PartitionAppendResult(NamedTuple):
     """One partition's append (Kafka's ``LogAppendResult``): the append info or the error."""
 
     info: LogAppendInfo | None
     error: KafkaError | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class FetchPartitionInfo:
+class FetchPartitionInfo(NamedTuple):
     """What a fetch asks of one partition (Kafka's ``FetchRequest.PartitionData``)."""
 
     fetch_offset: int
@@ -78,8 +76,7 @@ class FetchParams:
     isolation: FetchIsolation
 
 
-@dataclass(frozen=True, slots=True)
-class FetchPartitionData:
+class FetchPartitionData(NamedTuple):
     """One partition's fetch answer (Kafka's ``FetchPartitionData``); records are never None.
 
     On an error the offsets are the partition's when it is hosted, else -1.
@@ -247,7 +244,7 @@ class ReplicaManager:
         """One partition's local append (Kafka's ``appendToLocalLog``); KafkaError if refused."""
         topic, index = key
         # KafkaApis.handleProduceRequest: unknown partitions before record checks
-        partition = self.get_partition_or_error(topic, index)
+        partition = self._partitions.get(key) or self.get_partition_or_error(topic, index)
         if produce_version is not None:
             records = validate_produce_records(records, produce_version)
             if records.attributes & TRANSACTIONAL_MASK:

@@ -46,7 +46,7 @@ import struct
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import cramjam
 
@@ -107,8 +107,7 @@ class ValidatedBatch:
     buf: memoryview  # the batch's bytes (writable), exactly ``header.size`` long
 
 
-@dataclass(frozen=True, slots=True)
-class FramedBatch:
+class FramedBatch(NamedTuple):
     """Records that passed the framing checks: one whole magic-2 batch.
 
     ``validate_produce_records`` returns it and ``validate_batch_for_append`` takes it, so

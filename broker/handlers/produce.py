@@ -111,6 +111,6 @@ def handle_produce(
         timeout_ms=request.timeout_ms,
         produce_version=ctx.api_version,
     )
-    if isinstance(results, Mapping):
+    if isinstance(results, dict):
         return _build(request, results)
     return _respond_when_appended(request, results)
