@@ -206,3 +206,23 @@ def test_a_cancelled_fetch_leaves_the_purgatory(log_manager):
         assert len(rm.fetch_purgatory) == 0 and rm.fetch_purgatory.watched(("t", 0)) == 0
 
     asyncio.run(scenario())
+
+
+def test_coordinator_writes_wake_fetches_parked_on_the_offsets_topic(log_manager):
+    async def scenario():
+        log_manager.create_topic("__consumer_offsets", 1, uuid.uuid4(), {})
+        rm = rm_for(log_manager)
+        rm.start_embedded()
+        waiting = asyncio.ensure_future(consumer_fetch(rm, "__consumer_offsets", 0))
+        await asyncio.sleep(0)
+        assert not waiting.done()
+        rm.append_to_local_log(
+            ("__consumer_offsets", 0),
+            memoryview(make_batch(1, timestamp=BASE_TS)),
+            origin=AppendOrigin.COORDINATOR,
+            required_acks=1,
+        )
+        [data] = await asyncio.wait_for(waiting, 30)
+        assert data.error is ErrorCode.NONE and len(data.records) > 0
+
+    asyncio.run(scenario())
