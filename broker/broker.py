@@ -22,7 +22,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from broker.config import BrokerConfig, Listener
@@ -30,7 +30,7 @@ from broker.handlers import load_handlers
 from broker.metadata_cache import MetadataCache
 from broker.replica_manager import ReplicaManager
 from broker.server import KafkaServer
-from coordinator.cluster_state import BrokerEndpoint, LiveBroker, PartitionState, TopicMetadata
+from coordinator.cluster_state import BrokerEndpoint, LiveBroker
 from coordinator.controller import Controller, ControllerTopicStore
 from coordinator.groups import GroupCoordinator
 from coordinator.producer_ids import ProducerIdManager, create_producer_id_manager
@@ -50,27 +50,6 @@ class Clock:
 
 
 SYSTEM_CLOCK = Clock(time_ms=lambda: int(time.time() * 1000), monotonic=time.monotonic)
-
-
-class _ReplicaManagerListener:
-    """Delivers the controller's changes to the ReplicaManager's current interface (it
-    wakes waiting fetches when a topic goes). Removed once ReplicaManager is itself a
-    ``ClusterMetadataListener``."""
-
-    def __init__(self, replica_manager: ReplicaManager) -> None:
-        self.replica_manager = replica_manager
-
-    def on_brokers_changed(self, brokers: Sequence[LiveBroker]) -> None:
-        pass
-
-    def on_topics_changed(
-        self, topics: Mapping[str, TopicMetadata], states: Sequence[PartitionState]
-    ) -> None:
-        for topic in topics.values():
-            self.replica_manager.on_topic_created(topic)
-
-    def on_topic_deleted(self, topic: TopicMetadata) -> None:
-        self.replica_manager.on_topic_deleted(topic.name)
 
 
 class Broker:
@@ -189,9 +168,10 @@ class Broker:
         self.controller.load_from_logs()
         # This broker is the controller: Metadata and DescribeCluster name it.
         self.metadata_cache = MetadataCache(self.broker_id, self.cluster_id, controller_id=self.broker_id)
-        self.replica_manager = ReplicaManager(self.log_manager)
+        self.replica_manager = ReplicaManager(self.broker_id, self.log_manager, self.clock.time_ms)
         self.groups = GroupCoordinator(
             ControllerTopicStore(self.log_manager, self.controller),  # type: ignore[arg-type]
+            self.replica_manager,
             broker_id=self.broker_id,
             offsets_topic_partitions=cfg["offsets.topic.num.partitions"],
             offsets_segment_bytes=cfg["offsets.topic.segment.bytes"],
@@ -203,10 +183,9 @@ class Broker:
             max_group_size=cfg["group.max.size"],
             offset_metadata_max_bytes=cfg["offset.metadata.max.bytes"],
             time_ms=self.clock.time_ms,
-            leader_epoch=self.metadata_cache.leader_epoch,
         )
         self.controller.register_listener(self.metadata_cache)
-        self.controller.register_listener(_ReplicaManagerListener(self.replica_manager))
+        self.controller.register_listener(self.replica_manager)
         self.controller.register_listener(self.groups)
         # The topics are known before the first request; the live broker follows the bind.
         self.controller.startup()

@@ -1,85 +1,215 @@
 """Purgatory: requests that wait for something to happen, on the event loop.
 
-Kafka parks delayed operations in a ``DelayedOperationPurgatory`` keyed by
-partition and completes them when a watched event occurs or their timeout
-fires. Here a delayed fetch (``min_bytes`` not yet reached) registers a
-``FetchWaiter`` on each partition it reads; every append to one of them adds
-its size, and the waiter completes once ``min_bytes`` have arrived or its
-``max_wait_ms`` runs out. Nothing polls: appends wake waiters directly.
+Kafka's ``DelayedOperationPurgatory``: a ``DelayedOperation`` that cannot complete yet is
+watched under keys (here: partitions). Whoever changes a partition calls
+``check_and_complete(key)``; each operation watched under it runs ``try_complete``, which
+decides from what it can see cheaply (offsets, byte counters) whether it is done and, if
+so, calls ``force_complete``. A timer completes it at its deadline (``on_expiration``
+first). Nothing polls.
 
-(A delayed produce, acks=all waiting on followers, joins this module with the
-cluster work: with one replica an append is fully replicated when written.)
+``try_complete_else_watch`` tries once, watches, then tries again, as Kafka does: a change
+between the first try and the watch is never missed.
+
+A completed operation resolves its ``future``; the request that parked it awaits that and
+builds its answer (Kafka's ``onComplete`` sends the response itself). ``cancel`` drops an
+operation whose request went away (its connection closed).
+
+``DelayedFetch`` waits for ``min_bytes`` to become readable on its partitions. A
+``DelayedProduce`` (acks=all waiting for the high watermark) is the same shape: keyed by
+partition, ``try_complete`` comparing each partition's high watermark with the offset its
+append needs, triggered by the same high-watermark changes.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+if TYPE_CHECKING:
+    from broker.partition import Partition
+    from storage.partition_log import FetchIsolation
 
 PartitionKey = tuple[str, int]
 
 
-class FetchWaiter:
-    __slots__ = ("accumulated", "future", "keys", "min_bytes")
+class DelayedOperation:
+    """An operation that completes once ``try_complete`` says so, or at its deadline."""
 
-    def __init__(self, keys: list[PartitionKey], min_bytes: int, accumulated: int) -> None:
-        self.keys = keys
-        self.min_bytes = min_bytes
-        self.accumulated = accumulated
+    def __init__(self, delay_ms: int) -> None:
+        self.delay_ms = max(delay_ms, 0)
         self.future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self.keys: tuple[Hashable, ...] = ()
+        self._timer: asyncio.TimerHandle | None = None
+        self._expired = False
 
-    def complete(self, satisfied: bool) -> None:
-        if not self.future.done():
-            self.future.set_result(satisfied)
+    @property
+    def is_completed(self) -> bool:
+        return self.future.done()
+
+    @property
+    def expired(self) -> bool:
+        return self._expired
+
+    def try_complete(self) -> bool:
+        """Check whether the operation can complete now; if so ``force_complete`` it and return True."""
+        raise NotImplementedError
+
+    def on_complete(self) -> None:
+        """Called once, when the operation completes (by ``try_complete`` or expiry)."""
+
+    def on_expiration(self) -> None:
+        """Called when the deadline passed, before ``on_complete``."""
+
+    def force_complete(self) -> bool:
+        """Complete now; False if it already was."""
+        if self.future.done():
+            return False
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self.future.set_result(not self._expired)
+        self.on_complete()
+        return True
+
+    def _expire(self) -> None:
+        if self.future.done():
+            return
+        self._expired = True
+        self.on_expiration()
+        self.force_complete()
 
 
-class FetchPurgatory:
-    def __init__(self) -> None:
-        self._watchers: dict[PartitionKey, set[FetchWaiter]] = {}
+Op = TypeVar("Op", bound=DelayedOperation)
+
+
+class DelayedOperationPurgatory(Generic[Op]):
+    """Delayed operations watched by key; ``len()`` is the number still waiting."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._watchers: dict[Hashable, set[Op]] = {}
+        self._waiting: set[Op] = set()
 
     def __len__(self) -> int:
-        return sum(len(w) for w in self._watchers.values())
+        return len(self._waiting)
 
-    @contextlib.contextmanager
-    def watch(self, keys: Iterable[PartitionKey], min_bytes: int, timeout_ms: int) -> Iterator[FetchWaiter]:
-        """Register a waiter on the partitions for the ``with`` block.
+    def watched(self, key: Hashable) -> int:
+        return len(self._watchers.get(key, ()))
 
-        Callers register first and then look at the partitions, so an append
-        between the two cannot be missed (Kafka's ``tryCompleteElseWatch``).
-        The waiter's future resolves True when ``min_bytes`` have been appended
-        (or a partition changed), False when ``timeout_ms`` runs out.
-        """
-        waiter = FetchWaiter(list(keys), min_bytes, 0)
-        for key in waiter.keys:
-            self._watchers.setdefault(key, set()).add(waiter)
-        handle = asyncio.get_running_loop().call_later(max(timeout_ms, 0) / 1000.0, waiter.complete, False)
-        try:
-            yield waiter
-        finally:
-            handle.cancel()
-            for key in waiter.keys:
-                watchers = self._watchers.get(key)
-                if watchers is not None:
-                    watchers.discard(waiter)
-                    if not watchers:
-                        del self._watchers[key]
+    def try_complete_else_watch(self, operation: Op, keys: Iterable[Hashable]) -> bool:
+        """Complete ``operation`` now if it can, else watch it under ``keys`` until it can
+        or its delay passes. True if it completed here."""
+        if operation.try_complete():
+            return True
+        operation.keys = tuple(dict.fromkeys(keys))
+        for key in operation.keys:
+            self._watchers.setdefault(key, set()).add(operation)
+        self._waiting.add(operation)
+        # Kafka's safeTryCompleteOrElse: a change between the first try and the watch is seen.
+        if operation.try_complete():
+            self._unwatch(operation)
+            return True
+        operation._timer = asyncio.get_running_loop().call_later(
+            operation.delay_ms / 1000.0, self._expire, operation
+        )
+        return False
 
-    def on_append(self, key: PartitionKey, nbytes: int) -> None:
+    def check_and_complete(self, key: Hashable) -> int:
+        """Something changed under ``key``: try the operations watching it; returns how many completed."""
         watchers = self._watchers.get(key)
         if not watchers:
-            return
-        for waiter in list(watchers):
-            waiter.accumulated += nbytes
-            if waiter.accumulated >= waiter.min_bytes:
-                waiter.complete(True)
+            return 0
+        completed = 0
+        for operation in list(watchers):
+            if operation.is_completed or operation.try_complete():
+                self._unwatch(operation)
+                completed += 1
+        return completed
 
-    def on_partition_change(self, key: PartitionKey) -> None:
-        """The partition went away or moved (deleted, truncated): waiters answer now."""
-        for waiter in list(self._watchers.get(key, ())):
-            waiter.complete(True)
+    def complete_all(self, key: Hashable) -> None:
+        """Complete every operation watching ``key`` now (its partition went away)."""
+        for operation in list(self._watchers.get(key, ())):
+            operation.force_complete()
+            self._unwatch(operation)
 
-    def wake_all(self) -> None:
-        for watchers in list(self._watchers.values()):
-            for waiter in list(watchers):
-                waiter.complete(True)
+    def cancel(self, operation: Op) -> None:
+        """Drop ``operation`` without completing it (its request is gone)."""
+        if operation._timer is not None:
+            operation._timer.cancel()
+            operation._timer = None
+        self._unwatch(operation)
+
+    def _expire(self, operation: Op) -> None:
+        operation._expire()
+        self._unwatch(operation)
+
+    def _unwatch(self, operation: Op) -> None:
+        self._waiting.discard(operation)
+        for key in operation.keys:
+            watchers = self._watchers.get(key)
+            if watchers is not None:
+                watchers.discard(operation)
+                if not watchers:
+                    del self._watchers[key]
+
+
+# ---------------------------------------------------------------------------- delayed fetch
+
+
+@dataclass(frozen=True, slots=True)
+class FetchPartitionStatus:
+    """One partition of a parked fetch, as it was when first read (Kafka's ``FetchPartitionStatus``).
+
+    ``readable_bytes`` is the partition's ``bytes_below(isolation)`` counter at that read;
+    whatever it grew by since has become readable for this fetch.
+    """
+
+    key: PartitionKey
+    fetch_offset: int
+    max_bytes: int
+    leader_epoch: int
+    readable_bytes: int
+
+
+class DelayedFetch(DelayedOperation):
+    """A fetch waiting for ``min_bytes`` (Kafka's ``DelayedFetch``).
+
+    It completes when, on some partition, the leadership changed or the partition went
+    away (Kafka's cases A and D), the readable bytes went back (the log was truncated
+    or replaced: case B), or enough bytes became readable across its partitions (case C:
+    each partition counts at most its ``max_bytes``). Readiness is decided from the
+    partitions' counters, without reading the log.
+    """
+
+    def __init__(
+        self,
+        delay_ms: int,
+        *,
+        min_bytes: int,
+        bytes_read: int,
+        isolation: FetchIsolation,
+        statuses: Sequence[FetchPartitionStatus],
+        partition_of: Callable[[PartitionKey], Partition | None],
+    ) -> None:
+        super().__init__(delay_ms)
+        self.min_bytes = min_bytes
+        self.bytes_read = bytes_read
+        self.isolation = isolation
+        self.statuses = statuses
+        self._partition_of = partition_of
+
+    def try_complete(self) -> bool:
+        accumulated = self.bytes_read
+        for status in self.statuses:
+            partition = self._partition_of(status.key)
+            if partition is None or not partition.is_leader or partition.leader_epoch != status.leader_epoch:
+                return self.force_complete()
+            grown = partition.bytes_below(self.isolation) - status.readable_bytes
+            if grown < 0:
+                return self.force_complete()
+            accumulated += min(grown, status.max_bytes)
+        if accumulated >= self.min_bytes:
+            return self.force_complete()
+        return False

@@ -12,13 +12,14 @@ tools (and the Spark jobs) can read the topic:
   v3, or v1 when a v2-4 commit carries a retention time) and
   ``GroupMetadataValue`` v0-4 (written as v3). A null value is a tombstone.
   Other record types (KIP-848 consumer groups, share groups) are skipped.
-- ``OffsetsTopic``: the topic on the storage layer. Created on first use
-  through the LogManager (``cleanup.policy=compact``, ``segment.bytes`` =
-  ``offsets.topic.segment.bytes``); records are appended with
-  ``PartitionLog.append_as_leader`` in one batch per write (a commit is atomic,
-  as Kafka's), and replayed from the log start at broker start. Without a log
-  cleaner in this broker, a partition is compacted by rewriting its live
-  records and moving the log start past the old ones (``OffsetsTopic.rewrite``).
+- ``OffsetsTopic``: the topic. Created on first use through the LogManager
+  (``cleanup.policy=compact``, ``segment.bytes`` = ``offsets.topic.segment.bytes``;
+  one marked call site, until the controller creates internal topics); records
+  are appended through the broker's ReplicaManager (``PartitionAccess``) with the
+  origin COORDINATOR, in one batch per write (a commit is atomic, as Kafka's), and
+  replayed from the log start at broker start. Without a log cleaner in this
+  broker, a partition is compacted by rewriting its live records and moving the
+  log start past the old ones (``OffsetsTopic.rewrite``).
 - ``OffsetStore``: the in-memory view (last value wins, tombstones delete),
   with Kafka's expiry rule (``OffsetExpirationConditionImpl``).
 
@@ -70,8 +71,8 @@ from storage.log_config import parse_topic_overrides
 from storage.producer_state import AppendOrigin
 
 if TYPE_CHECKING:
+    from coordinator.partition_access import PartitionAccess
     from storage.log_manager import LogManager
-    from storage.partition_log import PartitionLog
 
 log = logging.getLogger(__name__)
 
@@ -348,23 +349,25 @@ Record = tuple[bytes, bytes | None]
 
 
 class OffsetsTopic:
-    """``__consumer_offsets`` on the storage layer: create, append, replay."""
+    """``__consumer_offsets``: create (LogManager), append and replay (``PartitionAccess``)."""
 
     def __init__(
         self,
         log_manager: LogManager,
+        partitions: PartitionAccess,
         *,
         num_partitions: int,
         segment_bytes: int,
         time_ms: Callable[[], int],
-        leader_epoch: Callable[[str, int], int] | None = None,
         compaction_min_records: int = COMPACTION_MIN_RECORDS,
     ) -> None:
+        # The LogManager only creates the topic and tells whether it exists (see
+        # _create_partitions); every append and read goes through ``partitions``.
         self.log_manager = log_manager
+        self.partitions = partitions
         self.configured_partitions = num_partitions
         self.segment_bytes = segment_bytes
         self.time_ms = time_ms
-        self._leader_epoch = leader_epoch
         self._existing: int | None = None
         self._creating: asyncio.Task | None = None
         self.compaction_min_records = compaction_min_records
@@ -373,6 +376,7 @@ class OffsetsTopic:
 
     def existing_partitions(self) -> int | None:
         """Partitions of the topic if it exists (cached: Kafka never changes the count)."""
+        # Existence is the LogManager's knowledge until the controller publishes the topic.
         if self._creating is not None or self.log_manager.get_log(OFFSETS_TOPIC, 0) is None:
             self._existing = None  # not created yet (or being created), or deleted
             return None
@@ -411,10 +415,21 @@ class OffsetsTopic:
             raise KafkaError(ErrorCode.COORDINATOR_NOT_AVAILABLE, f"{OFFSETS_TOPIC} is being created")
         if self.existing_partitions() is not None:
             return
-        self.log_manager.create_topic(
-            OFFSETS_TOPIC, self.configured_partitions, uuid.uuid4(), self._overrides()
-        )
+        self._create_partitions(self.configured_partitions)
         log.info("created %s with %d partitions", OFFSETS_TOPIC, self.configured_partitions)
+
+    def _create_partitions(self, total: int) -> None:
+        """Create the topic, or grow it, to ``total`` partitions.
+
+        THE ONE PLACE the group coordinator creates logs, through the LogManager: until the
+        controller creates internal topics (and publishes their partition states), the
+        lone broker's ReplicaManager hosts the new logs when they are first used.
+        """
+        info = self.log_manager.topics().get(OFFSETS_TOPIC)
+        if info is None:
+            self.log_manager.create_topic(OFFSETS_TOPIC, total, uuid.uuid4(), self._overrides())
+        elif info.partitions < total:
+            self.log_manager.add_partitions(OFFSETS_TOPIC, total)
 
     async def close(self) -> None:
         """At shutdown, a creation still under way is finished at once (Kafka's creation is atomic)."""
@@ -431,8 +446,7 @@ class OffsetsTopic:
         existing = self.existing_partitions()
         if existing is None or existing >= self.configured_partitions:
             return
-        logs = [self.log_manager.get_log(OFFSETS_TOPIC, p) for p in range(existing)]
-        if all(plog is not None and plog.log_end_offset == 0 for plog in logs):
+        if all(self._log_end_offset(p) == 0 for p in range(existing)):
             log.info(
                 "completing the creation of %s (%d of %d partitions)",
                 OFFSETS_TOPIC,
@@ -441,10 +455,15 @@ class OffsetsTopic:
             )
             self._add_missing_partitions()
 
+    def _log_end_offset(self, partition: int) -> int | None:
+        try:
+            return self.partitions.log_offsets(OFFSETS_TOPIC, partition).log_end_offset
+        except KafkaError:
+            return None
+
     def _add_missing_partitions(self) -> None:
-        info = self.log_manager.topics().get(OFFSETS_TOPIC)
-        if info is not None and info.partitions < self.configured_partitions:
-            self.log_manager.add_partitions(OFFSETS_TOPIC, self.configured_partitions)
+        if self.log_manager.topics().get(OFFSETS_TOPIC) is not None:
+            self._create_partitions(self.configured_partitions)
         self._existing = None
 
     def ready(self) -> bool:
@@ -471,10 +490,10 @@ class OffsetsTopic:
         total = self.configured_partitions
         started = time.monotonic()
         try:
-            self.log_manager.create_topic(OFFSETS_TOPIC, 1, uuid.uuid4(), self._overrides())
-            for n in range(2, total + 1):
-                await asyncio.sleep(0)
-                self.log_manager.add_partitions(OFFSETS_TOPIC, n)
+            for n in range(1, total + 1):
+                if n > 1:
+                    await asyncio.sleep(0)
+                self._create_partitions(n)
             log.info(
                 "created %s with %d partitions in %.0f ms",
                 OFFSETS_TOPIC,
@@ -487,32 +506,25 @@ class OffsetsTopic:
             self._creating = None
             self._existing = None
 
-    def _log(self, partition: int) -> PartitionLog:
-        self.ensure_created()
-        plog = self.log_manager.get_log(OFFSETS_TOPIC, partition)
-        if plog is None:
-            raise KafkaError(
-                ErrorCode.COORDINATOR_NOT_AVAILABLE, f"{OFFSETS_TOPIC}-{partition} is not available"
-            )
-        return plog
-
     def append(self, partition: int, records: list[Record], *, for_offsets: bool) -> int:
-        """Append ``records`` as one batch; returns its base offset. Raises mapped KafkaErrors."""
-        plog = self._log(partition)
-        now = self.time_ms()
-        batch = bytearray(build_batch(records, timestamp=now))
-        epoch = self._leader_epoch(OFFSETS_TOPIC, partition) if self._leader_epoch else 0
+        """Append ``records`` as one batch; returns its base offset. Raises mapped KafkaErrors.
+
+        Through the ReplicaManager with the origin COORDINATOR; the partition decides the
+        high watermark. acks=1: the write is committed once the leader has it, as today with
+        one replica (Kafka's offsets.commit.required.acks=-1 waits for the ISR: with
+        followers this store has to wait for the high watermark).
+        """
+        self.ensure_created()
+        batch = memoryview(bytearray(build_batch(records, timestamp=self.time_ms())))
         try:
-            info = plog.append_as_leader(
-                memoryview(batch), epoch, now_ms=now, origin=AppendOrigin.COORDINATOR
+            info = self.partitions.append_to_local_log(
+                (OFFSETS_TOPIC, partition), batch, origin=AppendOrigin.COORDINATOR, required_acks=1
             )
         except KafkaError as exc:
             raise _storage_error(exc, for_offsets=for_offsets) from None
         except OSError as exc:
             log.error("cannot append to %s-%d: %s", OFFSETS_TOPIC, partition, exc)
             raise KafkaError(ErrorCode.NOT_COORDINATOR, str(exc)) from None
-        # One replica: the write is committed as soon as it is in the log.
-        plog.update_high_watermark(plog.log_end_offset)
         self._since_compaction[partition] = self._since_compaction.get(partition, 0) + len(records)
         return info.base_offset
 
@@ -538,11 +550,16 @@ class OffsetsTopic:
         next retention pass. A crash at any point is safe: replay from wherever the log
         starts ends in the same state (last value wins).
         """
-        plog = self._log(partition)
-        start = plog.log_end_offset
-        limit = max(
-            1, min(REWRITE_BATCH_BYTES, plog.config.max_message_bytes, plog.config.segment_bytes) // 2
-        )
+        self.ensure_created()
+        try:
+            start = self.partitions.log_offsets(OFFSETS_TOPIC, partition).log_end_offset
+        except KafkaError as exc:
+            raise _storage_error(exc, for_offsets=True) from None
+        config = self.partitions.get_log_config(OFFSETS_TOPIC, partition)
+        limit = REWRITE_BATCH_BYTES
+        if config is not None:
+            limit = min(limit, config.max_message_bytes, config.segment_bytes)
+        limit = max(1, limit // 2)
         batch: list[Record] = []
         size = 0
         for rec in live:
@@ -554,7 +571,7 @@ class OffsetsTopic:
             size += rec_size
         if batch:
             self.append(partition, batch, for_offsets=True)
-        plog.delete_records_before(start)
+        self.partitions.delete_records(OFFSETS_TOPIC, partition, start)
         self._since_compaction[partition] = 0
         self._live_after_compaction[partition] = len(live)
         log.info(
@@ -568,13 +585,16 @@ class OffsetsTopic:
     def replay(self, partition: int) -> Iterator[list[tuple[int, bytes | None, bytes | None]]]:
         """(offset, key, value) of every record of the partition, in chunks of about
         ``LOAD_BUFFER_BYTES`` (the loader yields to the event loop between chunks)."""
-        plog = self.log_manager.get_log(OFFSETS_TOPIC, partition)
-        if plog is None:
+        try:
+            offsets = self.partitions.log_offsets(OFFSETS_TOPIC, partition)
+        except KafkaError:
             return
-        pos = plog.log_start_offset
-        end = plog.log_end_offset
+        pos = offsets.log_start_offset
+        end = offsets.log_end_offset
         while pos < end:
-            data = plog.read(pos, LOAD_BUFFER_BYTES, max_offset=end).records
+            data = self.partitions.read_records(
+                OFFSETS_TOPIC, partition, pos, LOAD_BUFFER_BYTES, max_offset=end
+            )
             if not data:
                 break
             mv = memoryview(data)

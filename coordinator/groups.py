@@ -62,6 +62,7 @@ from protocol.primitives import DecodeError, EncodeError
 
 if TYPE_CHECKING:
     from coordinator.cluster_state import LiveBroker, PartitionState, TopicMetadata
+    from coordinator.partition_access import PartitionAccess
     from storage.log_manager import LogManager
 
 log = logging.getLogger(__name__)
@@ -124,6 +125,7 @@ class GroupCoordinator:
     def __init__(
         self,
         log_manager: LogManager,
+        partitions: PartitionAccess,
         *,
         broker_id: int,
         offsets_topic_partitions: int = 50,
@@ -137,7 +139,6 @@ class GroupCoordinator:
         offset_metadata_max_bytes: int = 4096,
         time_ms: Callable[[], int] | None = None,
         timers: Timers | None = None,
-        leader_epoch: Callable[[str, int], int] | None = None,
         compaction_min_records: int = COMPACTION_MIN_RECORDS,
     ) -> None:
         self.broker_id = broker_id
@@ -149,10 +150,10 @@ class GroupCoordinator:
         self.timers: Timers = timers or LoopTimers()
         self.topic = OffsetsTopic(
             log_manager,
+            partitions,
             num_partitions=offsets_topic_partitions,
             segment_bytes=offsets_segment_bytes,
             time_ms=self.time_ms,
-            leader_epoch=leader_epoch,
             compaction_min_records=compaction_min_records,
         )
         self.groups: dict[str, Group] = {}

@@ -46,7 +46,7 @@ import struct
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import cramjam
 
@@ -104,6 +104,20 @@ class ValidatedBatch:
 
     header: BatchHeader
     log_append_time: int
+    buf: memoryview  # the batch's bytes (writable), exactly ``header.size`` long
+
+
+class FramedBatch(NamedTuple):
+    """Records that passed the framing checks: one whole magic-2 batch.
+
+    ``validate_produce_records`` returns it and ``validate_batch_for_append`` takes it, so
+    the framing of a produced batch is checked once. ``buf`` is writable (offsets, epochs
+    and LogAppendTime are patched in place).
+    """
+
+    buf: memoryview
+    size: int
+    attributes: int
 
 
 class RecordValidationError(KafkaError):
@@ -138,7 +152,7 @@ def max_decompressed_bytes(config: LogConfig) -> int:
 
 
 def validate_batch_for_append(
-    records: Any,
+    records: Any | FramedBatch,
     *,
     config: LogConfig,
     now_ms: int,
@@ -146,12 +160,14 @@ def validate_batch_for_append(
 ) -> ValidatedBatch:
     """Validate one partition's records of a produce request; raise KafkaError if bad.
 
-    ``records`` (a writable memoryview, or None when the request carried null records) must
-    hold exactly one magic-2 batch. LogAppendTime and corrected max timestamps are written
+    ``records`` (bytes or a memoryview, None when the request carried null records, or the
+    ``FramedBatch`` the produce path already framed) must hold exactly one magic-2 batch;
+    read-only records are copied first. LogAppendTime and corrected max timestamps are written
     into it in place, with the CRC recomputed. REPLICATION appends (a follower, or replay)
     only get the framing, CRC and segment-size checks, as Kafka's follower path.
     """
-    buf, size = _check_framing(records)
+    framed = records if isinstance(records, FramedBatch) else frame_records(records)
+    buf, size = framed.buf, framed.size
     client = origin is AppendOrigin.CLIENT
     base_offset = _I64.unpack_from(buf, 0)[0]
 
@@ -190,33 +206,34 @@ def validate_batch_for_append(
             f"Message batch size is {size} bytes which exceeds the maximum configured segment "
             f"size of {config.segment_bytes}.",
         )
-    return ValidatedBatch(header, log_append_time)
+    return ValidatedBatch(header, log_append_time, buf)
 
 
 # ---------------------------------------------------------------------------------- framing
 
 
-def validate_produce_records(records: Any, produce_version: int) -> int:
-    """Kafka's ``ProduceRequest.validateRecords`` for one partition; returns the batch attributes.
+def validate_produce_records(records: Any, produce_version: int) -> FramedBatch:
+    """Kafka's ``ProduceRequest.validateRecords`` for one partition.
 
     Exactly one whole magic-2 batch first (INVALID_RECORD / CORRUPT_MESSAGE), then
-    zstd only from produce v7 (KIP-110: UNSUPPORTED_COMPRESSION_TYPE). The produce
-    handler calls this before the append, whose validation repeats the (cheap) framing.
+    zstd only from produce v7 (KIP-110: UNSUPPORTED_COMPRESSION_TYPE). The result goes
+    to ``validate_batch_for_append``, which then skips the framing.
     """
-    buf, _ = _check_framing(records)
-    (attributes,) = _ATTRS.unpack_from(buf, ATTRIBUTES_OFFSET)
-    if produce_version < 7 and attributes & COMPRESSION_MASK == ZSTD:
+    framed = frame_records(records)
+    if produce_version < 7 and framed.attributes & COMPRESSION_MASK == ZSTD:
         raise KafkaError(
             ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, "Produce requests with version below 7 may not use zstd"
         )
-    return attributes
+    return framed
 
 
-def _check_framing(records: Any) -> tuple[memoryview, int]:
-    """ProduceRequest.validateRecords: exactly one whole magic-2 batch; returns (view, size)."""
+def frame_records(records: Any) -> FramedBatch:
+    """ProduceRequest.validateRecords' framing: exactly one whole magic-2 batch."""
     if records is None:
         raise KafkaError(ErrorCode.INVALID_RECORD, "Produce request must have at least one record batch")
     buf = records if isinstance(records, memoryview) else memoryview(records)
+    if buf.readonly:
+        buf = memoryview(bytearray(buf))  # the append patches the batch in place
     if buf.format != "B" or buf.ndim != 1:
         buf = buf.cast("B")
     total = len(buf)
@@ -238,7 +255,8 @@ def _check_framing(records: Any) -> tuple[memoryview, int]:
         raise KafkaError(
             ErrorCode.CORRUPT_MESSAGE, f"{total - first} bytes after the record batch are not a record batch"
         )
-    return buf, first
+    (attributes,) = _ATTRS.unpack_from(buf, ATTRIBUTES_OFFSET)
+    return FramedBatch(buf, first, attributes)
 
 
 def _next_batch_size(buf: memoryview, pos: int, end: int) -> int | None:

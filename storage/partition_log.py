@@ -32,6 +32,7 @@ import uuid
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import NamedTuple
 
@@ -46,7 +47,7 @@ from storage.durable_io import fsync_dir
 from storage.leader_epoch import EpochEndOffset, LeaderEpochFileCache
 from storage.log_config import LogConfig
 from storage.log_loader import LogLoader, iter_batch_headers
-from storage.log_validator import validate_batch_for_append
+from storage.log_validator import FramedBatch, validate_batch_for_append
 from storage.producer_state import AppendOrigin, ProducerStateManager
 from storage.segment import (
     INDEX_SUFFIX,
@@ -98,21 +99,22 @@ class LogAppendInfo(NamedTuple):
     duplicate: bool = False
 
 
-class FileSlice(NamedTuple):
-    """A byte range of a segment file, for readers that serve bytes straight from disk."""
-
-    path: Path
-    position: int
-    size: int
-
-
 @dataclass(frozen=True, slots=True)
 class FetchDataInfo:
-    """Whole batches read from one segment, plus where they lie in it."""
+    """Whole batches read from one segment."""
 
     records: bytes
-    slices: tuple[FileSlice, ...]
     fetch_offset: int
+
+
+class FetchIsolation(Enum):
+    """How far a read may go (Kafka's ``FetchIsolation``): the log end offset (followers,
+    the broker's own readers), the high watermark (read_uncommitted consumers) or the last
+    stable offset (read_committed consumers)."""
+
+    LOG_END = "log_end"
+    HIGH_WATERMARK = "high_watermark"
+    TXN_COMMITTED = "txn_committed"
 
 
 class TimestampAndOffset(NamedTuple):
@@ -121,16 +123,6 @@ class TimestampAndOffset(NamedTuple):
     timestamp: int
     offset: int
     leader_epoch: int
-
-
-class SegmentRange(NamedTuple):
-    """A segment and the byte range of it that holds committed batches (for Spark)."""
-
-    base_offset: int
-    path: Path
-    start_position: int
-    end_position: int
-    end_offset: int  # one past the last offset in the range (an upper bound if offsets have gaps)
 
 
 def parse_topic_partition(dir_name: str) -> tuple[str, int] | None:
@@ -280,49 +272,27 @@ class PartitionLog:
         end = self.log_end_offset if to_offset is None else to_offset
         yield from iter_batch_headers(self._segments, self._bases, from_offset, end)
 
-    def segment_ranges(self, max_offset: int | None = None) -> list[SegmentRange]:
-        """Segments and the byte ranges holding offsets below ``max_offset`` (default: high watermark).
-
-        Read-only, for the Spark data source: whole batches, from the log start
-        offset's segment on. The first range may begin before the log start
-        offset (segments are deleted whole); readers skip those records.
-        """
-        limit = self.high_watermark if max_offset is None else min(max_offset, self.log_end_offset)
-        segments = self._segments
-        out: list[SegmentRange] = []
-        for i, seg in enumerate(segments):
-            seg_end = self._bases[i + 1] if i + 1 < len(segments) else self.log_end_offset
-            if seg_end <= self.log_start_offset and i + 1 < len(segments):
-                continue
-            if seg.base_offset >= limit:
-                break
-            if limit >= seg_end:
-                out.append(SegmentRange(seg.base_offset, seg.log_path, 0, seg.size, seg_end))
-            else:
-                cut = seg.translate_offset(limit)
-                end_pos = cut.position if cut is not None else seg.size
-                if end_pos > 0:
-                    out.append(SegmentRange(seg.base_offset, seg.log_path, 0, end_pos, limit))
-                break
-        return out
-
     # ------------------------------------------------------------------ append
 
     def append_as_leader(
         self,
-        records: memoryview,
+        records: memoryview | FramedBatch,
         leader_epoch: int,
         *,
         now_ms: int | None = None,
         origin: AppendOrigin = AppendOrigin.CLIENT,
     ) -> LogAppendInfo:
-        """Validate and append one batch (``records`` is patched in place); KafkaError if refused."""
+        """Validate and append one batch; KafkaError if refused.
+
+        Writable records are patched in place (read-only ones are copied first); a
+        ``FramedBatch`` (from the produce path's framing checks) is not framed again.
+        """
         if self._closed:
             raise KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, f"Log {self.name} is closed")
         now = self._time_ms() if now_ms is None else now_ms
-        if records is not None and (not isinstance(records, memoryview) or records.readonly):
-            records = memoryview(bytearray(records))  # offsets are patched in place
+        # Offsets and the leader epoch are patched into the validated (writable) bytes.
         validated = validate_batch_for_append(records, config=self.config, now_ms=now, origin=origin)
+        records = validated.buf
         header = validated.header
         ps = self.producer_state
         if header.producer_id >= 0:
@@ -443,7 +413,7 @@ class PartitionLog:
         if offset < self.log_start_offset or offset > leo:
             raise self._out_of_range(offset)
         limit = leo if max_offset is None else min(max_offset, leo)
-        empty = FetchDataInfo(b"", (), offset)
+        empty = FetchDataInfo(b"", offset)
         if offset >= limit:
             return empty
         segments = self._segments
@@ -475,7 +445,7 @@ class PartitionLog:
             if end <= start:
                 return empty
             data = seg.pread(start, end - start)
-            return FetchDataInfo(data, (FileSlice(seg.log_path, start, len(data)),), offset)
+            return FetchDataInfo(data, offset)
         return empty
 
     # ------------------------------------------------------------------ offsets by time / epoch

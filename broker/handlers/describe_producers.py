@@ -31,7 +31,7 @@ def handle_describe_producers(
         parts = []
         for index in t.partition_indexes:
             try:
-                plog = rm.get_log(t.name, index)
+                active = rm.describe_producers(t.name, index)
             except KafkaError as exc:
                 parts.append(
                     PartitionResponse(partition_index=index, error_code=exc.code, error_message=exc.message)
@@ -46,7 +46,7 @@ def handle_describe_producers(
                     coordinator_epoch=e.coordinator_epoch,
                     current_txn_start_offset=e.current_txn_first_offset,
                 )
-                for _, e in sorted(plog.producer_state.active_producers().items())
+                for _, e in active
             ]
             parts.append(PartitionResponse(partition_index=index, error_code=0, active_producers=producers))
         topics.append(TopicResponse(name=t.name, partitions=parts))

@@ -21,10 +21,10 @@ earliest local timestamp. v9+ are not served.
 from __future__ import annotations
 
 from broker.handlers import RequestContext, handler
+from broker.replica_manager import FetchIsolation
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, ListOffsetsRequest, ListOffsetsResponse
 
-LATEST, EARLIEST, MAX_TIMESTAMP, EARLIEST_LOCAL = -1, -2, -3, -4
 READ_COMMITTED = 1
 TopicResponse = ListOffsetsResponse.ListOffsetsTopicResponse
 PartitionResponse = ListOffsetsResponse.ListOffsetsPartitionResponse
@@ -35,6 +35,7 @@ def handle_list_offsets(ctx: RequestContext, request: ListOffsetsRequest) -> Lis
     rm = ctx.broker.replica_manager
     version = ctx.api_version
     committed = version >= 2 and request.isolation_level == READ_COMMITTED
+    isolation = FetchIsolation.TXN_COMMITTED if committed else FetchIsolation.HIGH_WATERMARK
     seen: set[tuple[str, int]] = set()
     topics = []
     for t in request.topics:
@@ -50,22 +51,13 @@ def handle_list_offsets(ctx: RequestContext, request: ListOffsetsRequest) -> Lis
                 continue
             seen.add(key)
             try:
-                plog = rm.get_log(t.name, p.partition_index)
-                if version >= 4:
-                    rm.check_leader_epoch(p.current_leader_epoch)
-                fetchable = plog.last_stable_offset if committed else plog.high_watermark
-                ts = p.timestamp
-                if ts == LATEST:
-                    offset, stamp, epoch = fetchable, -1, rm.leader_epoch(t.name, p.partition_index)
-                elif ts in (EARLIEST, EARLIEST_LOCAL):
-                    offset, stamp = plog.log_start_offset, -1
-                    epoch = plog.leader_epoch_for_offset(offset)
-                else:
-                    found = plog.fetch_offset_by_timestamp(ts)
-                    if found is None or found.offset >= fetchable:
-                        offset, stamp, epoch = -1, -1, -1
-                    else:
-                        offset, stamp, epoch = found.offset, found.timestamp, found.leader_epoch
+                found = rm.fetch_offset_for_timestamp(
+                    t.name,
+                    p.partition_index,
+                    p.timestamp,
+                    isolation=isolation,
+                    current_leader_epoch=p.current_leader_epoch if version >= 4 else -1,
+                )
             except KafkaError as exc:
                 parts.append(
                     PartitionResponse(
@@ -77,9 +69,9 @@ def handle_list_offsets(ctx: RequestContext, request: ListOffsetsRequest) -> Lis
                 PartitionResponse(
                     partition_index=p.partition_index,
                     error_code=0,
-                    timestamp=stamp,
-                    offset=offset,
-                    leader_epoch=epoch,
+                    timestamp=found.timestamp,
+                    offset=found.offset,
+                    leader_epoch=found.leader_epoch,
                 )
             )
         topics.append(TopicResponse(name=t.name, partitions=parts))

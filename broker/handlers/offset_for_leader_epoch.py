@@ -32,9 +32,9 @@ def handle_offset_for_leader_epoch(
         parts = []
         for p in t.partitions:
             try:
-                plog = rm.get_log(t.topic, p.partition)
-                rm.check_leader_epoch(p.current_leader_epoch)
-                epoch, end = plog.end_offset_for_epoch(p.leader_epoch)
+                epoch, end = rm.last_offset_for_leader_epoch(
+                    t.topic, p.partition, p.leader_epoch, current_leader_epoch=p.current_leader_epoch
+                )
             except KafkaError as exc:
                 parts.append(
                     EpochEndOffset(partition=p.partition, error_code=exc.code, leader_epoch=-1, end_offset=-1)

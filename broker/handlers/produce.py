@@ -7,9 +7,13 @@ Behaviour:
 - acks must be -1, 0 or 1 (INVALID_REQUIRED_ACKS for every partition otherwise).
   With one replica -1 equals 1, unless the topic's min.insync.replicas is above
   1 (NOT_ENOUGH_REPLICAS). timeout_ms is accepted; nothing waits on followers.
-- Each partition's records go through the log's validation (one magic-2
-  batch, CRC, counts, sizes, timestamps, codecs) and the idempotent-producer
-  checks (duplicate, epoch, sequence), then are appended; the partition result
+- The partitions go to the replica manager (``append_records``): each one's
+  records go through the request's framing checks (one magic-2 batch, zstd from
+  v7), the log's validation (CRC, counts, sizes, timestamps, codecs) and the
+  idempotent-producer checks (duplicate, epoch, sequence), then are appended.
+  Internal topics (``__consumer_offsets``, ``__transaction_state``) are refused
+  with INVALID_TOPIC_EXCEPTION ("Cannot append to internal topic ..."), as
+  Kafka's ReplicaManager refuses client appends to them. The partition result
   carries the base offset (a duplicate's original one), log append time and log
   start offset, or an error code, record errors and message (v8+).
 - Transactional batches: TRANSACTIONAL_ID_AUTHORIZATION_FAILED (no
@@ -27,15 +31,17 @@ tag (not sent: this broker is always the leader); v11 TRANSACTION_ABORTABLE
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Mapping
+
 from broker.handlers import CloseConnection, RequestContext, handler
+from broker.replica_manager import AppendOrigin, PartitionAppendResult, TopicPartition
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, ProduceRequest, ProduceResponse
-from protocol.record_batch import TRANSACTIONAL_MASK
-from storage.log_validator import validate_produce_records
 
 PartitionResponse = ProduceResponse.PartitionProduceResponse
 TopicResponse = ProduceResponse.TopicProduceResponse
 BatchIndexAndErrorMessage = ProduceResponse.BatchIndexAndErrorMessage
+AppendResults = Mapping[TopicPartition, PartitionAppendResult]
 
 
 def _error(index: int, exc: KafkaError) -> PartitionResponse:
@@ -54,48 +60,30 @@ def _error(index: int, exc: KafkaError) -> PartitionResponse:
     )
 
 
-@handler(ApiKey.PRODUCE, versions=(3, 11), advertise_from=0)
-def handle_produce(ctx: RequestContext, request: ProduceRequest) -> ProduceResponse | None:
-    rm = ctx.broker.replica_manager
-    acks = request.acks
-    version = ctx.api_version
-    bad_acks = acks not in (-1, 0, 1)
+def _build(request: ProduceRequest, results: AppendResults) -> ProduceResponse | None:
+    """The answer in the request's order; None for acks=0 (CloseConnection if a partition failed)."""
     failed = False
     topics = []
     for t in request.topic_data:
         partitions = []
         for p in t.partition_data:
-            try:
-                if bad_acks:
-                    raise KafkaError(ErrorCode.INVALID_REQUIRED_ACKS)
-                # KafkaApis.handleProduceRequest: unknown partitions before record checks
-                plog = rm.get_log(t.name, p.index)
-                records = p.records
-                # ProduceRequest.validateRecords: one magic-2 batch, zstd only from v7
-                attributes = validate_produce_records(records, version)
-                if attributes & TRANSACTIONAL_MASK:
-                    # No transaction coordinator exists, so no producer can hold a
-                    # transactional id (InitProducerId refuses them with the same code);
-                    # accepting the batch would open a transaction nothing could end.
-                    raise KafkaError(
-                        ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
-                        "Transactional records are not supported by this broker",
-                    )
-                info = rm.append(plog, records, required_acks=acks)
-                partitions.append(
-                    PartitionResponse(
-                        index=p.index,
-                        error_code=0,
-                        base_offset=info.base_offset,
-                        log_append_time_ms=info.log_append_time,
-                        log_start_offset=info.log_start_offset,
-                    )
-                )
-            except KafkaError as exc:
+            result = results[(t.name, p.index)]
+            if result.error is not None:
                 failed = True
-                partitions.append(_error(p.index, exc))
+                partitions.append(_error(p.index, result.error))
+                continue
+            info = result.info
+            partitions.append(
+                PartitionResponse(
+                    index=p.index,
+                    error_code=0,
+                    base_offset=info.base_offset,
+                    log_append_time_ms=info.log_append_time,
+                    log_start_offset=info.log_start_offset,
+                )
+            )
         topics.append(TopicResponse(name=t.name, partition_responses=partitions))
-    if acks == 0:
+    if request.acks == 0:
         if failed:
             errors = {
                 ErrorCode.for_code(pr.error_code).name for tr in topics for pr in tr.partition_responses
@@ -103,3 +91,26 @@ def handle_produce(ctx: RequestContext, request: ProduceRequest) -> ProduceRespo
             raise CloseConnection(f"acks=0 produce failed ({', '.join(sorted(errors - {'NONE'}))})")
         return None
     return ProduceResponse(responses=topics, throttle_time_ms=0)
+
+
+async def _respond_when_appended(
+    request: ProduceRequest, pending: Awaitable[AppendResults]
+) -> ProduceResponse | None:
+    return _build(request, await pending)
+
+
+@handler(ApiKey.PRODUCE, versions=(3, 11), advertise_from=0)
+def handle_produce(
+    ctx: RequestContext, request: ProduceRequest
+):  # -> ProduceResponse | None | Awaitable[...]
+    entries = [((t.name, p.index), p.records) for t in request.topic_data for p in t.partition_data]
+    results = ctx.broker.replica_manager.append_records(
+        entries,
+        required_acks=request.acks,
+        origin=AppendOrigin.CLIENT,
+        timeout_ms=request.timeout_ms,
+        produce_version=ctx.api_version,
+    )
+    if isinstance(results, dict):
+        return _build(request, results)
+    return _respond_when_appended(request, results)

@@ -40,7 +40,14 @@ from protocol.records import build_batch, decode_batch
 from storage.log_config import resolve_topic_defaults
 from storage.log_manager import LogManager
 from storage.producer_state import AppendOrigin
-from tests.coordinator.test_groups import ManualClock, join, make_coordinator, stable_group, sync
+from tests.coordinator.test_groups import (
+    ManualClock,
+    embedded_partitions,
+    join,
+    make_coordinator,
+    stable_group,
+    sync,
+)
 
 E = ErrorCode
 DAY = 86_400_000
@@ -523,7 +530,13 @@ def test_a_rebalancing_group_loses_no_offsets(broker, clock):
 def test_find_coordinator_creates_the_topic_in_the_background(tmp_path, clock):
     lm = LogManager([tmp_path / "logs"], resolve_topic_defaults({}))
     lm.startup()
-    gc = GroupCoordinator(lm, broker_id=0, offsets_topic_partitions=6, time_ms=clock.time_ms, timers=clock)
+    gc = GroupCoordinator(
+        *embedded_partitions(lm, clock),
+        broker_id=0,
+        offsets_topic_partitions=6,
+        time_ms=clock.time_ms,
+        timers=clock,
+    )
     answers: list[ErrorCode] = []
 
     async def scenario() -> None:
@@ -548,7 +561,13 @@ def test_find_coordinator_creates_the_topic_in_the_background(tmp_path, clock):
 def test_stop_during_the_topic_creation(tmp_path, clock):
     lm = LogManager([tmp_path / "logs"], resolve_topic_defaults({}))
     lm.startup()
-    gc = GroupCoordinator(lm, broker_id=0, offsets_topic_partitions=50, time_ms=clock.time_ms, timers=clock)
+    gc = GroupCoordinator(
+        *embedded_partitions(lm, clock),
+        broker_id=0,
+        offsets_topic_partitions=50,
+        time_ms=clock.time_ms,
+        timers=clock,
+    )
 
     async def scenario() -> None:
         await gc.start()

@@ -13,6 +13,8 @@ from collections.abc import Callable
 
 import pytest
 
+from broker.replica_manager import ReplicaManager
+from coordinator.controller import Controller, ControllerTopicStore
 from coordinator.group_metadata import GroupState, JoinRequest, JoinResult, SyncResult
 from coordinator.groups import GroupCoordinator, LeaveMember, OffsetCommitEntry
 from protocol.errors import ErrorCode, KafkaError
@@ -77,10 +79,27 @@ def clock():
     return ManualClock()
 
 
+def embedded_partitions(log_manager, clock) -> tuple[ControllerTopicStore, ReplicaManager]:
+    """A lone broker's wiring: the controller creates topics and publishes their partition
+    states to the ReplicaManager, the group coordinator's door to ``__consumer_offsets``."""
+    rm = ReplicaManager(0, log_manager, clock.time_ms)
+    controller = Controller(log_manager, 0, time_ms=clock.time_ms)
+    controller.load_from_logs()
+    controller.register_listener(rm)
+    controller.startup()
+    return ControllerTopicStore(log_manager, controller), rm
+
+
 def make_coordinator(log_manager, clock, **kw) -> GroupCoordinator:
     kw.setdefault("offsets_topic_partitions", 3)
     kw.setdefault("initial_rebalance_delay_ms", 0)
-    gc = GroupCoordinator(log_manager, broker_id=0, time_ms=clock.time_ms, timers=clock, **kw)
+    gc = GroupCoordinator(
+        *embedded_partitions(log_manager, clock),
+        broker_id=0,
+        time_ms=clock.time_ms,
+        timers=clock,
+        **kw,
+    )
     asyncio.run(gc.start())
     return gc
 
@@ -682,7 +701,13 @@ def test_requests_during_the_load_get_load_in_progress(tmp_path, clock):
 
     lm = LogManager([tmp_path / "logs"], resolve_topic_defaults({}))
     lm.startup()
-    gc = GroupCoordinator(lm, broker_id=0, offsets_topic_partitions=3, time_ms=clock.time_ms, timers=clock)
+    gc = GroupCoordinator(
+        *embedded_partitions(lm, clock),
+        broker_id=0,
+        offsets_topic_partitions=3,
+        time_ms=clock.time_ms,
+        timers=clock,
+    )
     seen: dict[str, object] = {}
 
     async def scenario() -> None:

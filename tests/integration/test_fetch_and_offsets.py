@@ -367,3 +367,50 @@ def test_offset_for_leader_epoch(broker):
         empty = c.request(req, 2).topics[0].partitions[0]
         ask_empty = (empty.leader_epoch, empty.end_offset)
         assert ask_empty == (0, 0)
+
+
+def test_partition_errors_carry_empty_records_never_null(broker):
+    # Kafka answers a partition error with MemoryRecords.EMPTY; a null record set makes
+    # librdkafka drop the whole response ("invalid MessageSetSize -1").
+    with WireClient(broker.host, broker.port) as c:
+        create(c, "empty-on-error")
+        produce(c, "empty-on-error", build_batch([(None, b"x")]))
+        for p in (
+            fetch(c, "empty-on-error", 1_000),
+            fetch(c, "empty-on-error", 0, current_leader_epoch=5),
+            fetch(c, "empty-on-error", 0, partition=3),
+            fetch(c, "empty-on-error", 1_000, version=4),
+        ):
+            assert p.records is not None and len(p.records) == 0, ErrorCode.for_code(p.error_code)
+        assert fetch(c, "empty-on-error", 1_000).error_code == ErrorCode.OFFSET_OUT_OF_RANGE.code
+
+
+def test_offset_out_of_range_resets_a_confluent_kafka_consumer(broker):
+    """A consumer assigned far past the end gets OFFSET_OUT_OF_RANGE and auto.offset.reset fires."""
+    from confluent_kafka import Consumer, TopicPartition
+
+    with WireClient(broker.host, broker.port) as c:
+        create(c, "reset-earliest")
+        for i in range(5):
+            produce(c, "reset-earliest", build_batch([(None, f"r{i}".encode())]))
+    consumer = Consumer(
+        {
+            "bootstrap.servers": broker.bootstrap,
+            "group.id": "reset-earliest",
+            "auto.offset.reset": "earliest",
+            "enable.auto.commit": False,
+        }
+    )
+    try:
+        consumer.assign([TopicPartition("reset-earliest", 0, 1_000)])
+        got: list[bytes] = []
+        deadline = time.monotonic() + 60
+        while len(got) < 5 and time.monotonic() < deadline:
+            msg = consumer.poll(0.5)
+            if msg is None:
+                continue
+            assert msg.error() is None, msg.error()
+            got.append(msg.value())
+    finally:
+        consumer.close()
+    assert got == [f"r{i}".encode() for i in range(5)]

@@ -1,0 +1,161 @@
+"""Partition: leadership, KIP-320 epoch fencing, the high-watermark decision, reads by isolation."""
+
+from __future__ import annotations
+
+import pytest
+
+from broker.partition import FollowerState, Partition
+from coordinator.cluster_state import PartitionState
+from protocol.errors import ErrorCode, KafkaError
+from storage.partition_log import FetchIsolation
+from storage.producer_state import AppendOrigin
+from tests.storage.batch_factory import BASE_TS, make_batch
+from tests.storage.log_factory import open_log
+
+ME, OTHER = 1, 2
+
+
+def state(
+    leader: int = ME, epoch: int = 0, isr=(ME,), replicas=(ME,), partition_epoch: int = 0
+) -> PartitionState:
+    return PartitionState("t", 0, leader, epoch, tuple(isr), tuple(replicas), partition_epoch=partition_epoch)
+
+
+@pytest.fixture
+def partition(tmp_path):
+    plog = open_log(tmp_path)
+    p = Partition(plog, local_broker_id=ME, time_ms=lambda: BASE_TS)
+    yield p
+    plog.close()
+
+
+def append(p: Partition, n: int = 1, *, acks: int = 1):
+    return p.append_records_to_leader(
+        memoryview(make_batch(n, timestamp=BASE_TS)), origin=AppendOrigin.CLIENT, required_acks=acks
+    )
+
+
+def errors_of(fn) -> ErrorCode:
+    with pytest.raises(KafkaError) as caught:
+        fn()
+    return caught.value.error
+
+
+def test_a_new_leader_starts_its_epoch_at_the_log_end_offset(partition):
+    partition.make_leader(state(epoch=0))
+    append(partition, 3)
+    assert partition.make_leader(state(epoch=4)) is True
+    assert partition.log.leader_epoch_cache.latest_epoch == 4
+    assert partition.last_offset_for_leader_epoch(0) == (0, 3)
+    assert partition.last_offset_for_leader_epoch(4) == (4, 3)
+    info, _ = append(partition, 2)
+    assert info.base_offset == 3 and partition.log.leader_epoch_for_offset(4) == 4
+    assert partition.make_leader(state(epoch=4)) is False  # the same epoch again: nothing new
+
+
+def test_leader_epoch_fencing_kip_320(partition):
+    partition.make_leader(state(epoch=5))
+    read = lambda epoch: partition.read_records(  # noqa: E731
+        0, 1000, isolation=FetchIsolation.HIGH_WATERMARK, min_one_batch=True, current_leader_epoch=epoch
+    )
+    assert read(5).records == b"" and read(-1).records == b""
+    assert errors_of(lambda: read(4)) is ErrorCode.FENCED_LEADER_EPOCH
+    assert errors_of(lambda: read(6)) is ErrorCode.UNKNOWN_LEADER_EPOCH
+    stamp = lambda epoch: partition.fetch_offset_for_timestamp(  # noqa: E731
+        -1, isolation=FetchIsolation.HIGH_WATERMARK, current_leader_epoch=epoch
+    )
+    assert stamp(5).leader_epoch == 5
+    assert errors_of(lambda: stamp(4)) is ErrorCode.FENCED_LEADER_EPOCH
+    epoch_end = lambda current: partition.last_offset_for_leader_epoch(5, current_leader_epoch=current)  # noqa: E731
+    assert errors_of(lambda: epoch_end(9)) is ErrorCode.UNKNOWN_LEADER_EPOCH
+
+
+def test_a_follower_refuses_appends_and_reads_but_fences_first(partition):
+    partition.make_leader(state(epoch=0))
+    append(partition)
+    assert (
+        partition.make_follower(state(leader=OTHER, epoch=1, isr=(OTHER, ME), replicas=(OTHER, ME))) is True
+    )
+    assert not partition.is_leader and partition.leader_id == OTHER
+    assert errors_of(lambda: append(partition)) is ErrorCode.NOT_LEADER_OR_FOLLOWER
+    read = lambda epoch: partition.read_records(  # noqa: E731
+        0, 1000, isolation=FetchIsolation.HIGH_WATERMARK, min_one_batch=True, current_leader_epoch=epoch
+    )
+    assert errors_of(lambda: read(1)) is ErrorCode.NOT_LEADER_OR_FOLLOWER
+    assert errors_of(lambda: read(0)) is ErrorCode.FENCED_LEADER_EPOCH  # epoch checked before leadership
+    assert errors_of(partition.active_producers) is ErrorCode.NOT_LEADER_OR_FOLLOWER
+    assert partition.maybe_increment_high_watermark() is False  # only a leader decides
+
+
+def test_alone_in_the_isr_the_high_watermark_follows_every_append(partition):
+    partition.make_leader(state())
+    _, moved = append(partition, 4)
+    assert moved and partition.log.high_watermark == partition.log.log_end_offset == 4
+    assert (
+        partition.bytes_below(FetchIsolation.HIGH_WATERMARK)
+        == partition.bytes_below(FetchIsolation.LOG_END)
+        > 0
+    )
+
+
+def test_the_high_watermark_is_the_smallest_log_end_offset_over_the_isr(partition):
+    partition.make_leader(state(isr=(ME, OTHER), replicas=(ME, OTHER)))
+    assert set(partition.follower_states) == {OTHER}
+    _, moved = append(partition, 3)
+    # the follower's log end offset is not known yet: nothing is committed
+    assert not moved and partition.log.high_watermark == 0
+    assert partition.bytes_below(FetchIsolation.HIGH_WATERMARK) == 0
+    appended = partition.bytes_below(FetchIsolation.LOG_END)
+    assert appended > 0
+    info, _ = append(partition, 2)
+    partition.follower_states[OTHER] = FollowerState(OTHER, log_end_offset=3)
+    assert partition.maybe_increment_high_watermark() is True
+    assert partition.log.high_watermark == 3
+    assert partition.bytes_below(FetchIsolation.HIGH_WATERMARK) == appended  # the first batch only
+    read = partition.read_records(0, 1 << 20, isolation=FetchIsolation.HIGH_WATERMARK, min_one_batch=True)
+    assert read.high_watermark == 3 and read.log_end_offset == 5
+    whole = partition.read_records(0, 1 << 20, isolation=FetchIsolation.LOG_END, min_one_batch=True)
+    assert len(read.records) == appended < len(whole.records)
+    assert partition.maybe_increment_high_watermark() is False
+    partition.follower_states[OTHER] = FollowerState(OTHER, log_end_offset=info.last_offset + 1)
+    assert partition.maybe_increment_high_watermark() and partition.log.high_watermark == 5
+    # ListOffsets latest stops at the high watermark
+    partition.follower_states[OTHER] = FollowerState(OTHER, log_end_offset=5)
+    append(partition)
+    latest = partition.fetch_offset_for_timestamp(-1, isolation=FetchIsolation.HIGH_WATERMARK)
+    assert latest.offset == 5
+
+
+def test_min_insync_replicas_applies_to_acks_all_only(tmp_path):
+    plog = open_log(tmp_path, min_insync_replicas=2)
+    p = Partition(plog, local_broker_id=ME, time_ms=lambda: BASE_TS)
+    try:
+        p.make_leader(state())
+        with pytest.raises(KafkaError) as caught:
+            append(p, acks=-1)
+        assert caught.value.error is ErrorCode.NOT_ENOUGH_REPLICAS
+        assert "ISR 1" in caught.value.message and "min.isr requirement of 2" in caught.value.message
+        assert plog.log_end_offset == 0
+        info, _ = append(p, acks=1)
+        assert info.base_offset == 0
+        p.make_leader(state(epoch=1, isr=(ME, OTHER), replicas=(ME, OTHER)))
+        append(p, acks=-1)
+        assert plog.log_end_offset == 2
+    finally:
+        plog.close()
+
+
+def test_a_duplicate_batch_counts_no_bytes(partition):
+    from tests.storage.batch_factory import make_batch as mk
+
+    partition.make_leader(state())
+    batch = mk(2, timestamp=BASE_TS, producer_id=7, producer_epoch=0, base_sequence=0)
+    first, _ = partition.append_records_to_leader(
+        memoryview(bytearray(batch)), origin=AppendOrigin.CLIENT, required_acks=1
+    )
+    counted = partition.bytes_below(FetchIsolation.LOG_END)
+    again, moved = partition.append_records_to_leader(
+        memoryview(bytearray(batch)), origin=AppendOrigin.CLIENT, required_acks=1
+    )
+    assert again.duplicate and again.base_offset == first.base_offset and not moved
+    assert partition.bytes_below(FetchIsolation.LOG_END) == counted

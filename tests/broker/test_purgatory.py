@@ -1,0 +1,106 @@
+"""The generic delayed-operation purgatory (Kafka's DelayedOperationPurgatory)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from broker.purgatory import DelayedOperation, DelayedOperationPurgatory
+
+
+class Waiting(DelayedOperation):
+    """Completes once ``ready`` is set; counts its checks and completions."""
+
+    def __init__(self, delay_ms: int, ready: bool = False, ready_on_check: int | None = None) -> None:
+        super().__init__(delay_ms)
+        self.ready = ready
+        self.ready_on_check = ready_on_check
+        self.checks = 0
+        self.completions = 0
+        self.expirations = 0
+
+    def try_complete(self) -> bool:
+        self.checks += 1
+        if self.ready or self.checks == self.ready_on_check:
+            return self.force_complete()
+        return False
+
+    def on_complete(self) -> None:
+        self.completions += 1
+
+    def on_expiration(self) -> None:
+        self.expirations += 1
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def test_an_operation_that_can_complete_is_not_watched():
+    async def scenario():
+        purgatory: DelayedOperationPurgatory[Waiting] = DelayedOperationPurgatory("test")
+        op = Waiting(60_000, ready=True)
+        assert purgatory.try_complete_else_watch(op, [("t", 0)]) is True
+        assert len(purgatory) == 0 and purgatory.watched(("t", 0)) == 0
+        assert op.future.result() is True and op.completions == 1
+
+    run(scenario())
+
+
+def test_a_change_between_the_first_try_and_the_watch_is_not_missed():
+    async def scenario():
+        purgatory: DelayedOperationPurgatory[Waiting] = DelayedOperationPurgatory("test")
+        op = Waiting(60_000, ready_on_check=2)  # ready by the time it is watched
+        assert purgatory.try_complete_else_watch(op, [("t", 0)]) is True
+        assert len(purgatory) == 0 and op.completions == 1
+
+    run(scenario())
+
+
+def test_a_watched_key_completes_only_its_ready_operations():
+    async def scenario():
+        purgatory: DelayedOperationPurgatory[Waiting] = DelayedOperationPurgatory("test")
+        a, b, c = Waiting(60_000), Waiting(60_000), Waiting(60_000)
+        assert not purgatory.try_complete_else_watch(a, [("t", 0), ("t", 1)])
+        assert not purgatory.try_complete_else_watch(b, [("t", 1)])
+        assert not purgatory.try_complete_else_watch(c, [("u", 0)])
+        assert len(purgatory) == 3 and purgatory.watched(("t", 1)) == 2
+        a.ready = True
+        assert purgatory.check_and_complete(("u", 0)) == 0  # c is not ready; a is not watched there
+        assert not a.is_completed
+        assert purgatory.check_and_complete(("t", 1)) == 1
+        assert a.future.result() is True and a.completions == 1 and not b.is_completed
+        # a is gone from every key it watched
+        assert purgatory.watched(("t", 0)) == 0 and len(purgatory) == 2
+        assert purgatory.check_and_complete(("t", 0)) == 0 and a.completions == 1
+
+    run(scenario())
+
+
+def test_the_timeout_completes_an_operation_as_expired():
+    async def scenario():
+        purgatory: DelayedOperationPurgatory[Waiting] = DelayedOperationPurgatory("test")
+        op = Waiting(10)
+        assert not purgatory.try_complete_else_watch(op, [("t", 0)])
+        assert await asyncio.wait_for(op.future, 30) is False
+        assert op.expired and op.expirations == 1 and op.completions == 1
+        assert len(purgatory) == 0 and purgatory.watched(("t", 0)) == 0
+
+    run(scenario())
+
+
+def test_complete_all_and_cancel():
+    async def scenario():
+        purgatory: DelayedOperationPurgatory[Waiting] = DelayedOperationPurgatory("test")
+        gone, kept, cancelled = Waiting(60_000), Waiting(60_000), Waiting(60_000)
+        purgatory.try_complete_else_watch(gone, [("t", 0)])
+        purgatory.try_complete_else_watch(kept, [("t", 1)])
+        purgatory.try_complete_else_watch(cancelled, [("t", 1)])
+        purgatory.complete_all(("t", 0))
+        assert gone.future.result() is True and not kept.is_completed
+        purgatory.cancel(cancelled)
+        assert len(purgatory) == 1 and purgatory.watched(("t", 1)) == 1
+        cancelled.ready = kept.ready = True
+        assert purgatory.check_and_complete(("t", 1)) == 1
+        assert not cancelled.is_completed and cancelled.completions == 0
+
+    run(scenario())

@@ -1,0 +1,230 @@
+"""ReplicaManager: hosting from partition states, internal topics, delayed fetches on high-watermark moves."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import uuid
+
+import pytest
+
+from broker.replica_manager import FetchParams, FetchPartitionInfo, ReplicaManager
+from coordinator.cluster_state import PartitionState, TopicMetadata
+from protocol.errors import ErrorCode, KafkaError
+from storage.log_config import resolve_topic_defaults
+from storage.log_manager import LogManager
+from storage.partition_log import FetchIsolation
+from storage.producer_state import AppendOrigin
+from tests.storage.batch_factory import BASE_TS, make_batch
+
+ME, OTHER = 0, 1
+
+
+@pytest.fixture
+def log_manager(tmp_path):
+    lm = LogManager([tmp_path / "logs"], resolve_topic_defaults({}))
+    lm.startup()
+    yield lm
+    lm.shutdown()
+
+
+def rm_for(lm: LogManager) -> ReplicaManager:
+    return ReplicaManager(ME, lm, lambda: BASE_TS)
+
+
+def produce(rm: ReplicaManager, topic: str, partition: int = 0, n: int = 1, *, version: int | None = 9):
+    return rm.append_records(
+        [((topic, partition), memoryview(make_batch(n, timestamp=BASE_TS)))],
+        required_acks=-1,
+        origin=AppendOrigin.CLIENT,
+        produce_version=version,
+    )[(topic, partition)]
+
+
+def consumer_fetch(rm: ReplicaManager, topic: str, offset: int, *, min_bytes: int = 1, wait_ms: int = 60_000):
+    params = FetchParams(
+        max_wait_ms=wait_ms, min_bytes=min_bytes, max_bytes=1 << 20, isolation=FetchIsolation.HIGH_WATERMARK
+    )
+    return rm.fetch_messages(
+        params, [((topic, 0), FetchPartitionInfo(fetch_offset=offset, max_bytes=1 << 20))]
+    )
+
+
+def test_lead_local_logs_leads_every_log_and_only_states_host_later_ones(log_manager):
+    log_manager.create_topic("a", 2, uuid.uuid4(), {})
+    rm = rm_for(log_manager)
+    assert rm.get_partition("a", 0) is None  # nothing hosted before the bootstrap
+    rm.lead_local_logs()
+    p = rm.get_partition_or_error("a", 1)
+    assert p.is_leader and p.leader_epoch == 0 and p.isr == p.replicas == (ME,)
+    log_manager.create_topic("later", 1, uuid.uuid4(), {})
+    assert rm.get_partition("later", 0) is None  # a log alone is not a hosted partition
+    rm.on_topics_changed({}, [PartitionState("later", 0, ME, 0, (ME,), (ME,))])
+    assert rm.get_partition_or_error("later", 0).is_leader
+    with pytest.raises(KafkaError) as caught:
+        rm.get_partition_or_error("nope", 0)
+    assert caught.value.error is ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+
+
+def test_partition_states_make_leaders_and_followers(log_manager):
+    log_manager.create_topic("t", 3, uuid.uuid4(), {})
+    rm = rm_for(log_manager)  # not embedded: only what the states say is hosted
+    topics = {"t": TopicMetadata("t", uuid.uuid4(), 3)}
+    rm.on_topics_changed(
+        topics,
+        [
+            PartitionState("t", 0, ME, 3, (ME, OTHER), (ME, OTHER)),
+            PartitionState("t", 1, OTHER, 2, (OTHER, ME), (OTHER, ME)),
+            PartitionState("t", 2, OTHER, 1, (OTHER,), (OTHER,)),  # not a replica here
+        ],
+    )
+    leader, follower = rm.get_partition_or_error("t", 0), rm.get_partition_or_error("t", 1)
+    assert leader.is_leader and leader.leader_epoch == 3 and set(leader.follower_states) == {OTHER}
+    assert not follower.is_leader and follower.leader_id == OTHER
+    assert rm.get_partition("t", 2) is None
+    assert produce(rm, "t", 1).error.error is ErrorCode.NOT_LEADER_OR_FOLLOWER
+    # acks=-1 with a follower not caught up: appended, but nothing committed yet
+    assert produce(rm, "t", 0, version=9).info.base_offset == 0
+    assert leader.log.high_watermark == 0
+    # a stale state (older partition epoch) is ignored
+    rm.on_topics_changed({}, [PartitionState("t", 0, OTHER, 9, (OTHER,), (ME, OTHER), partition_epoch=-5)])
+    assert leader.is_leader and leader.leader_epoch == 3
+
+
+def test_clients_cannot_append_to_internal_topics(log_manager):
+    for name in ("__consumer_offsets", "__transaction_state"):
+        log_manager.create_topic(name, 1, uuid.uuid4(), {})
+    rm = rm_for(log_manager)
+    rm.lead_local_logs()
+    for name in ("__consumer_offsets", "__transaction_state"):
+        result = produce(rm, name)
+        assert result.info is None and result.error.error is ErrorCode.INVALID_TOPIC_EXCEPTION
+        assert result.error.message == f"Cannot append to internal topic {name}"
+        # the coordinators may
+        info = rm.append_to_local_log(
+            (name, 0),
+            memoryview(make_batch(1, timestamp=BASE_TS)),
+            origin=AppendOrigin.COORDINATOR,
+            required_acks=1,
+        )
+        assert info.base_offset == 0
+        assert rm.log_offsets(name, 0).high_watermark == 1
+
+
+def test_invalid_acks_refuse_every_partition(log_manager):
+    log_manager.create_topic("t", 2, uuid.uuid4(), {})
+    rm = rm_for(log_manager)
+    rm.lead_local_logs()
+    results = rm.append_records(
+        [(("t", 0), make_batch(1)), (("t", 1), make_batch(1))], required_acks=2, origin=AppendOrigin.CLIENT
+    )
+    assert {r.error.error for r in results.values()} == {ErrorCode.INVALID_REQUIRED_ACKS}
+    assert log_manager.get_log("t", 0).log_end_offset == 0
+
+
+def test_a_delayed_fetch_completes_when_the_high_watermark_moves_not_on_a_raw_append(log_manager):
+    async def scenario():
+        log_manager.create_topic("t", 1, uuid.uuid4(), {})
+        rm = rm_for(log_manager)
+        rm.on_topics_changed({}, [PartitionState("t", 0, ME, 0, (ME, OTHER), (ME, OTHER))])
+        pending = consumer_fetch(rm, "t", 0)
+        assert inspect.isawaitable(pending)
+        waiting = asyncio.ensure_future(pending)
+        await asyncio.sleep(0)
+        assert len(rm.fetch_purgatory) == 1
+        produce(rm, "t")  # appended, not committed: the follower has not fetched it
+        await asyncio.sleep(0)
+        assert not waiting.done() and len(rm.fetch_purgatory) == 1
+        # the follower catches up (what the replica fetch path will do): the HW moves
+        partition = rm.get_partition_or_error("t", 0)
+        partition.follower_states[OTHER].log_end_offset = 1
+        assert partition.maybe_increment_high_watermark()
+        rm._complete_delayed_requests(("t", 0))
+        [data] = await asyncio.wait_for(waiting, 30)
+        assert data.error is ErrorCode.NONE and data.high_watermark == 1 and len(data.records) > 0
+        assert len(rm.fetch_purgatory) == 0
+
+    asyncio.run(scenario())
+
+
+def test_an_append_right_after_the_first_read_is_not_missed(log_manager):
+    async def scenario():
+        log_manager.create_topic("t", 1, uuid.uuid4(), {})
+        rm = rm_for(log_manager)
+        rm.lead_local_logs()
+        pending = consumer_fetch(rm, "t", 0)
+        produce(rm, "t")  # before the fetch's task ever runs
+        [data] = await asyncio.wait_for(asyncio.ensure_future(pending), 30)
+        assert len(data.records) > 0 and len(rm.fetch_purgatory) == 0
+
+    asyncio.run(scenario())
+
+
+def test_min_bytes_counts_what_became_readable_and_the_timeout_answers(log_manager):
+    async def scenario():
+        log_manager.create_topic("t", 1, uuid.uuid4(), {})
+        rm = rm_for(log_manager)
+        rm.lead_local_logs()
+        one = len(make_batch(1, timestamp=BASE_TS))
+        waiting = asyncio.ensure_future(consumer_fetch(rm, "t", 0, min_bytes=2 * one + 1))
+        produce(rm, "t")
+        produce(rm, "t")
+        await asyncio.sleep(0)
+        assert not waiting.done()
+        produce(rm, "t")
+        assert len((await asyncio.wait_for(waiting, 30))[0].records) == 3 * one
+        [quiet] = await asyncio.wait_for(asyncio.ensure_future(consumer_fetch(rm, "t", 3, wait_ms=10)), 30)
+        assert quiet.error is ErrorCode.NONE and quiet.records == b""
+
+    asyncio.run(scenario())
+
+
+def test_deleting_a_topic_answers_its_parked_fetches(log_manager):
+    async def scenario():
+        log_manager.create_topic("t", 1, uuid.uuid4(), {})
+        rm = rm_for(log_manager)
+        rm.lead_local_logs()
+        waiting = asyncio.ensure_future(consumer_fetch(rm, "t", 0))
+        await asyncio.sleep(0)
+        log_manager.delete_topic("t")
+        rm.on_topic_deleted(TopicMetadata("t", uuid.uuid4(), 1))
+        [data] = await asyncio.wait_for(waiting, 30)
+        assert data.error is ErrorCode.UNKNOWN_TOPIC_OR_PARTITION and data.records == b""
+        assert rm.get_partition("t", 0) is None and len(rm.fetch_purgatory) == 0
+
+    asyncio.run(scenario())
+
+
+def test_a_cancelled_fetch_leaves_the_purgatory(log_manager):
+    async def scenario():
+        log_manager.create_topic("t", 1, uuid.uuid4(), {})
+        rm = rm_for(log_manager)
+        rm.lead_local_logs()
+        waiting = asyncio.ensure_future(consumer_fetch(rm, "t", 0))
+        await asyncio.sleep(0)
+        assert len(rm.fetch_purgatory) == 1
+        waiting.cancel()
+        await asyncio.sleep(0)
+        assert len(rm.fetch_purgatory) == 0 and rm.fetch_purgatory.watched(("t", 0)) == 0
+
+    asyncio.run(scenario())
+
+
+def test_coordinator_writes_wake_fetches_parked_on_the_offsets_topic(log_manager):
+    async def scenario():
+        log_manager.create_topic("__consumer_offsets", 1, uuid.uuid4(), {})
+        rm = rm_for(log_manager)
+        rm.lead_local_logs()
+        waiting = asyncio.ensure_future(consumer_fetch(rm, "__consumer_offsets", 0))
+        await asyncio.sleep(0)
+        assert not waiting.done()
+        rm.append_to_local_log(
+            ("__consumer_offsets", 0),
+            memoryview(make_batch(1, timestamp=BASE_TS)),
+            origin=AppendOrigin.COORDINATOR,
+            required_acks=1,
+        )
+        [data] = await asyncio.wait_for(waiting, 30)
+        assert data.error is ErrorCode.NONE and len(data.records) > 0
+
+    asyncio.run(scenario())
