@@ -426,6 +426,13 @@ class InterBrokerClient:
         node = self._nodes.get(broker_id)
         return node is not None and node.connection is not None and node.connection.is_open
 
+    def in_flight(self, broker_id: int) -> int:
+        """Requests written to ``broker_id`` and not yet answered."""
+        node = self._nodes.get(broker_id)
+        if node is None or node.connection is None:
+            return 0
+        return len(node.connection.in_flight)
+
     def api_versions(self, broker_id: int) -> dict[int, tuple[int, int]]:
         """The (min, max) version per API key the connected broker advertised ({} if not connected)."""
         node = self._nodes.get(broker_id)
@@ -488,8 +495,14 @@ class InterBrokerClient:
             node.connecting = asyncio.ensure_future(self._connect(node))
             # Every caller may have given up (timeouts): the outcome is then nobody's to see.
             node.connecting.add_done_callback(lambda f: f.cancelled() or f.exception())
-        # Shielded: a caller's timeout must not abort a connect other callers share.
-        return await asyncio.shield(node.connecting)
+        connecting = node.connecting
+        try:
+            # Shielded: a caller's timeout must not abort a connect other callers share.
+            return await asyncio.shield(connecting)
+        except asyncio.CancelledError:
+            if connecting.cancelled() and self._closed:  # close() stopped the connect
+                raise ClientClosedError(node.broker_id, "client closed") from None
+            raise
 
     async def _connect(self, node: _Node) -> _BrokerConnection:
         loop = asyncio.get_running_loop()

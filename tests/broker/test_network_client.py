@@ -352,7 +352,7 @@ def test_close_fails_pending_requests_and_refuses_new_ones(tmp_path):
             parked = asyncio.ensure_future(
                 client.send(BROKER_ID, _fetch("idle", 0, max_wait_ms=10_000, min_bytes=1))
             )
-            while not client._nodes[BROKER_ID].connection.in_flight:
+            while not client.in_flight(BROKER_ID):
                 await asyncio.sleep(0.01)
             await client.close()
             with pytest.raises(ClientClosedError):
@@ -430,7 +430,7 @@ def test_broker_killed_mid_request_then_restarted_on_the_same_port(tmp_path):
                 parked = asyncio.ensure_future(
                     client.send(BROKER_ID, _fetch("t", 0, max_wait_ms=20_000, min_bytes=1))
                 )
-                while not client._nodes[BROKER_ID].connection.in_flight:
+                while not client.in_flight(BROKER_ID):
                     await asyncio.sleep(0.01)
                 await asyncio.to_thread(proc.kill)
                 with pytest.raises(BrokerDisconnectedError) as err:
@@ -621,5 +621,53 @@ def test_api_versions_falls_back_when_the_broker_knows_an_older_api_versions():
         finally:
             await client.close()
             await fake.stop()
+
+    _run(scenario)
+
+
+def test_oversized_response_closes_the_connection():
+    async def scenario() -> None:
+        many = [
+            ControlledShutdownResponse.RemainingPartition(topic_name="t" * 100, partition_index=i)
+            for i in range(50)
+        ]
+
+        def answer(api_key, version, corr, frame):
+            return [(corr, ControlledShutdownResponse(remaining_partitions=many))]
+
+        fake = await FakeBroker({ApiKey.CONTROLLED_SHUTDOWN: (0, 3)}, answer).start()
+        client = _client({BROKER_ID: ("127.0.0.1", fake.port)}, max_response_bytes=1000)
+        try:
+            with pytest.raises(BrokerDisconnectedError, match="size"):
+                await client.send(BROKER_ID, ControlledShutdownRequest(broker_id=0))
+            assert not client.is_ready(BROKER_ID)
+        finally:
+            await client.close()
+            await fake.stop()
+
+    _run(scenario)
+
+
+def test_close_during_the_connection_handshake_fails_the_waiting_send():
+    async def scenario() -> None:
+        accepted = asyncio.Event()
+        writers: list[asyncio.StreamWriter] = []
+
+        async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            writers.append(writer)  # reads nothing, answers nothing: ApiVersions never returns
+            accepted.set()
+
+        server = await asyncio.start_server(silent, "127.0.0.1", 0)
+        client = _client({BROKER_ID: ("127.0.0.1", server.sockets[0].getsockname()[1])})
+        try:
+            pending = asyncio.ensure_future(client.send(BROKER_ID, _metadata()))
+            await accepted.wait()
+            await client.close()
+            with pytest.raises(ClientClosedError):
+                await pending
+        finally:
+            for w in writers:
+                w.close()
+            server.close()
 
     _run(scenario)
