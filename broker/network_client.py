@@ -110,6 +110,11 @@ class NetworkClientError(Exception):
     def __init__(self, broker_id: int, message: str) -> None:
         super().__init__(f"broker {broker_id}: {message}")
         self.broker_id = broker_id
+        self.detail = message
+
+    def copy(self) -> NetworkClientError:
+        """A fresh instance for each waiter (one raised instance would share its traceback)."""
+        return type(self)(self.broker_id, self.detail)
 
 
 class BrokerDisconnectedError(NetworkClientError):
@@ -317,7 +322,7 @@ class _BrokerConnection(asyncio.BufferedProtocol):
         if not self._writable.is_set():
             await self._writable.wait()
         if not self.is_open:
-            raise self.closed.result()
+            raise self.closed.result().copy()
         w = bytearray(4)
         encode_request_header(w, header)
         request.write(w, header.api_version)
@@ -342,7 +347,7 @@ class _BrokerConnection(asyncio.BufferedProtocol):
         while self.in_flight:
             entry = self.in_flight.popleft()
             if not entry.future.done():
-                entry.future.set_exception(reason)
+                entry.future.set_exception(reason.copy())
         self._big = None
 
 
@@ -658,7 +663,7 @@ class BrokerChannel:
         for item in self._queue:
             if item.supersede_key == key:
                 if not item.future.done():
-                    item.future.set_exception(error)
+                    item.future.set_exception(error.copy())
             else:
                 kept.append(item)
         self._queue = kept
@@ -716,7 +721,7 @@ class BrokerChannel:
         error = ClientClosedError(self.broker_id, "channel closed (broker removed)")
         for item in pending:
             if not item.future.done():
-                item.future.set_exception(error)
+                item.future.set_exception(error.copy())
         self._queue.clear()
         self._current = None
 
