@@ -9,7 +9,8 @@ through ``NetworkClientUtils.sendAndReceive`` by ``ReplicaFetcherBlockingSend`` 
 ``BrokerToControllerChannelManager``)
     At most one connection per destination broker id, its address resolved on every
     connect through an injected ``endpoint_for(broker_id) -> (host, port) | None`` (the
-    metadata cache's view of live brokers). On connect it negotiates versions with
+    metadata cache's view of live brokers; when a broker re-registers at a new address,
+    ``disconnect(broker_id)`` makes the next send use it). On connect it negotiates versions with
     ApiVersions (KIP-511: a broker that does not know our ApiVersions version answers v0
     with its own range, and we retry at min(ours, theirs)); ``send`` then picks, per API,
     min(our max, their max). Up to ``max_in_flight`` requests are pipelined on a
