@@ -63,12 +63,14 @@ _SIZE_CORR = struct.Struct(">ii")
 READ_BUFFER = 256 * 1024  # the read buffer shared by all connections of a server
 FRAME_GROWTH = 1024 * 1024  # a frame's own buffer holds at most what has arrived plus this
 DIRECT_READ_MIN = 64 * 1024  # a frame with this much still to come is read straight into its buffer
+FAST_FRAME_SECONDS = 0.05  # a frame whose first FRAME_GROWTH bytes came this fast is not grown by steps
 MAX_PENDING_FRAMES = 64
 SMALL_REQUEST_BYTES = 64 * 1024  # frames up to this size may use the pool's reserve
 SMALL_REQUEST_RESERVE_MAX = 64 * 1024 * 1024
 ACCEPT_BATCH = 64  # connections accepted per readiness callback of a listening socket
 _PAUSED_PENDING = 1  # too many frames read ahead of their handling
 _PAUSED_MEMORY = 2  # waiting for the request memory pool
+_ZEROS = memoryview(bytes(FRAME_GROWTH))
 _connection_ids = itertools.count(1)
 
 
@@ -234,6 +236,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self._frame: bytearray | None = None  # the frame being read, when not whole in one read
         self._frame_size = 0
         self._filled = 0
+        self._frame_started = 0.0
         self._admitted = False  # the frame is accounted in the pool (else it waits)
         self._direct = False  # the last get_buffer handed out the frame's own buffer
         self.wanted_bytes = 0  # what this connection waits for in the pool
@@ -355,6 +358,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         frame = bytearray(capacity)
         frame[:avail] = arrived
         self._frame, self._frame_size, self._filled = frame, size, avail
+        self._frame_started = time.monotonic()
 
     def _continue_frame(self, data: memoryview, pos: int, n: int) -> int:
         frame = self._frame
@@ -372,17 +376,22 @@ class KafkaConnection(asyncio.BufferedProtocol):
         return pos + take
 
     def _grow_frame(self, at_least: int) -> bytearray:
-        """More room for the frame being read: doubled (capped by its size), so a frame
-        of n bytes is copied O(log n) times at most."""
+        """More room for the frame being read: all of it if its bytes come fast, else
+        doubled (capped by its size), so a slow frame costs about what has arrived."""
         frame = self._frame
         assert frame is not None
-        if self._admitted:
-            target = max(len(frame) * 2, self._filled + FRAME_GROWTH, at_least)
-        else:
+        if not self._admitted:
             target = at_least
+        elif time.monotonic() - self._frame_started < FAST_FRAME_SECONDS:
+            # Arriving fast: the rest follows at once, so take it in one step (the
+            # pool has already counted the whole frame).
+            target = self._frame_size
+        else:
+            target = max(len(frame) * 2, self._filled + FRAME_GROWTH, at_least)
         target = min(target, self._frame_size)
         try:
-            frame.extend(bytes(target - len(frame)))
+            while len(frame) < target:  # extended from a zero buffer kept hot in cache
+                frame += _ZEROS[: min(FRAME_GROWTH, target - len(frame))]
         except BufferError:  # a view of it is still held by the transport: move it
             grown = bytearray(target)
             grown[: self._filled] = memoryview(frame)[: self._filled]
