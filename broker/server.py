@@ -627,6 +627,7 @@ class _Acceptor:
         self.accepting = False
         self._loop = asyncio.get_running_loop()
         self._retry: asyncio.TimerHandle | None = None
+        self._last_blocked_log = -60.0
 
     def start(self) -> None:
         if not self.accepting and not self.server.stopping:
@@ -649,11 +650,14 @@ class _Acceptor:
         for _ in range(ACCEPT_BATCH):
             if not quotas.slot_available(self.listener):
                 self.pause()
-                log.info(
-                    "max.connections=%d reached: listener %s accepts again when a connection closes",
-                    quotas.max_connections,
-                    self.listener,
-                )
+                now = time.monotonic()
+                if now - self._last_blocked_log >= 60:  # at most once a minute
+                    self._last_blocked_log = now
+                    log.info(
+                        "max.connections=%d reached: listener %s accepts again when a connection closes",
+                        quotas.max_connections,
+                        self.listener,
+                    )
                 return
             try:
                 sock, addr = self.sock.accept()
