@@ -320,3 +320,25 @@ def test_max_connections_holds_the_new_socket_until_one_closes(tmp_path):
         await _api_versions_round_trip(host, port)
 
     _run(tmp_path, scenario, **{"max.connections": "3"})
+
+
+def test_max_connections_per_ip_overrides_by_host_name(tmp_path):
+    async def scenario(broker, host, port):
+        assert broker.server.quotas.limit_for("127.0.0.1") == 2  # "localhost" resolved
+        held = [await asyncio.open_connection(host, port) for _ in range(2)]
+        for reader, writer in held:
+            writer.write(_request_frame(ApiVersionsRequest(), 0, correlation_id=3))
+            assert _SIZE.unpack_from(await asyncio.wait_for(_read_response(reader), 30), 0)[0] == 3
+        reader, writer = await asyncio.open_connection(host, port)
+        assert await asyncio.wait_for(reader.read(1), 30) == b""  # the third is closed at once
+        writer.close()
+        held[0][1].close()
+        await _until(lambda: broker.server.quotas.per_ip.get("127.0.0.1") == 1, what="one closed")
+        await _api_versions_round_trip(host, port)  # a place is free again
+        held[1][1].close()
+
+    _run(
+        tmp_path,
+        scenario,
+        **{"max.connections.per.ip": "0", "max.connections.per.ip.overrides": "localhost:2"},
+    )
