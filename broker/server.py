@@ -14,9 +14,10 @@ frames are copied out, and only a frame still arriving gets a buffer of its
 own, sized by what has arrived (plus ``FRAME_GROWTH``) and grown as its bytes
 come, never allocated whole from its size prefix. The bytes of requests being
 read or queued, across all connections, are capped by
-``queued.max.request.bytes`` (``RequestMemoryPool``): a connection that needs
-memory the pool cannot give stops being read until memory is released, as
-Kafka's ``Selector`` mutes a channel whose ``MemoryPool.tryAllocate`` failed.
+``queued.max.request.bytes`` (``RequestMemoryPool``, in ``connection_limits``):
+a connection that needs memory the pool cannot give stops being read until
+memory is released, as Kafka's ``Selector`` mutes a channel whose
+``MemoryPool.tryAllocate`` failed.
 
 Connections. Listeners accept through ``ConnectionQuotas`` (Kafka's class of
 the same name): over ``max.connections.per.ip`` a new connection is closed at
@@ -46,6 +47,12 @@ from collections import deque
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
+from broker.connection_limits import (
+    SMALL_REQUEST_BYTES,
+    ConnectionQuotas,
+    RequestMemoryPool,
+    normalize_ip,
+)
 from broker.handlers import REGISTRY, CloseConnection, HandlerSpec, RequestContext
 from protocol.errors import ErrorCode
 from protocol.headers import API_VERSIONS_KEY, decode_request_header, peek_request_header
@@ -65,159 +72,11 @@ FRAME_GROWTH = 1024 * 1024  # a frame's own buffer holds at most what has arrive
 DIRECT_READ_MIN = 64 * 1024  # a frame with this much still to come is read straight into its buffer
 FAST_FRAME_SECONDS = 0.05  # a frame whose first FRAME_GROWTH bytes came this fast is not grown by steps
 MAX_PENDING_FRAMES = 64
-SMALL_REQUEST_BYTES = 64 * 1024  # frames up to this size may use the pool's reserve
-SMALL_REQUEST_RESERVE_MAX = 64 * 1024 * 1024
 ACCEPT_BATCH = 64  # connections accepted per readiness callback of a listening socket
 _PAUSED_PENDING = 1  # too many frames read ahead of their handling
 _PAUSED_MEMORY = 2  # waiting for the request memory pool
 _ZEROS = memoryview(bytes(FRAME_GROWTH))
 _connection_ids = itertools.count(1)
-
-
-class RequestMemoryPool:
-    """``queued.max.request.bytes``: the bytes of requests being read or queued.
-
-    As Kafka's ``SimpleMemoryPool`` under ``Selector``: a frame is accounted with
-    its full size as soon as its size prefix is read (so a frame admitted can
-    always be completed; its buffer still grows only as bytes arrive), and is
-    released when its response has been produced. A connection whose frame is
-    not admitted stops being read and waits, first come first served.
-
-    Moldau addition: frames above ``SMALL_REQUEST_BYTES`` may fill the pool only
-    up to ``large_limit`` (a quarter of it, at most 64 MiB, is kept for small
-    requests), and are admitted only if they fit (or if no other large frame is
-    held, so a frame up to ``socket.request.max.bytes`` always gets through).
-    Slow uploads of big frames therefore cannot stop Metadata, Fetch or
-    Heartbeat requests of other clients. ``used`` never exceeds ``capacity`` by
-    more than the frames already read when the pool ran out (at most one read
-    per connection), and reading stops until it is back under.
-    """
-
-    def __init__(self, capacity: int) -> None:
-        self.capacity = max(capacity, 0)  # 0: unbounded (Kafka's -1, MemoryPool.NONE)
-        reserve = min(self.capacity // 4, SMALL_REQUEST_RESERVE_MAX)
-        self.large_limit = self.capacity - reserve
-        self.used = 0
-        self.large_used = 0
-        self.peak = 0
-        self.waiting_bytes = 0  # bytes read of frames waiting for admission (not in ``used``)
-        self.refusals = 0  # times a connection had to wait
-        self._waiting_small: deque[KafkaConnection] = deque()
-        self._waiting_large: deque[KafkaConnection] = deque()
-
-    @property
-    def exhausted(self) -> bool:
-        return self.capacity > 0 and self.used >= self.capacity
-
-    def admits(self, size: int) -> bool:
-        if not self.capacity:
-            return True
-        if size <= SMALL_REQUEST_BYTES:
-            return self.used + size <= self.capacity
-        return self.large_used == 0 or self.used + size <= self.large_limit
-
-    def take(self, size: int) -> None:
-        self.used += size
-        if size > SMALL_REQUEST_BYTES:
-            self.large_used += size
-        if self.used > self.peak:
-            self.peak = self.used
-
-    def release(self, size: int) -> None:
-        self.used -= size
-        if size > SMALL_REQUEST_BYTES:
-            self.large_used -= size
-        if self._waiting_small or self._waiting_large:
-            self._wake()
-
-    def release_sum(self, size: int, large: int) -> None:
-        """Release the frames of a closed connection: ``size`` bytes, ``large`` of them
-        in frames above SMALL_REQUEST_BYTES."""
-        self.used -= size
-        self.large_used -= large
-        if self._waiting_small or self._waiting_large:
-            self._wake()
-
-    def wait(self, conn: KafkaConnection, size: int) -> None:
-        self.refusals += 1
-        (self._waiting_large if size > SMALL_REQUEST_BYTES else self._waiting_small).append(conn)
-
-    def cancel(self, conn: KafkaConnection) -> None:
-        for q in (self._waiting_small, self._waiting_large):
-            with contextlib.suppress(ValueError):
-                q.remove(conn)
-
-    @property
-    def waiting(self) -> int:
-        return len(self._waiting_small) + len(self._waiting_large)
-
-    def _wake(self) -> None:
-        # Small frames first (they cannot hold the pool for long), then large ones in order.
-        while self._waiting_small and self.admits(self._waiting_small[0].wanted_bytes):
-            self._waiting_small.popleft().memory_granted()
-        while self._waiting_large and self.admits(self._waiting_large[0].wanted_bytes):
-            self._waiting_large.popleft().memory_granted()
-
-
-class ConnectionQuotas:
-    """``max.connections``, ``max.connections.per.ip`` and its overrides (Kafka's
-    ``ConnectionQuotas``; listener-level limits and connection rates are not kept)."""
-
-    def __init__(
-        self,
-        max_connections: int,
-        max_per_ip: int,
-        overrides: dict[str, int],
-        protected_listener: str | None,
-    ) -> None:
-        self.max_connections = max_connections
-        self.max_per_ip = max_per_ip
-        self.overrides = overrides  # host -> count, resolved to addresses by resolve()
-        self.protected_listener = protected_listener
-        self.total = 0
-        self.per_ip: dict[str, int] = {}
-        self._limit_by_ip: dict[str, int] = {}
-
-    async def resolve(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Map each override host to its addresses (Kafka: ``InetAddress.getByName``)."""
-        for host, count in self.overrides.items():
-            infos = await loop.getaddrinfo(host, None, type=socket.SOCK_STREAM)
-            for info in infos:
-                self._limit_by_ip[normalize_ip(str(info[4][0]))] = count
-
-    def limit_for(self, ip: str) -> int:
-        return self._limit_by_ip.get(ip, self.max_per_ip)
-
-    def slot_available(self, listener: str) -> bool:
-        # ConnectionQuotas.connectionSlotAvailable: the inter-broker listener (when there
-        # are several) is not held back by the broker-wide limit.
-        return listener == self.protected_listener or self.total < self.max_connections
-
-    def exceeded(self) -> bool:
-        return self.total > self.max_connections
-
-    def inc(self, ip: str) -> bool:
-        """Count a new connection from ``ip``; False (not counted) if over its limit."""
-        count = self.per_ip.get(ip, 0)
-        if count >= self.limit_for(ip):
-            return False
-        self.per_ip[ip] = count + 1
-        self.total += 1
-        return True
-
-    def dec(self, ip: str) -> None:
-        count = self.per_ip.get(ip, 0)
-        if count <= 1:
-            self.per_ip.pop(ip, None)
-        else:
-            self.per_ip[ip] = count - 1
-        self.total -= 1
-
-
-def normalize_ip(ip: str) -> str:
-    """An IPv4 client of a dual-stack socket counts as its IPv4 address."""
-    ip = ip.split("%", 1)[0]
-    return ip[7:] if ip.startswith("::ffff:") and "." in ip else ip
 
 
 class KafkaConnection(asyncio.BufferedProtocol):
