@@ -342,3 +342,33 @@ def test_max_connections_per_ip_overrides_by_host_name(tmp_path):
         scenario,
         **{"max.connections.per.ip": "0", "max.connections.per.ip.overrides": "localhost:2"},
     )
+
+
+def test_inter_broker_listener_is_not_held_back_by_max_connections(tmp_path):
+    # With several listeners, Kafka's ConnectionQuotas lets the inter-broker one accept
+    # over max.connections and closes the least recently active connection elsewhere.
+    async def scenario(broker, host, port):
+        (_, client_port), (_, inter_port) = broker.server.bound
+        older = await asyncio.open_connection(host, client_port)
+        newer = await asyncio.open_connection(host, client_port)
+        await _until(lambda: broker.server.quotas.total == 2, what="2 client connections")
+        newer[1].write(_request_frame(ApiVersionsRequest(), 0, correlation_id=8))
+        await _read_response(newer[0])  # the older one is now the least recently active
+        reader, writer = await asyncio.open_connection(host, inter_port)
+        writer.write(_request_frame(ApiVersionsRequest(), 0, correlation_id=9))
+        assert _SIZE.unpack_from(await asyncio.wait_for(_read_response(reader), 30), 0)[0] == 9
+        assert await asyncio.wait_for(older[0].read(1), 30) == b""  # closed to make room
+        newer[1].write(_request_frame(ApiVersionsRequest(), 0, correlation_id=10))
+        assert _SIZE.unpack_from(await asyncio.wait_for(_read_response(newer[0]), 30), 0)[0] == 10
+        for w in (older[1], newer[1], writer):
+            w.close()
+
+    _run(
+        tmp_path,
+        scenario,
+        **{
+            "listeners": "CLIENT://127.0.0.1:0,PLAINTEXT://127.0.0.1:0",
+            "listener.security.protocol.map": "CLIENT:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+            "max.connections": "2",
+        },
+    )
