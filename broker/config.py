@@ -33,6 +33,10 @@ from storage.log_config import broker_default_keys, resolve_topic_defaults
 
 log = logging.getLogger(__name__)
 
+# Moldau's default for queued.max.request.bytes (Kafka's is -1, unbounded): see
+# docs/COMPATIBILITY.md. Raised to socket.request.max.bytes when that is larger.
+DEFAULT_QUEUED_MAX_REQUEST_BYTES = 512 * 1024 * 1024
+
 
 def _k(
     name: str, ctype: ConfigType, default: Any, doc: str, validator: Any = None, sensitive: bool = False
@@ -104,8 +108,38 @@ BROKER_KEYS: dict[str, ConfigKey] = {
             "connections.max.idle.ms",
             ConfigType.LONG,
             600_000,
-            "Close idle connections after this long",
+            "Close a connection that has sent and received nothing for this long (negative: never)",
+        ),
+        _k(
+            "max.connections",
+            ConfigType.INT,
+            2_147_483_647,
+            "Connections allowed in the broker at any time; over it, new connections wait in the"
+            " listen backlog until one closes (the inter-broker listener, when it is one of several,"
+            " is exempt and closes the least recently active connection of another listener instead)",
             at_least(0),
+        ),
+        _k(
+            "max.connections.per.ip",
+            ConfigType.INT,
+            2_147_483_647,
+            "Connections allowed from one IP address; a new connection over it is closed at once."
+            " 0 only with max.connections.per.ip.overrides",
+            at_least(0),
+        ),
+        _k(
+            "max.connections.per.ip.overrides",
+            ConfigType.STRING,
+            "",
+            'Per-IP or hostname overrides of max.connections.per.ip, e.g. "hostName:100,127.0.0.1:200"',
+        ),
+        _k(
+            "queued.max.request.bytes",
+            ConfigType.LONG,
+            DEFAULT_QUEUED_MAX_REQUEST_BYTES,
+            "Bytes of requests being read or queued, across all connections, before no more requests"
+            " are read (-1: unbounded). Moldau default 512 MiB, or socket.request.max.bytes if larger"
+            " (Kafka: -1)",
         ),
         _k("request.timeout.ms", ConfigType.INT, 30_000, "Upper bound for internal requests", at_least(0)),
         _k(
@@ -285,7 +319,6 @@ ACCEPTED_NO_EFFECT = {
     "num.replica.alter.log.dirs.threads",
     "background.threads",
     "queued.max.requests",
-    "queued.max.request.bytes",
     "replica.lag.time.max.ms",
     "replica.fetch.max.bytes",
     "replica.socket.timeout.ms",
@@ -301,8 +334,6 @@ ACCEPTED_NO_EFFECT = {
     "log.cleaner.threads",
     "log.message.format.version",
     "inter.broker.protocol.version",
-    "max.connections",
-    "max.connections.per.ip",
     "metric.reporters",
     "metrics.num.samples",
     "metrics.sample.window.ms",
@@ -339,6 +370,25 @@ def parse_listeners(name: str, values: Iterable[str]) -> list[Listener]:
     names = [lst.name for lst in out]
     if len(set(names)) != len(names):
         raise ConfigError(f"{name}: each listener name must appear once")
+    return out
+
+
+_HOST = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.\-_]*$|^\[?[0-9A-Fa-f:.]+\]?$")
+
+
+def parse_connection_overrides(text: str | None) -> dict[str, int]:
+    """``max.connections.per.ip.overrides``: ``host:count,host:count`` (hosts are IP addresses
+    or names; an IPv6 address may be bracketed)."""
+    out: dict[str, int] = {}
+    for item in (text or "").split(","):
+        item = item.strip()
+        if not item:
+            continue
+        host, sep, count = item.rpartition(":")
+        host = host.strip()
+        if not sep or not _HOST.match(host) or not count.strip().isdigit():
+            raise ConfigError(f"max.connections.per.ip.overrides: {item!r} is not host:count")
+        out[host.strip("[]")] = int(count)
     return out
 
 
@@ -433,9 +483,31 @@ class BrokerConfig:
         one_of("CreateTime", "LogAppendTime")(
             "log.message.timestamp.type", self.values.get("log.message.timestamp.type") or "CreateTime"
         )
+        self._check_connection_limits()
         zk = self.values["zookeeper.connect"]
         if zk is not None and not re.match(r"^[^,/\s]+(,[^,/\s]+)*(/[^\s]*)?$", zk):
             raise ConfigError(f"zookeeper.connect: {zk!r} is not host:port[,host:port][/chroot]")
+
+    def _check_connection_limits(self) -> None:
+        # KafkaConfig: queued.max.request.bytes, when bounded, must hold the largest request
+        # (SimpleMemoryPool refuses a single allocation above its size).
+        max_request = self.values["socket.request.max.bytes"]
+        queued = self.values["queued.max.request.bytes"]
+        if queued > 0 and queued < max_request:
+            if "queued.max.request.bytes" in self.explicit:
+                raise ConfigError(
+                    f"queued.max.request.bytes ({queued}) must be larger or equal to"
+                    f" socket.request.max.bytes ({max_request})"
+                )
+            self.values["queued.max.request.bytes"] = max_request
+        self.max_connections_per_ip_overrides = parse_connection_overrides(
+            self.values["max.connections.per.ip.overrides"]
+        )
+        if self.values["max.connections.per.ip"] == 0 and not self.max_connections_per_ip_overrides:
+            raise ConfigError(
+                "max.connections.per.ip can be set to zero only if"
+                " max.connections.per.ip.overrides property is set"
+            )
 
     # ------------------------------------------------------------------ access
 
@@ -461,4 +533,11 @@ class BrokerConfig:
         return [(key, self.values[name], self.source(name)) for name, key in sorted(BROKER_KEYS.items())]
 
 
-__all__ = ["BROKER_KEYS", "BrokerConfig", "ConfigError", "Listener", "parse_properties"]
+__all__ = [
+    "BROKER_KEYS",
+    "BrokerConfig",
+    "ConfigError",
+    "Listener",
+    "parse_connection_overrides",
+    "parse_properties",
+]

@@ -1,13 +1,29 @@
 """The TCP front end: size-prefixed Kafka frames in, responses out, in order.
 
-Each connection is a ``KafkaConnection`` (an asyncio ``BufferedProtocol``, so
-large frames are received straight into their own buffer). Frames are handled
-one at a time per connection and answered in request order, like Kafka's
-``SocketServer``, which mutes a channel until its response is sent:
+Each connection is a ``KafkaConnection`` (an asyncio ``BufferedProtocol``).
+Frames are handled one at a time per connection and answered in request order,
+like Kafka's ``SocketServer``, which mutes a channel until its response is sent:
 
 - a synchronous handler runs inline as soon as its frame is complete;
 - an ``async`` handler (long-poll fetch, group join, acks wait) parks this
   connection only: the next frame waits, other connections go on.
+
+Memory. An idle connection owns no read buffer: bytes are read into one buffer
+shared by all connections (the event loop runs one read at a time), complete
+frames are copied out, and only a frame still arriving gets a buffer of its
+own, sized by what has arrived (plus ``FRAME_GROWTH``) and grown as its bytes
+come, never allocated whole from its size prefix. The bytes of requests being
+read or queued, across all connections, are capped by
+``queued.max.request.bytes`` (``RequestMemoryPool``, in ``connection_limits``):
+a connection that needs memory the pool cannot give stops being read until
+memory is released, as Kafka's ``Selector`` mutes a channel whose
+``MemoryPool.tryAllocate`` failed.
+
+Connections. Listeners accept through ``ConnectionQuotas`` (Kafka's class of
+the same name): over ``max.connections.per.ip`` a new connection is closed at
+once; at ``max.connections`` the listener stops accepting (new connections wait
+in the listen backlog) until one closes. A periodic sweep closes connections
+idle longer than ``connections.max.idle.ms``.
 
 Bad input closes the connection and is logged, never more (Kafka's
 ``RequestHeader.parse`` and ``RequestContext`` do the same): an unknown API key,
@@ -21,15 +37,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import functools
 import itertools
 import logging
 import socket
 import struct
+import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from broker.connection_limits import (
+    SMALL_REQUEST_BYTES,
+    ConnectionQuotas,
+    RequestMemoryPool,
+    normalize_ip,
+)
 from broker.handlers import REGISTRY, CloseConnection, HandlerSpec, RequestContext
 from protocol.errors import ErrorCode
 from protocol.headers import API_VERSIONS_KEY, decode_request_header, peek_request_header
@@ -44,31 +68,46 @@ log = logging.getLogger(__name__)
 
 _SIZE = struct.Struct(">i")
 _SIZE_CORR = struct.Struct(">ii")
-READ_BUFFER = 256 * 1024
+READ_BUFFER = 256 * 1024  # the read buffer shared by all connections of a server
+FRAME_GROWTH = 1024 * 1024  # a frame's own buffer holds at most what has arrived plus this
+DIRECT_READ_MIN = 64 * 1024  # a frame with this much still to come is read straight into its buffer
+FAST_FRAME_SECONDS = 0.05  # a frame whose first FRAME_GROWTH bytes came this fast is not grown by steps
 MAX_PENDING_FRAMES = 64
+ACCEPT_BATCH = 64  # connections accepted per readiness callback of a listening socket
+_PAUSED_PENDING = 1  # too many frames read ahead of their handling
+_PAUSED_MEMORY = 2  # waiting for the request memory pool
+_ZEROS = memoryview(bytes(FRAME_GROWTH))
 _connection_ids = itertools.count(1)
 
 
 class KafkaConnection(asyncio.BufferedProtocol):
-    def __init__(self, broker: Broker, max_request_bytes: int, listener: str) -> None:
-        self.broker = broker
+    def __init__(self, server: KafkaServer, listener: str, ip: str) -> None:
+        self.server = server
+        self.broker = server.broker
         self.listener = listener
-        self.server = broker.server
-        self.max_request_bytes = max_request_bytes
+        self.ip = ip
+        self.max_request_bytes = server.max_request_bytes
+        self.pool = server.memory
         self.id = next(_connection_ids)
         self.transport: asyncio.Transport | None = None
         self.peer = "?"
-        self._rbuf = bytearray(READ_BUFFER)
-        self._rview = memoryview(self._rbuf)
-        self._start = 0
-        self._end = 0
-        self._big: bytearray | None = None  # a frame larger than the read buffer, filling up
-        self._big_filled = 0
+        self.last_active = time.monotonic()
+        self._head = b""  # the first bytes of a size prefix (fewer than 4)
+        self._frame: bytearray | None = None  # the frame being read, when not whole in one read
+        self._frame_size = 0
+        self._filled = 0
+        self._frame_started = 0.0
+        self._admitted = False  # the frame is accounted in the pool (else it waits)
+        self._direct = False  # the last get_buffer handed out the frame's own buffer
+        self.wanted_bytes = 0  # what this connection waits for in the pool
+        self._held = 0  # bytes accounted in the pool for this connection's frames
+        self._held_large = 0  # of which frames above SMALL_REQUEST_BYTES
         self._pending: deque[bytearray] = deque()
-        self._busy = False  # an async handler is running for this connection
-        self._reading_paused = False
+        self._busy = False  # a handler is running for this connection
+        self._paused = 0  # _PAUSED_* flags
         self._writing_paused = False
         self._closed = False
+        self._released = False
         self._task: asyncio.Task | None = None
 
     # ------------------------------------------------------------------ asyncio callbacks
@@ -86,29 +125,31 @@ class KafkaConnection(asyncio.BufferedProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._closed = True
-        self.server.connections.discard(self)
+        self.server.connection_closed(self)
         if self._task is not None and not self._task.done():
             self._task.cancel()
-        self._pending.clear()
+        self._release_all()
         log.debug("connection %d from %s closed", self.id, self.peer)
 
     def get_buffer(self, sizehint: int) -> memoryview:
-        if self._big is not None:
-            return memoryview(self._big)[self._big_filled :]
-        if self._end == len(self._rbuf):
-            self._compact()
-        return self._rview[self._end :]
+        frame = self._frame
+        if frame is not None and self._admitted and self._frame_size - self._filled >= DIRECT_READ_MIN:
+            if self._filled == len(frame):
+                frame = self._grow_frame(0)
+            self._direct = True
+            return memoryview(frame)[self._filled :]
+        self._direct = False
+        return self.server.read_view
 
     def buffer_updated(self, nbytes: int) -> None:
-        if self._big is not None:
-            self._big_filled += nbytes
-            if self._big_filled == len(self._big):
-                frame, self._big = self._big, None
-                self._pending.append(frame)
+        self.last_active = time.monotonic()
+        if self._direct:
+            self._filled += nbytes
+            if self._filled == self._frame_size:
+                self._frame_complete()
                 self._drain()
             return
-        self._end += nbytes
-        self._parse_frames()
+        self._consume(nbytes)
         self._drain()
 
     def eof_received(self) -> bool | None:
@@ -123,42 +164,178 @@ class KafkaConnection(asyncio.BufferedProtocol):
 
     # ------------------------------------------------------------------ framing
 
-    def _compact(self) -> None:
-        n = self._end - self._start
-        if self._start:
-            self._rbuf[0:n] = self._rbuf[self._start : self._end]
-        self._start, self._end = 0, n
-
-    def _parse_frames(self) -> None:
-        buf = self._rbuf
-        start, end = self._start, self._end
-        while end - start >= 4:
-            (size,) = _SIZE.unpack_from(buf, start)
+    def _consume(self, n: int) -> None:
+        """Frames out of the ``n`` bytes just read into the shared buffer."""
+        data = self.server.read_view
+        pos = 0
+        while pos < n:
+            if self._frame is not None:
+                pos = self._continue_frame(data, pos, n)
+                continue
+            if self._head or n - pos < 4:
+                k = min(4 - len(self._head), n - pos)
+                self._head += bytes(data[pos : pos + k])
+                pos += k
+                if len(self._head) < 4:
+                    break
+                (size,) = _SIZE.unpack(self._head)
+                self._head = b""
+            else:
+                (size,) = _SIZE.unpack_from(data, pos)
+                pos += 4
             if size < 0 or size > self.max_request_bytes:
-                self._start, self._end = start, end
                 self.close(
                     f"frame size {size} outside [0, socket.request.max.bytes={self.max_request_bytes}]"
                 )
                 return
-            avail = end - start - 4
-            if avail >= size:
-                self._pending.append(bytearray(self._rview[start + 4 : start + 4 + size]))
-                start += 4 + size
+            if n - pos >= size:
+                # Whole in this read: it is in memory already, so it is accounted even
+                # over the cap; reading stops below until the pool has room again.
+                self._hold(size)
+                self._pending.append(bytearray(data[pos : pos + size]))
+                pos += size
                 continue
-            if size + 4 > len(buf):
-                # Too big for the read buffer: give it a buffer of its own and let the
-                # transport fill it directly.
-                big = bytearray(size)
-                big[:avail] = self._rview[start + 4 : end]
-                self._big, self._big_filled = big, avail
-                start = end = 0
-            break
-        if start == end:
-            start = end = 0
-        self._start, self._end = start, end
-        if len(self._pending) >= MAX_PENDING_FRAMES and not self._reading_paused and self.transport:
-            self._reading_paused = True
+            self._begin_frame(size, data[pos:n])
+            pos = n
+        if len(self._pending) >= MAX_PENDING_FRAMES:
+            self._set_paused(_PAUSED_PENDING, True)
+        if self.pool.exhausted and self._frame is None and not self._paused & _PAUSED_MEMORY:
+            self._wait_for_memory(0)
+
+    def _begin_frame(self, size: int, arrived: memoryview) -> None:
+        avail = len(arrived)
+        if self.pool.admits(size):
+            self._hold(size)
+            self._admitted = True
+            # Sized by what has arrived, not by the size prefix: a frame that is slow to
+            # come costs only its bytes so far (plus FRAME_GROWTH).
+            capacity = size if size - avail < DIRECT_READ_MIN else min(size, avail + FRAME_GROWTH)
+        else:
+            self._admitted = False
+            capacity = avail
+            self.pool.waiting_bytes += avail
+            self._wait_for_memory(size)
+        frame = bytearray(capacity)
+        frame[:avail] = arrived
+        self._frame, self._frame_size, self._filled = frame, size, avail
+        self._frame_started = time.monotonic()
+
+    def _continue_frame(self, data: memoryview, pos: int, n: int) -> int:
+        frame = self._frame
+        assert frame is not None
+        take = min(self._frame_size - self._filled, n - pos)
+        end = self._filled + take
+        if len(frame) < end:
+            frame = self._grow_frame(end)
+        frame[self._filled : end] = data[pos : pos + take]
+        self._filled = end
+        if not self._admitted:  # bytes that came before the pause took effect
+            self.pool.waiting_bytes += take
+        if end == self._frame_size:
+            self._frame_complete()
+        return pos + take
+
+    def _grow_frame(self, at_least: int) -> bytearray:
+        """More room for the frame being read: all of it if its bytes come fast, else
+        doubled (capped by its size), so a slow frame costs about what has arrived."""
+        frame = self._frame
+        assert frame is not None
+        if not self._admitted:
+            target = at_least
+        elif time.monotonic() - self._frame_started < FAST_FRAME_SECONDS:
+            # Arriving fast: the rest follows at once, so take it in one step (the
+            # pool has already counted the whole frame).
+            target = self._frame_size
+        else:
+            target = max(len(frame) * 2, self._filled + FRAME_GROWTH, at_least)
+        target = min(target, self._frame_size)
+        try:
+            while len(frame) < target:  # extended from a zero buffer kept hot in cache
+                frame += _ZEROS[: min(FRAME_GROWTH, target - len(frame))]
+        except BufferError:  # a view of it is still held by the transport: move it
+            grown = bytearray(target)
+            grown[: self._filled] = memoryview(frame)[: self._filled]
+            self._frame = frame = grown
+        return frame
+
+    def _frame_complete(self) -> None:
+        frame = self._frame
+        assert frame is not None
+        if not self._admitted:  # completed while waiting: it is in memory, account it
+            self.pool.cancel(self)
+            self.pool.waiting_bytes -= len(frame)
+            self._hold(len(frame))
+            self._set_paused(_PAUSED_MEMORY, False)
+        self._frame = None
+        self._admitted = False
+        self._pending.append(frame)
+        if len(self._pending) >= MAX_PENDING_FRAMES:
+            self._set_paused(_PAUSED_PENDING, True)
+
+    # ------------------------------------------------------------------ request memory
+
+    def _hold(self, size: int) -> None:
+        self.pool.take(size)
+        self._held += size
+        if size > SMALL_REQUEST_BYTES:
+            self._held_large += size
+
+    def _release(self, size: int) -> None:
+        if self._released:
+            return
+        self._held -= size
+        if size > SMALL_REQUEST_BYTES:
+            self._held_large -= size
+        self.pool.release(size)
+
+    def _wait_for_memory(self, size: int) -> None:
+        self.wanted_bytes = size
+        self.pool.wait(self, size)
+        self._set_paused(_PAUSED_MEMORY, True)
+        log.debug(
+            "connection %d from %s: request memory exhausted (%d of %d bytes queued), waiting",
+            self.id,
+            self.peer,
+            self.pool.used,
+            self.pool.capacity,
+        )
+
+    def memory_granted(self) -> None:
+        """Called by the pool when what this connection waits for fits."""
+        if self._frame is not None and not self._admitted:
+            self.pool.waiting_bytes -= self._filled
+            self._hold(self._frame_size)
+            self._admitted = True
+        self.wanted_bytes = 0
+        self._set_paused(_PAUSED_MEMORY, False)
+
+    def _release_all(self) -> None:
+        if self._released:
+            return
+        self._released = True
+        self.pool.cancel(self)
+        if self._frame is not None and not self._admitted:
+            self.pool.waiting_bytes -= self._filled
+        self._frame = None
+        self._pending.clear()
+        held, large, self._held, self._held_large = self._held, self._held_large, 0, 0
+        self.pool.release_sum(held, large)
+
+    def _set_paused(self, reason: int, paused: bool) -> None:
+        before = self._paused
+        self._paused = before | reason if paused else before & ~reason
+        if self.transport is None or self._closed or bool(before) == bool(self._paused):
+            return
+        if self._paused:
             self.transport.pause_reading()
+        else:
+            self.transport.resume_reading()
+
+    def is_idle_since(self, cutoff: float) -> bool:
+        """No bytes in or out since ``cutoff`` and nothing being handled or sent."""
+        if self.last_active >= cutoff or self._busy or self._pending or self._writing_paused:
+            return False
+        return self.transport is None or not self.transport.get_write_buffer_size()
 
     # ------------------------------------------------------------------ dispatch
 
@@ -176,15 +353,16 @@ class KafkaConnection(asyncio.BufferedProtocol):
                 return
             if result is not None and not isinstance(result, bytearray | bytes):
                 self._busy = True
-                self._task = asyncio.ensure_future(self._finish(result))
+                self._task = asyncio.ensure_future(self._finish(result, len(frame)))
                 return
             if result is not None:
                 self.transport.write(result)  # type: ignore[union-attr]
-        if self._reading_paused and len(self._pending) < MAX_PENDING_FRAMES // 2 and not self._closed:
-            self._reading_paused = False
-            self.transport.resume_reading()  # type: ignore[union-attr]
+                self.last_active = time.monotonic()
+            self._release(len(frame))
+        if self._paused & _PAUSED_PENDING and len(self._pending) < MAX_PENDING_FRAMES // 2:
+            self._set_paused(_PAUSED_PENDING, False)
 
-    async def _finish(self, pending: Awaitable[bytearray | None]) -> None:
+    async def _finish(self, pending: Awaitable[bytearray | None], frame_size: int) -> None:
         try:
             out = await pending
         except asyncio.CancelledError:
@@ -200,6 +378,9 @@ class KafkaConnection(asyncio.BufferedProtocol):
             return
         if out is not None:
             self.transport.write(out)  # type: ignore[union-attr]
+            self.last_active = time.monotonic()
+        # Kafka releases a request's buffer once it has been handled (RequestChannel).
+        self._release(frame_size)
         self._busy = False
         self._task = None
         self._drain()
@@ -291,13 +472,73 @@ class KafkaConnection(asyncio.BufferedProtocol):
         _SIZE_CORR.pack_into(w, 0, len(w) - 4, correlation_id)
         return w
 
-    def close(self, reason: str | None) -> None:
+    def close(self, reason: str | None, *, level: int = logging.WARNING) -> None:
         if reason:
-            log.warning("closing connection %d from %s: %s", self.id, self.peer, reason)
+            log.log(level, "closing connection %d from %s: %s", self.id, self.peer, reason)
         self._closed = True
-        self._pending.clear()
+        self._release_all()
         if self.transport is not None:
             self.transport.close()
+
+
+class _Acceptor:
+    """Accepts on one listening socket while the broker-wide limit allows (Kafka's
+    ``Acceptor`` blocks in ``ConnectionQuotas.inc`` the same way: connections over
+    ``max.connections`` wait in the listen backlog)."""
+
+    def __init__(self, server: KafkaServer, listener: str, sock: socket.socket) -> None:
+        self.server = server
+        self.listener = listener
+        self.sock = sock
+        self.accepting = False
+        self._loop = asyncio.get_running_loop()
+        self._retry: asyncio.TimerHandle | None = None
+        self._last_blocked_log = -60.0
+
+    def start(self) -> None:
+        if not self.accepting and not self.server.stopping:
+            self.accepting = True
+            self._loop.add_reader(self.sock.fileno(), self._accept_ready)
+
+    def pause(self) -> None:
+        if self.accepting:
+            self.accepting = False
+            self._loop.remove_reader(self.sock.fileno())
+
+    def close(self) -> None:
+        self.pause()
+        if self._retry is not None:
+            self._retry.cancel()
+        self.sock.close()
+
+    def _accept_ready(self) -> None:
+        quotas = self.server.quotas
+        for _ in range(ACCEPT_BATCH):
+            if not quotas.slot_available(self.listener):
+                self.pause()
+                now = time.monotonic()
+                if now - self._last_blocked_log >= 60:  # at most once a minute
+                    self._last_blocked_log = now
+                    log.info(
+                        "max.connections=%d reached: listener %s accepts again when a connection closes",
+                        quotas.max_connections,
+                        self.listener,
+                    )
+                return
+            try:
+                sock, addr = self.sock.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as exc:
+                if exc.errno == errno.ECONNABORTED:
+                    continue
+                # Out of file descriptors or buffers: asyncio's own accept loop also
+                # backs off for a second instead of spinning.
+                log.error("listener %s cannot accept: %s; retrying in 1 s", self.listener, exc)
+                self.pause()
+                self._retry = self._loop.call_later(1.0, self.start)
+                return
+            self.server.accepted(self.listener, sock, addr)
 
 
 class RequestInterceptor(Protocol):
@@ -329,34 +570,156 @@ class KafkaServer:
         self.broker = broker
         # None in production: one attribute check per request (KafkaConnection._dispatch).
         self.interceptor: RequestInterceptor | None = None
+        cfg = broker.config
         self.connections: set[KafkaConnection] = set()
-        self._servers: list[asyncio.base_events.Server] = []
+        self.max_request_bytes: int = cfg["socket.request.max.bytes"]
+        self.memory = RequestMemoryPool(cfg["queued.max.request.bytes"])
+        protected = None
+        if len(cfg.listeners) > 1:
+            # Kafka's default inter-broker listener is the one named after
+            # security.inter.broker.protocol (PLAINTEXT).
+            protected = (cfg["inter.broker.listener.name"] or "PLAINTEXT").upper()
+        self.quotas = ConnectionQuotas(
+            cfg["max.connections"],
+            cfg["max.connections.per.ip"],
+            cfg.max_connections_per_ip_overrides,
+            protected,
+        )
+        self.idle_ms: int = cfg["connections.max.idle.ms"]
+        # One read buffer for every connection: a read and the parsing of what it
+        # brought run in one callback, and whatever is left over is copied out.
+        self.read_buffer = bytearray(READ_BUFFER)
+        self.read_view = memoryview(self.read_buffer)
+        self.stopping = False
+        self.idle_closed = 0
+        self._acceptors: list[_Acceptor] = []
+        self._starting: set[asyncio.Task] = set()
+        self._sweeper: asyncio.Task | None = None
         self.bound: list[tuple[str, int]] = []
 
     async def start(self) -> None:
         cfg = self.broker.config
         loop = asyncio.get_running_loop()
-        max_bytes = cfg["socket.request.max.bytes"]
+        await self.quotas.resolve(loop)
         for lst in cfg.listeners:
-            host = lst.host or None
-            srv = await loop.create_server(
-                lambda name=lst.name: KafkaConnection(self.broker, max_bytes, name),
-                host=host,
-                port=lst.port,
-                reuse_address=True,
-                backlog=1024,
-            )
-            self._servers.append(srv)
-            for sock in srv.sockets:
+            for sock in await _listening_sockets(loop, lst.host or None, lst.port):
+                acceptor = _Acceptor(self, lst.name, sock)
+                self._acceptors.append(acceptor)
                 addr = sock.getsockname()
                 self.bound.append((addr[0], addr[1]))
                 log.info("listening on %s://%s:%d", lst.name, addr[0], addr[1])
+        for acceptor in self._acceptors:
+            acceptor.start()
+        if self.idle_ms >= 0:
+            self._sweeper = asyncio.create_task(self._close_idle_connections(), name="idle-connections")
+
+    # ------------------------------------------------------------------ connections
+
+    def accepted(self, listener: str, sock: socket.socket, addr: Any) -> None:
+        ip = normalize_ip(str(addr[0])) if isinstance(addr, tuple) else str(addr)
+        if not self.quotas.inc(ip):
+            log.info(
+                "Rejected connection from %s, address already has the configured maximum of %d connections.",
+                ip,
+                self.quotas.limit_for(ip),
+            )
+            sock.close()
+            return
+        if self.quotas.exceeded():
+            # A connection on the protected inter-broker listener over max.connections:
+            # Kafka's Processor.closeExcessConnections closes the least recently used
+            # connection of another listener.
+            others = [c for c in self.connections if c.listener != self.quotas.protected_listener]
+            if others:
+                victim = min(others, key=lambda c: c.last_active)
+                victim.close(f"max.connections={self.quotas.max_connections} exceeded", level=logging.INFO)
+        sock.setblocking(False)
+        task = asyncio.get_running_loop().create_task(self._open(listener, ip, sock))
+        self._starting.add(task)
+        task.add_done_callback(self._starting.discard)
+
+    async def _open(self, listener: str, ip: str, sock: socket.socket) -> None:
+        loop = asyncio.get_running_loop()
+        made: list[KafkaConnection] = []
+
+        def factory() -> KafkaConnection:
+            made.append(KafkaConnection(self, listener, ip))
+            return made[0]
+
+        try:
+            await loop.connect_accepted_socket(factory, sock)
+        except BaseException as exc:
+            if not made or made[0].transport is None:  # else connection_lost counts it down
+                sock.close()
+                self._forget(ip)
+            if not isinstance(exc, asyncio.CancelledError | OSError):
+                raise
+
+    def connection_closed(self, conn: KafkaConnection) -> None:
+        if conn in self.connections:
+            self.connections.discard(conn)
+            self._forget(conn.ip)
+
+    def _forget(self, ip: str) -> None:
+        self.quotas.dec(ip)
+        if self.stopping:
+            return
+        for acceptor in self._acceptors:
+            if not acceptor.accepting and self.quotas.slot_available(acceptor.listener):
+                acceptor.start()
+
+    async def _close_idle_connections(self) -> None:
+        """connections.max.idle.ms: one sweep every tenth of it (at most 30 s), not a
+        timer per connection (Kafka's Selector checks its LRU list on each poll)."""
+        idle_s = self.idle_ms / 1000
+        period = min(max(idle_s / 10, 0.05), 30.0)
+        while True:
+            await asyncio.sleep(period)
+            cutoff = time.monotonic() - idle_s
+            for conn in [c for c in self.connections if c.is_idle_since(cutoff)]:
+                self.idle_closed += 1
+                conn.close(f"idle for more than connections.max.idle.ms={self.idle_ms}", level=logging.DEBUG)
 
     async def stop(self) -> None:
-        for srv in self._servers:
-            srv.close()
+        self.stopping = True
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sweeper
+        for acceptor in self._acceptors:
+            acceptor.close()
+        self._acceptors.clear()
+        for task in list(self._starting):
+            task.cancel()
         for conn in list(self.connections):
             conn.close(None)
-        for srv in self._servers:
-            await srv.wait_closed()
-        self._servers.clear()
+        if self._starting:
+            await asyncio.gather(*self._starting, return_exceptions=True)
+
+
+async def _listening_sockets(
+    loop: asyncio.AbstractEventLoop, host: str | None, port: int, backlog: int = 1024
+) -> list[socket.socket]:
+    """Bound, listening, non-blocking sockets for ``host`` (None: all interfaces), as
+    ``loop.create_server`` makes them; accepting is left to ``_Acceptor``."""
+    infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    socks: list[socket.socket] = []
+    seen = set()
+    try:
+        for family, kind, proto, _, sockaddr in infos:
+            if (family, sockaddr) in seen:
+                continue
+            seen.add((family, sockaddr))
+            sock = socket.socket(family, kind, proto)
+            socks.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind(sockaddr)
+            sock.listen(backlog)
+            sock.setblocking(False)
+    except OSError:
+        for sock in socks:
+            sock.close()
+        raise
+    return socks

@@ -325,7 +325,7 @@ def _decode_response(spec: HandlerSpec, version: int, out: bytes) -> Message:
 
 async def dispatch(broker: Broker, case: Case, frame: bytes) -> Outcome:
     """Run one frame through the server's dispatch; exceptions propagate to the test."""
-    conn = KafkaConnection(broker, broker.config["socket.request.max.bytes"], "PLAINTEXT")
+    conn = KafkaConnection(broker.server, "PLAINTEXT", "127.0.0.1")
     conn.transport = _Transport()  # type: ignore[assignment]
     conn.peer = "127.0.0.1:40000"
     closed: list[str | None] = []
