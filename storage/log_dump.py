@@ -70,9 +70,11 @@ def open_log_read_only(path: Path) -> Iterator[Any]:
         os.close(fd)
 
 
-def iter_log_batches(buf: Any, end: int | None = None) -> Iterator[tuple[int, BatchHeader]]:
-    """(position, header) of each whole batch in ``buf[:end]`` (DecodeError for an impossible length)."""
-    return iter_batches(buf, 0, end)
+def iter_log_batches(
+    buf: Any, end: int | None = None, *, start: int = 0
+) -> Iterator[tuple[int, BatchHeader]]:
+    """(position, header) of each whole batch in ``buf[start:end]`` (DecodeError for an impossible length)."""
+    return iter_batches(buf, start, end)
 
 
 def header_at(buf: Any, position: int, limit: int) -> BatchHeader | None:

@@ -335,9 +335,9 @@ def _first_batch_reaching(buf: Any, start: int, offset: int) -> tuple[int, Batch
     """The first whole batch from ``start`` whose last offset is >= ``offset``."""
     if start < 0 or start >= len(buf):
         return None
-    for position, header in iter_log_batches(memoryview(buf)[start:]):
+    for position, header in iter_log_batches(buf, start=start):
         if header.last_offset >= offset:
-            return start + position, header
+            return position, header
     return None
 
 

@@ -26,7 +26,7 @@ from storage.producer_state import BatchMetadata, ProducerStateEntry, write_snap
 from storage.segment import LogSegment
 from tests.support.broker_process import ROOT, BrokerProcess
 from tests.support.java_client import JavaClient, require_java
-from tools.dump_log import run
+from tools.dump_log import main, run
 
 PREFIX = "00000000000000000000"
 FIELD = re.compile(r"(\w+): (\S+)")
@@ -316,6 +316,33 @@ def test_unreadable_files_exit_one_and_unknown_files_are_ignored(tmp_path):
     assert "neither positive nor a multiple of 8" in err
 
 
+def test_damaged_batch_is_shown_invalid(tmp_path):
+    batches = sample_batches()
+    d = write_segment(tmp_path / "t-0", batches)
+    log = d / f"{PREFIX}.log"
+    raw = bytearray(log.read_bytes())
+    raw[raw.index(b"v0")] = ord("w")  # the first record's value (the batch is uncompressed)
+    log.write_bytes(bytes(raw))
+    rc, out, _ = dump("--files", str(log), "--print-data-log")
+    assert rc == 0
+    records = check_log_dump_against_kafka_python(out, bytes(raw))
+    assert records[0]["payload"] == "w0"
+    assert [fields(x)["isvalid"] for x in out.splitlines() if x.startswith("baseOffset")] == [
+        "false",
+        "true",
+        "true",
+        "true",
+        "true",
+    ]
+    # a length no batch can have: the dump stops there with exit status 1
+    struct.pack_into(">i", raw, len(batches[0]) + 8, 10)
+    log.write_bytes(bytes(raw))
+    rc, out, err = dump("--files", str(log))
+    assert rc == 1
+    assert len([x for x in out.splitlines() if x.startswith("baseOffset")]) == 1
+    assert "below the minimum" in err
+
+
 def test_trailing_bytes_and_max_bytes(tmp_path):
     batches = sample_batches()
     d = write_segment(tmp_path / "t-0", batches)
@@ -398,6 +425,15 @@ def test_console_script_entry_point_runs_as_a_module(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert sum(1 for x in proc.stdout.splitlines() if x.startswith("| offset: ")) == 7
     assert "payload" not in proc.stdout  # --deep-iteration alone prints no data
+
+
+def test_console_script_points_at_main():
+    import importlib
+    import tomllib
+
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    module, _, attr = scripts["moldau-dump-log"].partition(":")
+    assert getattr(importlib.import_module(module), attr) is main
 
 
 # ------------------------------------------------------------------ the documented command lines
