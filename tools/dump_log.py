@@ -21,9 +21,7 @@ run (Kafka's ``dumpProducerIdSnapshot``).
 Differences from Kafka: only magic v2 batches (all Moldau writes) are decoded; an index
 entry whose position does not hold a whole batch is listed as a mismatch with log offset
 -1 (Kafka stops with an exception); ``.index`` entries whose offsets do not increase are
-also listed ("Non-increasing offsets in :<file>", a Moldau addition); ``--offsets-decoder``
-prints the subscription and assignment of a group's members as base64 (Kafka decodes
-the consumer protocol into JSON); the Java decoder-class options and the KRaft decoders
+also listed ("Non-increasing offsets in :<file>", a Moldau addition); the Java decoder-class options and the KRaft decoders
 are not offered.
 """
 
@@ -32,6 +30,7 @@ from __future__ import annotations
 import argparse
 import base64
 import json
+import os
 import struct
 import sys
 from collections.abc import Callable, Sequence
@@ -432,6 +431,8 @@ def _offset_value_json(om: Any, version: int) -> dict[str, Any]:
 
 def _group_value_json(group: Any, version: int) -> dict[str, Any]:
     """GroupMetadataValue's fields for its version (GroupMetadataValueJsonConverter)."""
+    from protocol.messages import ConsumerProtocolAssignment, ConsumerProtocolSubscription
+
     data: dict[str, Any] = {
         "protocolType": group.protocol_type,
         "generation": group.generation,
@@ -450,11 +451,50 @@ def _group_value_json(group: Any, version: int) -> dict[str, Any]:
         if version >= 1:
             member["rebalanceTimeout"] = m.rebalance_timeout_ms
         member["sessionTimeout"] = m.session_timeout_ms
-        member["subscription"] = base64.b64encode(m.subscription).decode("ascii")
-        member["assignment"] = base64.b64encode(m.assignment).decode("ascii")
+        member["subscription"] = _consumer_protocol_json(
+            group.protocol_type, m.subscription, ConsumerProtocolSubscription
+        )
+        member["assignment"] = _consumer_protocol_json(
+            group.protocol_type, m.assignment, ConsumerProtocolAssignment
+        )
         members.append(member)
     data["members"] = members
     return data
+
+
+def _consumer_protocol_json(protocol_type: str, data: bytes, message: Any) -> Any:
+    """A member's subscription or assignment: decoded for ``consumer`` groups, else base64.
+
+    As Kafka's ``OffsetsMessageParser.replaceField``: bytes that do not decode stay base64.
+    """
+    if protocol_type == "consumer" and len(data) >= 2:
+        try:
+            version = struct.unpack_from(">h", data)[0]
+            decoded, _ = message.decode_from(data, version, 2)
+            return message_json(decoded, version)
+        except (DecodeError, struct.error):
+            pass
+    return base64.b64encode(data).decode("ascii")
+
+
+def message_json(struct_value: Any, version: int) -> dict[str, Any]:
+    """A generated message as Kafka's generated ``JsonConverter.write``: the version's fields, camelCase."""
+    out: dict[str, Any] = {}
+    for f in struct_value.FIELDS:
+        if f.versions is None or not f.versions[0] <= version <= f.versions[1]:
+            continue
+        out[f.name[:1].lower() + f.name[1:]] = _json_value(getattr(struct_value, f.attr), version)
+    return out
+
+
+def _json_value(value: Any, version: int) -> Any:
+    if isinstance(value, bytes | bytearray | memoryview):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, list):
+        return [_json_value(v, version) for v in value]
+    if hasattr(value, "FIELDS"):
+        return message_json(value, version)
+    return value
 
 
 # ------------------------------------------------------------------ main
@@ -560,6 +600,8 @@ def run(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextI
             path = Path(name)
             out.write(f"Dumping {path}\n")
             dump_file(path, opts, findings, out, err)
+    except BrokenPipeError:
+        raise
     except (
         OSError,
         DecodeError,
@@ -579,7 +621,9 @@ def run(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextI
 def main() -> None:
     try:
         sys.exit(run())
-    except BrokenPipeError:  # e.g. piped into head
+    except BrokenPipeError:
+        # piped into head and the like: stop quietly (and keep the exit flush from failing again)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(0)
 
 

@@ -7,7 +7,9 @@ independent oracle for what the ``.log`` holds.
 
 from __future__ import annotations
 
+import base64
 import io
+import json
 import os
 import re
 import struct
@@ -18,8 +20,17 @@ from pathlib import Path
 import pytest
 from kafka.record import MemoryRecords
 
-from coordinator.group_offsets import OffsetAndMetadata, encode_offset_key, encode_offset_value
+from coordinator.group_offsets import (
+    GroupRecord,
+    MemberRecord,
+    OffsetAndMetadata,
+    encode_group_key,
+    encode_group_value,
+    encode_offset_key,
+    encode_offset_value,
+)
 from protocol import compression
+from protocol.messages import ConsumerProtocolAssignment, ConsumerProtocolSubscription
 from protocol.record_batch import read_header
 from protocol.records import build_batch
 from storage.producer_state import BatchMetadata, ProducerStateEntry, write_snapshot_file
@@ -413,6 +424,53 @@ def test_offsets_decoder(tmp_path):
     assert records[1].endswith(f" key: {k} payload: <DELETE>")
 
 
+def test_offsets_decoder_group_metadata(tmp_path):
+    subscription = struct.pack(">h", 1) + ConsumerProtocolSubscription(
+        topics=["orders"],
+        owned_partitions=[ConsumerProtocolSubscription.TopicPartition(topic="orders", partitions=[1])],
+    ).encode(1)
+    assignment = struct.pack(">h", 0) + ConsumerProtocolAssignment(
+        assigned_partitions=[ConsumerProtocolAssignment.TopicPartition(topic="orders", partitions=[0, 1])]
+    ).encode(0)
+    member = MemberRecord("m-1", None, "c1", "/127.0.0.1", 300000, 45000, subscription, assignment)
+    values = [
+        encode_group_value(GroupRecord("consumer", 4, "range", "m-1", 99, [member])),
+        encode_group_value(GroupRecord("connect", 1, "p", "m-1", 99, [member])),
+    ]
+    key = encode_group_key("g1")
+    d = write_segment(
+        tmp_path / "__consumer_offsets-0", [build_batch([(key, v) for v in values], timestamp=5)]
+    )
+    rc, out, err = dump("--files", str(d / f"{PREFIX}.log"), "--offsets-decoder")
+    assert rc == 0, err
+    lines = [x for x in out.splitlines() if x.startswith("| ")]
+    key_text, _, value_text = lines[0].split(" key: ", 1)[1].partition(" payload: ")
+    assert json.loads(key_text) == {"type": "2", "data": {"group": "g1"}}
+    value = json.loads(value_text)
+    assert value["version"] == "3"
+    assert value["data"]["members"] == [
+        {
+            "memberId": "m-1",
+            "groupInstanceId": None,
+            "clientId": "c1",
+            "clientHost": "/127.0.0.1",
+            "rebalanceTimeout": 300000,
+            "sessionTimeout": 45000,
+            "subscription": {
+                "topics": ["orders"],
+                "userData": None,
+                "ownedPartitions": [{"topic": "orders", "partitions": [1]}],
+            },
+            "assignment": {
+                "assignedPartitions": [{"topic": "orders", "partitions": [0, 1]}],
+                "userData": None,
+            },
+        }
+    ]
+    other = json.loads(lines[1].split(" payload: ", 1)[1])["data"]["members"][0]
+    assert other["subscription"] == base64.b64encode(subscription).decode()  # not the consumer protocol
+
+
 def test_console_script_entry_point_runs_as_a_module(tmp_path):
     d = write_segment(tmp_path / "t-0", sample_batches()[:2])
     proc = subprocess.run(
@@ -491,6 +549,8 @@ def test_java_client_log_dumped_and_checked(tmp_path):
                 ).last
                 assert summary["ok"], summary
                 runs[codec] = summary
+            consumed = c.consume("my-topic", group="my-group", expect=500, print_records=False).last
+            assert consumed["count"] == 500, consumed
     finally:
         assert broker.stop() == 0  # a clean stop writes the producer snapshot
     part = data / "my-topic-0"
@@ -562,6 +622,22 @@ def test_java_client_log_dumped_and_checked(tmp_path):
         line = snap_lines[summary["producerId"]]
         assert int(line["lastSequence"]) == (300 if codec == "lz4" else 200) - 1
         assert int(line["lastOffset"]) == summary["lastOffset"]
+
+    # the group's commits and membership, decoded as Kafka's --offsets-decoder does
+    offsets_dump = next(p for c, p in outputs.items() if "--offsets-decoder" in c)
+    commits, groups = [], []
+    for line in offsets_dump.stdout.splitlines():
+        if line.startswith("| offset: "):
+            key_text, _, value_text = line.split(" key: ", 1)[1].partition(" payload: ")
+            key, value = json.loads(key_text), json.loads(value_text)
+            (commits if key["type"] == "1" else groups).append((key, value))
+    assert commits[-1][0]["data"] == {"group": "my-group", "topic": "my-topic", "partition": 0}
+    assert commits[-1][1]["data"]["offset"] == 500
+    members = [m for _, v in groups for m in v["data"]["members"]]
+    assert members, groups
+    assert all(v["data"]["protocolType"] == "consumer" for _, v in groups)
+    assert members[0]["subscription"]["topics"] == ["my-topic"]
+    assert members[0]["assignment"]["assignedPartitions"] == [{"topic": "my-topic", "partitions": [0]}]
 
     # a planted index error is caught by the documented verify command
     index = part / f"{PREFIX}.index"
