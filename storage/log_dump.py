@@ -65,7 +65,10 @@ def open_log_read_only(path: Path) -> Iterator[Any]:
         try:
             yield mm
         finally:
-            mm.close()
+            # Views of the map may outlive an error (in its traceback): then the map is freed
+            # with the last of them, and the original error is not masked by a BufferError.
+            with contextlib.suppress(BufferError):
+                mm.close()
     finally:
         os.close(fd)
 

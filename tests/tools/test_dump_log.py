@@ -345,6 +345,14 @@ def test_damaged_batch_is_shown_invalid(tmp_path):
         "true",
         "true",
     ]
+    # a record running past its batch: deep iteration stops there with exit status 1
+    damaged = bytearray(raw)
+    damaged[61] = 0x7E  # the first record's length varint (63 bytes)
+    log.write_bytes(bytes(damaged))
+    rc, out, err = dump("--files", str(log), "--deep-iteration")
+    assert rc == 1
+    assert err == "record length runs past the batch\n"
+    assert out.splitlines()[-1].startswith("baseOffset: 0 ")
     # a length no batch can have: the dump stops there with exit status 1
     struct.pack_into(">i", raw, len(batches[0]) + 8, 10)
     log.write_bytes(bytes(raw))
