@@ -21,8 +21,9 @@ run (Kafka's ``dumpProducerIdSnapshot``).
 Differences from Kafka: only magic v2 batches (all Moldau writes) are decoded; an index
 entry whose position does not hold a whole batch is listed as a mismatch with log offset
 -1 (Kafka stops with an exception); ``.index`` entries whose offsets do not increase are
-also listed ("Non-increasing offsets in :<file>", a Moldau addition); the Java decoder-class options and the KRaft decoders
-are not offered.
+also listed ("Non-increasing offsets in :<file>", a Moldau addition); the Java
+decoder-class options and the KRaft, transaction-log and share-group decoders are not
+offered.
 """
 
 from __future__ import annotations
