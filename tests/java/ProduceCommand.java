@@ -24,14 +24,15 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * {@code m1|<instance>|<key index>|<seq>|} padded with '.' to {@code --value-size} bytes (never
  * shorter than that header), where seq = n / keys is the per-key sequence number and instance is
  * this producer run's random id (or {@code --instance}). With {@code --keys 0} records have no
- * key, key index "-" and seq = n.
+ * key, key index "-" and seq = n. With {@code --headers H} each record carries H headers
+ * {@code h<i>} = {@code <key index>:<seq>:<i>} (i = 0..H-1).
  *
  * <pre>
  * produce --topic T --count N [--value-size B] [--keys K] [--partition P] [--instance ID]
  *         [--acks all|1|0|-1] [--idempotence true|false] [--compression none|gzip|snappy|lz4|zstd]
  *         [--max-in-flight 5] [--linger-ms L] [--batch-size S] [--retries R]
  *         [--delivery-timeout-ms D] [--request-timeout-ms R] [--throughput RECORDS_PER_SEC]
- *         [--progress-every N] [--print-acks] [--stdin-control]
+ *         [--progress-every N] [--print-acks] [--stdin-control] [--headers H]
  * </pre>
  *
  * Output: optional {"event":"progress"} / {"event":"ack"} lines, then one summary line with the
@@ -95,6 +96,7 @@ final class ProduceCommand {
         int valueSize = args.intOpt("value-size", 32);
         int keys = args.intOpt("keys", 16);
         int fixedPartition = args.intOpt("partition", -1);
+        int headerCount = args.intOpt("headers", 0);
         String instance = args.str("instance", String.format("%08x", ThreadLocalRandom.current().nextInt()));
         long throughput = args.longOpt("throughput", -1);
         long progressEvery = args.longOpt("progress-every", 0);
@@ -125,6 +127,9 @@ final class ProduceCommand {
                 ProducerRecord<byte[], byte[]> record = fixedPartition >= 0
                         ? new ProducerRecord<>(topic, fixedPartition, key, value)
                         : new ProducerRecord<>(topic, key, value);
+                for (int h = 0; h < headerCount; h++) {
+                    record.headers().add("h" + h, (keyIndex + ":" + seq + ":" + h).getBytes(StandardCharsets.UTF_8));
+                }
                 final String k = keyIndex;
                 final long s = seq;
                 // send() may both call the callback with an error and then throw: count once.

@@ -428,6 +428,7 @@ class JavaClient:
         request_timeout_ms: int | None = None,
         throughput: int | None = None,
         print_acks: bool = False,
+        headers: int | None = None,
         properties: Mapping[str, Any] | None = None,
         timeout: float = 300.0,
     ) -> JavaResult:
@@ -527,6 +528,7 @@ def produce_args(
     print_acks: bool = False,
     progress_every: int | None = None,
     stdin_control: bool = False,
+    headers: int | None = None,
 ) -> list[str]:
     """The driver's ``produce`` options (for :meth:`JavaClient.start` in streaming tests)."""
     return _opts(
@@ -549,6 +551,7 @@ def produce_args(
         print_acks=print_acks,
         progress_every=progress_every,
         stdin_control=stdin_control,
+        headers=headers,
     )
 
 

@@ -1,0 +1,1 @@
+"""Operator and build tools (``python -m tools.<name>``)."""
