@@ -140,9 +140,9 @@ def main(argv: list[str] | None = None) -> int:
         _report(f"cannot start: {exc}")
         return 2
     except Exception as exc:
-        log.debug("start-up failed", exc_info=True)
+        log.debug("startup failed", exc_info=True)
         _report(
-            f"start-up failed: {type(exc).__name__}: {exc} (rerun with --log-level DEBUG for the traceback)"
+            f"startup failed: {type(exc).__name__}: {exc} (rerun with --log-level DEBUG for the traceback)"
         )
         return 1
 
@@ -175,8 +175,9 @@ def _main(args: argparse.Namespace, log: logging.Logger) -> int:
                 root.setLevel(level)
             if isinstance(exc, OSError) and exc.errno in (errno.EADDRINUSE, errno.EADDRNOTAVAIL):
                 raise StartupError(_bind_failure(", ".join(map(str, config.listeners)), exc)) from exc
-            if isinstance(exc, ProducerIdsFatalError):
-                _report(f"cannot start: {exc}")
+            if isinstance(exc, (OSError, ProducerIdsFatalError)):
+                # ZooKeeper unreachable, a file the broker may not read: the message says it.
+                _report(f"startup failed: {exc}")
                 return 1
             raise
         await stop.wait()
