@@ -27,9 +27,13 @@ import socket
 import sys
 import time
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from storage.config_def import ConfigError
 from storage.log_manager import LogDirError
+
+if TYPE_CHECKING:
+    from broker.config import Listener
 
 # Bind errors an operator fixes in ``listeners`` (or by stopping what holds the port).
 _BIND_ERRNOS = (errno.EADDRINUSE, errno.EADDRNOTAVAIL, errno.EACCES)
@@ -75,7 +79,7 @@ class StartupError(Exception):
     """A start-up failure the operator must fix; its message is the whole report."""
 
 
-def check_listeners_free(listeners: Iterable) -> None:
+def check_listeners_free(listeners: Iterable[Listener]) -> None:
     """Refuse listeners whose address cannot be bound, before the logs are loaded.
 
     Kafka finds a port in use only when its SocketServer binds, after a possibly long
