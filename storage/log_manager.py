@@ -190,11 +190,16 @@ class LogManager:
     def _read_meta(d: Path) -> MetaProperties | None:
         try:
             return read_meta_properties(d)
-        except (MetadataFileError, OSError, UnicodeDecodeError) as exc:
+        except OSError as exc:
             path = d / META_PROPERTIES_FILE
-            reason = exc.strerror if isinstance(exc, OSError) else str(exc).removeprefix(f"{path}: ")
             raise LogDirError(
-                f"{path} is unreadable ({reason}). Restore it from a backup, or delete it to have the "
+                f"cannot read {path}: {exc.strerror}; check that it is a readable file"
+            ) from None
+        except (MetadataFileError, UnicodeDecodeError) as exc:
+            path = d / META_PROPERTIES_FILE
+            reason = str(exc).removeprefix(f"{path}: ")
+            raise LogDirError(
+                f"{path} is corrupt ({reason}). Restore it from a backup, or delete it to have the "
                 "broker write a new one (with broker.id and a new cluster id)."
             ) from None
 

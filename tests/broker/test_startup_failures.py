@@ -37,13 +37,24 @@ def _one_line_failure(result: subprocess.CompletedProcess, code: int = 2) -> str
     return lines[0]
 
 
-def test_corrupt_meta_properties(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("version=zero\nbroker.id=1\n", "is corrupt (missing or bad 'version'). Restore it"),
+        ("version=0\n", "is corrupt (missing or bad 'broker.id'). Restore it"),
+        (None, "cannot read"),  # a directory where the file should be
+    ],
+)
+def test_bad_meta_properties(tmp_path: Path, content: str | None, expected: str) -> None:
     data = tmp_path / "data"
     data.mkdir()
-    (data / "meta.properties").write_text("version=zero\nbroker.id=1\n")
+    path = data / "meta.properties"
+    if content is None:
+        path.mkdir()
+    else:
+        path.write_text(content)
     line = _one_line_failure(_run(BrokerProcess(data).command()))
-    assert f"{data / 'meta.properties'} is unreadable" in line
-    assert "delete it" in line
+    assert str(path) in line and expected in line
 
 
 @pytest.mark.parametrize(
