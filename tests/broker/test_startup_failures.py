@@ -165,3 +165,44 @@ def test_unexpected_startup_exception_is_one_line(tmp_path: Path, level: str) ->
         assert 'exc="Traceback' in result.stderr
         line = result.stderr.splitlines()[-1]
     assert line == "moldau: startup failed: ValueError: boom (rerun with --log-level DEBUG for the traceback)"
+
+
+def test_deleted_index_is_rebuilt_at_start_with_a_log_line(tmp_path: Path) -> None:
+    """Not a failure: a deleted .index is rebuilt, logged as Kafka's LogLoader does."""
+    from confluent_kafka import Consumer, Producer
+
+    data = tmp_path / "data"
+    broker = BrokerProcess(data, {"log.segment.bytes": "2048", "log.index.interval.bytes": "256"})
+    with broker:
+        producer = Producer(
+            {"bootstrap.servers": broker.bootstrap, "enable.idempotence": True, "linger.ms": 0}
+        )
+        for i in range(60):
+            producer.produce("rebuilt", value=b"%03d" % i + b"x" * 100)
+            producer.flush(30)  # one batch each: several segments
+        assert broker.stop() == 0
+    segments = sorted((data / "rebuilt-0").glob("*.log"))
+    assert len(segments) > 2
+    (segments[0].with_suffix(".index")).unlink()
+    (segments[1].with_suffix(".timeindex")).unlink()
+    with broker:  # started again, on the same port
+        broker.wait_for_log(
+            rf"Could not find offset index file corresponding to log file {segments[0]}, "
+            r"recovering segment and rebuilding index files"
+        )
+        broker.wait_for_log(rf"Could not find time index file corresponding to log file {segments[1]}")
+        assert segments[0].with_suffix(".index").exists() and segments[1].with_suffix(".timeindex").exists()
+        consumer = Consumer(
+            {"bootstrap.servers": broker.bootstrap, "group.id": "r", "auto.offset.reset": "earliest"}
+        )
+        try:
+            consumer.subscribe(["rebuilt"])
+            values: list[bytes] = []
+            deadline = time.monotonic() + 90
+            while len(values) < 60 and time.monotonic() < deadline:
+                msg = consumer.poll(1)
+                if msg is not None and msg.error() is None:
+                    values.append(msg.value()[:3])
+            assert values == [b"%03d" % i for i in range(60)]
+        finally:
+            consumer.close()
