@@ -273,6 +273,7 @@ def test_readme_commands(checkout: Path) -> None:
     assert (checkout / "data" / "demo-0").is_dir()  # written where the README says: ./data
 
 
+@pytest.mark.timeout(1800)  # SPARK.md: five Spark jobs, each starting a JVM (minutes on a busy machine)
 @pytest.mark.parametrize("doc", [d for d in DOCS if d.name != "README.md"], ids=lambda d: d.name)
 def test_doc_commands(checkout: Path, doc: Path) -> None:
     commands = [c for c in all_commands(doc) if not not_run_reason(c)]
