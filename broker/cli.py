@@ -6,22 +6,37 @@ ZooKeeper) on 127.0.0.1:9092 with its data under ./data.
 
 Logs are one line per event in logfmt (``ts=... level=... logger=... msg=...``),
 INFO and above by default (``--log-level`` / ``MOLDAU_LOG_LEVEL``).
-Exit codes: 0 after a graceful shutdown (SIGTERM/SIGINT), 2 for bad
-configuration (refused before listening), 1 for any other startup failure.
+Exit codes: 0 after a graceful shutdown (SIGTERM/SIGINT); 2 when the broker
+refuses to start because of something the operator must fix (a bad config value,
+a corrupt ``meta.properties`` or ``topic-config-overrides.json``, a log dir locked
+by another broker, a listener port in use); 1 for any other start-up failure.
+Either way the reason is one line on stderr, ``moldau: ...``, without a traceback
+(``--log-level DEBUG`` logs it).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import json
 import logging
 import os
 import signal
+import socket
 import sys
 import time
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from storage.config_def import ConfigError
+from storage.log_manager import LogDirError
+
+if TYPE_CHECKING:
+    from broker.config import Listener
+
+# Bind errors an operator fixes in ``listeners`` (or by stopping what holds the port).
+_BIND_ERRNOS = (errno.EADDRINUSE, errno.EADDRNOTAVAIL, errno.EACCES)
 
 
 class LogfmtFormatter(logging.Formatter):
@@ -60,6 +75,58 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
+class StartupError(Exception):
+    """A start-up failure the operator must fix; its message is the whole report."""
+
+
+def check_listeners_free(listeners: Iterable[Listener]) -> None:
+    """Refuse listeners whose address cannot be bound, before the logs are loaded.
+
+    Kafka finds a port in use only when its SocketServer binds, after a possibly long
+    log recovery; trying each address first (as asyncio's server will: SO_REUSEADDR,
+    every address the host resolves to) reports it at once. The real bind may still
+    fail if another process takes the port in between; ``run`` reports that the same way.
+    """
+    for lst in listeners:
+        if lst.port == 0:
+            continue
+        where = f"{lst.host or '0.0.0.0'}:{lst.port}"
+        try:
+            infos = socket.getaddrinfo(
+                lst.host or None, lst.port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+            )
+        except socket.gaierror as exc:
+            raise StartupError(
+                f"listeners: cannot resolve {lst.host!r} ({exc.strerror}); fix listeners"
+            ) from None
+        for family, kind, proto, _, addr in infos:
+            try:
+                with socket.socket(family, kind, proto) as sock:
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                    if family == socket.AF_INET6:
+                        sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+                    sock.bind(addr)
+            except OSError as exc:
+                if exc.errno not in _BIND_ERRNOS:
+                    raise
+                raise StartupError(_bind_failure(where, exc)) from None
+
+
+def _bind_failure(where: str, exc: OSError) -> str:
+    # Kafka's SocketServer: "Socket server failed to bind to host:port: Address already in use."
+    reason = os.strerror(exc.errno) if exc.errno else str(exc)
+    hint = (
+        "Stop the process listening there, or choose another port in listeners."
+        if exc.errno == errno.EADDRINUSE
+        else "Fix the host or port in listeners."
+    )
+    return f"Socket server failed to bind to {where}: {reason}. {hint}"
+
+
+def _report(message: str) -> None:
+    print(f"moldau: {message}", file=sys.stderr, flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     # The event loop thread rarely blocks, so a helper thread (fsync, a ZooKeeper lease)
@@ -68,14 +135,28 @@ def main(argv: list[str] | None = None) -> int:
     sys.setswitchinterval(0.001)
     setup_logging(args.log_level)
     log = logging.getLogger("broker")
+    try:
+        return _main(args, log)
+    except ConfigError as exc:
+        _report(f"invalid configuration: {exc}")
+        return 2
+    except (StartupError, LogDirError) as exc:
+        _report(f"cannot start: {exc}")
+        return 2
+    except Exception as exc:
+        log.debug("startup failed", exc_info=True)
+        _report(
+            f"startup failed: {type(exc).__name__}: {exc} (rerun with --log-level DEBUG for the traceback)"
+        )
+        return 1
+
+
+def _main(args: argparse.Namespace, log: logging.Logger) -> int:
     from broker.config import BrokerConfig
 
-    try:
-        config = BrokerConfig.load(args.properties, args.override)
-    except ConfigError as exc:
-        print(f"moldau: invalid configuration: {exc}", file=sys.stderr)
-        return 2
+    config = BrokerConfig.load(args.properties, args.override)
     config.warn_unknown()
+    check_listeners_free(config.listeners)
     from broker.broker import Broker
     from coordinator.producer_ids import ProducerIdsFatalError
 
@@ -87,14 +168,22 @@ def main(argv: list[str] | None = None) -> int:
             loop.add_signal_handler(sig, stop.set)
         try:
             await broker.start()
-        except ConfigError as exc:
-            print(f"moldau: invalid configuration: {exc}", file=sys.stderr)
-            await broker.stop()
-            return 2
-        except (OSError, ProducerIdsFatalError) as exc:
-            log.error("startup failed: %s", exc)
-            await broker.stop()
-            return 1
+        except BaseException as exc:
+            # Undo what started, quietly (errors still show), then report the cause.
+            root = logging.getLogger()
+            level = root.level
+            root.setLevel(max(level, logging.WARNING))
+            try:
+                await broker.stop()
+            finally:
+                root.setLevel(level)
+            if isinstance(exc, OSError) and exc.errno in (errno.EADDRINUSE, errno.EADDRNOTAVAIL):
+                raise StartupError(_bind_failure(", ".join(map(str, config.listeners)), exc)) from exc
+            if isinstance(exc, (OSError, ProducerIdsFatalError)):
+                # ZooKeeper unreachable, a file the broker may not read: the message says it.
+                _report(f"startup failed: {exc}")
+                return 1
+            raise
         await stop.wait()
         log.info("shutting down")
         await broker.stop()

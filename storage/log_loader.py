@@ -187,7 +187,16 @@ class LogLoader:
             if i >= first_unflushed:
                 needs_recovery.add(base)
             elif not seg.index.path.exists() or not seg.time_index.path.exists():
-                log.info("%s: index files of segment %d are missing; rebuilding them", self.name, base)
+                # Kafka's LogLoader.loadSegmentFiles (NoSuchFileException), at its level. Kafka
+                # starts a missing time index empty; Moldau rebuilds it as well.
+                missing = "offset index" if not seg.index.path.exists() else "time index"
+                log.error(
+                    "%s: Could not find %s file corresponding to log file %s, recovering segment "
+                    "and rebuilding index files...",
+                    self.name,
+                    missing,
+                    seg.log_path,
+                )
                 needs_recovery.add(base)
             else:
                 # As Kafka since KAFKA-7283, indexes are not read at load; only their sizes
@@ -199,7 +208,14 @@ class LogLoader:
                         seg.index.sanity_check()
                         seg.time_index.sanity_check()
                 except (ValueError, OSError) as exc:
-                    log.warning("%s: corrupt index of segment %d (%s); rebuilding it", self.name, base, exc)
+                    # Kafka's LogLoader.loadSegmentFiles (CorruptIndexException).
+                    log.warning(
+                        "%s: Found a corrupted index file corresponding to log file %s due to %s, "
+                        "recovering segment and rebuilding index files...",
+                        self.name,
+                        seg.log_path,
+                        exc,
+                    )
                     needs_recovery.add(base)
 
         if needs_recovery:

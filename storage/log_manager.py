@@ -58,6 +58,7 @@ from storage.partition_log import (
     parse_topic_partition,
 )
 from storage.partition_metadata import (
+    META_PROPERTIES_FILE,
     MetadataFileError,
     MetaProperties,
     random_kafka_uuid,
@@ -75,6 +76,7 @@ LOCK_FILE = ".lock"
 TOPIC_OVERRIDES_FILE = "topic-config-overrides.json"
 TOPIC_OVERRIDES_VERSION = 1
 PROGRESS_LOG_INTERVAL_S = 5.0
+_OVERRIDES_FIX = "Restore it from a backup, or delete it to start with no per-topic config overrides."
 
 __all__ = [
     "CLEAN_SHUTDOWN_FILE",
@@ -144,8 +146,15 @@ class LogManager:
     def startup(self) -> None:
         """Lock the log dirs and load every partition (recovering after an unclean shutdown)."""
         for d in self.log_dirs:
-            d.mkdir(parents=True, exist_ok=True)
+            try:
+                d.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise LogDirError(f"cannot create log dir {d}: {exc.strerror}; check log.dirs") from None
             self._lock_dir(d)
+        # Kafka reads every meta.properties before loading any log: a bad one stops the
+        # broker before a possibly long recovery.
+        for d in self.log_dirs:
+            self._read_meta(d)
         self._overrides = self._read_overrides()
         started = time.monotonic()
         for d in self.log_dirs:
@@ -160,16 +169,39 @@ class LogManager:
         )
 
     def _lock_dir(self, d: Path) -> None:
-        fd = os.open(d / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+        """Kafka's ``LogManager.lockLogDirs``: an exclusive ``flock`` on ``.lock``, held until shutdown."""
+        try:
+            fd = os.open(d / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise LogDirError(
+                f"cannot open {d / LOCK_FILE}: {exc.strerror}; check the permissions of {d}"
+            ) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             os.close(fd)
             raise LogDirError(
                 f"Failed to acquire lock on file .lock in {d}. A Kafka instance in another process "
-                "or thread is using this directory."
+                "or thread is using this directory. Stop that broker, or give this one other log.dirs."
             ) from None
         self._lock_fds.append(fd)
+
+    @staticmethod
+    def _read_meta(d: Path) -> MetaProperties | None:
+        try:
+            return read_meta_properties(d)
+        except OSError as exc:
+            path = d / META_PROPERTIES_FILE
+            raise LogDirError(
+                f"cannot read {path}: {exc.strerror}; check that it is a readable file"
+            ) from None
+        except (MetadataFileError, UnicodeDecodeError) as exc:
+            path = d / META_PROPERTIES_FILE
+            reason = str(exc).removeprefix(f"{path}: ")
+            raise LogDirError(
+                f"{path} is corrupt ({reason}). Restore it from a backup, or delete it to have the "
+                "broker write a new one (with broker.id and a new cluster id)."
+            ) from None
 
     def _read_offsets(self, d: Path, name: str) -> dict[tuple[str, int], int]:
         try:
@@ -254,7 +286,18 @@ class LogManager:
         plog.on_flush_needed = self._request_flush
 
     def shutdown(self) -> None:
-        """Flush, snapshot and close every log, write checkpoints and the clean-shutdown marker."""
+        """Flush, snapshot and close every log, write checkpoints and the clean-shutdown marker.
+
+        After a failed ``startup`` only the locks are released: the dirs may belong to
+        another broker (lock refused) or were not fully loaded, so nothing is written.
+        """
+        if not self._started:
+            for plog in list(self._logs.values()):
+                with contextlib.suppress(Exception):
+                    plog.close_handlers()
+            self._logs.clear()
+            self._release_locks()
+            return
         failed_dirs: set[Path] = set()
         for plog in list(self._logs.values()):
             try:
@@ -278,13 +321,17 @@ class LogManager:
                 continue
             # Kafka 3.7+ (CleanShutdownFileHandler) writes this JSON; older Kafka an empty file.
             atomic_write(d / CLEAN_SHUTDOWN_FILE, b'{"version":0,"brokerEpoch":-1}')
+        self._release_locks()
+        self._logs.clear()
+        self._started = False
+        log.info("log manager shut down cleanly")
+
+    def _release_locks(self) -> None:
         for fd in self._lock_fds:
             with contextlib.suppress(OSError):
                 fcntl.flock(fd, fcntl.LOCK_UN)
             os.close(fd)
         self._lock_fds.clear()
-        self._logs.clear()
-        log.info("log manager shut down cleanly")
 
     # ------------------------------------------------------------------ meta.properties
 
@@ -298,7 +345,7 @@ class LogManager:
         """
         stored: dict[Path, MetaProperties] = {}
         for d in self.log_dirs:
-            meta = read_meta_properties(d)
+            meta = self._read_meta(d)
             if meta is not None:
                 stored[d] = meta
         ids = {m.broker_id for m in stored.values()}
@@ -464,11 +511,23 @@ class LogManager:
             data = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return {}
-        except (OSError, ValueError) as exc:
-            raise LogDirError(f"{path} is unreadable: {exc}") from None
-        if not isinstance(data, dict) or data.get("version") != TOPIC_OVERRIDES_VERSION:
-            raise LogDirError(f"{path}: unsupported content (expected version {TOPIC_OVERRIDES_VERSION})")
-        topics = data.get("topics", {})
+        except OSError as exc:
+            raise LogDirError(
+                f"cannot read {path}: {exc.strerror}; check that it is a readable file"
+            ) from None
+        except ValueError as exc:  # not UTF-8, not JSON
+            raise LogDirError(f"{path} is corrupt ({exc}). {_OVERRIDES_FIX}") from None
+        topics = data.get("topics", {}) if isinstance(data, dict) else None
+        if (
+            not isinstance(data, dict)
+            or data.get("version") != TOPIC_OVERRIDES_VERSION
+            or not isinstance(topics, dict)
+            or not all(isinstance(v, dict) for v in topics.values())
+        ):
+            raise LogDirError(
+                f"{path}: unsupported content (expected version {TOPIC_OVERRIDES_VERSION} and a "
+                f'"topics" object of objects). {_OVERRIDES_FIX}'
+            )
         return {str(k): dict(v) for k, v in topics.items()}
 
     def _write_overrides(self) -> None:
