@@ -43,7 +43,6 @@ import itertools
 import logging
 import socket
 import struct
-import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
@@ -91,7 +90,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self.id = next(_connection_ids)
         self.transport: asyncio.Transport | None = None
         self.peer = "?"
-        self.last_active = time.monotonic()
+        self.last_active = self.server.monotonic()
         self._head = b""  # the first bytes of a size prefix (fewer than 4)
         self._frame: bytearray | None = None  # the frame being read, when not whole in one read
         self._frame_size = 0
@@ -142,7 +141,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         return self.server.read_view
 
     def buffer_updated(self, nbytes: int) -> None:
-        self.last_active = time.monotonic()
+        self.last_active = self.server.monotonic()
         if self._direct:
             self._filled += nbytes
             if self._filled == self._frame_size:
@@ -218,7 +217,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         frame = bytearray(capacity)
         frame[:avail] = arrived
         self._frame, self._frame_size, self._filled = frame, size, avail
-        self._frame_started = time.monotonic()
+        self._frame_started = self.server.monotonic()
 
     def _continue_frame(self, data: memoryview, pos: int, n: int) -> int:
         frame = self._frame
@@ -242,7 +241,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         assert frame is not None
         if not self._admitted:
             target = at_least
-        elif time.monotonic() - self._frame_started < FAST_FRAME_SECONDS:
+        elif self.server.monotonic() - self._frame_started < FAST_FRAME_SECONDS:
             # Arriving fast: the rest follows at once, so take it in one step (the
             # pool has already counted the whole frame).
             target = self._frame_size
@@ -357,7 +356,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
                 return
             if result is not None:
                 self.transport.write(result)  # type: ignore[union-attr]
-                self.last_active = time.monotonic()
+                self.last_active = self.server.monotonic()
             self._release(len(frame))
         if self._paused & _PAUSED_PENDING and len(self._pending) < MAX_PENDING_FRAMES // 2:
             self._set_paused(_PAUSED_PENDING, False)
@@ -378,7 +377,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
             return
         if out is not None:
             self.transport.write(out)  # type: ignore[union-attr]
-            self.last_active = time.monotonic()
+            self.last_active = self.server.monotonic()
         # Kafka releases a request's buffer once it has been handled (RequestChannel).
         self._release(frame_size)
         self._busy = False
@@ -516,7 +515,7 @@ class _Acceptor:
         for _ in range(ACCEPT_BATCH):
             if not quotas.slot_available(self.listener):
                 self.pause()
-                now = time.monotonic()
+                now = self.server.monotonic()
                 if now - self._last_blocked_log >= 60:  # at most once a minute
                     self._last_blocked_log = now
                     log.info(
@@ -568,6 +567,7 @@ class KafkaServer:
 
     def __init__(self, broker: Broker) -> None:
         self.broker = broker
+        self.monotonic = broker.clock.monotonic  # the broker's clock (idle sweep, frame timing)
         # None in production: one attribute check per request (KafkaConnection._dispatch).
         self.interceptor: RequestInterceptor | None = None
         cfg = broker.config
@@ -675,7 +675,7 @@ class KafkaServer:
         period = min(max(idle_s / 10, 0.05), 30.0)
         while True:
             await asyncio.sleep(period)
-            cutoff = time.monotonic() - idle_s
+            cutoff = self.monotonic() - idle_s
             for conn in [c for c in self.connections if c.is_idle_since(cutoff)]:
                 self.idle_closed += 1
                 conn.close(f"idle for more than connections.max.idle.ms={self.idle_ms}", level=logging.DEBUG)
