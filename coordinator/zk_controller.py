@@ -1,0 +1,1179 @@
+"""The ZooKeeper-mode controller (Kafka 3.9's ``KafkaController``, ZK mode), on one broker at a time.
+
+Every broker runs one; the one that creates the ephemeral ``/controller`` is active:
+
+- **Election** (``KafkaZkClient.registerControllerAndIncrementControllerEpoch``): one
+  multi creates ``/controller`` and bumps ``/controller_epoch`` (conditional on its
+  version); the losers watch ``/controller`` and run again when it goes.
+- **Fencing**: every write of the active controller is a multi that first checks
+  ``/controller_epoch``'s version; after a newer election the check fails,
+  ``ControllerMovedError`` is raised and the controller resigns (``maybeResign``).
+  Requests to brokers carry the controller epoch and the target's broker epoch.
+- **One event queue** (``ControllerEventManager``): watch callbacks (kazoo threads) and
+  broker requests (ControlledShutdown, ElectLeaders, AlterPartition) become events
+  processed in order by one asyncio task, so state changes never interleave.
+- **Partition state machine** (``PartitionStateMachine`` / ``ReplicaStateMachine`` /
+  ``Election``): new partitions (first live replica leads, ISR = live replicas, leader
+  epoch 0), offline elections (ISR first; out-of-sync replicas only with
+  ``unclean.leader.election.enable``), replicas going offline (ISR shrink keeping the
+  last member, leader -1 when the leader died), controlled shutdown, preferred leader
+  election (ElectLeaders, ``/admin/preferred_replica_election``, the auto rebalance),
+  AlterPartition (ISR changes from leaders), topic deletion (``TopicDeletionManager``).
+- **Outputs**: LeaderAndIsr v7, UpdateMetadata v8, StopReplica v4 through the injected
+  ``ControllerChannel`` (see ``zk_controller_channel``).
+
+ZooKeeper calls are blocking (kazoo); they run on the controller's own one-thread
+executor, batched (pipelined) where they concern many partitions.
+
+Not implemented: partition reassignment (``/admin/reassign_partitions`` and the API),
+``/isr_change_notification`` (IBP < 2.7), log-dir events, the ``/feature`` znode,
+re-election on a topic's ``unclean.leader.election.enable`` change, broker endpoint
+changes without re-registration, restoring the assignment of a topic grown while being
+deleted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from typing import Any
+
+from kazoo.client import KazooState
+from kazoo.exceptions import BadVersionError, NodeExistsError, NoNodeError
+
+from coordinator import zk_data as zd
+from coordinator.zk_controller_channel import ControllerChannel, ControllerView, RequestBatch, TopicPartition
+from coordinator.zookeeper import (
+    ControllerMovedError,
+    ZooKeeperClient,
+    delete_recursive_paths,
+    fenced_multi_many,
+    get_children,
+    get_data_watched,
+    get_many,
+    multi,
+)
+from protocol.errors import ErrorCode
+from protocol.messages import AlterPartitionRequest, AlterPartitionResponse
+
+log = logging.getLogger(__name__)
+
+UNCLEAN_CONFIG = "unclean.leader.election.enable"
+FIRST_REBALANCE_DELAY_S = 5.0  # KafkaController.onControllerFailover schedules the first check after 5 s
+_MAX_DELETE_OPS = 500  # ops per fenced multi of a recursive delete (ZooKeeper's request size limit)
+
+
+class ElectionType(Enum):
+    PREFERRED = 0
+    UNCLEAN = 1
+
+
+class Strategy(Enum):
+    """``PartitionLeaderElectionStrategy``."""
+
+    OFFLINE = "OfflinePartitionLeaderElectionStrategy"
+    PREFERRED = "PreferredReplicaPartitionLeaderElectionStrategy"
+    CONTROLLED_SHUTDOWN = "ControlledShutdownPartitionLeaderElectionStrategy"
+
+
+@dataclass
+class ControllerContext:
+    """Kafka's ``ControllerContext``: the active controller's view of the cluster."""
+
+    epoch: int = 0
+    epoch_zk_version: int = 0
+    brokers: dict[int, zd.BrokerInfo] = field(default_factory=dict)  # live or shutting down
+    shutting_down: set[int] = field(default_factory=set)
+    assignments: dict[str, dict[int, tuple[int, ...]]] = field(default_factory=dict)
+    topic_ids: dict[str, uuid.UUID] = field(default_factory=dict)
+    states: dict[TopicPartition, zd.LeaderIsrAndEpoch] = field(default_factory=dict)
+    topics_to_delete: set[str] = field(default_factory=set)
+    deletion_ineligible: set[str] = field(default_factory=set)
+    deletion_started: set[str] = field(default_factory=set)
+    replicas_deleted: dict[str, set[tuple[int, int]]] = field(default_factory=dict)
+
+    def live(self) -> set[int]:
+        return set(self.brokers) - self.shutting_down
+
+    def replicas(self, tp: TopicPartition) -> tuple[int, ...]:
+        return self.assignments.get(tp[0], {}).get(tp[1], ())
+
+    def all_partitions(self) -> list[TopicPartition]:
+        return [(t, p) for t, parts in sorted(self.assignments.items()) for p in sorted(parts)]
+
+    def partitions_on_broker(self, broker_id: int) -> list[TopicPartition]:
+        return [tp for tp in self.all_partitions() if broker_id in self.replicas(tp)]
+
+
+@dataclass(frozen=True)
+class ElectionResult:
+    leader: int
+    isr: tuple[int, ...]
+    recovery_state: int
+    recipients: tuple[int, ...]
+
+
+def elect(
+    strategy: Strategy,
+    assignment: Sequence[int],
+    current: zd.LeaderIsrAndEpoch,
+    live: set[int],
+    shutting_down: set[int],
+    *,
+    unclean: bool = False,
+) -> ElectionResult | None:
+    """Kafka's ``PartitionLeaderElectionAlgorithms`` + ``Election``: the new leader, ISR,
+    recovery state and LeaderAndIsr recipients, or None when no replica can lead."""
+    isr = current.isr
+    if strategy is Strategy.OFFLINE:
+        leader = next((r for r in assignment if r in live and r in isr), None)
+        if leader is None and unclean:
+            leader = next((r for r in assignment if r in live), None)
+        if leader is None:
+            return None
+        if leader in isr:
+            return ElectionResult(
+                leader, tuple(r for r in isr if r in live), zd.RECOVERED, _live(assignment, live)
+            )
+        # KIP-704: an unclean leader recovers first (IBP >= 3.2)
+        return ElectionResult(leader, (leader,), zd.RECOVERING, _live(assignment, live))
+    if strategy is Strategy.PREFERRED:
+        if assignment and assignment[0] in live and assignment[0] in isr:
+            return ElectionResult(assignment[0], isr, current.leader_recovery_state, _live(assignment, live))
+        return None
+    # controlled shutdown: an ISR member that is not shutting down
+    live_or_shutting = live | shutting_down
+    leader = next(
+        (r for r in assignment if r in live_or_shutting and r in isr and r not in shutting_down), None
+    )
+    if leader is None:
+        return None
+    new_isr = tuple(r for r in isr if r not in shutting_down)
+    return ElectionResult(leader, new_isr, current.leader_recovery_state, _live(assignment, live_or_shutting))
+
+
+def _live(assignment: Sequence[int], live: set[int]) -> tuple[int, ...]:
+    return tuple(r for r in assignment if r in live)
+
+
+class KafkaController:
+    """The ZooKeeper-mode controller of one broker (active when it holds ``/controller``)."""
+
+    def __init__(
+        self,
+        broker_id: int,
+        zk: ZooKeeperClient,
+        channel: ControllerChannel,
+        *,
+        time_ms: Callable[[], int],
+        inter_broker_listener: str,
+        unclean_leader_election_enable: bool = False,
+        auto_leader_rebalance_enable: bool = True,
+        leader_imbalance_check_interval_s: float = 300.0,
+        leader_imbalance_per_broker_percentage: int = 10,
+        delete_topic_enable: bool = True,
+        first_rebalance_delay_s: float = FIRST_REBALANCE_DELAY_S,
+    ) -> None:
+        self.broker_id = broker_id
+        self.zk = zk
+        self.channel = channel
+        self.time_ms = time_ms
+        self.inter_broker_listener = inter_broker_listener
+        self.unclean_default = unclean_leader_election_enable
+        self.auto_rebalance = auto_leader_rebalance_enable
+        self.rebalance_interval_s = leader_imbalance_check_interval_s
+        self.imbalance_pct = leader_imbalance_per_broker_percentage
+        self.delete_topic_enable = delete_topic_enable
+        self.first_rebalance_delay_s = first_rebalance_delay_s
+        self.ctx = ControllerContext()
+        self.active = False
+        self.active_controller_id = -1
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"controller-{broker_id}-zk")
+        self._queue: asyncio.Queue[tuple[str, Callable[[], Awaitable[Any]], asyncio.Future | None]] = (
+            asyncio.Queue()
+        )
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._task: asyncio.Task | None = None
+        self._rebalance_timer: asyncio.TimerHandle | None = None
+        self._topic_watches: dict[str, Callable[[Any], None]] = {}
+        self._session_lost = False
+        self._stopped = False
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def startup(self) -> None:
+        """Start the event loop and try to become the controller (``KafkaController.startup``)."""
+        self._loop = asyncio.get_running_loop()
+        self._task = asyncio.create_task(self._run(), name=f"controller-{self.broker_id}")
+        kz = self.zk.kazoo
+        if kz is not None:
+            kz.add_listener(self._on_session_state)
+        self._put("Startup", self._elect)
+
+    async def shutdown(self) -> None:
+        """Stop processing; resign if active (the broker's session close removes ``/controller``)."""
+        self._stopped = True
+        kz = self.zk.kazoo
+        if kz is not None:
+            kz.remove_listener(self._on_session_state)
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        self._resign_locally()
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+    @property
+    def epoch(self) -> int:
+        return self.ctx.epoch
+
+    # ------------------------------------------------------------------ event queue
+
+    def _put(self, name: str, fn: Callable[[], Awaitable[Any]], fut: asyncio.Future | None = None) -> None:
+        if not self._stopped:
+            self._queue.put_nowait((name, fn, fut))
+
+    def _put_threadsafe(self, name: str, fn: Callable[[], Awaitable[Any]]) -> None:
+        loop = self._loop
+        if loop is not None and not loop.is_closed() and not self._stopped:
+            loop.call_soon_threadsafe(self._put, name, fn)
+
+    async def _call(self, name: str, fn: Callable[[], Awaitable[Any]]) -> Any:
+        """Run ``fn`` as an event and wait for its result."""
+        assert self._loop is not None, "startup() first"
+        fut = self._loop.create_future()
+        self._put(name, fn, fut)
+        return await fut
+
+    async def _run(self) -> None:
+        while True:
+            name, fn, fut = await self._queue.get()
+            try:
+                result = await fn()
+            except ControllerMovedError as exc:
+                log.info("controller %d: %s while processing %s; resigning", self.broker_id, exc, name)
+                if fut is not None and not fut.done():
+                    fut.set_exception(exc)
+                try:
+                    await self._maybe_resign()
+                except Exception:
+                    log.exception("controller %d: resigning failed", self.broker_id)
+                continue
+            except asyncio.CancelledError:
+                if fut is not None and not fut.done():
+                    fut.cancel()
+                raise
+            except Exception as exc:
+                log.exception("controller %d: processing %s failed", self.broker_id, name)
+                if fut is not None and not fut.done():
+                    fut.set_exception(exc)
+                continue
+            if fut is not None and not fut.done():
+                fut.set_result(result)
+
+    async def _zk(self, fn: Callable[..., Any], *args: Any) -> Any:
+        assert self._loop is not None
+        return await self._loop.run_in_executor(self._executor, fn, *args)
+
+    async def _fenced(self, ops: Sequence[Any]) -> list[Any]:
+        if not ops:
+            return []
+        return await self._zk(fenced_multi_many, self.zk, list(ops), self.ctx.epoch_zk_version)
+
+    # ------------------------------------------------------------------ watches (kazoo threads)
+
+    def _on_controller_watch(self, event: Any) -> None:
+        if event.type == "DELETED":
+            self._put_threadsafe("Reelect", self._reelect)
+        else:
+            self._put_threadsafe("ControllerChange", self._maybe_resign)
+
+    def _on_broker_change(self, _event: Any) -> None:
+        self._put_threadsafe("BrokerChange", self._process_broker_change)
+
+    def _on_topic_change(self, _event: Any) -> None:
+        self._put_threadsafe("TopicChange", self._process_topic_change)
+
+    def _on_topic_deletion(self, _event: Any) -> None:
+        self._put_threadsafe("TopicDeletion", self._process_topic_deletion)
+
+    def _on_preferred_election(self, _event: Any) -> None:
+        self._put_threadsafe("ReplicaLeaderElection", self._process_preferred_election_znode)
+
+    def _topic_watch(self, topic: str) -> Callable[[Any], None]:
+        watch = self._topic_watches.get(topic)
+        if watch is None:  # one callable per topic: kazoo keeps one registration of it
+
+            def watch(_event: Any, topic: str = topic) -> None:
+                self._put_threadsafe(
+                    "PartitionModifications", lambda: self._process_partition_modifications(topic)
+                )
+
+            self._topic_watches[topic] = watch
+        return watch
+
+    def _on_session_state(self, state: str) -> None:
+        if state == KazooState.LOST:
+            self._session_lost = True
+            self._put_threadsafe("Expire", self._process_expire)
+        elif state == KazooState.CONNECTED and self._session_lost:
+            self._session_lost = False
+            self._put_threadsafe("Reelect", self._reelect)
+
+    # ------------------------------------------------------------------ election
+
+    def _read_controller(self) -> int:
+        found = get_data_watched(self.zk, zd.CONTROLLER_PATH, self._on_controller_watch)
+        if found is None:
+            return -1
+        broker = zd.decode_controller(found[0])
+        return -1 if broker is None else broker
+
+    def _register_controller(self) -> tuple[int, int]:
+        """``registerControllerAndIncrementControllerEpoch`` (blocking): (new epoch, its zkVersion)."""
+        found = get_many(self.zk, [zd.CONTROLLER_EPOCH_PATH])[0]
+        if found is None:
+            try:
+                self.zk.create_node(
+                    zd.CONTROLLER_EPOCH_PATH, zd.encode_controller_epoch(zd.INITIAL_CONTROLLER_EPOCH)
+                )
+                epoch, version = zd.INITIAL_CONTROLLER_EPOCH, 0
+            except NodeExistsError:
+                data, stat = self.zk.get_data(zd.CONTROLLER_EPOCH_PATH)
+                epoch, version = zd.decode_controller_epoch(data), stat.version
+        else:
+            epoch, version = zd.decode_controller_epoch(found[0]), found[1].version
+        new_epoch = epoch + 1
+        results = multi(
+            self.zk,
+            [
+                ("create", zd.CONTROLLER_PATH, zd.encode_controller(self.broker_id, self.time_ms()), True),
+                ("set", zd.CONTROLLER_EPOCH_PATH, zd.encode_controller_epoch(new_epoch), version),
+            ],
+        )
+        if not any(isinstance(r, Exception) for r in results):
+            return new_epoch, results[1].version
+        # NODEEXISTS or BADVERSION: checkControllerAndEpoch (we may have won on a retried multi)
+        controller, epoch_found = get_many(self.zk, [zd.CONTROLLER_PATH, zd.CONTROLLER_EPOCH_PATH])
+        if (
+            controller is not None
+            and epoch_found is not None
+            and zd.decode_controller(controller[0]) == self.broker_id
+            and zd.decode_controller_epoch(epoch_found[0]) == new_epoch
+        ):
+            return new_epoch, epoch_found[1].version
+        raise ControllerMovedError(f"controller election lost by broker {self.broker_id}")
+
+    async def _elect(self) -> None:
+        """``KafkaController.elect``."""
+        self.active_controller_id = await self._zk(self._read_controller)
+        if self.active_controller_id != -1:
+            return
+        try:
+            epoch, version = await self._zk(self._register_controller)
+        except ControllerMovedError:
+            await self._maybe_resign()
+            return
+        except NodeExistsError:
+            self.active_controller_id = await self._zk(self._read_controller)
+            return
+        self.ctx = ControllerContext(epoch=epoch, epoch_zk_version=version)
+        self.active_controller_id = self.broker_id
+        log.info("broker %d is the controller (epoch %d)", self.broker_id, epoch)
+        await self._on_controller_failover()
+
+    async def _reelect(self) -> None:
+        await self._maybe_resign()
+        await self._elect()
+
+    async def _maybe_resign(self) -> None:
+        """``maybeResign``: re-read (and re-watch) ``/controller``; resign if it is not us any more."""
+        was_active = self.active
+        self.active_controller_id = await self._zk(self._read_controller)
+        if was_active and self.active_controller_id != self.broker_id:
+            self._resign_locally()
+
+    async def _process_expire(self) -> None:
+        self.active_controller_id = -1
+        self._resign_locally()
+
+    def _resign_locally(self) -> None:
+        """``onControllerResignation``: drop the context, channels and timers."""
+        if not self.active:
+            return
+        log.info("broker %d resigns as controller (epoch %d)", self.broker_id, self.ctx.epoch)
+        self.active = False
+        if self._rebalance_timer is not None:
+            self._rebalance_timer.cancel()
+            self._rebalance_timer = None
+        for b in list(self.ctx.brokers):
+            self.channel.remove_broker(b)
+        self.ctx = ControllerContext()
+
+    # ------------------------------------------------------------------ failover
+
+    def _read_brokers(self) -> dict[int, zd.BrokerInfo]:
+        ids = get_children(self.zk, zd.BROKER_IDS_PATH, self._on_broker_change)
+        ids = sorted(int(i) for i in ids if i.isdigit())
+        found = get_many(self.zk, [zd.broker_path(b) for b in ids])
+        return {
+            b: zd.decode_broker(b, r[0], r[1].czxid) for b, r in zip(ids, found, strict=True) if r is not None
+        }
+
+    def _read_topics(self, names: Iterable[str] | None = None) -> dict[str, zd.TopicAssignment]:
+        if names is None:
+            names = get_children(self.zk, zd.TOPICS_PATH, self._on_topic_change)
+        out = {}
+        for name in names:
+            found = get_data_watched(self.zk, zd.topic_path(name), self._topic_watch(name))
+            if found is not None:
+                out[name] = zd.decode_topic(found[0])
+        return out
+
+    def _read_states(self, tps: Sequence[TopicPartition]) -> list[zd.LeaderIsrAndEpoch | None]:
+        found = get_many(self.zk, [zd.partition_state_path(t, p) for t, p in tps])
+        return [zd.decode_partition_state(r[0], r[1].version) if r is not None else None for r in found]
+
+    def _read_initial_context(
+        self,
+    ) -> tuple[dict[int, zd.BrokerInfo], dict[str, zd.TopicAssignment], list[str]]:
+        brokers = self._read_brokers()
+        topics = self._read_topics()
+        deleting = get_children(self.zk, zd.DELETE_TOPICS_PATH, self._on_topic_deletion)
+        return brokers, topics, deleting
+
+    async def _on_controller_failover(self) -> None:
+        """``onControllerFailover``: watches, context, then the state machines."""
+        brokers, topics, deleting = await self._zk(self._read_initial_context)
+        self.active = True
+        self.ctx.brokers = dict(brokers)
+        for info in brokers.values():
+            self.channel.add_broker(info)
+        await self._add_topics(topics)
+        tps = self.ctx.all_partitions()
+        for tp, state in zip(tps, await self._zk(self._read_states, tps), strict=True):
+            if state is not None:
+                self.ctx.states[tp] = state
+        # UpdateMetadata (no partitions) to every broker first
+        batch = self._batch()
+        batch.add_update_metadata(self.ctx.brokers, [])
+        self._send(batch)
+        # replica state machine startup: every online replica gets its partition's state
+        batch = self._batch()
+        live = self.ctx.live()
+        for tp, state in self.ctx.states.items():
+            if tp[0] not in self.ctx.topics_to_delete:
+                batch.add_leader_and_isr(_live(self.ctx.replicas(tp), live), tp, state)
+        self._send(batch)
+        await self._init_topic_deletion(deleting)
+        await self._trigger_online_partition_state_change()
+        await self._resume_deletions()
+        await self._process_preferred_election_znode()
+        if self.auto_rebalance:
+            self._schedule_rebalance(self.first_rebalance_delay_s)
+
+    async def _add_topics(self, topics: dict[str, zd.TopicAssignment]) -> None:
+        """Put topics in the context, giving an id to those without one (``setTopicIds``)."""
+        missing = {t: a for t, a in topics.items() if a.topic_id is None}
+        ops = []
+        for t, a in missing.items():
+            topics[t] = replace(a, topic_id=uuid.uuid4())
+            ops.append(("set", zd.topic_path(t), _encode_assignment(topics[t]), -1))
+        for result in await self._fenced(ops):
+            if isinstance(result, Exception):
+                log.warning("could not store a topic id: %s", result)
+        for t, a in topics.items():
+            self.ctx.assignments[t] = dict(a.partitions)
+            assert a.topic_id is not None
+            self.ctx.topic_ids[t] = a.topic_id
+
+    # ------------------------------------------------------------------ outputs
+
+    def _batch(self) -> RequestBatch:
+        c = self.ctx
+        return RequestBatch(
+            ControllerView(
+                controller_id=self.broker_id,
+                epoch=c.epoch,
+                brokers=c.brokers,
+                live=c.live,
+                assignments=c.assignments,
+                topic_ids=c.topic_ids,
+                states=c.states,
+                deleting=c.topics_to_delete,
+                inter_broker_listener=self.inter_broker_listener,
+            )
+        )
+
+    def _send(self, batch: RequestBatch) -> None:
+        if self.active and not batch.empty:
+            batch.send(self.channel, self._on_stop_replica_response)
+
+    # ------------------------------------------------------------------ broker changes
+
+    async def _process_broker_change(self) -> None:
+        """``processBrokerChange``: new, dead and bounced (same id, newer epoch) brokers."""
+        if not self.active:
+            return
+        current = await self._zk(self._read_brokers)
+        known = self.ctx.brokers
+        new = sorted(set(current) - set(known))
+        dead = sorted(set(known) - set(current))
+        bounced = sorted(b for b in set(current) & set(known) if current[b].epoch > known[b].epoch)
+        for b in dead + bounced:
+            self.channel.remove_broker(b)
+            del known[b]
+            self.ctx.shutting_down.discard(b)
+        for b in new + bounced:
+            known[b] = current[b]
+            self.channel.add_broker(current[b])
+        if new:
+            log.info("controller %d: brokers started: %s", self.broker_id, new)
+            await self._on_broker_startup(new)
+        if bounced:
+            await self._on_broker_failure(bounced)
+            await self._on_broker_startup(bounced)
+        if dead:
+            log.info("controller %d: brokers failed: %s", self.broker_id, dead)
+            await self._on_broker_failure(dead)
+
+    async def _on_broker_startup(self, new: list[int]) -> None:
+        """``onBrokerStartup``."""
+        existing = set(self.ctx.brokers) - set(new)
+        batch = self._batch()
+        batch.add_update_metadata(existing, [])
+        self._send(batch)
+        batch = self._batch()
+        batch.add_update_metadata(new, [tp for tp, s in self.ctx.states.items() if s.leader >= 0])
+        self._send(batch)
+        batch = self._batch()  # the new brokers' replicas become online
+        for b in new:
+            for tp in self.ctx.partitions_on_broker(b):
+                state = self.ctx.states.get(tp)
+                if state is not None and tp[0] not in self.ctx.topics_to_delete:
+                    batch.add_leader_and_isr([b], tp, state)
+        self._send(batch)
+        await self._trigger_online_partition_state_change()
+        retry: set[str] = set()
+        for t in list(self.ctx.deletion_ineligible):
+            if any(b in r for r in self.ctx.assignments.get(t, {}).values() for b in new):
+                retry.add(t)
+        if retry:
+            self.ctx.deletion_ineligible -= retry
+            self.ctx.deletion_started -= retry
+            await self._resume_deletions()
+
+    async def _on_broker_failure(self, dead: list[int]) -> None:
+        """``onBrokerFailure`` -> ``onReplicasBecomeOffline``."""
+        replicas = [(tp, b) for b in dead for tp in self.ctx.partitions_on_broker(b)]
+        await self._on_replicas_become_offline(replicas)
+
+    async def _on_replicas_become_offline(self, replicas: list[tuple[TopicPartition, int]]) -> None:
+        deleting = self.ctx.topics_to_delete
+        live_or_shutting = set(self.ctx.brokers)
+        offline_leaders = [
+            tp
+            for tp, s in self.ctx.states.items()
+            if tp[0] not in deleting and s.leader not in live_or_shutting
+        ]
+        await self._trigger_online_partition_state_change()
+        await self._replicas_offline([(tp, b) for tp, b in replicas if tp[0] not in deleting])
+        ineligible = {tp[0] for tp, _ in replicas if tp[0] in deleting}
+        self.ctx.deletion_ineligible |= ineligible
+        if not offline_leaders:
+            batch = self._batch()
+            batch.add_update_metadata(self.ctx.brokers, [])
+            self._send(batch)
+
+    # ------------------------------------------------------------------ partition state machine
+
+    async def _trigger_online_partition_state_change(self) -> None:
+        """New partitions get initialized, offline ones (leader gone) an election."""
+        deleting = self.ctx.topics_to_delete
+        new = [tp for tp in self.ctx.all_partitions() if tp not in self.ctx.states and tp[0] not in deleting]
+        registered = set(self.ctx.brokers)
+        offline = [
+            tp
+            for tp, s in sorted(self.ctx.states.items())
+            if s.leader not in registered and tp[0] not in deleting
+        ]
+        if new:
+            await self._init_new_partitions(new)
+        if offline:
+            await self._elect_partitions(offline, Strategy.OFFLINE)
+
+    async def _init_new_partitions(self, tps: Sequence[TopicPartition]) -> None:
+        """``initializeLeaderAndIsrForPartitions``: state znodes, LeaderAndIsr (isNew) to the ISR."""
+        live = self.ctx.live()
+        planned: dict[TopicPartition, zd.LeaderIsrAndEpoch] = {}
+        for tp in tps:
+            alive = _live(self.ctx.replicas(tp), live)
+            if not alive:
+                log.error("controller %d: no live replica for new partition %s-%d", self.broker_id, *tp)
+                continue
+            planned[tp] = zd.LeaderIsrAndEpoch(alive[0], 0, alive, self.ctx.epoch)
+        if not planned:
+            return
+        topics = sorted({t for t, _ in planned})
+        await self._fenced(
+            [("create", zd.topic_partitions_path(t), b"") for t in topics]
+        )  # NodeExists is fine
+        await self._fenced([("create", zd.topic_partition_path(t, p), b"") for t, p in planned])
+        keys = list(planned)
+        results = await self._fenced(
+            [
+                ("create", zd.partition_state_path(t, p), zd.encode_partition_state(planned[(t, p)]))
+                for t, p in keys
+            ]
+        )
+        batch = self._batch()
+        for tp, result in zip(keys, results, strict=True):
+            if isinstance(result, Exception):
+                log.error(
+                    "controller %d: creating the state of %s-%d failed: %r", self.broker_id, *tp, result
+                )
+                continue
+            self.ctx.states[tp] = planned[tp]
+            batch.add_leader_and_isr(planned[tp].isr, tp, planned[tp], is_new=True)
+        self._send(batch)
+
+    def _topic_unclean(self, topics: Sequence[str]) -> dict[str, bool]:
+        found = get_many(self.zk, [zd.config_entity_path("topics", t) for t in topics])
+        out = {}
+        for t, r in zip(topics, found, strict=True):
+            value = zd.decode_config(r[0]).get(UNCLEAN_CONFIG) if r is not None else None
+            out[t] = self.unclean_default if value is None else value.strip().lower() == "true"
+        return out
+
+    async def _elect_partitions(
+        self, tps: Sequence[TopicPartition], strategy: Strategy, *, allow_unclean: bool = False
+    ) -> tuple[dict[TopicPartition, zd.LeaderIsrAndEpoch], dict[TopicPartition, str]]:
+        """``doElectLeaderForPartitions`` with its retry on BADVERSION: (elected, failed: why)."""
+        elected: dict[TopicPartition, zd.LeaderIsrAndEpoch] = {}
+        failed: dict[TopicPartition, str] = {}
+        unclean: dict[str, bool] = {}
+        if strategy is Strategy.OFFLINE and not allow_unclean:
+            unclean = await self._zk(self._topic_unclean, sorted({t for t, _ in tps}))
+        batch = self._batch()
+        remaining = list(tps)
+        while remaining:
+            current = await self._zk(self._read_states, remaining)
+            writes: list[tuple[TopicPartition, zd.LeaderIsrAndEpoch, tuple[int, ...]]] = []
+            for tp, cur in zip(remaining, current, strict=True):
+                if cur is None:
+                    failed[tp] = f"Partition {tp[0]}-{tp[1]} has no state in ZooKeeper"
+                    continue
+                if cur.controller_epoch > self.ctx.epoch:
+                    failed[tp] = (
+                        f"Aborted leader election for partition {tp[0]}-{tp[1]}: the state was written by "
+                        f"controller epoch {cur.controller_epoch}, newer than {self.ctx.epoch}"
+                    )
+                    continue
+                result = elect(
+                    strategy,
+                    self.ctx.replicas(tp),
+                    cur,
+                    self.ctx.live(),
+                    self.ctx.shutting_down,
+                    unclean=allow_unclean or unclean.get(tp[0], False),
+                )
+                if result is None:
+                    failed[tp] = (
+                        f"Failed to elect leader for partition {tp[0]}-{tp[1]} under strategy {strategy.value}"
+                    )
+                    continue
+                new = replace(
+                    cur.new_leader_and_isr(result.leader, result.isr, self.ctx.epoch),
+                    leader_recovery_state=result.recovery_state,
+                )
+                writes.append((tp, new, result.recipients))
+            results = await self._fenced(
+                [
+                    ("set", zd.partition_state_path(*tp), zd.encode_partition_state(n), n.partition_epoch)
+                    for tp, n, _ in writes
+                ]
+            )
+            remaining = []
+            for (tp, new, recipients), result in zip(writes, results, strict=True):
+                if isinstance(result, BadVersionError):
+                    remaining.append(tp)  # changed meanwhile (AlterPartition): read again
+                elif isinstance(result, Exception):
+                    failed[tp] = f"Updating the state of {tp[0]}-{tp[1]} failed: {result!r}"
+                else:
+                    new = replace(new, partition_epoch=result.version)
+                    self.ctx.states[tp] = new
+                    elected[tp] = new
+                    batch.add_leader_and_isr(recipients, tp, new)
+        self._send(batch)
+        for why in failed.values():
+            log.info("controller %d: %s", self.broker_id, why)
+        return elected, failed
+
+    async def _replicas_offline(self, replicas: Sequence[tuple[TopicPartition, int]]) -> None:
+        """``ReplicaStateMachine`` -> OfflineReplica: StopReplica (no delete) to the replica if it
+        is still up, then remove it from the ISR (leader -1 if it led; the last ISR member stays)."""
+        if not replicas:
+            return
+        batch = self._batch()
+        by_broker: dict[int, list[TopicPartition]] = {}
+        for tp, b in replicas:
+            by_broker.setdefault(b, []).append(tp)
+            state = self.ctx.states.get(tp)
+            batch.add_stop_replica(b, tp, delete=False, leader_epoch=state.leader_epoch if state else -1)
+        for b, tps in sorted(by_broker.items()):
+            remaining = [tp for tp in tps if tp in self.ctx.states]
+            untouched: list[TopicPartition] = []
+            while remaining:
+                current = await self._zk(self._read_states, remaining)
+                writes = []
+                for tp, cur in zip(remaining, current, strict=True):
+                    if cur is None or b not in cur.isr or cur.controller_epoch > self.ctx.epoch:
+                        untouched.append(tp)
+                        continue
+                    leader = zd.NO_LEADER if cur.leader == b else cur.leader
+                    isr = cur.isr if len(cur.isr) == 1 else tuple(r for r in cur.isr if r != b)
+                    writes.append((tp, cur.new_leader_and_isr(leader, isr, self.ctx.epoch)))
+                results = await self._fenced(
+                    [
+                        ("set", zd.partition_state_path(*tp), zd.encode_partition_state(n), n.partition_epoch)
+                        for tp, n in writes
+                    ]
+                )
+                remaining = []
+                for (tp, new), result in zip(writes, results, strict=True):
+                    if isinstance(result, BadVersionError):
+                        remaining.append(tp)
+                    elif isinstance(result, Exception):
+                        log.warning(
+                            "controller %d: removing %d from the ISR of %s-%d failed: %r",
+                            self.broker_id,
+                            b,
+                            *tp,
+                            result,
+                        )
+                    else:
+                        new = replace(new, partition_epoch=result.version)
+                        self.ctx.states[tp] = new
+                        batch.add_leader_and_isr([r for r in self.ctx.replicas(tp) if r != b], tp, new)
+            batch.add_update_metadata(self.ctx.brokers, untouched)
+        self._send(batch)
+
+    # ------------------------------------------------------------------ topics
+
+    async def _process_topic_change(self) -> None:
+        """``processTopicChange``: new topics get their partitions initialized."""
+        if not self.active:
+            return
+        names = await self._zk(lambda: get_children(self.zk, zd.TOPICS_PATH, self._on_topic_change))
+        gone = set(self.ctx.assignments) - set(names)
+        for t in gone:  # deleted behind the controller's back
+            self._forget_topic(t)
+        new = [n for n in names if n not in self.ctx.assignments]
+        if not new:
+            return
+        topics = await self._zk(self._read_topics, new)
+        await self._add_topics(topics)
+        await self._init_new_partitions(
+            [(t, p) for t in sorted(topics) for p in sorted(topics[t].partitions)]
+        )
+
+    async def _process_partition_modifications(self, topic: str) -> None:
+        """``processPartitionModifications``: partitions added to an existing topic."""
+        if not self.active or topic not in self.ctx.assignments:
+            return
+        found = await self._zk(get_data_watched, self.zk, zd.topic_path(topic), self._topic_watch(topic))
+        if found is None:
+            return
+        assignment = zd.decode_topic(found[0])
+        added = sorted(set(assignment.partitions) - set(self.ctx.assignments[topic]))
+        if not added:
+            return
+        if topic in self.ctx.topics_to_delete:
+            log.warning(
+                "controller %d: partitions added to %s while it is being deleted: ignored",
+                self.broker_id,
+                topic,
+            )
+            return
+        self.ctx.assignments[topic] = dict(assignment.partitions)
+        await self._init_new_partitions([(topic, p) for p in added])
+
+    def _forget_topic(self, topic: str) -> None:
+        self.ctx.assignments.pop(topic, None)
+        self.ctx.topic_ids.pop(topic, None)
+        for tp in [tp for tp in self.ctx.states if tp[0] == topic]:
+            del self.ctx.states[tp]
+        for s in (self.ctx.topics_to_delete, self.ctx.deletion_ineligible, self.ctx.deletion_started):
+            s.discard(topic)
+        self.ctx.replicas_deleted.pop(topic, None)
+
+    # ------------------------------------------------------------------ topic deletion
+
+    async def _process_topic_deletion(self) -> None:
+        if not self.active:
+            return
+        names = await self._zk(lambda: get_children(self.zk, zd.DELETE_TOPICS_PATH, self._on_topic_deletion))
+        await self._init_topic_deletion(names)
+        await self._resume_deletions()
+
+    async def _init_topic_deletion(self, names: Sequence[str]) -> None:
+        """``processTopicDeletion``: queue the marked topics (or drop the marks)."""
+        unknown = [n for n in names if n not in self.ctx.assignments]
+        drop = list(names) if not self.delete_topic_enable else unknown
+        if drop:
+            await self._fenced([("delete", zd.delete_topic_path(n), -1) for n in drop])
+        if not self.delete_topic_enable:
+            return
+        for n in names:
+            if n in self.ctx.assignments and n not in self.ctx.topics_to_delete:
+                log.info("controller %d: deleting topic %s", self.broker_id, n)
+                self.ctx.topics_to_delete.add(n)
+                self.ctx.replicas_deleted.setdefault(n, set())
+
+    async def _resume_deletions(self) -> None:
+        """``TopicDeletionManager.resumeDeletions``."""
+        for topic in sorted(self.ctx.topics_to_delete):
+            replicas = {(p, b) for p, rs in self.ctx.assignments.get(topic, {}).items() for b in rs}
+            if replicas <= self.ctx.replicas_deleted.get(topic, set()):
+                await self._complete_delete(topic)
+                continue
+            if topic in self.ctx.deletion_started or topic in self.ctx.deletion_ineligible:
+                continue
+            registered = set(self.ctx.brokers)
+            if any(b not in registered for _, b in replicas):
+                self.ctx.deletion_ineligible.add(topic)  # waits for the broker to come back
+                continue
+            self.ctx.deletion_started.add(topic)
+            tps = [(topic, p) for p in sorted(self.ctx.assignments[topic])]
+            batch = self._batch()  # leader -2: brokers drop the partitions from their caches
+            batch.add_update_metadata(self.ctx.brokers, tps)
+            self._send(batch)
+            pending = sorted(replicas - self.ctx.replicas_deleted[topic])
+            for delete in (False, True):  # OfflineReplica, then ReplicaDeletionStarted
+                batch = self._batch()
+                for p, b in pending:
+                    batch.add_stop_replica(b, (topic, p), delete=delete, leader_epoch=zd.EPOCH_DURING_DELETE)
+                self._send(batch)
+
+    def _on_stop_replica_response(self, broker_id: int, request: Any, response: Any) -> None:
+        self._put(
+            "TopicDeletionStopReplicaResponse",
+            lambda: self._process_stop_replica_response(broker_id, request, response),
+        )
+
+    async def _process_stop_replica_response(self, broker_id: int, request: Any, response: Any) -> None:
+        if not self.active:
+            return
+        asked = {
+            (ts.topic_name, ps.partition_index)
+            for ts in request.topic_states
+            for ps in ts.partition_states
+            if ps.delete_partition
+        }
+        failed: set[TopicPartition] = set()
+        if isinstance(response, BaseException) or response.error_code != 0:
+            failed = asked
+        else:
+            failed = {
+                (e.topic_name, e.partition_index) for e in response.partition_errors if e.error_code != 0
+            }
+        for topic, p in asked:
+            if topic not in self.ctx.topics_to_delete:
+                continue
+            if (topic, p) in failed:
+                self.ctx.deletion_started.discard(topic)
+                self.ctx.deletion_ineligible.add(topic)
+            else:
+                self.ctx.replicas_deleted[topic].add((p, broker_id))
+        await self._resume_deletions()
+
+    def _deletion_paths(self, topic: str) -> list[str]:
+        return delete_recursive_paths(self.zk, zd.topic_path(topic))
+
+    async def _complete_delete(self, topic: str) -> None:
+        """``completeDeleteTopic``: the topic's znodes go, fenced; then it is forgotten."""
+        paths = await self._zk(self._deletion_paths, topic)
+        ops = [("delete", p, -1) for p in paths]
+        ops += [
+            ("delete", zd.config_entity_path("topics", topic), -1),
+            ("delete", zd.delete_topic_path(topic), -1),
+        ]
+        for i in range(0, len(ops), _MAX_DELETE_OPS):
+            for result in await self._fenced(ops[i : i + _MAX_DELETE_OPS]):
+                if isinstance(result, Exception) and not isinstance(result, NoNodeError):
+                    log.warning("controller %d: deleting topic %s: %r", self.broker_id, topic, result)
+        self._forget_topic(topic)
+        self._topic_watches.pop(topic, None)
+        log.info("controller %d: deleted topic %s", self.broker_id, topic)
+
+    # ------------------------------------------------------------------ preferred leaders
+
+    async def _process_preferred_election_znode(self) -> None:
+        """``/admin/preferred_replica_election`` (legacy trigger): elect, then delete the znode."""
+        if not self.active:
+            return
+        found = await self._zk(
+            get_data_watched, self.zk, zd.PREFERRED_REPLICA_ELECTION_PATH, self._on_preferred_election
+        )
+        if found is None:
+            return
+        wanted = zd.decode_partitions_list(found[0])
+        tps = [
+            tp
+            for tp in wanted
+            if self.ctx.replicas(tp)
+            and tp[0] not in self.ctx.topics_to_delete
+            and (s := self.ctx.states.get(tp)) is not None
+            and s.leader != self.ctx.replicas(tp)[0]
+        ]
+        if tps:
+            await self._elect_partitions(tps, Strategy.PREFERRED)
+        await self._fenced([("delete", zd.PREFERRED_REPLICA_ELECTION_PATH, -1)])
+
+    def _schedule_rebalance(self, delay_s: float) -> None:
+        assert self._loop is not None
+        if self._rebalance_timer is not None:
+            self._rebalance_timer.cancel()
+        self._rebalance_timer = self._loop.call_later(
+            delay_s, self._put, "AutoPreferredReplicaLeaderElection", self._auto_rebalance_event
+        )
+
+    async def _auto_rebalance_event(self) -> None:
+        if not self.active:
+            return
+        try:
+            await self.check_and_trigger_auto_rebalance()
+        finally:
+            if self.active and self.auto_rebalance:
+                self._schedule_rebalance(self.rebalance_interval_s)
+
+    async def check_and_trigger_auto_rebalance(self) -> list[TopicPartition]:
+        """``checkAndTriggerAutoLeaderRebalance`` (call it from the event queue): returns the
+        partitions given back to their preferred replica."""
+        by_preferred: dict[int, list[TopicPartition]] = {}
+        for tp in self.ctx.all_partitions():
+            replicas = self.ctx.replicas(tp)
+            if replicas and tp[0] not in self.ctx.topics_to_delete:
+                by_preferred.setdefault(replicas[0], []).append(tp)
+        live = self.ctx.live()
+        candidates: list[TopicPartition] = []
+        for broker, tps in sorted(by_preferred.items()):
+            imbalanced = [
+                tp for tp in tps if (s := self.ctx.states.get(tp)) is not None and s.leader != broker
+            ]
+            if len(imbalanced) / len(tps) > self.imbalance_pct / 100:
+                candidates += [
+                    tp for tp in imbalanced if broker in live and broker in self.ctx.states[tp].isr
+                ]
+        if not candidates:
+            return []
+        elected, _ = await self._elect_partitions(candidates, Strategy.PREFERRED)
+        return sorted(elected)
+
+    # ------------------------------------------------------------------ requests from brokers
+
+    async def controlled_shutdown(
+        self, broker_id: int, broker_epoch: int
+    ) -> tuple[ErrorCode, list[TopicPartition]]:
+        """ControlledShutdown (``KafkaController.doControlledShutdown``): (error, partitions the
+        broker still leads). STALE_CONTROLLER_EPOCH when not the controller, as Kafka answers."""
+        try:
+            return await self._call(
+                "ControlledShutdown", lambda: self._do_controlled_shutdown(broker_id, broker_epoch)
+            )
+        except ControllerMovedError:
+            return ErrorCode.STALE_CONTROLLER_EPOCH, []
+
+    async def _do_controlled_shutdown(
+        self, broker_id: int, broker_epoch: int
+    ) -> tuple[ErrorCode, list[TopicPartition]]:
+        if not self.active:
+            return ErrorCode.STALE_CONTROLLER_EPOCH, []
+        info = self.ctx.brokers.get(broker_id)
+        if info is not None and broker_epoch != -1 and broker_epoch < info.epoch:
+            return ErrorCode.STALE_BROKER_EPOCH, []
+        if info is None:
+            return ErrorCode.BROKER_NOT_AVAILABLE, []
+        log.info("controller %d: controlled shutdown of broker %d", self.broker_id, broker_id)
+        self.ctx.shutting_down.add(broker_id)
+        to_act = [
+            tp
+            for tp in self.ctx.partitions_on_broker(broker_id)
+            if len(self.ctx.replicas(tp)) > 1
+            and tp in self.ctx.states
+            and self.ctx.states[tp].leader != zd.NO_LEADER
+            and tp[0] not in self.ctx.topics_to_delete
+        ]
+        led = [tp for tp in to_act if self.ctx.states[tp].leader == broker_id]
+        followed = [tp for tp in to_act if self.ctx.states[tp].leader != broker_id]
+        if led:
+            await self._elect_partitions(led, Strategy.CONTROLLED_SHUTDOWN)
+        await self._replicas_offline([(tp, broker_id) for tp in followed])
+        remaining = sorted(tp for tp, s in self.ctx.states.items() if s.leader == broker_id)
+        return ErrorCode.NONE, remaining
+
+    async def elect_leaders(
+        self, election_type: ElectionType | int, partitions: Sequence[TopicPartition] | None
+    ) -> dict[TopicPartition, tuple[ErrorCode, str | None]]:
+        """ElectLeaders (``processReplicaLeaderElection``): per partition (error, message).
+        ``partitions`` None means all, and then ELECTION_NOT_NEEDED results are left out."""
+        election_type = ElectionType(
+            int(election_type.value if isinstance(election_type, ElectionType) else election_type)
+        )
+        try:
+            return await self._call(
+                "ReplicaLeaderElection", lambda: self._do_elect_leaders(election_type, partitions)
+            )
+        except ControllerMovedError:
+            return {tp: (ErrorCode.NOT_CONTROLLER, None) for tp in partitions or ()}
+
+    async def _do_elect_leaders(
+        self, election_type: ElectionType, partitions: Sequence[TopicPartition] | None
+    ) -> dict[TopicPartition, tuple[ErrorCode, str | None]]:
+        if not self.active:
+            return {tp: (ErrorCode.NOT_CONTROLLER, None) for tp in partitions or ()}
+        wanted = self.ctx.all_partitions() if partitions is None else list(dict.fromkeys(partitions))
+        results: dict[TopicPartition, tuple[ErrorCode, str | None]] = {}
+        live = self.ctx.live()
+        to_elect = []
+        for tp in wanted:
+            replicas = self.ctx.replicas(tp)
+            state = self.ctx.states.get(tp)
+            if not replicas:
+                results[tp] = (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "The partition does not exist.")
+            elif tp[0] in self.ctx.topics_to_delete:
+                results[tp] = (ErrorCode.INVALID_TOPIC_EXCEPTION, "The topic is being deleted")
+            elif (
+                election_type is ElectionType.PREFERRED and state is not None and state.leader == replicas[0]
+            ) or (election_type is ElectionType.UNCLEAN and state is not None and state.leader in live):
+                results[tp] = (
+                    ErrorCode.ELECTION_NOT_NEEDED,
+                    "Leader election not needed for topic partition.",
+                )
+            else:
+                to_elect.append(tp)
+        if to_elect:
+            if election_type is ElectionType.PREFERRED:
+                elected, failed = await self._elect_partitions(to_elect, Strategy.PREFERRED)
+                failure = ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE
+            else:
+                elected, failed = await self._elect_partitions(to_elect, Strategy.OFFLINE, allow_unclean=True)
+                failure = ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE
+            for tp in to_elect:
+                results[tp] = (ErrorCode.NONE, None) if tp in elected else (failure, failed.get(tp))
+        if partitions is None:
+            results = {tp: r for tp, r in results.items() if r[0] is not ErrorCode.ELECTION_NOT_NEEDED}
+        return results
+
+    async def alter_partition(self, request: AlterPartitionRequest, version: int) -> AlterPartitionResponse:
+        """AlterPartition from a partition leader (``tryProcessAlterPartition``)."""
+        try:
+            return await self._call(
+                "AlterPartitionReceived", lambda: self._do_alter_partition(request, version)
+            )
+        except ControllerMovedError:
+            return AlterPartitionResponse(error_code=ErrorCode.NOT_CONTROLLER.code)
+        except Exception:
+            log.exception("controller %d: AlterPartition failed", self.broker_id)
+            return AlterPartitionResponse(error_code=ErrorCode.UNKNOWN_SERVER_ERROR.code)
+
+    async def _do_alter_partition(
+        self, request: AlterPartitionRequest, version: int
+    ) -> AlterPartitionResponse:
+        if not self.active:
+            return AlterPartitionResponse(error_code=ErrorCode.NOT_CONTROLLER.code)
+        info = self.ctx.brokers.get(request.broker_id)
+        if info is None or request.broker_epoch != info.epoch:
+            return AlterPartitionResponse(error_code=ErrorCode.STALE_BROKER_EPOCH.code)
+        by_id = {tid: t for t, tid in self.ctx.topic_ids.items()}
+        live = self.ctx.live()
+        out_topics = []
+        writes: list[tuple[TopicPartition, zd.LeaderIsrAndEpoch, Any]] = []
+        for topic_data in request.topics:
+            name = by_id.get(topic_data.topic_id) if version >= 2 else topic_data.topic_name
+            out_topic = AlterPartitionResponse.TopicData(
+                topic_name=topic_data.topic_name, topic_id=topic_data.topic_id
+            )
+            out_topics.append(out_topic)
+            for pd in topic_data.partitions:
+                out = AlterPartitionResponse.PartitionData(partition_index=pd.partition_index)
+                out_topic.partitions.append(out)
+                error = self._check_alter(name, pd, version, live, request.broker_id, out, writes)
+                out.error_code = error.code
+        results = await self._fenced(
+            [
+                ("set", zd.partition_state_path(*tp), zd.encode_partition_state(n), n.partition_epoch)
+                for tp, n, _ in writes
+            ]
+        )
+        batch = self._batch()
+        for (tp, new, out), result in zip(writes, results, strict=True):
+            if isinstance(result, BadVersionError):
+                out.error_code = ErrorCode.INVALID_UPDATE_VERSION.code
+            elif isinstance(result, Exception):
+                out.error_code = ErrorCode.UNKNOWN_SERVER_ERROR.code
+            else:
+                new = replace(new, partition_epoch=result.version)
+                self.ctx.states[tp] = new
+                _fill(out, new)
+                batch.add_update_metadata(self.ctx.brokers, [tp])
+        self._send(batch)
+        return AlterPartitionResponse(error_code=0, topics=out_topics)
+
+    def _check_alter(
+        self,
+        topic: str | None,
+        pd: Any,
+        version: int,
+        live: set[int],
+        requester: int,
+        out: Any,
+        writes: list[tuple[TopicPartition, zd.LeaderIsrAndEpoch, Any]],
+    ) -> ErrorCode:
+        """The per-partition checks of ``tryProcessAlterPartition``, in Kafka's order."""
+        if topic is None:
+            return ErrorCode.UNKNOWN_TOPIC_ID if version >= 2 else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+        tp = (topic, pd.partition_index)
+        cur = self.ctx.states.get(tp)
+        if cur is None:
+            return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+        if pd.partition_epoch > cur.partition_epoch or pd.leader_epoch > cur.leader_epoch:
+            return ErrorCode.NOT_CONTROLLER
+        if pd.leader_epoch < cur.leader_epoch:
+            return ErrorCode.FENCED_LEADER_EPOCH
+        new_isr = tuple(b.broker_id for b in pd.new_isr_with_epochs) if version >= 3 else tuple(pd.new_isr)
+        recovery = pd.leader_recovery_state if version >= 1 else zd.RECOVERED
+        if (requester, new_isr, recovery) == (cur.leader, cur.isr, cur.leader_recovery_state):
+            _fill(out, cur)  # already so: idempotent success
+            return ErrorCode.NONE
+        if pd.partition_epoch < cur.partition_epoch:
+            return ErrorCode.INVALID_UPDATE_VERSION
+        if (recovery == zd.RECOVERING and len(new_isr) > 1) or (
+            cur.leader_recovery_state == zd.RECOVERED and recovery == zd.RECOVERING
+        ):
+            return ErrorCode.INVALID_REQUEST
+        if any(b not in live for b in new_isr):
+            return ErrorCode.INELIGIBLE_REPLICA if version > 1 else ErrorCode.OPERATION_NOT_ATTEMPTED
+        new = zd.LeaderIsrAndEpoch(
+            requester, pd.leader_epoch, new_isr, self.ctx.epoch, recovery, pd.partition_epoch
+        )
+        writes.append((tp, new, out))
+        return ErrorCode.NONE
+
+
+def _fill(out: Any, state: zd.LeaderIsrAndEpoch) -> None:
+    out.leader_id = state.leader
+    out.leader_epoch = state.leader_epoch
+    out.isr = list(state.isr)
+    out.leader_recovery_state = state.leader_recovery_state
+    out.partition_epoch = state.partition_epoch
+
+
+def _encode_assignment(a: zd.TopicAssignment) -> bytes:
+    return zd.encode_topic(a.partitions, a.topic_id, a.adding_replicas, a.removing_replicas)
