@@ -13,7 +13,7 @@ import pytest
 from coordinator import zk_data as zd
 from coordinator.cluster_state import BrokerEndpoint
 from coordinator.zk_admin import AdminZkClient, assign_replicas_to_brokers
-from coordinator.zk_controller import Strategy, elect
+from coordinator.zk_election import Strategy, elect
 from coordinator.zookeeper import BrokerRegistration, ZooKeeperClient
 from protocol.errors import ErrorCode, KafkaError
 from tests.support.zookeeper_server import ZooKeeperServer
