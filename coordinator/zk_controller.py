@@ -117,7 +117,6 @@ class KafkaController(ControllerRequests):
         self._task: asyncio.Task | None = None
         self._rebalance_timer: asyncio.TimerHandle | None = None
         self._topic_watches: dict[str, Callable[[Any], None]] = {}
-        self._session_lost = False
         self._stopped = False
 
     # ------------------------------------------------------------------ lifecycle
@@ -203,43 +202,64 @@ class KafkaController(ControllerRequests):
 
     # ------------------------------------------------------------------ watches (kazoo threads)
 
+    # kazoo drops every watch when the connection drops and fires it with type NONE; those
+    # are ignored here and everything is re-watched (and re-read) once reconnected.
+
     def _on_controller_watch(self, event: Any) -> None:
         if event.type == "DELETED":
             self._put_threadsafe("Reelect", self._reelect)
-        else:
+        elif event.type != "NONE":
             self._put_threadsafe("ControllerChange", self._maybe_resign)
 
-    def _on_broker_change(self, _event: Any) -> None:
-        self._put_threadsafe("BrokerChange", self._process_broker_change)
+    def _on_broker_change(self, event: Any) -> None:
+        if event.type != "NONE":
+            self._put_threadsafe("BrokerChange", self._process_broker_change)
 
-    def _on_topic_change(self, _event: Any) -> None:
-        self._put_threadsafe("TopicChange", self._process_topic_change)
+    def _on_topic_change(self, event: Any) -> None:
+        if event.type != "NONE":
+            self._put_threadsafe("TopicChange", self._process_topic_change)
 
-    def _on_topic_deletion(self, _event: Any) -> None:
-        self._put_threadsafe("TopicDeletion", self._process_topic_deletion)
+    def _on_topic_deletion(self, event: Any) -> None:
+        if event.type != "NONE":
+            self._put_threadsafe("TopicDeletion", self._process_topic_deletion)
 
-    def _on_preferred_election(self, _event: Any) -> None:
-        self._put_threadsafe("ReplicaLeaderElection", self._process_preferred_election_znode)
+    def _on_preferred_election(self, event: Any) -> None:
+        if event.type != "NONE":
+            self._put_threadsafe("ReplicaLeaderElection", self._process_preferred_election_znode)
 
     def _topic_watch(self, topic: str) -> Callable[[Any], None]:
         watch = self._topic_watches.get(topic)
         if watch is None:  # one callable per topic: kazoo keeps one registration of it
 
-            def watch(_event: Any, topic: str = topic) -> None:
-                self._put_threadsafe(
-                    "PartitionModifications", lambda: self._process_partition_modifications(topic)
-                )
+            def watch(event: Any, topic: str = topic) -> None:
+                if event.type != "NONE":
+                    self._put_threadsafe(
+                        "PartitionModifications", lambda: self._process_partition_modifications(topic)
+                    )
 
             self._topic_watches[topic] = watch
         return watch
 
     def _on_session_state(self, state: str) -> None:
-        if state == KazooState.LOST:
-            self._session_lost = True
+        if state == KazooState.LOST:  # session expired: /controller is gone (processExpire)
             self._put_threadsafe("Expire", self._process_expire)
-        elif state == KazooState.CONNECTED and self._session_lost:
-            self._session_lost = False
-            self._put_threadsafe("Reelect", self._reelect)
+        elif state == KazooState.CONNECTED:
+            self._put_threadsafe("Reconnected", self._process_reconnected)
+
+    async def _process_reconnected(self) -> None:
+        """After a reconnection (same or new session): watch everything again and catch up
+        with what changed meanwhile; elect if there is no controller."""
+        await self._maybe_resign()
+        if not self.active:
+            if self.active_controller_id == -1:
+                await self._elect()
+            return
+        await self._process_broker_change()
+        await self._process_topic_change()
+        for topic in sorted(self.ctx.assignments):
+            await self._process_partition_modifications(topic)
+        await self._process_topic_deletion()
+        await self._process_preferred_election_znode()
 
     # ------------------------------------------------------------------ election
 
@@ -465,7 +485,8 @@ class KafkaController(ControllerRequests):
         batch.add_update_metadata(existing, [])
         self._send(batch)
         batch = self._batch()
-        batch.add_update_metadata(new, [tp for tp, s in self.ctx.states.items() if s.leader >= 0])
+        deleting = self.ctx.topics_to_delete
+        batch.add_update_metadata(new, [tp for tp in self.ctx.states if tp[0] not in deleting])
         self._send(batch)
         batch = self._batch()  # the new brokers' replicas become online
         for b in new:

@@ -689,3 +689,34 @@ def test_not_found_paths_are_tolerated(connect):
         await stop_all(brokers)
 
     run(scenario())
+
+
+def test_watches_survive_a_zookeeper_restart(tmp_path):
+    """kazoo drops watches when the connection drops: the controller watches again once
+    reconnected, and still sees a broker die afterwards."""
+    server = ZooKeeperServer(tmp_path / "zk").start()
+
+    async def scenario():
+        connect = server.connect("/restart")
+        brokers = {i: await FakeBroker(connect, i, session_timeout_ms=10000).start() for i in (1, 2, 3)}
+        b1 = brokers[1]
+        b1.controller = KafkaController(
+            1, b1.zk, b1.channel, time_ms=lambda: 1, inter_broker_listener=INTER_BROKER
+        )
+        await b1.controller.startup()
+        await until(lambda: b1.controller.active)
+        await create(AdminZkClient(b1.zk), "w", [[2, 3, 1]])
+        await wait_state(b1.zk, "w", 0, lambda s: True)
+        await asyncio.to_thread(server.restart)
+        await until(lambda: all(b.zk.connected for b in brokers.values()), timeout=30, what="reconnected")
+        await brokers[2].kill()
+        s = await wait_state(b1.zk, "w", 0, lambda s: s.leader == 3, "leader moved after the restart")
+        assert s.isr == (3, 1)
+        await create(AdminZkClient(b1.zk), "w2", [[3]])  # the topic watch works again too
+        await wait_state(b1.zk, "w2", 0, lambda s: s.leader == 3)
+        await stop_all(brokers)
+
+    try:
+        run(scenario())
+    finally:
+        server.stop()

@@ -100,11 +100,17 @@ class FakeChannel:
 class FakeBroker:
     """A broker's ZooKeeper session and registration, optionally with its controller."""
 
-    def __init__(self, connect: str, broker_id: int, rack: str | None = None) -> None:
+    def __init__(
+        self,
+        connect: str,
+        broker_id: int,
+        rack: str | None = None,
+        session_timeout_ms: int = SESSION_TIMEOUT_MS,
+    ) -> None:
         self.broker_id = broker_id
         self.zk = ZooKeeperClient(
             connect,
-            session_timeout_ms=SESSION_TIMEOUT_MS,
+            session_timeout_ms=session_timeout_ms,
             time_ms=lambda: int(time.time() * 1000),
             registration=registration(broker_id, rack),
         )
