@@ -5,8 +5,8 @@ controller, watching them, does the rest (partition states, LeaderAndIsr):
 
 - create (``createTopicWithAssignment``): validate (the checks the embedded controller
   makes, shared through ``validate_new_topic``; a topic marked for deletion exists),
-  assign replicas (``AdminUtils.assignReplicasToBrokers``, rack-unaware, over the
-  registered brokers sorted by id), write ``/config/topics/<t>`` (even with no
+  assign replicas (``AdminUtils.assignReplicasToBrokers`` over the registered
+  brokers sorted by id; rack-aware when every broker has a rack), write ``/config/topics/<t>`` (even with no
   overrides), then ``/brokers/topics/<t>`` (version 3, with a new topic id). The two
   writes are not atomic, as in Kafka.
 - delete (``deleteTopic``): create ``/admin/delete_topics/<t>``; marking it again is a no-op.
@@ -14,7 +14,7 @@ controller, watching them, does the rest (partition states, LeaderAndIsr):
   Kafka's assignment from the existing partition 0, or take a manual one, and rewrite
   ``/brokers/topics/<t>`` keeping the topic id.
 
-Not implemented: the rack-aware assignment (brokers with racks are assigned rack-unaware).
+Brokers with racks get Kafka's rack-aware assignment (``assignReplicasToBrokersRackAware``).
 
 Every kazoo call is blocking; the public coroutines run them on an executor.
 """
@@ -78,6 +78,105 @@ def assign_replicas_to_brokers(
     return out
 
 
+def rack_alternated_brokers(racks: Mapping[int, str]) -> list[int]:
+    """``AdminUtils.getRackAlternatedBrokerList``: one broker of each rack (racks sorted, brokers
+    sorted within a rack) in turn, e.g. r1: 0,1,2; r2: 3,4,5 -> 0,3,1,4,2,5."""
+    by_rack: dict[str, list[int]] = {}
+    for broker, rack in racks.items():
+        by_rack.setdefault(rack, []).append(broker)
+    queues = [sorted(by_rack[r]) for r in sorted(by_rack)]
+    out: list[int] = []
+    depth = 0
+    while len(out) < len(racks):
+        out.extend(q[depth] for q in queues if depth < len(q))
+        depth += 1
+    return out
+
+
+def assign_replicas_rack_aware(
+    n_partitions: int,
+    replication_factor: int,
+    racks: Mapping[int, str],
+    *,
+    fixed_start_index: int = -1,
+    start_partition_id: int = -1,
+    rng: random.Random | None = None,
+) -> dict[int, list[int]]:
+    """``AdminUtils.assignReplicasToBrokersRackAware``: like the rack-unaware assignment over the
+    rack-alternated broker list, skipping a broker whose rack (or itself) already holds a
+    replica while some rack (or broker) holds none."""
+    brokers = rack_alternated_brokers(racks)
+    n = len(brokers)
+    n_racks = len(set(racks.values()))
+    rng = rng or random.Random()
+    start_index = fixed_start_index if fixed_start_index >= 0 else rng.randrange(n)
+    next_replica_shift = fixed_start_index if fixed_start_index >= 0 else rng.randrange(n)
+    pid = max(0, start_partition_id)
+    out: dict[int, list[int]] = {}
+    for _ in range(n_partitions):
+        if pid > 0 and pid % n == 0:
+            next_replica_shift += 1
+        first = (pid + start_index) % n
+        leader = brokers[first]
+        replicas = [leader]
+        used_racks = {racks[leader]}
+        used_brokers = {leader}
+        k = 0
+        for _ in range(replication_factor - 1):
+            while True:
+                broker = brokers[(first + 1 + (next_replica_shift * n_racks + k) % (n - 1)) % n]
+                rack = racks[broker]
+                k += 1
+                if (rack not in used_racks or len(used_racks) == n_racks) and (
+                    broker not in used_brokers or len(used_brokers) == n
+                ):
+                    replicas.append(broker)
+                    used_racks.add(rack)
+                    used_brokers.add(broker)
+                    break
+        out[pid] = replicas
+        pid += 1
+    return out
+
+
+def assign_replicas(
+    n_partitions: int,
+    replication_factor: int,
+    brokers: Mapping[int, str | None],
+    *,
+    fixed_start_index: int = -1,
+    start_partition_id: int = -1,
+    rng: random.Random | None = None,
+) -> dict[int, list[int]]:
+    """``AdminUtils.assignReplicasToBrokers`` over brokers (id -> rack, iterated in id order):
+    rack-aware when every broker has a rack, rack-unaware when none has; mixed is refused."""
+    ids = sorted(brokers)
+    with_rack = {b: r for b, r in brokers.items() if r is not None}
+    if not with_rack or n_partitions <= 0 or replication_factor <= 0 or replication_factor > len(ids):
+        return assign_replicas_to_brokers(
+            n_partitions,
+            replication_factor,
+            ids,
+            fixed_start_index=fixed_start_index,
+            start_partition_id=start_partition_id,
+            rng=rng,
+        )
+    if len(with_rack) != len(ids):
+        # AdminOperationException, which the request handlers turn into UNKNOWN_SERVER_ERROR
+        raise KafkaError(
+            ErrorCode.UNKNOWN_SERVER_ERROR,
+            "Not all brokers have rack information for replica rack aware assignment.",
+        )
+    return assign_replicas_rack_aware(
+        n_partitions,
+        replication_factor,
+        with_rack,
+        fixed_start_index=fixed_start_index,
+        start_partition_id=start_partition_id,
+        rng=rng,
+    )
+
+
 def _zk_too_many_replicas(replication: int, brokers: int) -> str:
     return f"Replication factor: {replication} larger than available brokers: {brokers}."  # AdminUtils
 
@@ -104,6 +203,12 @@ class AdminZkClient:
     def broker_ids(self) -> list[int]:
         """Registered brokers, sorted by id (``AdminZkClient.getBrokerMetadatas``)."""
         return sorted(int(c) for c in get_children(self.zk, zd.BROKER_IDS_PATH))
+
+    def broker_racks(self) -> dict[int, str | None]:
+        """Registered brokers and their racks (``getBrokerMetadatas``)."""
+        ids = self.broker_ids()
+        found = get_many(self.zk, [zd.broker_path(b) for b in ids])
+        return {b: zd.decode_broker(b, r[0]).rack for b, r in zip(ids, found, strict=True) if r is not None}
 
     def _existing_topics(self) -> set[str]:
         topics = set(get_children(self.zk, zd.TOPICS_PATH))
@@ -160,7 +265,8 @@ class AdminZkClient:
         allow_internal: bool = False,
         topic_id: uuid.UUID | None = None,
     ) -> dict[int, list[int]]:
-        brokers = self.broker_ids()
+        racks = self.broker_racks()
+        brokers = sorted(racks)
         partitions, replication, _ = validate_new_topic(
             name,
             num_partitions,
@@ -177,7 +283,7 @@ class AdminZkClient:
         if assignments:
             assignment = {p: list(replicas) for p, replicas in assignments}
         else:
-            assignment = assign_replicas_to_brokers(partitions, replication, brokers, rng=self.rng)
+            assignment = assign_replicas(partitions, replication, racks, rng=self.rng)
         if validate_only:
             return assignment
         overrides = {k: v for k, v in configs.items() if v is not None}
@@ -271,17 +377,18 @@ class AdminZkClient:
                 f"Topic currently has {existing} partitions, which is higher than the requested {new_total}.",
             )
         replicas_p0 = list(current.partitions.get(0, ()))
-        brokers = self.broker_ids()
+        racks = self.broker_racks()
+        brokers = sorted(racks)
         adding = new_total - existing
         if assignments is not None:
             new = self._check_new_assignments(existing, adding, len(replicas_p0), assignments, brokers)
         else:
             # createNewPartitionsAssignment: continue from the broker that leads partition 0
             start = next((i for i, b in enumerate(brokers) if b >= replicas_p0[0]), 0) if replicas_p0 else 0
-            new = assign_replicas_to_brokers(
+            new = assign_replicas(
                 adding,
                 len(replicas_p0),
-                brokers,
+                racks,
                 fixed_start_index=start,
                 start_partition_id=existing,
                 rng=self.rng,

@@ -12,7 +12,12 @@ import pytest
 
 from coordinator import zk_data as zd
 from coordinator.cluster_state import BrokerEndpoint
-from coordinator.zk_admin import AdminZkClient, assign_replicas_to_brokers
+from coordinator.zk_admin import (
+    AdminZkClient,
+    assign_replicas,
+    assign_replicas_to_brokers,
+    rack_alternated_brokers,
+)
 from coordinator.zk_election import Strategy, elect
 from coordinator.zookeeper import BrokerRegistration, ZooKeeperClient
 from protocol.errors import ErrorCode, KafkaError
@@ -73,6 +78,34 @@ def test_assignment_errors(n, rf, brokers, code, message):
     with pytest.raises(KafkaError) as exc_info:
         assign_replicas_to_brokers(n, rf, brokers)
     assert exc_info.value.error is code and exc_info.value.message == message
+
+
+def test_rack_aware_assignment_matches_kafkas_test():
+    # AdminRackAwareTest.testGetRackAlternatedBrokerListAndAssignReplicasToBrokers
+    racks = {0: "rack1", 1: "rack3", 2: "rack3", 3: "rack2", 4: "rack2", 5: "rack1"}
+    assert rack_alternated_brokers(racks) == [0, 3, 1, 5, 4, 2]
+    assert rack_alternated_brokers({b: r for b, r in racks.items() if b != 5}) == [0, 3, 1, 4, 2]
+    assert assign_replicas(7, 3, racks, fixed_start_index=0, start_partition_id=0) == {
+        0: [0, 3, 1],
+        1: [3, 1, 5],
+        2: [1, 5, 4],
+        3: [5, 4, 2],
+        4: [4, 2, 0],
+        5: [2, 0, 3],
+        6: [0, 4, 2],
+    }
+    # random start: every partition still spans min(rf, racks) racks
+    got = assign_replicas(12, 2, racks, rng=random.Random(3))
+    assert all(len({racks[b] for b in r}) == 2 for r in got.values())
+    # no racks at all: the rack-unaware assignment
+    assert assign_replicas(
+        6, 3, {1: None, 2: None, 3: None}, fixed_start_index=0
+    ) == assign_replicas_to_brokers(6, 3, [1, 2, 3], fixed_start_index=0)
+    with pytest.raises(KafkaError) as exc_info:
+        assign_replicas(1, 1, {1: "r", 2: None})
+    assert (
+        exc_info.value.message == "Not all brokers have rack information for replica rack aware assignment."
+    )
 
 
 # ---------------------------------------------------------------------- elections (no ZooKeeper)
