@@ -720,3 +720,35 @@ def test_watches_survive_a_zookeeper_restart(tmp_path):
         run(scenario())
     finally:
         server.stop()
+
+
+def test_state_written_by_a_newer_controller_aborts_an_election(connect):
+    """The second fence: a partition state carrying a newer controller epoch is not touched."""
+
+    async def scenario():
+        brokers = await start_brokers(connect, (1, 2, 3))
+        zk = brokers[1].zk
+        c = brokers[1].controller
+        await create(AdminZkClient(zk), "n", [[2, 1]])
+        s = await wait_state(zk, "n", 0, lambda s: True)
+        newer = zd.LeaderIsrAndEpoch(1, 5, (1, 2), controller_epoch=7)
+        await asyncio.to_thread(
+            brokers[3].zk.set_data,
+            zd.partition_state_path("n", 0),
+            zd.encode_partition_state(newer),
+            s.partition_epoch,
+        )
+        c.ctx.states[("n", 0)] = zd.LeaderIsrAndEpoch(1, 5, (1, 2), 7, partition_epoch=1)
+        result = await c.elect_leaders(ElectionType.PREFERRED, [("n", 0)])
+        code, message = result[("n", 0)]
+        assert code is ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE and "controller epoch 7" in message
+        after = await state_of(zk, "n", 0)
+        assert (after.leader, after.leader_epoch, after.controller_epoch, after.partition_epoch) == (
+            1,
+            5,
+            7,
+            1,
+        )
+        await stop_all(brokers)
+
+    run(scenario())
