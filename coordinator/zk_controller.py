@@ -308,6 +308,11 @@ class KafkaController(ControllerRequests):
     async def _elect(self) -> None:
         """``KafkaController.elect``."""
         self.active_controller_id = await self._zk(self._read_controller)
+        if self.active_controller_id == self.broker_id and not self.active:
+            # our registration whose answer was lost (a timeout): give it up, its deletion
+            # (watched) starts a clean election
+            await self._zk(self._delete_own_registration)
+            return
         if self.active_controller_id != -1:
             return
         try:
@@ -318,10 +323,20 @@ class KafkaController(ControllerRequests):
         except NodeExistsError:
             self.active_controller_id = await self._zk(self._read_controller)
             return
+        except Exception as exc:  # no answer: whether it happened is unknown, look again soon
+            log.warning("controller %d: election attempt failed (%s); retrying", self.broker_id, exc)
+            if self._loop is not None and not self._stopped:
+                self._loop.call_later(1.0, self._put, "Reelect", self._reelect)
+            return
         self.ctx = ControllerContext(epoch=epoch, epoch_zk_version=version)
         self.active_controller_id = self.broker_id
         log.info("broker %d is the controller (epoch %d)", self.broker_id, epoch)
         await self._on_controller_failover()
+
+    def _delete_own_registration(self) -> None:
+        found = get_many(self.zk, [zd.CONTROLLER_PATH])[0]
+        if found is not None and found[1].ephemeralOwner == self.zk.session_id:
+            multi(self.zk, [("delete", zd.CONTROLLER_PATH, found[1].version)])
 
     async def _reelect(self) -> None:
         await self._maybe_resign()

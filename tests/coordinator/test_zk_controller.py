@@ -752,3 +752,25 @@ def test_state_written_by_a_newer_controller_aborts_an_election(connect):
         await stop_all(brokers)
 
     run(scenario())
+
+
+def test_own_stale_registration_is_given_up_and_reelected(connect):
+    """/controller holding this broker's id from its own session while it is not active (an
+    answer lost to a timeout) is deleted, and a clean election follows."""
+
+    async def scenario():
+        b1 = await FakeBroker(connect, 1).start()
+        await asyncio.to_thread(
+            b1.zk.create_node, zd.CONTROLLER_PATH, zd.encode_controller(1, 1), ephemeral=True
+        )
+        b1.controller = KafkaController(
+            1, b1.zk, b1.channel, time_ms=lambda: 2, inter_broker_listener=INTER_BROKER
+        )
+        await b1.controller.startup()
+        await until(lambda: b1.controller.active, what="elected")
+        assert b1.controller.epoch == 1
+        data, _ = await zk_get(b1.zk, zd.CONTROLLER_PATH)
+        assert json.loads(data)["timestamp"] == "2"
+        await b1.kill()
+
+    run(scenario())
