@@ -26,10 +26,9 @@ ZooKeeper calls are blocking (kazoo); they run on the controller's own one-threa
 executor, batched (pipelined) where they concern many partitions.
 
 Not implemented: partition reassignment (``/admin/reassign_partitions`` and the API),
-``/isr_change_notification`` (IBP < 2.7), log-dir events, the ``/feature`` znode,
-re-election on a topic's ``unclean.leader.election.enable`` change, broker endpoint
-changes without re-registration, restoring the assignment of a topic grown while being
-deleted.
+``/isr_change_notification`` (IBP < 2.7), log-dir events, the ``/feature`` znode, broker
+endpoint changes without re-registration, restoring the assignment of a topic grown while
+being deleted.
 """
 
 from __future__ import annotations

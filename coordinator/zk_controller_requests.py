@@ -3,6 +3,7 @@
 - ControlledShutdown (``KafkaController.doControlledShutdown``, ZK_CLUSTER_FACTS §5),
 - ElectLeaders (``processReplicaLeaderElection``, §8),
 - AlterPartition (``tryProcessAlterPartition``, §7),
+- a topic's unclean leader election being enabled,
 - the legacy ``/admin/preferred_replica_election`` trigger and the auto leader rebalance
   (``checkAndTriggerAutoLeaderRebalance``, §8).
 
@@ -157,6 +158,22 @@ class ControllerRequests:
         await self._replicas_offline([(tp, broker_id) for tp in followed])
         remaining = sorted(tp for tp, s in self.ctx.states.items() if s.leader == broker_id)
         return ErrorCode.NONE, remaining
+
+    async def enable_topic_unclean_leader_election(self, topic: str) -> None:
+        """The topic's ``unclean.leader.election.enable`` became true (Kafka's
+        ``TopicUncleanLeaderElectionEnable`` event, raised by the topic config handler once
+        ``/config/topics/<t>`` changed): elect for its partitions without a leader."""
+        await self._call("TopicUncleanLeaderElectionEnable", lambda: self._do_enable_unclean(topic))
+
+    async def _do_enable_unclean(self, topic: str) -> None:
+        if not self.active or topic in self.ctx.topics_to_delete:
+            return
+        registered = set(self.ctx.brokers)
+        offline = [
+            tp for tp, s in sorted(self.ctx.states.items()) if tp[0] == topic and s.leader not in registered
+        ]
+        if offline:
+            await self._elect_partitions(offline, Strategy.OFFLINE)
 
     async def elect_leaders(
         self, election_type: ElectionType | int, partitions: Sequence[TopicPartition] | None

@@ -303,14 +303,14 @@ def test_broker_death_elects_from_isr_and_shrinks(connect):
     run(scenario())
 
 
-@pytest.mark.parametrize("unclean", [False, True])
+@pytest.mark.parametrize("unclean", [False, True, "enabled later"])
 def test_no_isr_left_goes_offline_unless_unclean(connect, unclean):
 
     async def scenario():
         brokers = await start_brokers(connect, (1, 2, 3))
         zk = brokers[1].zk
         admin = AdminZkClient(brokers[1].zk)
-        configs = {"unclean.leader.election.enable": "true"} if unclean else {}
+        configs = {"unclean.leader.election.enable": "true"} if unclean is True else {}
         await admin.create_topic(
             "u", -1, -1, configs, default_partitions=1, default_replication=1, assignments=[(0, [2, 3])]
         )
@@ -322,15 +322,27 @@ def test_no_isr_left_goes_offline_unless_unclean(connect, unclean):
         brokers[3] = await FakeBroker(connect, 3).start()
         await until(lambda: 3 in brokers[1].controller.ctx.brokers)
         await brokers[2].kill()
-        if unclean:
+        if unclean is True:
             s = await wait_state(zk, "u", 0, lambda s: s.leader == 3, "unclean leader")
             assert (s.isr, s.leader_epoch, s.leader_recovery_state) == ((3,), 2, zd.RECOVERING)
         else:
             s = await wait_state(zk, "u", 0, lambda s: s.leader == -1, "offline")
             # the last ISR member is kept (clean candidate), epoch bumped
             assert (s.isr, s.leader_epoch) == ((2,), 2)
-            # ElectLeaders UNCLEAN from the admin client elects the out-of-sync replica
             c = brokers[1].controller
+            if unclean == "enabled later":  # the topic config changes: the controller elects
+                await admin.change_topic_config("u", {"unclean.leader.election.enable": "true"})
+                await c.enable_topic_unclean_leader_election("u")
+                s = await state_of(zk, "u", 0)
+                assert (s.leader, s.isr, s.leader_epoch, s.leader_recovery_state) == (
+                    3,
+                    (3,),
+                    3,
+                    zd.RECOVERING,
+                )
+                await stop_all(brokers)
+                return
+            # ElectLeaders UNCLEAN from the admin client elects the out-of-sync replica
             assert await c.elect_leaders(ElectionType.UNCLEAN, [("u", 0)]) == {
                 ("u", 0): (ErrorCode.NONE, None)
             }
