@@ -64,6 +64,7 @@ from coordinator.zookeeper import (
     get_children,
     get_data_watched,
     get_many,
+    get_many_watched,
     multi,
 )
 
@@ -378,12 +379,11 @@ class KafkaController(ControllerRequests):
     def _read_topics(self, names: Iterable[str] | None = None) -> dict[str, zd.TopicAssignment]:
         if names is None:
             names = get_children(self.zk, zd.TOPICS_PATH, self._on_topic_change)
-        out = {}
-        for name in names:
-            found = get_data_watched(self.zk, zd.topic_path(name), self._topic_watch(name))
-            if found is not None:
-                out[name] = zd.decode_topic(found[0])
-        return out
+        names = list(names)
+        found = get_many_watched(
+            self.zk, [zd.topic_path(n) for n in names], [self._topic_watch(n) for n in names]
+        )
+        return {n: zd.decode_topic(r[0]) for n, r in zip(names, found, strict=True) if r is not None}
 
     def _read_states(self, tps: Sequence[TopicPartition]) -> list[zd.LeaderIsrAndEpoch | None]:
         found = get_many(self.zk, [zd.partition_state_path(t, p) for t, p in tps])

@@ -552,6 +552,22 @@ def get_many(zk: ZooKeeperClient, paths: Sequence[str]) -> list[tuple[bytes, Any
     return out
 
 
+def get_many_watched(
+    zk: ZooKeeperClient, paths: Sequence[str], watches: Sequence[Callable[[Any], None]]
+) -> list[tuple[bytes, Any] | None]:
+    """Pipelined reads, each leaving a one-shot data watch (change or deletion) on the znode
+    read; None where missing (no watch is left then)."""
+    kz = zk._client()
+    pending = [kz.get_async(p, watch=w) for p, w in zip(paths, watches, strict=True)]
+    out: list[tuple[bytes, Any] | None] = []
+    for path, async_result in zip(paths, pending, strict=True):
+        try:
+            out.append(zk._wait(async_result, f"get {path}"))
+        except NoNodeError:
+            out.append(None)
+    return out
+
+
 def get_children(zk: ZooKeeperClient, path: str, watch: Callable[[Any], None] | None = None) -> list[str]:
     """Children of ``path`` ([] if it is missing), optionally leaving a one-shot child watch."""
     try:
