@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import re
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from coordinator.cluster_state import (
@@ -47,6 +47,7 @@ __all__ = [
     "ControllerTopicStore",
     "TopicMetadata",
     "unify_collision_chars",
+    "validate_new_topic",
     "validate_topic_name",
 ]
 
@@ -83,6 +84,105 @@ def validate_topic_name(name: str | None) -> None:
 def unify_collision_chars(name: str) -> str:
     """'.' and '_' collide in metric names (Topic.unifyCollisionChars)."""
     return name.replace(".", "_")
+
+
+def _too_many_replicas(replication: int, brokers: int) -> str:
+    return (
+        f"Unable to replicate the partition {replication} time(s): "
+        f"The target replication factor of {replication} cannot be reached because only "
+        f"{brokers} broker(s) are registered."
+    )
+
+
+def validate_new_topic(
+    name: str,
+    num_partitions: int,
+    replication_factor: int,
+    configs: Mapping[str, str | None],
+    *,
+    existing_topics: Collection[str],
+    broker_ids: Collection[int],
+    default_partitions: int,
+    default_replication: int,
+    assignments: Sequence[tuple[int, Sequence[int]]] = (),
+    allow_internal: bool = False,
+    too_many_replicas: Callable[[int, int], str] = _too_many_replicas,
+) -> tuple[int, int, dict[str, Any]]:
+    """Validate a new topic (CreateTopics entry, auto-creation); returns (partitions,
+    replication, parsed overrides). Shared by the embedded controller and ZooKeeper mode's
+    AdminZkClient. ``existing_topics`` includes topics being deleted (Kafka's
+    ``validateTopicCreate`` refuses those as existing)."""
+    if name in INTERNAL_TOPICS and not allow_internal:
+        # The broker creates its internal topics itself, with its own configuration
+        # (ControllerApis.createTopics refuses __cluster_metadata the same way).
+        raise KafkaError(ErrorCode.INVALID_REQUEST, f"Creation of internal topic {name} is prohibited.")
+    validate_topic_name(name)
+    if name in existing_topics:
+        raise KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, f"Topic '{name}' already exists.")
+    unified = unify_collision_chars(name)
+    for other in existing_topics:
+        if unify_collision_chars(other) == unified:
+            raise KafkaError(
+                ErrorCode.INVALID_TOPIC_EXCEPTION, f"Topic '{name}' collides with existing topic: {other}"
+            )
+    if assignments:
+        partitions, replication = _check_assignments(
+            num_partitions, replication_factor, assignments, broker_ids
+        )
+    else:
+        partitions = default_partitions if num_partitions == -1 else num_partitions
+        replication = default_replication if replication_factor == -1 else replication_factor
+    if partitions <= 0:
+        raise KafkaError(ErrorCode.INVALID_PARTITIONS, "Number of partitions must be larger than 0.")
+    if replication <= 0:
+        raise KafkaError(ErrorCode.INVALID_REPLICATION_FACTOR, "Replication factor must be larger than 0.")
+    if replication > len(broker_ids):
+        raise KafkaError(
+            ErrorCode.INVALID_REPLICATION_FACTOR, too_many_replicas(replication, len(broker_ids))
+        )
+    try:
+        overrides = parse_topic_overrides(configs)
+    except ConfigError as exc:
+        raise KafkaError(ErrorCode.INVALID_CONFIG, str(exc)) from None
+    return partitions, replication, overrides
+
+
+def _check_assignments(
+    num_partitions: int,
+    replication_factor: int,
+    assignments: Sequence[tuple[int, Sequence[int]]],
+    broker_ids: Collection[int],
+) -> tuple[int, int]:
+    # ReplicationControlManager.createTopic: explicit assignments exclude counts.
+    if num_partitions != -1 or replication_factor != -1:
+        raise KafkaError(
+            ErrorCode.INVALID_REQUEST,
+            "Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.",
+        )
+    indexes = sorted(p for p, _ in assignments)
+    if indexes != list(range(len(indexes))):
+        raise KafkaError(
+            ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+            "Partitions should be a consecutive 0-based integer sequence",
+        )
+    sizes = {len(replicas) for _, replicas in assignments}
+    if len(sizes) != 1 or 0 in sizes:
+        raise KafkaError(
+            ErrorCode.INVALID_REPLICA_ASSIGNMENT, "All partitions should have the same number of replicas"
+        )
+    for p, replicas in assignments:
+        if len(set(replicas)) != len(replicas):
+            raise KafkaError(
+                ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+                f"Duplicate brokers in the assignment of partition {p}",
+            )
+        for b in replicas:
+            if b not in broker_ids:
+                raise KafkaError(
+                    ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+                    f"The manual partition assignment includes broker {b}, but no such broker is registered.",
+                )
+    return len(indexes), sizes.pop()
 
 
 class Controller:
@@ -157,77 +257,17 @@ class Controller:
         assignments: Sequence[tuple[int, Sequence[int]]] = (),
     ) -> tuple[int, int, dict[str, Any]]:
         """Validate a CreateTopics entry; returns (partitions, replication, parsed overrides)."""
-        if name in INTERNAL_TOPICS:
-            # The broker creates its internal topics itself, with its own configuration
-            # (ControllerApis.createTopics refuses __cluster_metadata the same way).
-            raise KafkaError(ErrorCode.INVALID_REQUEST, f"Creation of internal topic {name} is prohibited.")
-        validate_topic_name(name)
-        existing = self._topics
-        if name in existing:
-            raise KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, f"Topic '{name}' already exists.")
-        unified = unify_collision_chars(name)
-        for other in existing:
-            if unify_collision_chars(other) == unified:
-                raise KafkaError(
-                    ErrorCode.INVALID_TOPIC_EXCEPTION, f"Topic '{name}' collides with existing topic: {other}"
-                )
-        if assignments:
-            partitions, replication = self._check_assignments(num_partitions, replication_factor, assignments)
-        else:
-            partitions = default_partitions if num_partitions == -1 else num_partitions
-            replication = default_replication if replication_factor == -1 else replication_factor
-        if partitions <= 0:
-            raise KafkaError(ErrorCode.INVALID_PARTITIONS, "Number of partitions must be larger than 0.")
-        if replication <= 0:
-            raise KafkaError(
-                ErrorCode.INVALID_REPLICATION_FACTOR, "Replication factor must be larger than 0."
-            )
-        if replication > len(self._brokers):
-            raise KafkaError(
-                ErrorCode.INVALID_REPLICATION_FACTOR,
-                f"Unable to replicate the partition {replication} time(s): "
-                f"The target replication factor of {replication} cannot be reached because only "
-                f"{len(self._brokers)} broker(s) are registered.",
-            )
-        try:
-            overrides = parse_topic_overrides(configs)
-        except ConfigError as exc:
-            raise KafkaError(ErrorCode.INVALID_CONFIG, str(exc)) from None
-        return partitions, replication, overrides
-
-    def _check_assignments(
-        self, num_partitions: int, replication_factor: int, assignments: Sequence[tuple[int, Sequence[int]]]
-    ) -> tuple[int, int]:
-        # ReplicationControlManager.createTopic: explicit assignments exclude counts.
-        if num_partitions != -1 or replication_factor != -1:
-            raise KafkaError(
-                ErrorCode.INVALID_REQUEST,
-                "Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.",
-            )
-        indexes = sorted(p for p, _ in assignments)
-        if indexes != list(range(len(indexes))):
-            raise KafkaError(
-                ErrorCode.INVALID_REPLICA_ASSIGNMENT,
-                "Partitions should be a consecutive 0-based integer sequence",
-            )
-        sizes = {len(replicas) for _, replicas in assignments}
-        if len(sizes) != 1 or 0 in sizes:
-            raise KafkaError(
-                ErrorCode.INVALID_REPLICA_ASSIGNMENT, "All partitions should have the same number of replicas"
-            )
-        for p, replicas in assignments:
-            if len(set(replicas)) != len(replicas):
-                raise KafkaError(
-                    ErrorCode.INVALID_REPLICA_ASSIGNMENT,
-                    f"Duplicate brokers in the assignment of partition {p}",
-                )
-            for b in replicas:
-                if b not in self._brokers:
-                    raise KafkaError(
-                        ErrorCode.INVALID_REPLICA_ASSIGNMENT,
-                        f"The manual partition assignment includes broker {b}, but no such broker is registered.",
-                    )
-        return len(indexes), sizes.pop()
+        return validate_new_topic(
+            name,
+            num_partitions,
+            replication_factor,
+            configs,
+            existing_topics=self._topics,
+            broker_ids=self._brokers.keys(),
+            default_partitions=default_partitions,
+            default_replication=default_replication,
+            assignments=assignments,
+        )
 
     def create_topic(
         self,

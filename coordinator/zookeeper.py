@@ -466,3 +466,138 @@ class ZooKeeperClient:
                     callback()
                 except Exception:
                     log.exception("ZooKeeper connection listener failed")
+
+
+# ---------------------------------------------------------------------- multi-ops and fencing
+
+CONTROLLER_EPOCH_PATH = "/controller_epoch"  # ControllerEpochZNode.path
+
+
+class ControllerMovedError(Exception):
+    """Kafka's ControllerMovedException: the ``/controller_epoch`` check of a fenced write
+    failed (another controller was elected since), or this broker is not the controller."""
+
+
+# One operation of a multi: ("create", path, data, ephemeral) | ("set", path, data, version)
+# | ("delete", path, version) | ("check", path, version).
+ZkOp = tuple[Any, ...]
+
+
+def _add_op(tx: Any, op: ZkOp) -> None:
+    kind = op[0]
+    if kind == "create":
+        tx.create(op[1], op[2], ephemeral=bool(op[3]) if len(op) > 3 else False)
+    elif kind == "set":
+        tx.set_data(op[1], op[2], version=op[3])
+    elif kind == "delete":
+        tx.delete(op[1], version=op[2] if len(op) > 2 else -1)
+    elif kind == "check":
+        tx.check(op[1], op[2])
+    else:
+        raise ValueError(f"unknown ZooKeeper op {kind!r}")
+
+
+def multi(zk: ZooKeeperClient, ops: Sequence[ZkOp]) -> list[Any]:
+    """One atomic ZooKeeper multi (blocking). Returns one result per op: kazoo's result
+    (a path for create, a ZnodeStat for set, True for delete/check) or, when the multi
+    failed, the failing op's exception instance and RolledBackError for the others."""
+    tx = zk._client().transaction()
+    for op in ops:
+        _add_op(tx, op)
+    return zk._wait(tx.commit_async(), "multi")
+
+
+def fenced_multi_many(zk: ZooKeeperClient, ops: Sequence[ZkOp], epoch_zk_version: int) -> list[Any]:
+    """Each op as its own multi ``[check /controller_epoch version, op]``, pipelined
+    (Kafka's ``KafkaZkClient.retryRequestsUntilConnected(requests, expectedControllerEpochZkVersion)``
+    with ``wrapRequestWithControllerEpochCheck``). Returns each op's own result (an
+    exception instance if it failed). Raises ControllerMovedError if the epoch check
+    failed for any (a newer controller exists), KazooException for another check failure.
+    """
+    from kazoo.exceptions import BadVersionError, RolledBackError
+
+    kz = zk._client()
+    pending = []
+    for op in ops:
+        tx = kz.transaction()
+        tx.check(CONTROLLER_EPOCH_PATH, epoch_zk_version)
+        _add_op(tx, op)
+        pending.append(tx.commit_async())
+    results = []
+    moved = False
+    for async_result in pending:
+        check, inner = zk._wait(async_result, "fenced multi")
+        if isinstance(check, BadVersionError):
+            moved = True
+        elif isinstance(check, Exception) and not isinstance(check, RolledBackError):
+            raise check
+        results.append(inner)
+    if moved:
+        raise ControllerMovedError(
+            f"the controller epoch znode's version is no longer {epoch_zk_version}: another controller was elected"
+        )
+    return results
+
+
+def get_many(zk: ZooKeeperClient, paths: Sequence[str]) -> list[tuple[bytes, Any] | None]:
+    """(data, ZnodeStat) per path, None where missing: pipelined reads (blocking)."""
+    kz = zk._client()
+    pending = [kz.get_async(p) for p in paths]
+    out: list[tuple[bytes, Any] | None] = []
+    for path, async_result in zip(paths, pending, strict=True):
+        try:
+            out.append(zk._wait(async_result, f"get {path}"))
+        except NoNodeError:
+            out.append(None)
+    return out
+
+
+def get_many_watched(
+    zk: ZooKeeperClient, paths: Sequence[str], watches: Sequence[Callable[[Any], None]]
+) -> list[tuple[bytes, Any] | None]:
+    """Pipelined reads, each leaving a one-shot data watch (change or deletion) on the znode
+    read; None where missing (no watch is left then)."""
+    kz = zk._client()
+    pending = [kz.get_async(p, watch=w) for p, w in zip(paths, watches, strict=True)]
+    out: list[tuple[bytes, Any] | None] = []
+    for path, async_result in zip(paths, pending, strict=True):
+        try:
+            out.append(zk._wait(async_result, f"get {path}"))
+        except NoNodeError:
+            out.append(None)
+    return out
+
+
+def get_children(zk: ZooKeeperClient, path: str, watch: Callable[[Any], None] | None = None) -> list[str]:
+    """Children of ``path`` ([] if it is missing), optionally leaving a one-shot child watch."""
+    try:
+        return zk._wait(zk._client().get_children_async(path, watch=watch), f"children of {path}")
+    except NoNodeError:
+        if watch is not None:  # watch its creation instead
+            zk._wait(zk._client().exists_async(path, watch=watch), f"exists {path}")
+        return []
+
+
+def get_data_watched(
+    zk: ZooKeeperClient, path: str, watch: Callable[[Any], None]
+) -> tuple[bytes, Any] | None:
+    """(data, stat) with a one-shot watch (data change or deletion); None if missing, then
+    watching its creation (Kafka's ``registerZNodeChangeHandlerAndCheckExistence``)."""
+    kz = zk._client()
+    stat = zk._wait(kz.exists_async(path, watch=watch), f"exists {path}")
+    if stat is None:
+        return None
+    try:
+        return zk._wait(kz.get_async(path), f"get {path}")
+    except NoNodeError:
+        return None
+
+
+def delete_recursive_paths(zk: ZooKeeperClient, path: str) -> list[str]:
+    """``path`` and every descendant, deepest first (for a fenced recursive delete)."""
+    out: list[str] = []
+    for child in get_children(zk, path):
+        out.extend(delete_recursive_paths(zk, f"{path}/{child}"))
+    if zk._wait(zk._client().exists_async(path), f"exists {path}") is not None:
+        out.append(path)
+    return out

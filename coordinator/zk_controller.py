@@ -1,0 +1,867 @@
+"""The ZooKeeper-mode controller (Kafka 3.9's ``KafkaController``, ZK mode), on one broker at a time.
+
+Every broker runs one; the one that creates the ephemeral ``/controller`` is active:
+
+- **Election** (``KafkaZkClient.registerControllerAndIncrementControllerEpoch``): one
+  multi creates ``/controller`` and bumps ``/controller_epoch`` (conditional on its
+  version); the losers watch ``/controller`` and run again when it goes.
+- **Fencing**: every write of the active controller is a multi that first checks
+  ``/controller_epoch``'s version; after a newer election the check fails,
+  ``ControllerMovedError`` is raised and the controller resigns (``maybeResign``).
+  Requests to brokers carry the controller epoch and the target's broker epoch.
+- **One event queue** (``ControllerEventManager``): watch callbacks (kazoo threads) and
+  broker requests (ControlledShutdown, ElectLeaders, AlterPartition) become events
+  processed in order by one asyncio task, so state changes never interleave.
+- **Partition state machine** (``PartitionStateMachine`` / ``ReplicaStateMachine`` /
+  ``Election``): new partitions (first live replica leads, ISR = live replicas, leader
+  epoch 0), offline elections (ISR first; out-of-sync replicas only with
+  ``unclean.leader.election.enable``), replicas going offline (ISR shrink keeping the
+  last member, leader -1 when the leader died), controlled shutdown, preferred leader
+  election (ElectLeaders, ``/admin/preferred_replica_election``, the auto rebalance),
+  AlterPartition (ISR changes from leaders), topic deletion (``TopicDeletionManager``).
+- **Outputs**: LeaderAndIsr v7, UpdateMetadata v8, StopReplica v4 through the injected
+  ``ControllerChannel`` (see ``zk_controller_channel``).
+
+ZooKeeper calls are blocking (kazoo); they run on the controller's own one-thread
+executor, batched (pipelined) where they concern many partitions.
+
+Not implemented: partition reassignment (``/admin/reassign_partitions`` and the API),
+``/isr_change_notification`` (IBP < 2.7), log-dir events, the ``/feature`` znode, broker
+endpoint changes without re-registration, restoring the assignment of a topic grown while
+being deleted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from typing import Any
+
+from kazoo.client import KazooState
+from kazoo.exceptions import BadVersionError, NodeExistsError, NoNodeError
+
+from coordinator import zk_data as zd
+from coordinator.zk_controller_channel import ControllerChannel, ControllerView, RequestBatch
+from coordinator.zk_controller_requests import ControllerRequests
+from coordinator.zk_election import (
+    ControllerContext,
+    ElectionType,
+    Strategy,
+    TopicPartition,
+    elect,
+    live_replicas,
+)
+from coordinator.zookeeper import (
+    ControllerMovedError,
+    ZooKeeperClient,
+    delete_recursive_paths,
+    fenced_multi_many,
+    get_children,
+    get_data_watched,
+    get_many,
+    get_many_watched,
+    multi,
+)
+
+__all__ = ["ControllerChannel", "ControllerMovedError", "ElectionType", "KafkaController"]
+
+log = logging.getLogger(__name__)
+
+UNCLEAN_CONFIG = "unclean.leader.election.enable"
+FIRST_REBALANCE_DELAY_S = 5.0  # KafkaController.onControllerFailover schedules the first check after 5 s
+_MAX_DELETE_OPS = 500  # ops per fenced multi of a recursive delete (ZooKeeper's request size limit)
+
+
+class KafkaController(ControllerRequests):
+    """The ZooKeeper-mode controller of one broker (active when it holds ``/controller``)."""
+
+    def __init__(
+        self,
+        broker_id: int,
+        zk: ZooKeeperClient,
+        channel: ControllerChannel,
+        *,
+        time_ms: Callable[[], int],
+        inter_broker_listener: str,
+        unclean_leader_election_enable: bool = False,
+        auto_leader_rebalance_enable: bool = True,
+        leader_imbalance_check_interval_s: float = 300.0,
+        leader_imbalance_per_broker_percentage: int = 10,
+        delete_topic_enable: bool = True,
+        first_rebalance_delay_s: float = FIRST_REBALANCE_DELAY_S,
+    ) -> None:
+        self.broker_id = broker_id
+        self.zk = zk
+        self.channel = channel
+        self.time_ms = time_ms
+        self.inter_broker_listener = inter_broker_listener
+        self.unclean_default = unclean_leader_election_enable
+        self.auto_rebalance = auto_leader_rebalance_enable
+        self.rebalance_interval_s = leader_imbalance_check_interval_s
+        self.imbalance_pct = leader_imbalance_per_broker_percentage
+        self.delete_topic_enable = delete_topic_enable
+        self.first_rebalance_delay_s = first_rebalance_delay_s
+        self.ctx = ControllerContext()
+        self.active = False
+        self.active_controller_id = -1
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"controller-{broker_id}-zk")
+        self._queue: asyncio.Queue[tuple[str, Callable[[], Awaitable[Any]], asyncio.Future | None]] = (
+            asyncio.Queue()
+        )
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._task: asyncio.Task | None = None
+        self._rebalance_timer: asyncio.TimerHandle | None = None
+        self._topic_watches: dict[str, Callable[[Any], None]] = {}
+        self._stopped = False
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def startup(self) -> None:
+        """Start the event loop and try to become the controller (``KafkaController.startup``)."""
+        self._loop = asyncio.get_running_loop()
+        self._task = asyncio.create_task(self._run(), name=f"controller-{self.broker_id}")
+        kz = self.zk.kazoo
+        if kz is not None:
+            kz.add_listener(self._on_session_state)
+        self._put("Startup", self._elect)
+
+    async def shutdown(self) -> None:
+        """Stop processing; resign if active (the broker's session close removes ``/controller``)."""
+        self._stopped = True
+        kz = self.zk.kazoo
+        if kz is not None:
+            kz.remove_listener(self._on_session_state)
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        self._resign_locally()
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+    @property
+    def epoch(self) -> int:
+        return self.ctx.epoch
+
+    # ------------------------------------------------------------------ event queue
+
+    def _put(self, name: str, fn: Callable[[], Awaitable[Any]], fut: asyncio.Future | None = None) -> None:
+        if not self._stopped:
+            self._queue.put_nowait((name, fn, fut))
+
+    def _put_threadsafe(self, name: str, fn: Callable[[], Awaitable[Any]]) -> None:
+        loop = self._loop
+        if loop is not None and not loop.is_closed() and not self._stopped:
+            loop.call_soon_threadsafe(self._put, name, fn)
+
+    async def _call(self, name: str, fn: Callable[[], Awaitable[Any]]) -> Any:
+        """Run ``fn`` as an event and wait for its result."""
+        assert self._loop is not None, "startup() first"
+        fut = self._loop.create_future()
+        self._put(name, fn, fut)
+        return await fut
+
+    async def _run(self) -> None:
+        while True:
+            name, fn, fut = await self._queue.get()
+            try:
+                result = await fn()
+            except ControllerMovedError as exc:
+                log.info("controller %d: %s while processing %s; resigning", self.broker_id, exc, name)
+                if fut is not None and not fut.done():
+                    fut.set_exception(exc)
+                try:
+                    await self._maybe_resign()
+                except Exception:
+                    log.exception("controller %d: resigning failed", self.broker_id)
+                continue
+            except asyncio.CancelledError:
+                if fut is not None and not fut.done():
+                    fut.cancel()
+                raise
+            except Exception as exc:
+                log.exception("controller %d: processing %s failed", self.broker_id, name)
+                if fut is not None and not fut.done():
+                    fut.set_exception(exc)
+                continue
+            if fut is not None and not fut.done():
+                fut.set_result(result)
+
+    async def _zk(self, fn: Callable[..., Any], *args: Any) -> Any:
+        assert self._loop is not None
+        return await self._loop.run_in_executor(self._executor, fn, *args)
+
+    async def _fenced(self, ops: Sequence[Any]) -> list[Any]:
+        if not ops:
+            return []
+        return await self._zk(fenced_multi_many, self.zk, list(ops), self.ctx.epoch_zk_version)
+
+    # ------------------------------------------------------------------ watches (kazoo threads)
+
+    # kazoo drops every watch when the connection drops and fires it with type NONE; those
+    # are ignored here and everything is re-watched (and re-read) once reconnected.
+
+    def _on_controller_watch(self, event: Any) -> None:
+        if event.type == "DELETED":
+            self._put_threadsafe("Reelect", self._reelect)
+        elif event.type != "NONE":
+            self._put_threadsafe("ControllerChange", self._maybe_resign)
+
+    def _on_broker_change(self, event: Any) -> None:
+        if event.type != "NONE":
+            self._put_threadsafe("BrokerChange", self._process_broker_change)
+
+    def _on_topic_change(self, event: Any) -> None:
+        if event.type != "NONE":
+            self._put_threadsafe("TopicChange", self._process_topic_change)
+
+    def _on_topic_deletion(self, event: Any) -> None:
+        if event.type != "NONE":
+            self._put_threadsafe("TopicDeletion", self._process_topic_deletion)
+
+    def _on_preferred_election(self, event: Any) -> None:
+        if event.type != "NONE":
+            self._put_threadsafe("ReplicaLeaderElection", self._process_preferred_election_znode)
+
+    def _topic_watch(self, topic: str) -> Callable[[Any], None]:
+        watch = self._topic_watches.get(topic)
+        if watch is None:  # one callable per topic: kazoo keeps one registration of it
+
+            def watch(event: Any, topic: str = topic) -> None:
+                if event.type != "NONE":
+                    self._put_threadsafe(
+                        "PartitionModifications", lambda: self._process_partition_modifications(topic)
+                    )
+
+            self._topic_watches[topic] = watch
+        return watch
+
+    def _on_session_state(self, state: str) -> None:
+        if state == KazooState.LOST:  # session expired: /controller is gone (processExpire)
+            self._put_threadsafe("Expire", self._process_expire)
+        elif state == KazooState.CONNECTED:
+            self._put_threadsafe("Reconnected", self._process_reconnected)
+
+    async def _process_reconnected(self) -> None:
+        """After a reconnection (same or new session): watch everything again and catch up
+        with what changed meanwhile; elect if there is no controller."""
+        await self._maybe_resign()
+        if not self.active:
+            if self.active_controller_id == -1:
+                await self._elect()
+            return
+        await self._process_broker_change()
+        await self._process_topic_change()
+        for topic in sorted(self.ctx.assignments):
+            await self._process_partition_modifications(topic)
+        await self._process_topic_deletion()
+        await self._process_preferred_election_znode()
+
+    # ------------------------------------------------------------------ election
+
+    def _read_controller(self) -> int:
+        found = get_data_watched(self.zk, zd.CONTROLLER_PATH, self._on_controller_watch)
+        if found is None:
+            return -1
+        broker = zd.decode_controller(found[0])
+        return -1 if broker is None else broker
+
+    def _register_controller(self) -> tuple[int, int]:
+        """``registerControllerAndIncrementControllerEpoch`` (blocking): (new epoch, its zkVersion)."""
+        found = get_many(self.zk, [zd.CONTROLLER_EPOCH_PATH])[0]
+        if found is None:
+            try:
+                self.zk.create_node(
+                    zd.CONTROLLER_EPOCH_PATH, zd.encode_controller_epoch(zd.INITIAL_CONTROLLER_EPOCH)
+                )
+                epoch, version = zd.INITIAL_CONTROLLER_EPOCH, 0
+            except NodeExistsError:
+                data, stat = self.zk.get_data(zd.CONTROLLER_EPOCH_PATH)
+                epoch, version = zd.decode_controller_epoch(data), stat.version
+        else:
+            epoch, version = zd.decode_controller_epoch(found[0]), found[1].version
+        new_epoch = epoch + 1
+        results = multi(
+            self.zk,
+            [
+                ("create", zd.CONTROLLER_PATH, zd.encode_controller(self.broker_id, self.time_ms()), True),
+                ("set", zd.CONTROLLER_EPOCH_PATH, zd.encode_controller_epoch(new_epoch), version),
+            ],
+        )
+        if not any(isinstance(r, Exception) for r in results):
+            return new_epoch, results[1].version
+        # NODEEXISTS or BADVERSION: checkControllerAndEpoch (we may have won on a retried multi)
+        controller, epoch_found = get_many(self.zk, [zd.CONTROLLER_PATH, zd.CONTROLLER_EPOCH_PATH])
+        if (
+            controller is not None
+            and epoch_found is not None
+            and zd.decode_controller(controller[0]) == self.broker_id
+            and zd.decode_controller_epoch(epoch_found[0]) == new_epoch
+        ):
+            return new_epoch, epoch_found[1].version
+        raise ControllerMovedError(f"controller election lost by broker {self.broker_id}")
+
+    async def _elect(self) -> None:
+        """``KafkaController.elect``."""
+        self.active_controller_id = await self._zk(self._read_controller)
+        if self.active_controller_id == self.broker_id and not self.active:
+            # our registration whose answer was lost (a timeout): give it up, its deletion
+            # (watched) starts a clean election
+            await self._zk(self._delete_own_registration)
+            return
+        if self.active_controller_id != -1:
+            return
+        try:
+            epoch, version = await self._zk(self._register_controller)
+        except ControllerMovedError:
+            await self._maybe_resign()
+            return
+        except NodeExistsError:
+            self.active_controller_id = await self._zk(self._read_controller)
+            return
+        except Exception as exc:  # no answer: whether it happened is unknown, look again soon
+            log.warning("controller %d: election attempt failed (%s); retrying", self.broker_id, exc)
+            if self._loop is not None and not self._stopped:
+                self._loop.call_later(1.0, self._put, "Reelect", self._reelect)
+            return
+        self.ctx = ControllerContext(epoch=epoch, epoch_zk_version=version)
+        self.active_controller_id = self.broker_id
+        log.info("broker %d is the controller (epoch %d)", self.broker_id, epoch)
+        await self._on_controller_failover()
+
+    def _delete_own_registration(self) -> None:
+        found = get_many(self.zk, [zd.CONTROLLER_PATH])[0]
+        if found is not None and found[1].ephemeralOwner == self.zk.session_id:
+            multi(self.zk, [("delete", zd.CONTROLLER_PATH, found[1].version)])
+
+    async def _reelect(self) -> None:
+        await self._maybe_resign()
+        await self._elect()
+
+    async def _maybe_resign(self) -> None:
+        """``maybeResign``: re-read (and re-watch) ``/controller``; resign if it is not us any more."""
+        was_active = self.active
+        self.active_controller_id = await self._zk(self._read_controller)
+        if was_active and self.active_controller_id != self.broker_id:
+            self._resign_locally()
+
+    async def _process_expire(self) -> None:
+        self.active_controller_id = -1
+        self._resign_locally()
+
+    def _resign_locally(self) -> None:
+        """``onControllerResignation``: drop the context, channels and timers."""
+        if not self.active:
+            return
+        log.info("broker %d resigns as controller (epoch %d)", self.broker_id, self.ctx.epoch)
+        self.active = False
+        if self._rebalance_timer is not None:
+            self._rebalance_timer.cancel()
+            self._rebalance_timer = None
+        for b in list(self.ctx.brokers):
+            self.channel.remove_broker(b)
+        self.ctx = ControllerContext()
+
+    # ------------------------------------------------------------------ failover
+
+    def _read_brokers(self) -> dict[int, zd.BrokerInfo]:
+        ids = get_children(self.zk, zd.BROKER_IDS_PATH, self._on_broker_change)
+        ids = sorted(int(i) for i in ids if i.isdigit())
+        found = get_many(self.zk, [zd.broker_path(b) for b in ids])
+        return {
+            b: zd.decode_broker(b, r[0], r[1].czxid) for b, r in zip(ids, found, strict=True) if r is not None
+        }
+
+    def _read_topics(self, names: Iterable[str] | None = None) -> dict[str, zd.TopicAssignment]:
+        if names is None:
+            names = get_children(self.zk, zd.TOPICS_PATH, self._on_topic_change)
+        names = list(names)
+        found = get_many_watched(
+            self.zk, [zd.topic_path(n) for n in names], [self._topic_watch(n) for n in names]
+        )
+        return {n: zd.decode_topic(r[0]) for n, r in zip(names, found, strict=True) if r is not None}
+
+    def _read_states(self, tps: Sequence[TopicPartition]) -> list[zd.LeaderIsrAndEpoch | None]:
+        found = get_many(self.zk, [zd.partition_state_path(t, p) for t, p in tps])
+        return [zd.decode_partition_state(r[0], r[1].version) if r is not None else None for r in found]
+
+    def _read_initial_context(
+        self,
+    ) -> tuple[dict[int, zd.BrokerInfo], dict[str, zd.TopicAssignment], list[str]]:
+        brokers = self._read_brokers()
+        topics = self._read_topics()
+        deleting = get_children(self.zk, zd.DELETE_TOPICS_PATH, self._on_topic_deletion)
+        return brokers, topics, deleting
+
+    async def _on_controller_failover(self) -> None:
+        """``onControllerFailover``: watches, context, then the state machines."""
+        brokers, topics, deleting = await self._zk(self._read_initial_context)
+        self.active = True
+        self.ctx.brokers = dict(brokers)
+        for info in brokers.values():
+            self.channel.add_broker(info)
+        await self._add_topics(topics)
+        tps = self.ctx.all_partitions()
+        for tp, state in zip(tps, await self._zk(self._read_states, tps), strict=True):
+            if state is not None:
+                self.ctx.states[tp] = state
+        # UpdateMetadata (no partitions) to every broker first
+        batch = self._batch()
+        batch.add_update_metadata(self.ctx.brokers, [])
+        self._send(batch)
+        # replica state machine startup: every online replica gets its partition's state
+        batch = self._batch()
+        live = self.ctx.live()
+        for tp, state in self.ctx.states.items():
+            if tp[0] not in self.ctx.topics_to_delete:
+                batch.add_leader_and_isr(live_replicas(self.ctx.replicas(tp), live), tp, state)
+        self._send(batch)
+        await self._init_topic_deletion(deleting)
+        await self._trigger_online_partition_state_change()
+        await self._resume_deletions()
+        await self._process_preferred_election_znode()
+        if self.auto_rebalance:
+            self._schedule_rebalance(self.first_rebalance_delay_s)
+
+    async def _add_topics(self, topics: dict[str, zd.TopicAssignment]) -> None:
+        """Put topics in the context, giving an id to those without one (``setTopicIds``)."""
+        missing = {t: a for t, a in topics.items() if a.topic_id is None}
+        ops = []
+        for t, a in missing.items():
+            topics[t] = replace(a, topic_id=uuid.uuid4())
+            ops.append(("set", zd.topic_path(t), _encode_assignment(topics[t]), -1))
+        for result in await self._fenced(ops):
+            if isinstance(result, Exception):
+                log.warning("could not store a topic id: %s", result)
+        for t, a in topics.items():
+            self.ctx.assignments[t] = dict(a.partitions)
+            assert a.topic_id is not None
+            self.ctx.topic_ids[t] = a.topic_id
+
+    # ------------------------------------------------------------------ outputs
+
+    def _batch(self) -> RequestBatch:
+        c = self.ctx
+        return RequestBatch(
+            ControllerView(
+                controller_id=self.broker_id,
+                epoch=c.epoch,
+                brokers=c.brokers,
+                live=c.live,
+                assignments=c.assignments,
+                topic_ids=c.topic_ids,
+                states=c.states,
+                deleting=c.topics_to_delete,
+                inter_broker_listener=self.inter_broker_listener,
+            )
+        )
+
+    def _send(self, batch: RequestBatch) -> None:
+        if self.active and not batch.empty:
+            batch.send(self.channel, self._on_stop_replica_response)
+
+    # ------------------------------------------------------------------ broker changes
+
+    async def _process_broker_change(self) -> None:
+        """``processBrokerChange``: new, dead and bounced (same id, newer epoch) brokers."""
+        if not self.active:
+            return
+        current = await self._zk(self._read_brokers)
+        known = self.ctx.brokers
+        new = sorted(set(current) - set(known))
+        dead = sorted(set(known) - set(current))
+        bounced = sorted(b for b in set(current) & set(known) if current[b].epoch > known[b].epoch)
+        for b in dead + bounced:
+            self.channel.remove_broker(b)
+            del known[b]
+            self.ctx.shutting_down.discard(b)
+        for b in new + bounced:
+            known[b] = current[b]
+            self.channel.add_broker(current[b])
+        if new:
+            log.info("controller %d: brokers started: %s", self.broker_id, new)
+            await self._on_broker_startup(new)
+        if bounced:
+            await self._on_broker_failure(bounced)
+            await self._on_broker_startup(bounced)
+        if dead:
+            log.info("controller %d: brokers failed: %s", self.broker_id, dead)
+            await self._on_broker_failure(dead)
+
+    async def _on_broker_startup(self, new: list[int]) -> None:
+        """``onBrokerStartup``."""
+        existing = set(self.ctx.brokers) - set(new)
+        batch = self._batch()
+        batch.add_update_metadata(existing, [])
+        self._send(batch)
+        batch = self._batch()
+        deleting = self.ctx.topics_to_delete
+        batch.add_update_metadata(new, [tp for tp in self.ctx.states if tp[0] not in deleting])
+        self._send(batch)
+        batch = self._batch()  # the new brokers' replicas become online
+        for b in new:
+            for tp in self.ctx.partitions_on_broker(b):
+                state = self.ctx.states.get(tp)
+                if state is not None and tp[0] not in self.ctx.topics_to_delete:
+                    batch.add_leader_and_isr([b], tp, state)
+        self._send(batch)
+        await self._trigger_online_partition_state_change()
+        retry: set[str] = set()
+        for t in list(self.ctx.deletion_ineligible):
+            if any(b in r for r in self.ctx.assignments.get(t, {}).values() for b in new):
+                retry.add(t)
+        if retry:
+            self.ctx.deletion_ineligible -= retry
+            self.ctx.deletion_started -= retry
+            await self._resume_deletions()
+
+    async def _on_broker_failure(self, dead: list[int]) -> None:
+        """``onBrokerFailure`` -> ``onReplicasBecomeOffline``."""
+        replicas = [(tp, b) for b in dead for tp in self.ctx.partitions_on_broker(b)]
+        await self._on_replicas_become_offline(replicas)
+
+    async def _on_replicas_become_offline(self, replicas: list[tuple[TopicPartition, int]]) -> None:
+        deleting = self.ctx.topics_to_delete
+        live_or_shutting = set(self.ctx.brokers)
+        offline_leaders = [
+            tp
+            for tp, s in self.ctx.states.items()
+            if tp[0] not in deleting and s.leader not in live_or_shutting
+        ]
+        await self._trigger_online_partition_state_change()
+        await self._replicas_offline([(tp, b) for tp, b in replicas if tp[0] not in deleting])
+        ineligible = {tp[0] for tp, _ in replicas if tp[0] in deleting}
+        self.ctx.deletion_ineligible |= ineligible
+        if not offline_leaders:
+            batch = self._batch()
+            batch.add_update_metadata(self.ctx.brokers, [])
+            self._send(batch)
+
+    # ------------------------------------------------------------------ partition state machine
+
+    async def _trigger_online_partition_state_change(self) -> None:
+        """New partitions get initialized, offline ones (leader gone) an election."""
+        deleting = self.ctx.topics_to_delete
+        new = [tp for tp in self.ctx.all_partitions() if tp not in self.ctx.states and tp[0] not in deleting]
+        registered = set(self.ctx.brokers)
+        offline = [
+            tp
+            for tp, s in sorted(self.ctx.states.items())
+            if s.leader not in registered and tp[0] not in deleting
+        ]
+        if new:
+            await self._init_new_partitions(new)
+        if offline:
+            await self._elect_partitions(offline, Strategy.OFFLINE)
+
+    async def _init_new_partitions(self, tps: Sequence[TopicPartition]) -> None:
+        """``initializeLeaderAndIsrForPartitions``: state znodes, LeaderAndIsr (isNew) to the ISR."""
+        live = self.ctx.live()
+        planned: dict[TopicPartition, zd.LeaderIsrAndEpoch] = {}
+        for tp in tps:
+            alive = live_replicas(self.ctx.replicas(tp), live)
+            if not alive:
+                log.error("controller %d: no live replica for new partition %s-%d", self.broker_id, *tp)
+                continue
+            planned[tp] = zd.LeaderIsrAndEpoch(alive[0], 0, alive, self.ctx.epoch)
+        if not planned:
+            return
+        topics = sorted({t for t, _ in planned})
+        await self._fenced(
+            [("create", zd.topic_partitions_path(t), b"") for t in topics]
+        )  # NodeExists is fine
+        await self._fenced([("create", zd.topic_partition_path(t, p), b"") for t, p in planned])
+        keys = list(planned)
+        results = await self._fenced(
+            [
+                ("create", zd.partition_state_path(t, p), zd.encode_partition_state(planned[(t, p)]))
+                for t, p in keys
+            ]
+        )
+        batch = self._batch()
+        for tp, result in zip(keys, results, strict=True):
+            if isinstance(result, Exception):
+                log.error(
+                    "controller %d: creating the state of %s-%d failed: %r", self.broker_id, *tp, result
+                )
+                continue
+            self.ctx.states[tp] = planned[tp]
+            batch.add_leader_and_isr(planned[tp].isr, tp, planned[tp], is_new=True)
+        self._send(batch)
+
+    def _topic_unclean(self, topics: Sequence[str]) -> dict[str, bool]:
+        found = get_many(self.zk, [zd.config_entity_path("topics", t) for t in topics])
+        out = {}
+        for t, r in zip(topics, found, strict=True):
+            value = zd.decode_config(r[0]).get(UNCLEAN_CONFIG) if r is not None else None
+            out[t] = self.unclean_default if value is None else value.strip().lower() == "true"
+        return out
+
+    async def _elect_partitions(
+        self, tps: Sequence[TopicPartition], strategy: Strategy, *, allow_unclean: bool = False
+    ) -> tuple[dict[TopicPartition, zd.LeaderIsrAndEpoch], dict[TopicPartition, str]]:
+        """``doElectLeaderForPartitions`` with its retry on BADVERSION: (elected, failed: why)."""
+        elected: dict[TopicPartition, zd.LeaderIsrAndEpoch] = {}
+        failed: dict[TopicPartition, str] = {}
+        unclean: dict[str, bool] = {}
+        if strategy is Strategy.OFFLINE and not allow_unclean:
+            unclean = await self._zk(self._topic_unclean, sorted({t for t, _ in tps}))
+        batch = self._batch()
+        remaining = list(tps)
+        while remaining:
+            current = await self._zk(self._read_states, remaining)
+            writes: list[tuple[TopicPartition, zd.LeaderIsrAndEpoch, tuple[int, ...]]] = []
+            for tp, cur in zip(remaining, current, strict=True):
+                if cur is None:
+                    failed[tp] = f"Partition {tp[0]}-{tp[1]} has no state in ZooKeeper"
+                    continue
+                if cur.controller_epoch > self.ctx.epoch:
+                    failed[tp] = (
+                        f"Aborted leader election for partition {tp[0]}-{tp[1]}: the state was written by "
+                        f"controller epoch {cur.controller_epoch}, newer than {self.ctx.epoch}"
+                    )
+                    continue
+                result = elect(
+                    strategy,
+                    self.ctx.replicas(tp),
+                    cur,
+                    self.ctx.live(),
+                    self.ctx.shutting_down,
+                    unclean=allow_unclean or unclean.get(tp[0], False),
+                )
+                if result is None:
+                    failed[tp] = (
+                        f"Failed to elect leader for partition {tp[0]}-{tp[1]} under strategy {strategy.value}"
+                    )
+                    continue
+                new = replace(
+                    cur.new_leader_and_isr(result.leader, result.isr, self.ctx.epoch),
+                    leader_recovery_state=result.recovery_state,
+                )
+                writes.append((tp, new, result.recipients))
+            results = await self._fenced(
+                [
+                    ("set", zd.partition_state_path(*tp), zd.encode_partition_state(n), n.partition_epoch)
+                    for tp, n, _ in writes
+                ]
+            )
+            remaining = []
+            for (tp, new, recipients), result in zip(writes, results, strict=True):
+                if isinstance(result, BadVersionError):
+                    remaining.append(tp)  # changed meanwhile (AlterPartition): read again
+                elif isinstance(result, Exception):
+                    failed[tp] = f"Updating the state of {tp[0]}-{tp[1]} failed: {result!r}"
+                else:
+                    new = replace(new, partition_epoch=result.version)
+                    self.ctx.states[tp] = new
+                    elected[tp] = new
+                    batch.add_leader_and_isr(recipients, tp, new)
+        self._send(batch)
+        for why in failed.values():
+            log.info("controller %d: %s", self.broker_id, why)
+        return elected, failed
+
+    async def _replicas_offline(self, replicas: Sequence[tuple[TopicPartition, int]]) -> None:
+        """``ReplicaStateMachine`` -> OfflineReplica: StopReplica (no delete) to the replica if it
+        is still up, then remove it from the ISR (leader -1 if it led; the last ISR member stays)."""
+        if not replicas:
+            return
+        batch = self._batch()
+        by_broker: dict[int, list[TopicPartition]] = {}
+        for tp, b in replicas:
+            by_broker.setdefault(b, []).append(tp)
+            state = self.ctx.states.get(tp)
+            batch.add_stop_replica(b, tp, delete=False, leader_epoch=state.leader_epoch if state else -1)
+        for b, tps in sorted(by_broker.items()):
+            remaining = [tp for tp in tps if tp in self.ctx.states]
+            untouched: list[TopicPartition] = []
+            while remaining:
+                current = await self._zk(self._read_states, remaining)
+                writes = []
+                for tp, cur in zip(remaining, current, strict=True):
+                    if cur is None or b not in cur.isr or cur.controller_epoch > self.ctx.epoch:
+                        untouched.append(tp)
+                        continue
+                    leader = zd.NO_LEADER if cur.leader == b else cur.leader
+                    isr = cur.isr if len(cur.isr) == 1 else tuple(r for r in cur.isr if r != b)
+                    writes.append((tp, cur.new_leader_and_isr(leader, isr, self.ctx.epoch)))
+                results = await self._fenced(
+                    [
+                        ("set", zd.partition_state_path(*tp), zd.encode_partition_state(n), n.partition_epoch)
+                        for tp, n in writes
+                    ]
+                )
+                remaining = []
+                for (tp, new), result in zip(writes, results, strict=True):
+                    if isinstance(result, BadVersionError):
+                        remaining.append(tp)
+                    elif isinstance(result, Exception):
+                        log.warning(
+                            "controller %d: removing %d from the ISR of %s-%d failed: %r",
+                            self.broker_id,
+                            b,
+                            *tp,
+                            result,
+                        )
+                    else:
+                        new = replace(new, partition_epoch=result.version)
+                        self.ctx.states[tp] = new
+                        batch.add_leader_and_isr([r for r in self.ctx.replicas(tp) if r != b], tp, new)
+            batch.add_update_metadata(self.ctx.brokers, untouched)
+        self._send(batch)
+
+    # ------------------------------------------------------------------ topics
+
+    async def _process_topic_change(self) -> None:
+        """``processTopicChange``: new topics get their partitions initialized."""
+        if not self.active:
+            return
+        names = await self._zk(lambda: get_children(self.zk, zd.TOPICS_PATH, self._on_topic_change))
+        gone = set(self.ctx.assignments) - set(names)
+        for t in gone:  # deleted behind the controller's back
+            self._forget_topic(t)
+        new = [n for n in names if n not in self.ctx.assignments]
+        if not new:
+            return
+        topics = await self._zk(self._read_topics, new)
+        await self._add_topics(topics)
+        await self._init_new_partitions(
+            [(t, p) for t in sorted(topics) for p in sorted(topics[t].partitions)]
+        )
+
+    async def _process_partition_modifications(self, topic: str) -> None:
+        """``processPartitionModifications``: partitions added to an existing topic."""
+        if not self.active or topic not in self.ctx.assignments:
+            return
+        found = await self._zk(get_data_watched, self.zk, zd.topic_path(topic), self._topic_watch(topic))
+        if found is None:
+            return
+        assignment = zd.decode_topic(found[0])
+        added = sorted(set(assignment.partitions) - set(self.ctx.assignments[topic]))
+        if not added:
+            return
+        if topic in self.ctx.topics_to_delete:
+            log.warning(
+                "controller %d: partitions added to %s while it is being deleted: ignored",
+                self.broker_id,
+                topic,
+            )
+            return
+        self.ctx.assignments[topic] = dict(assignment.partitions)
+        await self._init_new_partitions([(topic, p) for p in added])
+
+    def _forget_topic(self, topic: str) -> None:
+        self.ctx.assignments.pop(topic, None)
+        self.ctx.topic_ids.pop(topic, None)
+        for tp in [tp for tp in self.ctx.states if tp[0] == topic]:
+            del self.ctx.states[tp]
+        for s in (self.ctx.topics_to_delete, self.ctx.deletion_ineligible, self.ctx.deletion_started):
+            s.discard(topic)
+        self.ctx.replicas_deleted.pop(topic, None)
+
+    # ------------------------------------------------------------------ topic deletion
+
+    async def _process_topic_deletion(self) -> None:
+        if not self.active:
+            return
+        names = await self._zk(lambda: get_children(self.zk, zd.DELETE_TOPICS_PATH, self._on_topic_deletion))
+        await self._init_topic_deletion(names)
+        await self._resume_deletions()
+
+    async def _init_topic_deletion(self, names: Sequence[str]) -> None:
+        """``processTopicDeletion``: queue the marked topics (or drop the marks)."""
+        unknown = [n for n in names if n not in self.ctx.assignments]
+        drop = list(names) if not self.delete_topic_enable else unknown
+        if drop:
+            await self._fenced([("delete", zd.delete_topic_path(n), -1) for n in drop])
+        if not self.delete_topic_enable:
+            return
+        for n in names:
+            if n in self.ctx.assignments and n not in self.ctx.topics_to_delete:
+                log.info("controller %d: deleting topic %s", self.broker_id, n)
+                self.ctx.topics_to_delete.add(n)
+                self.ctx.replicas_deleted.setdefault(n, set())
+
+    async def _resume_deletions(self) -> None:
+        """``TopicDeletionManager.resumeDeletions``."""
+        for topic in sorted(self.ctx.topics_to_delete):
+            replicas = {(p, b) for p, rs in self.ctx.assignments.get(topic, {}).items() for b in rs}
+            if replicas <= self.ctx.replicas_deleted.get(topic, set()):
+                await self._complete_delete(topic)
+                continue
+            if topic in self.ctx.deletion_started or topic in self.ctx.deletion_ineligible:
+                continue
+            registered = set(self.ctx.brokers)
+            if any(b not in registered for _, b in replicas):
+                self.ctx.deletion_ineligible.add(topic)  # waits for the broker to come back
+                continue
+            self.ctx.deletion_started.add(topic)
+            tps = [(topic, p) for p in sorted(self.ctx.assignments[topic])]
+            batch = self._batch()  # leader -2: brokers drop the partitions from their caches
+            batch.add_update_metadata(self.ctx.brokers, tps)
+            self._send(batch)
+            pending = sorted(replicas - self.ctx.replicas_deleted[topic])
+            for delete in (False, True):  # OfflineReplica, then ReplicaDeletionStarted
+                batch = self._batch()
+                for p, b in pending:
+                    batch.add_stop_replica(b, (topic, p), delete=delete, leader_epoch=zd.EPOCH_DURING_DELETE)
+                self._send(batch)
+
+    def _on_stop_replica_response(self, broker_id: int, request: Any, response: Any) -> None:
+        self._put(
+            "TopicDeletionStopReplicaResponse",
+            lambda: self._process_stop_replica_response(broker_id, request, response),
+        )
+
+    async def _process_stop_replica_response(self, broker_id: int, request: Any, response: Any) -> None:
+        if not self.active:
+            return
+        asked = {
+            (ts.topic_name, ps.partition_index)
+            for ts in request.topic_states
+            for ps in ts.partition_states
+            if ps.delete_partition
+        }
+        failed: set[TopicPartition] = set()
+        if isinstance(response, BaseException) or response.error_code != 0:
+            failed = asked
+        else:
+            failed = {
+                (e.topic_name, e.partition_index) for e in response.partition_errors if e.error_code != 0
+            }
+        for topic, p in asked:
+            if topic not in self.ctx.topics_to_delete:
+                continue
+            if (topic, p) in failed:
+                self.ctx.deletion_started.discard(topic)
+                self.ctx.deletion_ineligible.add(topic)
+            else:
+                self.ctx.replicas_deleted[topic].add((p, broker_id))
+        await self._resume_deletions()
+
+    def _deletion_paths(self, topic: str) -> list[str]:
+        return delete_recursive_paths(self.zk, zd.topic_path(topic))
+
+    async def _complete_delete(self, topic: str) -> None:
+        """``completeDeleteTopic``: the topic's znodes go, fenced; then it is forgotten."""
+        paths = await self._zk(self._deletion_paths, topic)
+        ops = [("delete", p, -1) for p in paths]
+        ops += [
+            ("delete", zd.config_entity_path("topics", topic), -1),
+            ("delete", zd.delete_topic_path(topic), -1),
+        ]
+        for i in range(0, len(ops), _MAX_DELETE_OPS):
+            for result in await self._fenced(ops[i : i + _MAX_DELETE_OPS]):
+                if isinstance(result, Exception) and not isinstance(result, NoNodeError):
+                    log.warning("controller %d: deleting topic %s: %r", self.broker_id, topic, result)
+        self._forget_topic(topic)
+        self._topic_watches.pop(topic, None)
+        log.info("controller %d: deleted topic %s", self.broker_id, topic)
+
+
+def _encode_assignment(a: zd.TopicAssignment) -> bytes:
+    return zd.encode_topic(a.partitions, a.topic_id, a.adding_replicas, a.removing_replicas)

@@ -1,0 +1,114 @@
+"""Leader election for the ZooKeeper-mode controller: its context and Kafka's algorithms.
+
+``ControllerContext`` is Kafka's (the active controller's view of brokers, assignments and
+partition states); ``elect`` is ``PartitionLeaderElectionAlgorithms`` with the new
+ISR / recovery state / recipients rules of ``Election`` (see ZK_CLUSTER_FACTS §4).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+
+from coordinator import zk_data as zd
+
+TopicPartition = tuple[str, int]
+
+
+class ElectionType(Enum):
+    PREFERRED = 0
+    UNCLEAN = 1
+
+
+class Strategy(Enum):
+    """``PartitionLeaderElectionStrategy``."""
+
+    OFFLINE = "OfflinePartitionLeaderElectionStrategy"
+    PREFERRED = "PreferredReplicaPartitionLeaderElectionStrategy"
+    CONTROLLED_SHUTDOWN = "ControlledShutdownPartitionLeaderElectionStrategy"
+
+
+@dataclass
+class ControllerContext:
+    """Kafka's ``ControllerContext``: the active controller's view of the cluster."""
+
+    epoch: int = 0
+    epoch_zk_version: int = 0
+    brokers: dict[int, zd.BrokerInfo] = field(default_factory=dict)  # live or shutting down
+    shutting_down: set[int] = field(default_factory=set)
+    assignments: dict[str, dict[int, tuple[int, ...]]] = field(default_factory=dict)
+    topic_ids: dict[str, uuid.UUID] = field(default_factory=dict)
+    states: dict[TopicPartition, zd.LeaderIsrAndEpoch] = field(default_factory=dict)
+    topics_to_delete: set[str] = field(default_factory=set)
+    deletion_ineligible: set[str] = field(default_factory=set)
+    deletion_started: set[str] = field(default_factory=set)
+    replicas_deleted: dict[str, set[tuple[int, int]]] = field(default_factory=dict)
+
+    def live(self) -> set[int]:
+        return set(self.brokers) - self.shutting_down
+
+    def replicas(self, tp: TopicPartition) -> tuple[int, ...]:
+        return self.assignments.get(tp[0], {}).get(tp[1], ())
+
+    def all_partitions(self) -> list[TopicPartition]:
+        return [(t, p) for t, parts in sorted(self.assignments.items()) for p in sorted(parts)]
+
+    def partitions_on_broker(self, broker_id: int) -> list[TopicPartition]:
+        return [tp for tp in self.all_partitions() if broker_id in self.replicas(tp)]
+
+
+@dataclass(frozen=True)
+class ElectionResult:
+    leader: int
+    isr: tuple[int, ...]
+    recovery_state: int
+    recipients: tuple[int, ...]
+
+
+def elect(
+    strategy: Strategy,
+    assignment: Sequence[int],
+    current: zd.LeaderIsrAndEpoch,
+    live: set[int],
+    shutting_down: set[int],
+    *,
+    unclean: bool = False,
+) -> ElectionResult | None:
+    """Kafka's ``PartitionLeaderElectionAlgorithms`` + ``Election``: the new leader, ISR,
+    recovery state and LeaderAndIsr recipients, or None when no replica can lead."""
+    isr = current.isr
+    if strategy is Strategy.OFFLINE:
+        leader = next((r for r in assignment if r in live and r in isr), None)
+        if leader is None and unclean:
+            leader = next((r for r in assignment if r in live), None)
+        if leader is None:
+            return None
+        if leader in isr:
+            return ElectionResult(
+                leader, tuple(r for r in isr if r in live), zd.RECOVERED, live_replicas(assignment, live)
+            )
+        # KIP-704: an unclean leader recovers first (IBP >= 3.2)
+        return ElectionResult(leader, (leader,), zd.RECOVERING, live_replicas(assignment, live))
+    if strategy is Strategy.PREFERRED:
+        if assignment and assignment[0] in live and assignment[0] in isr:
+            return ElectionResult(
+                assignment[0], isr, current.leader_recovery_state, live_replicas(assignment, live)
+            )
+        return None
+    # controlled shutdown: an ISR member that is not shutting down
+    live_or_shutting = live | shutting_down
+    leader = next(
+        (r for r in assignment if r in live_or_shutting and r in isr and r not in shutting_down), None
+    )
+    if leader is None:
+        return None
+    new_isr = tuple(r for r in isr if r not in shutting_down)
+    return ElectionResult(
+        leader, new_isr, current.leader_recovery_state, live_replicas(assignment, live_or_shutting)
+    )
+
+
+def live_replicas(assignment: Sequence[int], live: set[int]) -> tuple[int, ...]:
+    return tuple(r for r in assignment if r in live)
