@@ -473,7 +473,7 @@ class LogManager:
             shutil.rmtree(plog.dir, ignore_errors=True)
 
     def _next_log_dir(self) -> Path:
-        """Kafka's ``nextLogDirs``: the online dir holding the fewest partitions."""
+        """Kafka's ``nextLogDirs``: the online dir holding the fewest partitions (a full one last)."""
         counts = {d: 0 for d in self.log_dirs if not self.failure_channel.is_offline(d)}
         if not counts:
             raise KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, "All log dirs are offline")
@@ -481,7 +481,8 @@ class LogManager:
             parent = plog.dir.parent
             if parent in counts:
                 counts[parent] += 1
-        return min(counts, key=lambda d: counts[d])
+        # A dir known to be full (it stays online, see storage.log_dir_failure) comes last.
+        return min(counts, key=lambda d: (self.failure_channel.state(d).full, counts[d]))
 
     def _create_log(self, topic: str, partition: int, topic_id: uuid.UUID) -> PartitionLog:
         if (topic, partition) in self._logs:
@@ -584,7 +585,11 @@ class LogManager:
 
     def _write_overrides(self) -> None:
         data = {"version": TOPIC_OVERRIDES_VERSION, "topics": self._overrides}
-        atomic_write(self._overrides_path, json.dumps(data, indent=2, sort_keys=True).encode() + b"\n")
+        try:
+            atomic_write(self._overrides_path, json.dumps(data, indent=2, sort_keys=True).encode() + b"\n")
+        except OSError as exc:
+            self.failure_channel.report(self.log_dirs[0], exc, f"writing {TOPIC_OVERRIDES_FILE}")
+            raise
 
     # ------------------------------------------------------------------ checkpoints
 
