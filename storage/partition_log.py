@@ -424,8 +424,21 @@ class PartitionLog:
 
         Up to ``max_bytes``, but at least one whole batch when ``min_one_batch``
         (KIP-74); nothing at or past ``max_offset`` (the high watermark for
-        consumers). KafkaError(OFFSET_OUT_OF_RANGE) outside [log start, log end].
+        consumers). KafkaError(OFFSET_OUT_OF_RANGE) outside [log start, log end];
+        KAFKA_STORAGE_ERROR when the file cannot be read (the dir goes offline, as Kafka's
+        ``LocalLog.read`` maps an IOException to KafkaStorageException).
         """
+        try:
+            return self._read(offset, max_bytes, max_offset=max_offset, min_one_batch=min_one_batch)
+        except OSError as exc:
+            self.dir_state.report(exc, f"reading {self.name} at offset {offset}")
+            raise KafkaError(
+                ErrorCode.KAFKA_STORAGE_ERROR, f"Error while reading {self.name}: {exc}"
+            ) from None
+
+    def _read(
+        self, offset: int, max_bytes: int, *, max_offset: int | None, min_one_batch: bool
+    ) -> FetchDataInfo:
         leo = self.log_end_offset
         if offset < self.log_start_offset or offset > leo:
             raise self._out_of_range(offset)

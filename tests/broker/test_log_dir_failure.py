@@ -42,7 +42,7 @@ def _started(dirs: tuple[Path, Path]) -> LogManager:
     return lm
 
 
-def _fail_writes_under(monkeypatch, directory: Path, err: int, calls: tuple[str, ...] = ("pwrite",)) -> None:
+def _fail_calls_under(monkeypatch, directory: Path, err: int, calls: tuple[str, ...] = ("pwrite",)) -> None:
     """Make ``os.<call>`` on files below ``directory`` raise ``err`` (by the fd's path)."""
     for name in calls:
         real: Callable = getattr(os, name)
@@ -92,7 +92,7 @@ def test_eio_takes_the_dir_offline_and_its_partitions_answer_storage_errors(dirs
 
     caplog.set_level(logging.INFO)
     with monkeypatch.context() as patch:
-        _fail_writes_under(patch, dir_a, errno.EIO)
+        _fail_calls_under(patch, dir_a, errno.EIO)
         failed = produce(rm, "on-a")
     assert failed.error is not None and failed.error.error is ErrorCode.KAFKA_STORAGE_ERROR
     records = _records(caplog)
@@ -141,7 +141,7 @@ def test_a_failed_fsync_takes_the_dir_offline_without_a_traceback(dirs, monkeypa
         plog = lm.get_log("on-a", 0)
         caplog.set_level(logging.INFO)
         with monkeypatch.context() as patch:
-            _fail_writes_under(patch, dir_a, errno.EIO, calls=("fsync",))
+            _fail_calls_under(patch, dir_a, errno.EIO, calls=("fsync",))
             assert asyncio.run(lm.flush_log(plog)) == 0  # the recovery point stays
             _background_passes(lm)
             _background_passes(lm)
@@ -165,7 +165,7 @@ def test_enospc_fails_the_write_and_the_dir_recovers_when_space_frees(dirs, monk
         assert produce(rm, "on-a", n=2).error is None
         caplog.set_level(logging.INFO)
         with monkeypatch.context() as patch:
-            _fail_writes_under(patch, dir_a, errno.ENOSPC, calls=("pwrite", "write"))
+            _fail_calls_under(patch, dir_a, errno.ENOSPC, calls=("pwrite", "write"))
             for _ in range(5):
                 assert produce(rm, "on-a").error.error is ErrorCode.KAFKA_STORAGE_ERROR
             # Reads still work: the dir is online.
@@ -218,6 +218,25 @@ def test_a_creation_failing_half_way_leaves_nothing_behind(dirs, monkeypatch):
     lm = _started(dirs)
     try:
         assert lm.topics()["t"].partitions == 4
+    finally:
+        lm.shutdown()
+
+
+def test_a_read_error_takes_the_dir_offline(dirs, monkeypatch, caplog):
+    dir_a, _ = dirs
+    lm = _started(dirs)
+    try:
+        lm.create_topic("on-a", 1, uuid.uuid4(), {})
+        rm = ReplicaManager(ME, lm, lambda: BASE_TS)
+        rm.lead_local_logs()
+        assert produce(rm, "on-a", n=3).error is None
+        caplog.set_level(logging.INFO)
+        with monkeypatch.context() as patch:
+            _fail_calls_under(patch, dir_a, errno.EIO, calls=("pread",))
+            assert consumer_fetch(rm, "on-a", 0, wait_ms=0)[0].error is ErrorCode.KAFKA_STORAGE_ERROR
+        assert lm.failure_channel.offline_dirs() == [dir_a]
+        assert len(_records(caplog, logging.WARNING)) == 1
+        assert consumer_fetch(rm, "on-a", 0, wait_ms=0)[0].error is ErrorCode.KAFKA_STORAGE_ERROR
     finally:
         lm.shutdown()
 
