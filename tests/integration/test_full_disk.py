@@ -203,6 +203,8 @@ def test_a_full_single_log_dir_answers_errors_and_recovers_when_space_frees(tmpf
             listed = c.request(MetadataRequest(topics=None, allow_auto_topic_creation=False), 9)
             assert {t.name for t in listed.topics} == {"events"}
 
+            # The offsets topic's first failure is logged by its creation task: wait for it.
+            broker.wait_for_log(r"cannot create __consumer_offsets")
             # The background tasks (checkpoints every second, flushes, the offsets topic's
             # retries) run against the full disk for a while and say nothing more.
             quiet_from = len(broker.lines)
