@@ -171,7 +171,9 @@ class Partition:
         )
 
     def local_log(self, current_leader_epoch: int = NO_EPOCH, *, require_leader: bool = True) -> PartitionLog:
-        """Kafka's ``Partition.getLocalLog``: epoch fencing first, then leadership."""
+        """Kafka's ``Partition.getLocalLog``: epoch fencing first, then leadership; a log in
+        an offline log dir answers KAFKA_STORAGE_ERROR (ReplicaManager.getPartitionOrError)."""
+        self.log.check_online()
         self.check_current_leader_epoch(current_leader_epoch)
         if require_leader and not self.is_leader:
             raise KafkaError(

@@ -76,6 +76,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+# Retries of a failed creation (Kafka's retry.backoff.ms and retry.backoff.max.ms defaults).
+CREATE_RETRY_BACKOFF_S = 0.1
+CREATE_RETRY_BACKOFF_MAX_S = 1.0
+
 OFFSETS_TOPIC = "__consumer_offsets"
 
 # Record types: the int16 version that starts every key (CoordinatorRecordType).
@@ -438,7 +442,10 @@ class OffsetsTopic:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-            self._add_missing_partitions()
+            try:
+                self._add_missing_partitions()
+            except KafkaError as exc:
+                log.warning("cannot complete the creation of %s at shutdown: %s", OFFSETS_TOPIC, exc)
 
     def complete_interrupted_creation(self) -> None:
         """At start: a topic with fewer partitions than configured and no record at all was
@@ -487,18 +494,38 @@ class OffsetsTopic:
         return False
 
     async def _create_gradually(self) -> None:
+        """Create the topic partition by partition; a storage error (full or failed log dir)
+        is retried with backoff (Kafka's retry.backoff.ms / retry.backoff.max.ms defaults),
+        logged once when it starts failing and once when it succeeds. FindCoordinator answers
+        COORDINATOR_NOT_AVAILABLE (retriable) until then."""
         total = self.configured_partitions
         started = time.monotonic()
+        failures = 0
+        backoff_s = CREATE_RETRY_BACKOFF_S
         try:
-            for n in range(1, total + 1):
-                if n > 1:
-                    await asyncio.sleep(0)
-                self._create_partitions(n)
+            while True:
+                try:
+                    for n in range(1, total + 1):
+                        if n > 1:
+                            await asyncio.sleep(0)
+                        self._create_partitions(n)
+                    break
+                except (KafkaError, OSError) as exc:
+                    if failures == 0:
+                        log.warning(
+                            "cannot create %s: %s; retrying with backoff until it succeeds",
+                            OFFSETS_TOPIC,
+                            exc,
+                        )
+                    failures += 1
+                    await asyncio.sleep(backoff_s)
+                    backoff_s = min(backoff_s * 2, CREATE_RETRY_BACKOFF_MAX_S)
             log.info(
-                "created %s with %d partitions in %.0f ms",
+                "created %s with %d partitions in %.0f ms%s",
                 OFFSETS_TOPIC,
                 total,
                 (time.monotonic() - started) * 1000,
+                f" after {failures} failed attempts" if failures else "",
             )
         except Exception:
             log.exception("cannot create %s", OFFSETS_TOPIC)

@@ -49,6 +49,7 @@ from storage.checkpoints import (
 )
 from storage.durable_io import atomic_write, fsync_dir
 from storage.log_config import LogConfig
+from storage.log_dir_failure import LogDirFailureChannel
 from storage.partition_log import (
     DELETE_DIR_SUFFIX,
     FUTURE_DIR_SUFFIX,
@@ -136,6 +137,7 @@ class LogManager:
         self._topic_ids: dict[str, uuid.UUID] = {}
         self._overrides: dict[str, dict[str, Any]] = {}
         self._dirs_to_delete: list[Path] = []
+        self.failure_channel = LogDirFailureChannel(self.log_dirs)
         self._lock_fds: list[int] = []
         self._flush_wakeup: asyncio.Event | None = None
         self._last_progress_log = 0.0
@@ -284,6 +286,7 @@ class LogManager:
     def _register(self, plog: PartitionLog) -> None:
         self._logs[(plog.topic, plog.partition)] = plog
         plog.on_flush_needed = self._request_flush
+        plog.dir_state = self.failure_channel.state(plog.dir.parent)
 
     def shutdown(self) -> None:
         """Flush, snapshot and close every log, write checkpoints and the clean-shutdown marker.
@@ -298,11 +301,17 @@ class LogManager:
             self._logs.clear()
             self._release_locks()
             return
-        failed_dirs: set[Path] = set()
+        failed_dirs: set[Path] = set(self.failure_channel.offline_dirs())
         for plog in list(self._logs.values()):
+            if plog.dir.parent in failed_dirs:
+                plog.close_handlers()
+                continue
             try:
                 plog.mark_flushed(plog.flush())
                 plog.close()
+            except OSError as exc:
+                log.error("%s: error while closing: %s", plog.name, exc)
+                failed_dirs.add(plog.dir.parent)
             except Exception:
                 log.exception("%s: error while closing", plog.name)
                 failed_dirs.add(plog.dir.parent)
@@ -311,8 +320,8 @@ class LogManager:
                 continue
             try:
                 self._write_checkpoints(d, self._checkpoint_data(d))
-            except OSError:
-                log.exception("%s: cannot write checkpoints", d)
+            except OSError as exc:
+                log.error("%s: cannot write checkpoints: %s", d, exc)
                 failed_dirs.add(d)
         self._delete_pending_dirs()
         for d in self.log_dirs:
@@ -320,7 +329,15 @@ class LogManager:
                 log.warning("%s: not marked clean; its logs will be recovered at the next start", d)
                 continue
             # Kafka 3.7+ (CleanShutdownFileHandler) writes this JSON; older Kafka an empty file.
-            atomic_write(d / CLEAN_SHUTDOWN_FILE, b'{"version":0,"brokerEpoch":-1}')
+            try:
+                atomic_write(d / CLEAN_SHUTDOWN_FILE, b'{"version":0,"brokerEpoch":-1}')
+            except OSError as exc:
+                log.error(
+                    "%s: cannot write %s (%s); its logs will be recovered at the next start",
+                    d,
+                    CLEAN_SHUTDOWN_FILE,
+                    exc,
+                )
         self._release_locks()
         self._logs.clear()
         self._started = False
@@ -412,11 +429,23 @@ class LogManager:
             raise KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, f"Topic '{name}' already exists.")
         if partitions <= 0:
             raise KafkaError(ErrorCode.INVALID_PARTITIONS, "Number of partitions must be larger than 0.")
-        if overrides:
-            self._overrides[name] = dict(overrides)
-            self._write_overrides()
-        self._topic_ids[name] = topic_id
-        return [self._create_log(name, p, topic_id) for p in range(partitions)]
+        created: list[PartitionLog] = []
+        try:
+            if overrides:
+                self._overrides[name] = dict(overrides)
+                self._write_overrides()
+            self._topic_ids[name] = topic_id
+            for p in range(partitions):
+                created.append(self._create_log(name, p, topic_id))
+        except (KafkaError, OSError) as exc:
+            # A half-created topic is removed again: no overrides or logs without the topic.
+            self._undo_create(created)
+            self._topic_ids.pop(name, None)
+            if self._overrides.pop(name, None) is not None:
+                with contextlib.suppress(OSError):
+                    self._write_overrides()
+            raise _storage_error(exc, f"creating topic {name}") from None
+        return created
 
     def add_partitions(self, name: str, new_total: int) -> list[PartitionLog]:
         info = self.topics().get(name)
@@ -427,16 +456,33 @@ class LogManager:
                 ErrorCode.INVALID_PARTITIONS,
                 f"Topic currently has {info.partitions} partitions, which is higher than the requested {new_total}.",
             )
-        return [self._create_log(name, p, info.topic_id) for p in range(info.partitions, new_total)]
+        created: list[PartitionLog] = []
+        try:
+            for p in range(info.partitions, new_total):
+                created.append(self._create_log(name, p, info.topic_id))
+        except (KafkaError, OSError) as exc:
+            self._undo_create(created)
+            raise _storage_error(exc, f"adding partitions to {name}") from None
+        return created
+
+    def _undo_create(self, created: list[PartitionLog]) -> None:
+        """Forget and remove logs created by a creation that failed half-way."""
+        for plog in created:
+            self._logs.pop((plog.topic, plog.partition), None)
+            plog.close_handlers()
+            shutil.rmtree(plog.dir, ignore_errors=True)
 
     def _next_log_dir(self) -> Path:
-        """Kafka's ``nextLogDirs``: the dir holding the fewest partitions."""
-        counts = {d: 0 for d in self.log_dirs}
+        """Kafka's ``nextLogDirs``: the online dir holding the fewest partitions (a full one last)."""
+        counts = {d: 0 for d in self.log_dirs if not self.failure_channel.is_offline(d)}
+        if not counts:
+            raise KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, "All log dirs are offline")
         for plog in self._logs.values():
             parent = plog.dir.parent
             if parent in counts:
                 counts[parent] += 1
-        return min(self.log_dirs, key=lambda d: counts[d])
+        # A dir known to be full (it stays online, see storage.log_dir_failure) comes last.
+        return min(counts, key=lambda d: (self.failure_channel.state(d).full, counts[d]))
 
     def _create_log(self, topic: str, partition: int, topic_id: uuid.UUID) -> PartitionLog:
         if (topic, partition) in self._logs:
@@ -444,16 +490,23 @@ class LogManager:
         path = self._next_log_dir() / f"{topic}-{partition}"
         if path.exists() and any(path.iterdir()):
             raise LogDirError(f"{path} already exists and is not empty")
-        path.mkdir(parents=True, exist_ok=True)
-        write_partition_metadata(path, topic_id)
-        fsync_dir(path.parent)
-        plog = PartitionLog(
-            path,
-            self._config_for(topic),
-            topic_id=topic_id,
-            producer_state=self.producer_state_options,
-            time_ms=self._time_ms,
-        )
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            write_partition_metadata(path, topic_id)
+            fsync_dir(path.parent)
+            plog = PartitionLog(
+                path,
+                self._config_for(topic),
+                topic_id=topic_id,
+                producer_state=self.producer_state_options,
+                time_ms=self._time_ms,
+            )
+        except OSError as exc:
+            # Kafka's LogManager.getOrCreateLog: an IOException is a log dir failure and the
+            # partition answers KAFKA_STORAGE_ERROR.
+            self.failure_channel.report(path.parent, exc, f"creating log for {topic}-{partition}")
+            shutil.rmtree(path, ignore_errors=True)
+            raise _storage_error(exc, f"creating log for {topic}-{partition}") from None
         self._register(plog)
         log.info("created log for partition %s in %s", plog.name, path.parent)
         return plog
@@ -532,7 +585,11 @@ class LogManager:
 
     def _write_overrides(self) -> None:
         data = {"version": TOPIC_OVERRIDES_VERSION, "topics": self._overrides}
-        atomic_write(self._overrides_path, json.dumps(data, indent=2, sort_keys=True).encode() + b"\n")
+        try:
+            atomic_write(self._overrides_path, json.dumps(data, indent=2, sort_keys=True).encode() + b"\n")
+        except OSError as exc:
+            self.failure_channel.report(self.log_dirs[0], exc, f"writing {TOPIC_OVERRIDES_FILE}")
+            raise
 
     # ------------------------------------------------------------------ checkpoints
 
@@ -563,8 +620,16 @@ class LogManager:
     async def _checkpoint_async(self, name: str) -> None:
         loop = asyncio.get_running_loop()
         for d in self.log_dirs:
+            state = self.failure_channel.state(d)
+            if state.offline:
+                continue
             data = {name: self._checkpoint_data(d)[name]}
-            await loop.run_in_executor(None, self._write_checkpoints, d, data)
+            try:
+                await loop.run_in_executor(None, self._write_checkpoints, d, data)
+            except OSError as exc:
+                state.report(exc, f"writing {name}")
+            else:
+                state.write_succeeded()
 
     # ------------------------------------------------------------------ background tasks
 
@@ -575,7 +640,13 @@ class LogManager:
     async def flush_log(self, plog: PartitionLog, up_to: int | None = None) -> int:
         """fsync a log in the default executor, then advance its recovery point on the loop."""
         loop = asyncio.get_running_loop()
-        offset = await loop.run_in_executor(None, plog.flush, up_to)
+        try:
+            offset = await loop.run_in_executor(None, plog.flush, up_to)
+        except OSError as exc:
+            # Kafka's UnifiedLog.flush: a failed fsync takes the dir offline (the data may
+            # be lost). The recovery point stays where it was.
+            plog.dir_state.report(exc, f"flushing {plog.name}")
+            return plog.recovery_point
         if not plog.closed:
             plog.mark_flushed(offset, self._time_ms())
         return offset
@@ -583,10 +654,15 @@ class LogManager:
     async def _flush_pass(self) -> None:
         now = self._time_ms()
         for plog in list(self._logs.values()):
-            if not plog.closed and plog.flush_due(now):
+            if not plog.closed and not plog.dir_state.offline and plog.flush_due(now):
                 await self.flush_log(plog)
         for plog in list(self._logs.values()):
-            plog.purge_deleted_files(now)
+            if plog.dir_state.offline:
+                continue
+            try:
+                plog.purge_deleted_files(now)
+            except OSError as exc:
+                plog.dir_state.report(exc, f"deleting old files of {plog.name}")
         if self._dirs_to_delete:
             await asyncio.get_running_loop().run_in_executor(None, self._delete_pending_dirs)
 
@@ -606,11 +682,13 @@ class LogManager:
     async def _retention_pass(self) -> None:
         now = self._time_ms()
         for plog in list(self._logs.values()):
-            if plog.closed:
+            if plog.closed or plog.dir_state.offline:
                 continue
             try:
                 plog.delete_old_segments(now)
                 plog.purge_deleted_files(now)
+            except OSError as exc:
+                plog.dir_state.report(exc, f"deleting old segments of {plog.name}")
             except Exception:
                 log.exception("%s: error while deleting old segments", plog.name)
 
@@ -656,6 +734,13 @@ class LogManager:
             )
         finally:
             self._flush_wakeup = None
+
+
+def _storage_error(exc: KafkaError | OSError, while_doing: str) -> KafkaError:
+    """A creation's failure as the KafkaError the handlers answer per topic."""
+    if isinstance(exc, KafkaError):
+        return exc
+    return KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, f"Error while {while_doing}: {exc.strerror or exc}")
 
 
 def _delete_dir_name(topic: str, partition: int) -> str:

@@ -46,6 +46,7 @@ from protocol.record_batch import (
 from storage.durable_io import fsync_dir
 from storage.leader_epoch import EpochEndOffset, LeaderEpochFileCache
 from storage.log_config import LogConfig
+from storage.log_dir_failure import LogDirState
 from storage.log_loader import LogLoader, iter_batch_headers
 from storage.log_validator import FramedBatch, validate_batch_for_append
 from storage.producer_state import AppendOrigin, ProducerStateManager
@@ -183,6 +184,8 @@ class PartitionLog:
         self.last_flush_ms = time_ms()
         # Called (on the loop) when flush.messages is reached or a segment rolled.
         self.on_flush_needed: Callable[[PartitionLog], None] | None = None
+        # Shared by the logs of one log dir (the LogManager sets it): full / offline.
+        self.dir_state = LogDirState(directory.parent)
         self._pending_deletes: list[tuple[int, list[Path]]] = []
         self._closed = False
         loaded = LogLoader(
@@ -289,6 +292,7 @@ class PartitionLog:
         """
         if self._closed:
             raise KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, f"Log {self.name} is closed")
+        self.check_online()
         now = self._time_ms() if now_ms is None else now_ms
         # Offsets and the leader epoch are patched into the validated (writable) bytes.
         validated = validate_batch_for_append(records, config=self.config, now_ms=now, origin=origin)
@@ -324,16 +328,22 @@ class PartitionLog:
         max_ts = header.max_timestamp
         cfg = self.config
         seg = self._segments[-1]
-        reason = seg.should_roll(size, max_ts, last, now, cfg.segment_bytes, cfg.segment_ms)
-        if reason is not None:
-            seg = self.roll(reason)
         set_base_offset(records, 0, base)
         set_partition_leader_epoch(records, 0, leader_epoch)
         try:
+            reason = seg.should_roll(size, max_ts, last, now, cfg.segment_bytes, cfg.segment_ms)
+            if reason is not None:
+                seg = self.roll(reason)
             seg.append(records if len(records) == size else records[:size], last, max_ts)
         except OSError as exc:
-            log.error("%s: append at offset %d failed: %s", self.name, base, exc)
-            raise KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, f"Error while appending to {self.name}: {exc}")
+            # Kafka's UnifiedLog.append wraps IOException in KafkaStorageException and
+            # reports the dir to the LogDirFailureChannel; the state logs once per change.
+            self.dir_state.report(exc, f"appending to {self.name} at offset {base}")
+            raise KafkaError(
+                ErrorCode.KAFKA_STORAGE_ERROR, f"Error while appending to {self.name}: {exc}"
+            ) from None
+        if self.dir_state.full:
+            self.dir_state.write_succeeded()
         self.log_end_offset = last + 1
         if leader_epoch >= 0 and leader_epoch != self.leader_epoch_cache.latest_epoch:
             self.leader_epoch_cache.assign(leader_epoch, base)
@@ -348,6 +358,13 @@ class PartitionLog:
         return LogAppendInfo(
             base, last, validated.log_append_time, self.log_start_offset, header.records_count, size
         )
+
+    def check_online(self) -> None:
+        """KAFKA_STORAGE_ERROR if this log's dir went offline (Kafka's KafkaStorageException)."""
+        if self.dir_state.offline:
+            raise KafkaError(
+                ErrorCode.KAFKA_STORAGE_ERROR, f"Log {self.name} is in an offline log dir {self.dir.parent}"
+            )
 
     def roll(self, reason: str = "requested") -> LogSegment:
         """Start a new active segment at the log end offset (Kafka's ``UnifiedLog.roll``)."""
@@ -407,8 +424,21 @@ class PartitionLog:
 
         Up to ``max_bytes``, but at least one whole batch when ``min_one_batch``
         (KIP-74); nothing at or past ``max_offset`` (the high watermark for
-        consumers). KafkaError(OFFSET_OUT_OF_RANGE) outside [log start, log end].
+        consumers). KafkaError(OFFSET_OUT_OF_RANGE) outside [log start, log end];
+        KAFKA_STORAGE_ERROR when the file cannot be read (the dir goes offline, as Kafka's
+        ``LocalLog.read`` maps an IOException to KafkaStorageException).
         """
+        try:
+            return self._read(offset, max_bytes, max_offset=max_offset, min_one_batch=min_one_batch)
+        except OSError as exc:
+            self.dir_state.report(exc, f"reading {self.name} at offset {offset}")
+            raise KafkaError(
+                ErrorCode.KAFKA_STORAGE_ERROR, f"Error while reading {self.name}: {exc}"
+            ) from None
+
+    def _read(
+        self, offset: int, max_bytes: int, *, max_offset: int | None, min_one_batch: bool
+    ) -> FetchDataInfo:
         leo = self.log_end_offset
         if offset < self.log_start_offset or offset > leo:
             raise self._out_of_range(offset)

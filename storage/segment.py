@@ -226,18 +226,26 @@ class LogSegment:
         if rel < 0 or rel > INT32_MAX:
             raise ValueError(f"offset {last_offset} does not fit in segment {self.base_offset}")
         position = self.size
+        saved = (self._max_ts, self.bytes_since_last_index_entry, self._rolling_based_timestamp)
         try:
             n = os.pwrite(fd, data, position)
             if n != len(data):  # short write: finish it or fail
                 n += _write_all(fd, memoryview(data)[n:], position + n)
+            self.size = position + n
+            if position == 0:
+                self._rolling_based_timestamp = max_timestamp
+            # The index files are sparse: an entry can fail (ENOSPC) after the batch was written.
+            self._index_batch(position, n, last_offset, max_timestamp)
         except OSError:
+            self.size = position
+            self._max_ts, self.bytes_since_last_index_entry, self._rolling_based_timestamp = saved
             with contextlib.suppress(OSError):
                 os.ftruncate(fd, position)
+            with contextlib.suppress(OSError):
+                # Entries of this batch carry its last offset; earlier ones are smaller.
+                self.index.truncate_to(last_offset)
+                self.time_index.truncate_to(last_offset)
             raise
-        self.size = position + n
-        if position == 0:
-            self._rolling_based_timestamp = max_timestamp
-        self._index_batch(position, n, last_offset, max_timestamp)
 
     def _index_batch(self, position: int, size: int, last_offset: int, max_timestamp: int) -> None:
         """Kafka's per-batch index rule (shared by append and recovery)."""

@@ -21,6 +21,8 @@ Behaviour (Kafka's ``KafkaApis.handleFetchRequest`` / ``ReplicaManager.fetchMess
   (parking only its connection) in the replica manager's fetch purgatory until
   high-watermark moves make ``min_bytes`` readable or ``max_wait_ms`` passes;
   nothing polls.
+- A partition in an offline log dir: KAFKA_STORAGE_ERROR (v6+; NOT_LEADER_OR_FOLLOWER
+  for v4-v5, which do not know it).
 - preferred_read_replica is -1 (no follower fetching, KIP-392).
 
 Version notes: v4 isolation level and aborted transactions; v5 log start
@@ -53,7 +55,9 @@ def _response(topics: list[TopicResponse], error: ErrorCode = ErrorCode.NONE) ->
     return FetchResponse(throttle_time_ms=0, error_code=error.code, session_id=0, responses=topics)
 
 
-def _build(request: FetchRequest, results: Sequence[FetchPartitionData], committed: bool) -> FetchResponse:
+def _build(
+    request: FetchRequest, results: Sequence[FetchPartitionData], committed: bool, version: int
+) -> FetchResponse:
     """The answer, in the request's topic and partition order."""
     it = iter(results)
     topics = []
@@ -61,9 +65,14 @@ def _build(request: FetchRequest, results: Sequence[FetchPartitionData], committ
         parts = []
         for p in t.partitions:
             r = next(it)
+            error = r.error
+            if error is ErrorCode.KAFKA_STORAGE_ERROR and version < 6:
+                # FetchResponse.json: KAFKA_STORAGE_ERROR only from v6; older clients get
+                # NOT_LEADER_OR_FOLLOWER (and refresh their metadata).
+                error = ErrorCode.NOT_LEADER_OR_FOLLOWER
             data = PartitionData(
                 partition_index=p.partition,
-                error_code=r.error.code,
+                error_code=error.code,
                 high_watermark=r.high_watermark,
                 last_stable_offset=r.last_stable_offset,
                 log_start_offset=r.log_start_offset,
@@ -82,9 +91,9 @@ def _build(request: FetchRequest, results: Sequence[FetchPartitionData], committ
 
 
 async def _respond_when_ready(
-    request: FetchRequest, pending: Awaitable[list[FetchPartitionData]], committed: bool
+    request: FetchRequest, pending: Awaitable[list[FetchPartitionData]], committed: bool, version: int
 ) -> FetchResponse:
-    return _build(request, await pending, committed)
+    return _build(request, await pending, committed, version)
 
 
 @handler(ApiKey.FETCH, versions=(4, 12))
@@ -118,5 +127,5 @@ def handle_fetch(ctx: RequestContext, request: FetchRequest):  # -> FetchRespons
     ]
     results = ctx.broker.replica_manager.fetch_messages(params, infos)
     if isinstance(results, list):
-        return _build(request, results, committed)
-    return _respond_when_ready(request, results, committed)
+        return _build(request, results, committed, version)
+    return _respond_when_ready(request, results, committed, version)

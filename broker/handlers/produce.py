@@ -20,6 +20,8 @@ Behaviour:
   transactions yet; InitProducerId refuses transactional ids the same way).
 - zstd below v7: UNSUPPORTED_COMPRESSION_TYPE. Unknown topic or partition:
   UNKNOWN_TOPIC_OR_PARTITION (topics are auto-created by Metadata, as in Kafka).
+- A partition whose log dir failed or is full: KAFKA_STORAGE_ERROR (retriable);
+  v3 gets NOT_LEADER_OR_FOLLOWER instead (KAFKA_STORAGE_ERROR is v4+).
 - acks=0 sends no response; if a partition failed the connection is closed so
   the client notices (Kafka's KafkaApis does the same).
 
@@ -44,14 +46,19 @@ BatchIndexAndErrorMessage = ProduceResponse.BatchIndexAndErrorMessage
 AppendResults = Mapping[TopicPartition, PartitionAppendResult]
 
 
-def _error(index: int, exc: KafkaError) -> PartitionResponse:
+def _error(index: int, exc: KafkaError, version: int) -> PartitionResponse:
     record_errors = [
         BatchIndexAndErrorMessage(batch_index=i, batch_index_error_message=m)
         for i, m in (getattr(exc, "record_errors", None) or ())
     ]
     return PartitionResponse(
         index=index,
-        error_code=exc.code,
+        # ProduceResponse.json: KAFKA_STORAGE_ERROR only from v4; v3 gets NOT_LEADER_OR_FOLLOWER.
+        error_code=(
+            ErrorCode.NOT_LEADER_OR_FOLLOWER.code
+            if version < 4 and exc.error is ErrorCode.KAFKA_STORAGE_ERROR
+            else exc.code
+        ),
         base_offset=-1,
         log_append_time_ms=-1,
         log_start_offset=-1,
@@ -60,7 +67,7 @@ def _error(index: int, exc: KafkaError) -> PartitionResponse:
     )
 
 
-def _build(request: ProduceRequest, results: AppendResults) -> ProduceResponse | None:
+def _build(request: ProduceRequest, results: AppendResults, version: int) -> ProduceResponse | None:
     """The answer in the request's order; None for acks=0 (CloseConnection if a partition failed)."""
     failed = False
     topics = []
@@ -70,7 +77,7 @@ def _build(request: ProduceRequest, results: AppendResults) -> ProduceResponse |
             result = results[(t.name, p.index)]
             if result.error is not None:
                 failed = True
-                partitions.append(_error(p.index, result.error))
+                partitions.append(_error(p.index, result.error, version))
                 continue
             info = result.info
             partitions.append(
@@ -94,9 +101,9 @@ def _build(request: ProduceRequest, results: AppendResults) -> ProduceResponse |
 
 
 async def _respond_when_appended(
-    request: ProduceRequest, pending: Awaitable[AppendResults]
+    request: ProduceRequest, pending: Awaitable[AppendResults], version: int
 ) -> ProduceResponse | None:
-    return _build(request, await pending)
+    return _build(request, await pending, version)
 
 
 @handler(ApiKey.PRODUCE, versions=(3, 11), advertise_from=0)
@@ -112,5 +119,5 @@ def handle_produce(
         produce_version=ctx.api_version,
     )
     if isinstance(results, dict):
-        return _build(request, results)
-    return _respond_when_appended(request, results)
+        return _build(request, results, ctx.api_version)
+    return _respond_when_appended(request, results, ctx.api_version)

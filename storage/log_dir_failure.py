@@ -1,0 +1,105 @@
+"""The state of each log dir after I/O errors (Kafka's ``LogDirFailureChannel``).
+
+Kafka takes a log dir offline on any ``IOException`` in it: its partitions answer
+KAFKA_STORAGE_ERROR until the broker restarts, and a broker whose dirs are all offline
+shuts down. Moldau follows that for real I/O errors (EIO, EROFS, ...), with two knowing
+differences (docs/COMPATIBILITY.md, "Disk errors"):
+
+- a full disk (ENOSPC, EDQUOT) fails the write with KAFKA_STORAGE_ERROR but leaves the
+  dir online: the next write that succeeds (space was freed) resumes normal service;
+- a broker with every dir offline keeps running (answering KAFKA_STORAGE_ERROR for
+  their partitions) so that its other duties and its log show what happened.
+
+Each ``LogDirState`` logs one line per state change (full, space again, offline), never
+one per failed operation. The partition logs of a dir share its state object, so the
+check on the append and read paths is one attribute read.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+# Errors that say "no room", not "the disk is broken".
+SPACE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
+
+__all__ = ["SPACE_ERRNOS", "LogDirFailureChannel", "LogDirState", "is_space_error"]
+
+
+def is_space_error(exc: BaseException) -> bool:
+    return isinstance(exc, OSError) and exc.errno in SPACE_ERRNOS
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc) or type(exc).__name__
+
+
+class LogDirState:
+    """One log dir: online, full (writes fail, recoverable) or offline (until restart)."""
+
+    __slots__ = ("full", "offline", "path")
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.full = False
+        self.offline = False
+
+    def report(self, exc: OSError, while_doing: str) -> None:
+        """An I/O error in this dir while ``while_doing``: full, or offline from now on."""
+        if self.offline:
+            return
+        if is_space_error(exc):
+            if not self.full:
+                self.full = True
+                log.warning(
+                    "log dir %s is full (%s while %s); writes to its partitions fail with "
+                    "KAFKA_STORAGE_ERROR until space is freed",
+                    self.path,
+                    _reason(exc),
+                    while_doing,
+                )
+            return
+        self.offline = True
+        # Kafka's LogDirFailureChannel.maybeAddOfflineLogDir / ReplicaManager.handleLogDirFailure
+        log.error(
+            "Error while %s in dir %s: %s. Stopping serving replicas in dir %s: they answer "
+            "KAFKA_STORAGE_ERROR until the broker is restarted",
+            while_doing,
+            self.path,
+            _reason(exc),
+            self.path,
+        )
+
+    def write_succeeded(self) -> None:
+        """A write in this dir worked: a full dir has space again."""
+        if self.full:
+            self.full = False
+            log.info("log dir %s has space again; writes resume", self.path)
+
+
+class LogDirFailureChannel:
+    """The ``LogDirState`` of every log dir (Kafka's ``LogDirFailureChannel``)."""
+
+    def __init__(self, dirs: list[Path]) -> None:
+        self._states = {d: LogDirState(d) for d in dirs}
+
+    def state(self, d: Path) -> LogDirState:
+        found = self._states.get(d)
+        if found is None:
+            found = self._states[d] = LogDirState(d)
+        return found
+
+    def is_offline(self, d: Path) -> bool:
+        found = self._states.get(d)
+        return found is not None and found.offline
+
+    def offline_dirs(self) -> list[Path]:
+        return [d for d, s in self._states.items() if s.offline]
+
+    def report(self, d: Path, exc: OSError, while_doing: str) -> None:
+        self.state(d).report(exc, while_doing)
