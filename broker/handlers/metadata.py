@@ -29,9 +29,12 @@ v2 cluster_id; v3 throttle_time_ms; v4 allow_auto_topic_creation; v5
 offline_replicas; v7 leader_epoch; v8 authorized operations; v9 flexible;
 v10 topic ids; v11 drops cluster authorized operations; v12 nullable names.
 
-Differs from Kafka: an auto-created topic is answered at once with its
-partitions (Kafka answers LEADER_NOT_AVAILABLE until its controller has
-elected leaders; here creation is synchronous). Kafka's AutoTopicCreationManager creates a
+An auto-created topic, and any topic still being created or being deleted, answers
+LEADER_NOT_AVAILABLE (as Kafka until its controller has elected leaders): the creation's
+file work runs off the loop and the topic appears when it is published. The work per
+requested name is O(1) plus its partitions (no file work).
+
+Differs from Kafka: Kafka's AutoTopicCreationManager creates a
 missing ``__consumer_offsets`` asked for in Metadata (with the broker's configuration);
 here only the group coordinator creates it.
 """
@@ -135,12 +138,15 @@ def _invalid_request(request: MetadataRequest) -> MetadataResponse:
 
 
 def _auto_create(ctx: RequestContext, name: str) -> TopicMetadata | Topic:
-    """Create a missing topic for a Metadata request (its metadata, or the error topic)."""
+    """Start creating a missing topic for a Metadata request: LEADER_NOT_AVAILABLE until it
+    is published (or the error topic; the metadata of a topic that exists after all)."""
     broker = ctx.broker
     cfg = broker.config
     if name in INTERNAL_TOPICS:
         return _error_topic(name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
     controller = broker.controller
+    if controller.is_busy(name):
+        return _error_topic(name, ErrorCode.LEADER_NOT_AVAILABLE)
     try:
         validate_topic_name(name)
         partitions, _, overrides = controller.check_create(
@@ -150,8 +156,10 @@ def _auto_create(ctx: RequestContext, name: str) -> TopicMetadata | Topic:
             {},
             default_partitions=cfg["num.partitions"],
             default_replication=cfg["default.replication.factor"],
+            max_partitions=cfg["max.partitions"],
         )
-        return controller.create_topic(name, partitions, overrides)
+        controller.begin_create_topic(name, partitions, overrides)
+        return _error_topic(name, ErrorCode.LEADER_NOT_AVAILABLE)
     except KafkaError as exc:
         existing = broker.metadata_cache.get_topic(name)
         if exc.error == ErrorCode.TOPIC_ALREADY_EXISTS and existing is not None:
@@ -192,6 +200,9 @@ def handle_metadata(ctx: RequestContext, request: MetadataRequest) -> MetadataRe
                 continue
             seen.add(name)
             t = cache.get_topic(name)
+            if t is None and not allow_auto and broker.controller.is_busy(name):
+                topics.append(_error_topic(name, ErrorCode.LEADER_NOT_AVAILABLE))
+                continue
             if t is None and allow_auto:
                 created = _auto_create(ctx, name)
                 if isinstance(created, Topic):
