@@ -45,7 +45,7 @@ from coordinator.cluster_state import (
 from protocol.errors import ErrorCode, KafkaError
 from storage.config_def import ConfigError
 from storage.log_config import parse_topic_overrides
-from storage.log_manager import build_logs, discard_logs, rename_for_deletion
+from storage.log_manager import build_logs, discard_logs, rename_for_deletion, split_plan
 
 if TYPE_CHECKING:
     from storage.log_manager import LogCreationPlan, LogManager
@@ -66,6 +66,8 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 MAX_NAME_LENGTH = 249  # Topic.MAX_NAME_LENGTH
+BUILD_PART = 100  # partitions one executor job creates
+LEADER_EPOCH = 0  # embedded mode: this broker leads every partition, from epoch 0
 _LEGAL = re.compile(r"^[a-zA-Z0-9._-]+$")
 
 
@@ -323,6 +325,7 @@ class Controller:
         self._check_free(name)
         topic = TopicMetadata(name, topic_id or uuid.uuid4(), partitions, dict(overrides))
         plan = self.log_manager.plan_topic(name, partitions, topic.topic_id, overrides)
+        plan.leader_epoch = LEADER_EPOCH
         self._partition_total += partitions
         self._unified[unify_collision_chars(name)] = name
         task = asyncio.get_running_loop().create_task(self._create(topic, plan), name=f"create-topic-{name}")
@@ -338,7 +341,7 @@ class Controller:
     async def _create(self, topic: TopicMetadata, plan: LogCreationPlan) -> TopicMetadata:
         name = topic.name
         try:
-            logs = await self.run_file_work(lambda: build_logs(plan))
+            logs = await self._build(plan)
         except BaseException:
             self._partition_total -= topic.partitions
             self._unified.pop(unify_collision_chars(name), None)
@@ -355,6 +358,21 @@ class Controller:
         self._busy.pop(name, None)
         self._commit_topic(topic)
         return topic
+
+    async def _build(self, plan: LogCreationPlan) -> list[PartitionLog]:
+        """``build_logs`` in parts of ``BUILD_PART`` partitions, in parallel executor threads
+        (the work is mostly fsyncs); all undone if one part fails."""
+        parts = split_plan(plan, BUILD_PART)
+        results = await asyncio.gather(
+            *(self.run_file_work(lambda part=part: build_logs(part)) for part in parts),
+            return_exceptions=True,
+        )
+        built = [plog for r in results if isinstance(r, list) for plog in r]
+        failure = next((r for r in results if isinstance(r, BaseException)), None)
+        if failure is not None:
+            await self.run_file_work(lambda: discard_logs(built, plan.dirs))
+            raise failure
+        return built
 
     def _commit_topic(self, topic: TopicMetadata) -> None:
         self._add(topic)
@@ -377,11 +395,12 @@ class Controller:
         topic = self._growable(name, new_total)
         old_total = topic.partitions
         plan = self.log_manager.plan_partitions(name, new_total)
+        plan.leader_epoch = LEADER_EPOCH
         self._partition_total += new_total - old_total
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._busy[name] = ("create", done)
         try:
-            logs = await self.run_file_work(lambda: build_logs(plan))
+            logs = await self._build(plan)
             self.log_manager.commit_logs(plan, logs)
         except BaseException:
             self._partition_total -= new_total - old_total
@@ -464,7 +483,9 @@ class Controller:
     def _leader_state(self, topic: str, partition: int) -> PartitionState:
         # Embedded mode: this broker leads every partition, alone in its replicas and ISR.
         me = (self.broker_id,)
-        return PartitionState(topic, partition, leader=self.broker_id, leader_epoch=0, isr=me, replicas=me)
+        return PartitionState(
+            topic, partition, leader=self.broker_id, leader_epoch=LEADER_EPOCH, isr=me, replicas=me
+        )
 
     def _publish_partitions(self, topic: TopicMetadata, partitions: range) -> None:
         states = []

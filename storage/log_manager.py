@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import fcntl
 import json
 import logging
@@ -711,6 +712,10 @@ class LogCreationPlan:
     time_ms: Callable[[], int]
     overrides: dict[str, Any] | None
     new_topic: bool
+    # The leader epoch the new partitions will be led in, when known: recorded in each
+    # leader-epoch-checkpoint here (an fsync per partition) so that becoming leader finds
+    # it there and writes nothing on the loop.
+    leader_epoch: int | None = None
 
 
 def build_logs(plan: LogCreationPlan, cancelled: Callable[[], bool] = lambda: False) -> list[PartitionLog]:
@@ -726,20 +731,31 @@ def build_logs(plan: LogCreationPlan, cancelled: Callable[[], bool] = lambda: Fa
                 raise LogDirError(f"{path} already exists and is not empty")
             path.mkdir(parents=True, exist_ok=True)
             write_partition_metadata(path, plan.topic_id)
-            fsync_dir(path.parent)
-            logs.append(
-                PartitionLog(
-                    path,
-                    plan.config,
-                    topic_id=plan.topic_id,
-                    producer_state=plan.producer_state,
-                    time_ms=plan.time_ms,
-                )
+            plog = PartitionLog(
+                path,
+                plan.config,
+                topic_id=plan.topic_id,
+                producer_state=plan.producer_state,
+                time_ms=plan.time_ms,
             )
+            logs.append(plog)
+            if plan.leader_epoch is not None:
+                plog.leader_epoch_cache.assign(plan.leader_epoch, plog.log_end_offset)
+        # The new directories' entries: one fsync per parent, before the logs are hosted.
+        for parent in dict.fromkeys(path.parent for path in plan.dirs):
+            fsync_dir(parent)
     except BaseException:
         discard_logs(logs, plan.dirs)
         raise
     return logs
+
+
+def split_plan(plan: LogCreationPlan, size: int) -> list[LogCreationPlan]:
+    """``plan`` in parts of at most ``size`` partitions (built in parallel threads)."""
+    return [
+        dataclasses.replace(plan, partitions=plan.partitions[i : i + size], dirs=plan.dirs[i : i + size])
+        for i in range(0, len(plan.dirs), size)
+    ]
 
 
 def discard_logs(logs: Sequence[PartitionLog], dirs: Sequence[Path]) -> None:
