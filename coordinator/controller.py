@@ -67,6 +67,7 @@ log = logging.getLogger(__name__)
 
 MAX_NAME_LENGTH = 249  # Topic.MAX_NAME_LENGTH
 BUILD_PART = 100  # partitions one executor job creates
+BUILD_THREADS = 2  # executor jobs of one creation at once
 LEADER_EPOCH = 0  # embedded mode: this broker leads every partition, from epoch 0
 _LEGAL = re.compile(r"^[a-zA-Z0-9._-]+$")
 
@@ -363,10 +364,15 @@ class Controller:
         """``build_logs`` in parts of ``BUILD_PART`` partitions, in parallel executor threads
         (the work is mostly fsyncs); all undone if one part fails."""
         parts = split_plan(plan, BUILD_PART)
-        results = await asyncio.gather(
-            *(self.run_file_work(lambda part=part: build_logs(part)) for part in parts),
-            return_exceptions=True,
-        )
+        # Few threads at once: more would not speed the fsyncs up but would take the GIL
+        # from the loop more often.
+        slots = asyncio.Semaphore(BUILD_THREADS)
+
+        async def build(part: LogCreationPlan) -> list[PartitionLog]:
+            async with slots:
+                return await self.run_file_work(lambda: build_logs(part))
+
+        results = await asyncio.gather(*(build(part) for part in parts), return_exceptions=True)
         built = [plog for r in results if isinstance(r, list) for plog in r]
         failure = next((r for r in results if isinstance(r, BaseException)), None)
         if failure is not None:
