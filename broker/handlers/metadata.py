@@ -32,7 +32,10 @@ v10 topic ids; v11 drops cluster authorized operations; v12 nullable names.
 An auto-created topic, and any topic still being created or being deleted, answers
 LEADER_NOT_AVAILABLE (as Kafka until its controller has elected leaders): the creation's
 file work runs off the loop and the topic appears when it is published. The work per
-requested name is O(1) plus its partitions (no file work).
+requested name is O(1) plus its partitions (no file work), and the names are handled in
+slices of 500 per loop turn. Auto-creations of one request stop at
+``max.partitions.per.request`` partitions: the rest answer LEADER_NOT_AVAILABLE and are
+created when the client asks again; past ``max.partitions``: POLICY_VIOLATION.
 
 Differs from Kafka: Kafka's AutoTopicCreationManager creates a
 missing ``__consumer_offsets`` asked for in Metadata (with the broker's configuration);
@@ -40,6 +43,8 @@ here only the group coordinator creates it.
 """
 
 from __future__ import annotations
+
+import asyncio
 
 from broker import authorized_operations as ops
 from broker.handlers import RequestContext, handler
@@ -49,6 +54,10 @@ from coordinator.controller import validate_topic_name
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, MetadataRequest, MetadataResponse
 from protocol.primitives import ZERO_UUID
+
+# Requested names handled per loop turn: a request may name 100,000 topics (each costs some
+# microseconds, an auto-creation more), other clients are served between slices.
+SLICE_TOPICS = 500
 
 Topic = MetadataResponse.MetadataResponseTopic
 Partition = MetadataResponse.MetadataResponsePartition
@@ -137,7 +146,7 @@ def _invalid_request(request: MetadataRequest) -> MetadataResponse:
     )
 
 
-def _auto_create(ctx: RequestContext, name: str) -> TopicMetadata | Topic:
+def _auto_create(ctx: RequestContext, name: str, budget: list[int]) -> TopicMetadata | Topic:
     """Start creating a missing topic for a Metadata request: LEADER_NOT_AVAILABLE until it
     is published (or the error topic; the metadata of a topic that exists after all)."""
     broker = ctx.broker
@@ -158,6 +167,11 @@ def _auto_create(ctx: RequestContext, name: str) -> TopicMetadata | Topic:
             default_replication=cfg["default.replication.factor"],
             max_partitions=cfg["max.partitions"],
         )
+        if partitions > budget[0]:
+            # More than max.partitions.per.request in one request: the rest are created
+            # when the client asks again (it retries on LEADER_NOT_AVAILABLE).
+            return _error_topic(name, ErrorCode.LEADER_NOT_AVAILABLE)
+        budget[0] -= partitions
         controller.begin_create_topic(name, partitions, overrides)
         return _error_topic(name, ErrorCode.LEADER_NOT_AVAILABLE)
     except KafkaError as exc:
@@ -168,7 +182,7 @@ def _auto_create(ctx: RequestContext, name: str) -> TopicMetadata | Topic:
 
 
 @handler(ApiKey.METADATA, versions=(0, 12))
-def handle_metadata(ctx: RequestContext, request: MetadataRequest) -> MetadataResponse:
+async def handle_metadata(ctx: RequestContext, request: MetadataRequest) -> MetadataResponse:
     broker = ctx.broker
     cfg = broker.config
     cache = broker.metadata_cache
@@ -187,7 +201,10 @@ def handle_metadata(ctx: RequestContext, request: MetadataRequest) -> MetadataRe
     else:
         allow_auto = cfg["auto.create.topics.enable"] and (version < 4 or request.allow_auto_topic_creation)
         seen: set[str] = set()
-        for req_topic in request.topics:
+        budget = [cfg["max.partitions.per.request"]]
+        for i, req_topic in enumerate(request.topics):
+            if i and i % SLICE_TOPICS == 0:
+                await asyncio.sleep(0)  # let other clients' requests run between slices
             name = req_topic.name
             if name is None:
                 t = cache.get_topic_by_id(req_topic.topic_id)
@@ -204,7 +221,7 @@ def handle_metadata(ctx: RequestContext, request: MetadataRequest) -> MetadataRe
                 topics.append(_error_topic(name, ErrorCode.LEADER_NOT_AVAILABLE))
                 continue
             if t is None and allow_auto:
-                created = _auto_create(ctx, name)
+                created = _auto_create(ctx, name, budget)
                 if isinstance(created, Topic):
                     topics.append(created)
                     continue

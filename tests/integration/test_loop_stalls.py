@@ -202,3 +202,20 @@ def test_partition_limits_refuse_with_policy_violation(tmp_path: Path) -> None:
             assert broker.controller.partition_total == 15
 
     _run(tmp_path, scenario, {"max.partitions.per.request": "10", "max.partitions": "15"})
+
+
+def test_auto_creations_of_one_metadata_request_stop_at_the_per_request_limit(tmp_path: Path) -> None:
+    async def scenario(broker: Broker, held: HeldFileWork, client: Callable[[], WireClient]) -> None:
+        names = [f"many-{i}" for i in range(1200)]  # more than one slice of names
+        with client() as c:
+            first = await asyncio.to_thread(c.request, _metadata(names), 12)
+            assert {t.error_code for t in first.topics} == {ErrorCode.LEADER_NOT_AVAILABLE.code}
+            assert sum(broker.controller.is_busy(n) for n in names) == 1000
+            held.release()
+            await _until(lambda: not any(broker.controller.is_busy(n) for n in names))
+            second = await asyncio.to_thread(c.request, _metadata(names), 12)
+            codes = [t.error_code for t in second.topics]
+            assert codes.count(0) == 1000 and codes.count(ErrorCode.LEADER_NOT_AVAILABLE.code) == 200
+            await _until(lambda: broker.metadata_cache.get_topic("many-1199") is not None)
+
+    _run(tmp_path, scenario, {"max.partitions.per.request": "1000"})
