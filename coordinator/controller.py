@@ -162,6 +162,12 @@ class Controller:
         for listener in self._listeners:
             listener.on_brokers_changed(list(self._brokers.values()))
 
+    async def finish_changes(self) -> None:
+        """Wait for the creations and deletions under way (at shutdown, before the logs are
+        closed: a creation cut short would leave a topic with some of its partitions)."""
+        while self._busy:
+            await asyncio.wait([future for _, future in self._busy.values()])
+
     # ------------------------------------------------------------------ queries
 
     def topics(self) -> dict[str, TopicMetadata]:
