@@ -166,6 +166,8 @@ class Broker:
         cfg = self.config
         self.controller = Controller(self.log_manager, self.broker_id, time_ms=self.clock.time_ms)
         self.controller.load_from_logs()
+        # At stop, creations and deletions under way finish before the logs are closed.
+        self._running.push_async_callback(self.controller.finish_changes)
         # This broker is the controller: Metadata and DescribeCluster name it.
         self.metadata_cache = MetadataCache(self.broker_id, self.cluster_id, controller_id=self.broker_id)
         self.replica_manager = ReplicaManager(self.broker_id, self.log_manager, self.clock.time_ms)

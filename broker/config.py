@@ -37,6 +37,11 @@ log = logging.getLogger(__name__)
 # docs/COMPATIBILITY.md. Raised to socket.request.max.bytes when that is larger.
 DEFAULT_QUEUED_MAX_REQUEST_BYTES = 512 * 1024 * 1024
 
+# Moldau's partition limits (Kafka has none; see docs/COMPATIBILITY.md): each partition
+# costs an open segment and index (3 fds, 2 preallocated index files) and memory.
+DEFAULT_MAX_PARTITIONS = 100_000
+DEFAULT_MAX_PARTITIONS_PER_REQUEST = 10_000
+
 
 def _k(
     name: str, ctype: ConfigType, default: Any, doc: str, validator: Any = None, sensitive: bool = False
@@ -95,6 +100,23 @@ BROKER_KEYS: dict[str, ConfigKey] = {
             "Create topics on Metadata requests that allow it",
         ),
         _k("delete.topic.enable", ConfigType.BOOLEAN, True, "Allow DeleteTopics"),
+        # KIP-578 (proposed, not in Kafka): the partitions this broker hosts, in all.
+        _k(
+            "max.partitions",
+            ConfigType.INT,
+            DEFAULT_MAX_PARTITIONS,
+            "Moldau (KIP-578's name): partitions the broker hosts in all, existing and being"
+            " created; a creation past it fails with POLICY_VIOLATION",
+            at_least(1),
+        ),
+        _k(
+            "max.partitions.per.request",
+            ConfigType.INT,
+            DEFAULT_MAX_PARTITIONS_PER_REQUEST,
+            "Moldau: partitions one CreateTopics request may create; a request asking more fails"
+            " with POLICY_VIOLATION for each of its topics",
+            at_least(1),
+        ),
         _k(
             "socket.request.max.bytes",
             ConfigType.INT,

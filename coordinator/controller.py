@@ -13,6 +13,14 @@ same roles for a cluster it controls alone (embedded mode, no ZooKeeper):
   ISR = replicas = [this broker]. ``startup`` publishes every topic once, before the
   broker serves; ``update_live_brokers`` the brokers (this one, as soon as its ports are bound).
 - Validation follows Kafka's ``Topic.validate`` and ``ReplicationControlManager``.
+- Creation, growth and deletion do their file work (directories, ``partition.metadata``,
+  fsyncs, segment files, renames) off the event loop (``run_file_work``, the default
+  executor), so a 2,000-partition topic stalls no other client; every change of the registry
+  and every publication happens on the loop. While a name is being created or deleted it is
+  *busy*: a second creation gets TOPIC_ALREADY_EXISTS, Metadata answers LEADER_NOT_AVAILABLE
+  (as Kafka while its controller elects leaders), a deletion waits for the creation to end.
+- Limits (KIP-578's ``max.partitions``, and Moldau's ``max.partitions.per.request``): the
+  broker's partition total, created or being created, is kept here.
 - Internal topics (``__consumer_offsets``, ``__transaction_state``) are the broker's:
   clients cannot create them; the group coordinator creates ``__consumer_offsets`` through
   ``ControllerTopicStore`` with the broker's ``offsets.topic.*`` configuration.
@@ -20,11 +28,12 @@ same roles for a cluster it controls alone (embedded mode, no ZooKeeper):
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import uuid
-from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from coordinator.cluster_state import (
     INTERNAL_TOPICS,
@@ -36,10 +45,14 @@ from coordinator.cluster_state import (
 from protocol.errors import ErrorCode, KafkaError
 from storage.config_def import ConfigError
 from storage.log_config import parse_topic_overrides
+from storage.log_manager import build_logs, discard_logs, rename_for_deletion, split_plan
 
 if TYPE_CHECKING:
-    from storage.log_manager import LogManager
+    from storage.log_manager import LogCreationPlan, LogManager
     from storage.partition_log import PartitionLog
+
+T = TypeVar("T")
+FileWorkRunner = Callable[[Callable[[], T]], Awaitable[T]]
 
 __all__ = [
     "INTERNAL_TOPICS",
@@ -54,6 +67,9 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 MAX_NAME_LENGTH = 249  # Topic.MAX_NAME_LENGTH
+BUILD_PART = 100  # partitions one executor job creates
+BUILD_THREADS = 2  # executor jobs of one creation at once
+LEADER_EPOCH = 0  # embedded mode: this broker leads every partition, from epoch 0
 _LEGAL = re.compile(r"^[a-zA-Z0-9._-]+$")
 
 
@@ -107,24 +123,33 @@ def validate_new_topic(
     assignments: Sequence[tuple[int, Sequence[int]]] = (),
     allow_internal: bool = False,
     too_many_replicas: Callable[[int, int], str] = _too_many_replicas,
+    check_free: Callable[[str], None] | None = None,
+    collides_with: Callable[[str], str | None] | None = None,
 ) -> tuple[int, int, dict[str, Any]]:
     """Validate a new topic (CreateTopics entry, auto-creation); returns (partitions,
     replication, parsed overrides). Shared by the embedded controller and ZooKeeper mode's
     AdminZkClient. ``existing_topics`` includes topics being deleted (Kafka's
-    ``validateTopicCreate`` refuses those as existing)."""
+    ``validateTopicCreate`` refuses those as existing). ``check_free`` (raises when the name
+    is taken) and ``collides_with`` (the existing topic whose '.'/'_'-unified name is the
+    given one) replace the scans of ``existing_topics`` where the caller keeps indexes."""
     if name in INTERNAL_TOPICS and not allow_internal:
         # The broker creates its internal topics itself, with its own configuration
         # (ControllerApis.createTopics refuses __cluster_metadata the same way).
         raise KafkaError(ErrorCode.INVALID_REQUEST, f"Creation of internal topic {name} is prohibited.")
     validate_topic_name(name)
-    if name in existing_topics:
+    if check_free is not None:
+        check_free(name)
+    elif name in existing_topics:
         raise KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, f"Topic '{name}' already exists.")
     unified = unify_collision_chars(name)
-    for other in existing_topics:
-        if unify_collision_chars(other) == unified:
-            raise KafkaError(
-                ErrorCode.INVALID_TOPIC_EXCEPTION, f"Topic '{name}' collides with existing topic: {other}"
-            )
+    if collides_with is not None:
+        other = collides_with(unified)
+    else:
+        other = next((t for t in existing_topics if unify_collision_chars(t) == unified), None)
+    if other is not None:
+        raise KafkaError(
+            ErrorCode.INVALID_TOPIC_EXCEPTION, f"Topic '{name}' collides with existing topic: {other}"
+        )
     if assignments:
         partitions, replication = _check_assignments(
             num_partitions, replication_factor, assignments, broker_ids
@@ -185,14 +210,34 @@ def _check_assignments(
     return len(indexes), sizes.pop()
 
 
+async def run_in_default_executor(work: Callable[[], T]) -> T:
+    """The controller's file work: in the loop's default executor."""
+    return await asyncio.get_running_loop().run_in_executor(None, work)
+
+
 class Controller:
     """Topic administration and partition leadership for the cluster this broker controls."""
 
-    def __init__(self, log_manager: LogManager, broker_id: int, *, time_ms: Callable[[], int]) -> None:
+    def __init__(
+        self,
+        log_manager: LogManager,
+        broker_id: int,
+        *,
+        time_ms: Callable[[], int],
+        run_file_work: FileWorkRunner = run_in_default_executor,
+    ) -> None:
         self.log_manager = log_manager
         self.broker_id = broker_id
         self.time_ms = time_ms
+        # How file work leaves the loop (tests slow it down to observe a creation under way).
+        self.run_file_work = run_file_work
         self._topics: dict[str, TopicMetadata] = {}
+        # Names being created ("create") or deleted ("delete"), with the task doing it.
+        self._busy: dict[str, tuple[str, asyncio.Future[Any]]] = {}
+        # unify_collision_chars(name) -> name, for the registry and the names being created:
+        # O(1) collision checks (a Metadata request may auto-create 100,000 names).
+        self._unified: dict[str, str] = {}
+        self._partition_total = 0  # in the registry and being created (max.partitions)
         self._topics_by_id: dict[uuid.UUID, TopicMetadata] = {}
         self._states: dict[tuple[str, int], PartitionState] = {}
         self._brokers: dict[int, LiveBroker] = {}
@@ -205,6 +250,7 @@ class Controller:
         for name, info in self.log_manager.topics().items():
             topic = TopicMetadata(name, info.topic_id, info.partitions, dict(info.overrides))
             self._add(topic)
+            self._partition_total += info.partitions
             for p in range(info.partitions):
                 self._states[(name, p)] = self._leader_state(name, p)
 
@@ -225,6 +271,12 @@ class Controller:
         for listener in self._listeners:
             listener.on_brokers_changed(list(self._brokers.values()))
 
+    async def finish_changes(self) -> None:
+        """Wait for the creations and deletions under way (at shutdown, before the logs are
+        closed: a creation cut short would leave a topic with some of its partitions)."""
+        while self._busy:
+            await asyncio.wait([future for _, future in self._busy.values()])
+
     # ------------------------------------------------------------------ queries
 
     def topics(self) -> dict[str, TopicMetadata]:
@@ -243,6 +295,15 @@ class Controller:
     def live_brokers(self) -> list[LiveBroker]:
         return list(self._brokers.values())
 
+    def is_busy(self, name: str) -> bool:
+        """True while ``name`` is being created or deleted."""
+        return name in self._busy
+
+    @property
+    def partition_total(self) -> int:
+        """Partitions hosted and being created (what ``max.partitions`` limits)."""
+        return self._partition_total
+
     # ------------------------------------------------------------------ changes
 
     def check_create(
@@ -255,9 +316,10 @@ class Controller:
         default_partitions: int,
         default_replication: int,
         assignments: Sequence[tuple[int, Sequence[int]]] = (),
+        max_partitions: int | None = None,
     ) -> tuple[int, int, dict[str, Any]]:
         """Validate a CreateTopics entry; returns (partitions, replication, parsed overrides)."""
-        return validate_new_topic(
+        partitions, replication, overrides = validate_new_topic(
             name,
             num_partitions,
             replication_factor,
@@ -267,7 +329,31 @@ class Controller:
             default_partitions=default_partitions,
             default_replication=default_replication,
             assignments=assignments,
+            check_free=self._check_free,
+            collides_with=self._unified.get,
         )
+        if max_partitions is not None:
+            self.check_partition_limit(partitions, max_partitions)
+        return partitions, replication, overrides
+
+    def check_partition_limit(self, more: int, max_partitions: int) -> None:
+        """KIP-578's ``max.partitions``: POLICY_VIOLATION past the broker's total."""
+        if self._partition_total + more > max_partitions:
+            raise KafkaError(
+                ErrorCode.POLICY_VIOLATION,
+                f"Adding {more} partition(s) would exceed max.partitions ({max_partitions}): "
+                f"{self._partition_total} partition(s) exist or are being created.",
+            )
+
+    def _check_free(self, name: str) -> None:
+        if name in self._topics:
+            raise KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, f"Topic '{name}' already exists.")
+        busy = self._busy.get(name)
+        if busy is not None:
+            if busy[0] == "delete":
+                # ZooKeeper-mode Kafka's TopicExistsException while /admin/delete_topics/<name> exists.
+                raise KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, f"Topic '{name}' is marked for deletion.")
+            raise KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, f"Topic '{name}' already exists.")
 
     def create_topic(
         self,
@@ -277,57 +363,196 @@ class Controller:
         *,
         topic_id: uuid.UUID | None = None,
     ) -> TopicMetadata:
-        """Create a topic (already validated), host its partitions and publish it."""
-        if name in self._topics:
-            raise KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, f"Topic '{name}' already exists.")
+        """Create a topic (already validated) at once, on the loop, and publish it: for the
+        group coordinator, which creates ``__consumer_offsets`` one partition per loop turn.
+        Clients' creations go through ``begin_create_topic``."""
+        self._check_free(name)
         topic = TopicMetadata(name, topic_id or uuid.uuid4(), partitions, dict(overrides))
         self.log_manager.create_topic(name, partitions, topic.topic_id, overrides)
-        self._add(topic)
-        log.info("created topic %s (%d partitions, id %s)", name, partitions, topic.topic_id)
-        self._publish_partitions(topic, range(partitions))
+        self._partition_total += partitions
+        self._commit_topic(topic)
         return topic
 
+    def begin_create_topic(
+        self,
+        name: str,
+        partitions: int,
+        overrides: Mapping[str, Any],
+        *,
+        topic_id: uuid.UUID | None = None,
+    ) -> asyncio.Future[TopicMetadata]:
+        """Start creating a topic (already validated): the name is taken and its partitions
+        counted now; the files are made off the loop; the topic is registered and published
+        on the loop when they are. Returns the creation's future (the topic)."""
+        self._check_free(name)
+        topic = TopicMetadata(name, topic_id or uuid.uuid4(), partitions, dict(overrides))
+        plan = self.log_manager.plan_topic(name, partitions, topic.topic_id, overrides)
+        plan.leader_epoch = LEADER_EPOCH
+        self._partition_total += partitions
+        self._unified[unify_collision_chars(name)] = name
+        task = asyncio.get_running_loop().create_task(self._create(topic, plan), name=f"create-topic-{name}")
+        self._busy[name] = ("create", task)
+        task.add_done_callback(_log_failure)
+        return task
+
+    async def create_topic_async(
+        self, name: str, partitions: int, overrides: Mapping[str, Any], *, topic_id: uuid.UUID | None = None
+    ) -> TopicMetadata:
+        return await self.begin_create_topic(name, partitions, overrides, topic_id=topic_id)
+
+    async def _create(self, topic: TopicMetadata, plan: LogCreationPlan) -> TopicMetadata:
+        name = topic.name
+        try:
+            logs = await self._build(plan)
+        except BaseException:
+            self._partition_total -= topic.partitions
+            self._unified.pop(unify_collision_chars(name), None)
+            self._busy.pop(name, None)
+            raise
+        try:
+            self.log_manager.commit_logs(plan, logs)
+        except BaseException:
+            self._partition_total -= topic.partitions
+            self._unified.pop(unify_collision_chars(name), None)
+            self._busy.pop(name, None)
+            await self.run_file_work(lambda: discard_logs(logs, plan.dirs))
+            raise
+        self._busy.pop(name, None)
+        self._commit_topic(topic)
+        return topic
+
+    async def _build(self, plan: LogCreationPlan) -> list[PartitionLog]:
+        """``build_logs`` in parts of ``BUILD_PART`` partitions, in parallel executor threads
+        (the work is mostly fsyncs); all undone if one part fails."""
+        parts = split_plan(plan, BUILD_PART)
+        # Few threads at once: more would not speed the fsyncs up but would take the GIL
+        # from the loop more often.
+        slots = asyncio.Semaphore(BUILD_THREADS)
+
+        async def build(part: LogCreationPlan) -> list[PartitionLog]:
+            async with slots:
+                return await self.run_file_work(lambda: build_logs(part))
+
+        results = await asyncio.gather(*(build(part) for part in parts), return_exceptions=True)
+        built = [plog for r in results if isinstance(r, list) for plog in r]
+        failure = next((r for r in results if isinstance(r, BaseException)), None)
+        if failure is not None:
+            await self.run_file_work(lambda: discard_logs(built, plan.dirs))
+            raise self.log_manager.creation_error(plan, failure)
+        return built
+
+    def _commit_topic(self, topic: TopicMetadata) -> None:
+        self._add(topic)
+        log.info("created topic %s (%d partitions, id %s)", topic.name, topic.partitions, topic.topic_id)
+        self._publish_partitions(topic, range(topic.partitions))
+
     def add_partitions(self, name: str, new_total: int) -> list[PartitionLog]:
-        """Grow a topic to ``new_total`` partitions and publish the new ones."""
+        """Grow a topic to ``new_total`` partitions at once and publish the new ones (the group
+        coordinator's path, one partition at a time; clients' go through ``add_partitions_async``)."""
+        topic = self._growable(name, new_total)
+        old_total = topic.partitions
+        logs = self.log_manager.add_partitions(name, new_total)
+        self._partition_total += new_total - old_total
+        topic.partitions = new_total
+        self._publish_partitions(topic, range(old_total, new_total))
+        return logs
+
+    async def add_partitions_async(self, name: str, new_total: int) -> list[PartitionLog]:
+        """``add_partitions`` with the file work off the loop; the name is busy meanwhile."""
+        topic = self._growable(name, new_total)
+        old_total = topic.partitions
+        plan = self.log_manager.plan_partitions(name, new_total)
+        plan.leader_epoch = LEADER_EPOCH
+        self._partition_total += new_total - old_total
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._busy[name] = ("create", done)
+        try:
+            logs = await self._build(plan)
+            self.log_manager.commit_logs(plan, logs)
+        except BaseException:
+            self._partition_total -= new_total - old_total
+            raise
+        finally:
+            self._busy.pop(name, None)
+            done.set_result(None)
+        topic.partitions = new_total
+        self._publish_partitions(topic, range(old_total, new_total))
+        return logs
+
+    def _growable(self, name: str, new_total: int) -> TopicMetadata:
         topic = self._topics.get(name)
         if topic is None:
             raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"Topic '{name}' does not exist.")
+        if name in self._busy:
+            raise KafkaError(ErrorCode.REASSIGNMENT_IN_PROGRESS, f"Topic '{name}' is being changed.")
         if new_total <= topic.partitions:
             raise KafkaError(
                 ErrorCode.INVALID_PARTITIONS,
                 f"Topic currently has {topic.partitions} partitions, which is higher than the requested {new_total}.",
             )
-        old_total = topic.partitions
-        logs = self.log_manager.add_partitions(name, new_total)
-        topic.partitions = new_total
-        self._publish_partitions(topic, range(old_total, new_total))
-        return logs
+        return topic
 
     def delete_topic(self, name: str) -> TopicMetadata:
-        """Delete a topic and its partitions; listeners stop serving it."""
+        """Delete a topic and its partitions at once, on the calling thread; listeners stop
+        serving it. Clients' deletions go through ``delete_topic_async``."""
+        topic = self._unregister(name)
+        self.log_manager.delete_topic(name)
+        self._announce_deleted(topic)
+        return topic
+
+    async def delete_topic_async(self, name: str) -> TopicMetadata:
+        """Delete a topic: unregistered and unpublished on the loop, its dirs renamed off the
+        loop (then removed by the LogManager's background task). A deletion of a name being
+        created waits for the creation (Kafka's creation is atomic: the topic then exists)."""
+        busy = self._busy.get(name)
+        if busy is not None and busy[0] == "create":
+            await asyncio.wait([busy[1]])
+        topic = self._unregister(name)
+        logs = self.log_manager.detach_topic(name)
+        self._announce_deleted(topic)
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._busy[name] = ("delete", done)
+        try:
+            renamed = await self.run_file_work(lambda: rename_for_deletion(logs))
+            self.log_manager.dirs_renamed_for_deletion(renamed)
+        finally:
+            self._busy.pop(name, None)
+            done.set_result(None)
+        return topic
+
+    def _unregister(self, name: str) -> TopicMetadata:
         topic = self._topics.get(name)
         if topic is None:
             raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic.")
-        self.log_manager.delete_topic(name)
+        if name in self._busy:
+            # A growth under way (a deletion under way has already unregistered the name).
+            raise KafkaError(ErrorCode.REASSIGNMENT_IN_PROGRESS, f"Topic '{name}' is being changed.")
         del self._topics[name]
         self._topics_by_id.pop(topic.topic_id, None)
+        self._unified.pop(unify_collision_chars(name), None)
+        self._partition_total -= topic.partitions
         for p in range(topic.partitions):
             self._states.pop((name, p), None)
-        log.info("deleted topic %s", name)
+        return topic
+
+    def _announce_deleted(self, topic: TopicMetadata) -> None:
+        log.info("deleted topic %s", topic.name)
         for listener in self._listeners:
             listener.on_topic_deleted(topic)
-        return topic
 
     # ------------------------------------------------------------------ internals
 
     def _add(self, topic: TopicMetadata) -> None:
         self._topics[topic.name] = topic
         self._topics_by_id[topic.topic_id] = topic
+        self._unified[unify_collision_chars(topic.name)] = topic.name
 
     def _leader_state(self, topic: str, partition: int) -> PartitionState:
         # Embedded mode: this broker leads every partition, alone in its replicas and ISR.
         me = (self.broker_id,)
-        return PartitionState(topic, partition, leader=self.broker_id, leader_epoch=0, isr=me, replicas=me)
+        return PartitionState(
+            topic, partition, leader=self.broker_id, leader_epoch=LEADER_EPOCH, isr=me, replicas=me
+        )
 
     def _publish_partitions(self, topic: TopicMetadata, partitions: range) -> None:
         states = []
@@ -338,6 +563,15 @@ class Controller:
         snapshot = {topic.name: _copy(topic)}
         for listener in self._listeners:
             listener.on_topics_changed(snapshot, states)
+
+
+def _log_failure(task: asyncio.Future[Any]) -> None:
+    """A creation's error is its requester's answer; one nobody awaits (auto-create) is logged."""
+    if task.cancelled():
+        return
+    exc = task.exception()
+    if exc is not None and not isinstance(exc, KafkaError):
+        log.error("topic creation failed: %s", exc, exc_info=exc)
 
 
 def _copy(topic: TopicMetadata) -> TopicMetadata:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import fcntl
 import json
 import logging
@@ -424,30 +425,53 @@ class LogManager:
     def create_topic(
         self, name: str, partitions: int, topic_id: uuid.UUID, overrides: Mapping[str, Any]
     ) -> list[PartitionLog]:
-        """Create ``partitions`` empty partition logs with their ``partition.metadata``."""
+        """Create ``partitions`` empty partition logs with their ``partition.metadata`` (at once,
+        on the calling thread: for small counts; large ones go through ``plan_topic``)."""
+        plan = self.plan_topic(name, partitions, topic_id, overrides)
+        return self._create_now(plan)
+
+    def add_partitions(self, name: str, new_total: int) -> list[PartitionLog]:
+        plan = self.plan_partitions(name, new_total)
+        return self._create_now(plan)
+
+    def _create_now(self, plan: LogCreationPlan) -> list[PartitionLog]:
+        """``build_logs`` and ``commit_logs`` on the calling thread (small creations)."""
+        try:
+            logs = build_logs(plan)
+        except OSError as exc:
+            raise self.creation_error(plan, exc) from None
+        try:
+            return self.commit_logs(plan, logs)
+        except BaseException:
+            discard_logs(logs, plan.dirs)
+            raise
+
+    def creation_error(self, plan: LogCreationPlan, exc: BaseException) -> BaseException:
+        """What a failed ``build_logs`` answers: an I/O error is reported to the log dir's
+        failure channel (Kafka's ``LogManager.getOrCreateLog``: an IOException is a log dir
+        failure) and becomes KAFKA_STORAGE_ERROR for the topic; anything else is unchanged."""
+        if not isinstance(exc, OSError):
+            return exc
+        failed = next(
+            (d for d in self.log_dirs if exc.filename and str(exc.filename).startswith(str(d))), None
+        )
+        where = failed or (plan.dirs[0].parent if plan.dirs else self.log_dirs[0])
+        self.failure_channel.report(where, exc, f"creating logs of {plan.topic}")
+        return _storage_error(exc, f"creating logs of {plan.topic}")
+
+    def plan_topic(
+        self, name: str, partitions: int, topic_id: uuid.UUID, overrides: Mapping[str, Any]
+    ) -> LogCreationPlan:
+        """On the loop: check and choose the dirs of a new topic's partitions; the files are
+        made by ``build_logs`` (in an executor) and registered by ``commit_logs``."""
         if name in self._topic_ids:
             raise KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, f"Topic '{name}' already exists.")
         if partitions <= 0:
             raise KafkaError(ErrorCode.INVALID_PARTITIONS, "Number of partitions must be larger than 0.")
-        created: list[PartitionLog] = []
-        try:
-            if overrides:
-                self._overrides[name] = dict(overrides)
-                self._write_overrides()
-            self._topic_ids[name] = topic_id
-            for p in range(partitions):
-                created.append(self._create_log(name, p, topic_id))
-        except (KafkaError, OSError) as exc:
-            # A half-created topic is removed again: no overrides or logs without the topic.
-            self._undo_create(created)
-            self._topic_ids.pop(name, None)
-            if self._overrides.pop(name, None) is not None:
-                with contextlib.suppress(OSError):
-                    self._write_overrides()
-            raise _storage_error(exc, f"creating topic {name}") from None
-        return created
+        return self._plan(name, range(partitions), topic_id, dict(overrides), new_topic=True)
 
-    def add_partitions(self, name: str, new_total: int) -> list[PartitionLog]:
+    def plan_partitions(self, name: str, new_total: int) -> LogCreationPlan:
+        """On the loop: the plan of growing ``name`` to ``new_total`` partitions."""
         info = self.topics().get(name)
         if info is None:
             raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"Topic '{name}' does not exist.")
@@ -456,82 +480,101 @@ class LogManager:
                 ErrorCode.INVALID_PARTITIONS,
                 f"Topic currently has {info.partitions} partitions, which is higher than the requested {new_total}.",
             )
-        created: list[PartitionLog] = []
-        try:
-            for p in range(info.partitions, new_total):
-                created.append(self._create_log(name, p, info.topic_id))
-        except (KafkaError, OSError) as exc:
-            self._undo_create(created)
-            raise _storage_error(exc, f"adding partitions to {name}") from None
-        return created
+        return self._plan(name, range(info.partitions, new_total), info.topic_id, None, new_topic=False)
 
-    def _undo_create(self, created: list[PartitionLog]) -> None:
-        """Forget and remove logs created by a creation that failed half-way."""
-        for plog in created:
-            self._logs.pop((plog.topic, plog.partition), None)
-            plog.close_handlers()
-            shutil.rmtree(plog.dir, ignore_errors=True)
-
-    def _next_log_dir(self) -> Path:
-        """Kafka's ``nextLogDirs``: the online dir holding the fewest partitions (a full one last)."""
-        counts = {d: 0 for d in self.log_dirs if not self.failure_channel.is_offline(d)}
-        if not counts:
+    def _plan(
+        self,
+        name: str,
+        partitions: range,
+        topic_id: uuid.UUID,
+        overrides: dict[str, Any] | None,
+        *,
+        new_topic: bool,
+    ) -> LogCreationPlan:
+        for p in partitions:
+            if (name, p) in self._logs:
+                raise KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, f"Partition {name}-{p} already exists.")
+        online = [d for d in self.log_dirs if not self.failure_channel.is_offline(d)]
+        if not online:
             raise KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, "All log dirs are offline")
-        for plog in self._logs.values():
-            parent = plog.dir.parent
-            if parent in counts:
-                counts[parent] += 1
-        # A dir known to be full (it stays online, see storage.log_dir_failure) comes last.
-        return min(counts, key=lambda d: (self.failure_channel.state(d).full, counts[d]))
+        if len(online) == 1:
+            # Cheap with one dir: a Metadata request may auto-create many topics.
+            dirs = [online[0] / f"{name}-{p}" for p in partitions]
+        else:
+            # Kafka's ``nextLogDirs``: each new partition goes to the online dir holding the
+            # fewest; a dir known to be full (it stays online, see storage.log_dir_failure)
+            # comes last.
+            counts = {d: 0 for d in online}
+            for plog in self._logs.values():
+                parent = plog.dir.parent
+                if parent in counts:
+                    counts[parent] += 1
+            dirs = []
+            for p in partitions:
+                d = min(online, key=lambda d: (self.failure_channel.state(d).full, counts[d]))
+                counts[d] += 1
+                dirs.append(d / f"{name}-{p}")
+        config = LogConfig.from_values(
+            self.topic_defaults, overrides if new_topic else self._overrides.get(name)
+        )
+        return LogCreationPlan(
+            name,
+            topic_id,
+            list(partitions),
+            dirs,
+            config,
+            self.producer_state_options,
+            self._time_ms,
+            overrides,
+            new_topic,
+        )
 
-    def _create_log(self, topic: str, partition: int, topic_id: uuid.UUID) -> PartitionLog:
-        if (topic, partition) in self._logs:
-            raise KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, f"Partition {topic}-{partition} already exists.")
-        path = self._next_log_dir() / f"{topic}-{partition}"
-        if path.exists() and any(path.iterdir()):
-            raise LogDirError(f"{path} already exists and is not empty")
-        try:
-            path.mkdir(parents=True, exist_ok=True)
-            write_partition_metadata(path, topic_id)
-            fsync_dir(path.parent)
-            plog = PartitionLog(
-                path,
-                self._config_for(topic),
-                topic_id=topic_id,
-                producer_state=self.producer_state_options,
-                time_ms=self._time_ms,
-            )
-        except OSError as exc:
-            # Kafka's LogManager.getOrCreateLog: an IOException is a log dir failure and the
-            # partition answers KAFKA_STORAGE_ERROR.
-            self.failure_channel.report(path.parent, exc, f"creating log for {topic}-{partition}")
-            shutil.rmtree(path, ignore_errors=True)
-            raise _storage_error(exc, f"creating log for {topic}-{partition}") from None
-        self._register(plog)
-        log.info("created log for partition %s in %s", plog.name, path.parent)
-        return plog
+    def commit_logs(self, plan: LogCreationPlan, logs: Sequence[PartitionLog]) -> list[PartitionLog]:
+        """On the loop: host the logs ``build_logs`` made (the topic's id and overrides too).
+        On a failure nothing is hosted (the caller discards the logs)."""
+        if plan.new_topic:
+            if plan.topic in self._topic_ids:
+                raise KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, f"Topic '{plan.topic}' already exists.")
+            if plan.overrides:
+                self._overrides[plan.topic] = dict(plan.overrides)
+                try:
+                    self._write_overrides()
+                except OSError as exc:
+                    # No overrides without the topic: the creation is undone as a whole.
+                    del self._overrides[plan.topic]
+                    with contextlib.suppress(OSError):
+                        self._write_overrides()
+                    raise _storage_error(exc, f"creating topic {plan.topic}") from None
+            self._topic_ids[plan.topic] = plan.topic_id
+        for plog in logs:
+            self._register(plog)
+        log.info("created %d partition logs of %s", len(logs), plan.topic)
+        return list(logs)
 
     def delete_topic(self, name: str) -> None:
-        """Kafka's ``asyncDelete``: each partition dir is renamed ``<dir>.<uuid>-delete``, then removed."""
+        """Kafka's ``asyncDelete``: each partition dir is renamed ``<dir>.<uuid>-delete``, then
+        removed (at once, on the calling thread; the broker uses ``detach_topic``)."""
+        self.dirs_renamed_for_deletion(rename_for_deletion(self.detach_topic(name)))
+
+    def detach_topic(self, name: str) -> list[PartitionLog]:
+        """On the loop: stop hosting ``name``; its logs are returned for
+        ``rename_for_deletion`` (the file work, in an executor)."""
         if name not in self._topic_ids:
             raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic.")
-        for key in sorted(k for k in self._logs if k[0] == name):
-            plog = self._logs.pop(key)
-            plog.close_handlers()
-            target = plog.dir.with_name(_delete_dir_name(plog.topic, plog.partition))
-            os.replace(plog.dir, target)
-            self._dirs_to_delete.append(target)
-            with contextlib.suppress(OSError):
-                fsync_dir(target.parent)
+        logs = [self._logs.pop(key) for key in sorted(k for k in self._logs if k[0] == name)]
         del self._topic_ids[name]
         if self._overrides.pop(name, None) is not None:
             self._write_overrides()
+        log.info("deleted topic %s", name)
+        return logs
+
+    def dirs_renamed_for_deletion(self, renamed: list[Path]) -> None:
+        """On the loop: queue the renamed dirs for removal (now, without background tasks)."""
+        self._dirs_to_delete.extend(renamed)
         if self._flush_wakeup is None:
-            # No background task to remove them later: do it now.
             self._delete_pending_dirs()
         else:
             self._flush_wakeup.set()
-        log.info("deleted topic %s", name)
 
     def _delete_pending_dirs(self) -> None:
         pending, self._dirs_to_delete = self._dirs_to_delete, []
@@ -741,6 +784,92 @@ def _storage_error(exc: KafkaError | OSError, while_doing: str) -> KafkaError:
     if isinstance(exc, KafkaError):
         return exc
     return KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, f"Error while {while_doing}: {exc.strerror or exc}")
+
+
+@dataclass
+class LogCreationPlan:
+    """Partition logs to create: decided on the loop, built by ``build_logs`` anywhere."""
+
+    topic: str
+    topic_id: uuid.UUID
+    partitions: list[int]
+    dirs: list[Path]
+    config: LogConfig
+    producer_state: ProducerStateOptions
+    time_ms: Callable[[], int]
+    overrides: dict[str, Any] | None
+    new_topic: bool
+    # The leader epoch the new partitions will be led in, when known: recorded in each
+    # leader-epoch-checkpoint here (an fsync per partition) so that becoming leader finds
+    # it there and writes nothing on the loop.
+    leader_epoch: int | None = None
+
+
+def build_logs(plan: LogCreationPlan, cancelled: Callable[[], bool] = lambda: False) -> list[PartitionLog]:
+    """The file work of a creation, safe in an executor (touches only the plan's own dirs):
+    each partition's directory, ``partition.metadata``, parent-dir fsync and empty segment.
+    On an error or ``cancelled()``, what was made is closed and removed again."""
+    logs: list[PartitionLog] = []
+    try:
+        for path in plan.dirs:
+            if cancelled():
+                raise CreationCancelled(plan.topic)
+            if path.exists() and any(path.iterdir()):
+                raise LogDirError(f"{path} already exists and is not empty")
+            path.mkdir(parents=True, exist_ok=True)
+            write_partition_metadata(path, plan.topic_id)
+            plog = PartitionLog(
+                path,
+                plan.config,
+                topic_id=plan.topic_id,
+                producer_state=plan.producer_state,
+                time_ms=plan.time_ms,
+            )
+            logs.append(plog)
+            if plan.leader_epoch is not None:
+                plog.leader_epoch_cache.assign(plan.leader_epoch, plog.log_end_offset)
+        # The new directories' entries: one fsync per parent, before the logs are hosted.
+        for parent in dict.fromkeys(path.parent for path in plan.dirs):
+            fsync_dir(parent)
+    except BaseException:
+        discard_logs(logs, plan.dirs)
+        raise
+    return logs
+
+
+def split_plan(plan: LogCreationPlan, size: int) -> list[LogCreationPlan]:
+    """``plan`` in parts of at most ``size`` partitions (built in parallel threads)."""
+    return [
+        dataclasses.replace(plan, partitions=plan.partitions[i : i + size], dirs=plan.dirs[i : i + size])
+        for i in range(0, len(plan.dirs), size)
+    ]
+
+
+def discard_logs(logs: Sequence[PartitionLog], dirs: Sequence[Path]) -> None:
+    """Undo ``build_logs`` (safe in an executor): close the logs and remove their dirs."""
+    for plog in logs:
+        with contextlib.suppress(Exception):
+            plog.close_handlers()
+    for path in dirs:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+class CreationCancelled(Exception):
+    """``build_logs`` stopped because its creation was abandoned."""
+
+
+def rename_for_deletion(logs: Sequence[PartitionLog]) -> list[Path]:
+    """The file work of a deletion, safe in an executor once the logs are detached: close
+    each log, rename its dir ``<dir>.<uuid>-delete`` (Kafka's ``asyncDelete``), fsync."""
+    renamed = []
+    for plog in logs:
+        plog.close_handlers()
+        target = plog.dir.with_name(_delete_dir_name(plog.topic, plog.partition))
+        os.replace(plog.dir, target)
+        renamed.append(target)
+        with contextlib.suppress(OSError):
+            fsync_dir(target.parent)
+    return renamed
 
 
 def _delete_dir_name(topic: str, partition: int) -> str:

@@ -2,9 +2,15 @@
 
 Files (``LogFileUtils``): ``<base offset, 20 digits>.log`` holds raw RecordBatch
 v2 bytes back to back; ``.index`` and ``.timeindex`` are sparse indexes
-(``storage.index``). The ``.log`` file descriptor stays open for the segment's
-life; appends are one ``os.pwrite`` at the known end (no seek, no fstat), reads
-are ``os.pread``. Batches are never decoded past their 61-byte header here.
+(``storage.index``). The active segment's ``.log`` file descriptor stays open;
+appends are one ``os.pwrite`` at the known end (no seek, no fstat), reads are
+``os.pread``. Batches are never decoded past their 61-byte header here.
+
+File descriptors: as the indexes (Kafka's ``LazyIndex``), an inactive segment's ``.log`` is
+opened on first read and closed again, least recently used first, past
+``INACTIVE_LOG_FILES.limit`` (128) descriptors in all, so an idle partition holds only its
+active segment's three descriptors however many segments it has (Kafka keeps every
+segment's ``FileChannel`` open: one descriptor per segment).
 
 Index rule (Kafka's ``LogSegment.append``): before writing a batch, if more
 than ``index.interval.bytes`` were appended since the last index entry, add an
@@ -23,6 +29,8 @@ import contextlib
 import logging
 import os
 import struct
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple
@@ -82,6 +90,41 @@ def _write_all(fd: int, data: memoryview | bytes, position: int) -> int:
     return total
 
 
+class _InactiveLogFiles:
+    """The open ``.log`` descriptors of inactive segments, closed least recently used first.
+
+    Touched on the loop, and at start-up from the executor loading the logs alone; the lock
+    keeps the bookkeeping whole either way."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._lru: OrderedDict[int, LogSegment] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._lru)
+
+    def touch(self, segment: LogSegment) -> None:
+        evicted = []
+        with self._lock:
+            key = id(segment)
+            if key in self._lru:
+                self._lru.move_to_end(key)
+            else:
+                self._lru[key] = segment
+            while len(self._lru) > self.limit:
+                evicted.append(self._lru.popitem(last=False)[1])
+        for seg in evicted:
+            seg._close_fd()
+
+    def remove(self, segment: LogSegment) -> None:
+        with self._lock:
+            self._lru.pop(id(segment), None)
+
+
+INACTIVE_LOG_FILES = _InactiveLogFiles(128)
+
+
 class BatchPosition(NamedTuple):
     """Where a batch lies in a segment file, and the offsets it holds."""
 
@@ -121,8 +164,18 @@ class LogSegment:
         self.created_ms = created_ms
         prefix = filename_prefix(base_offset)
         self.log_path = directory / (prefix + LOG_SUFFIX + suffix)
-        self._fd: int | None = os.open(self.log_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-        self.size = os.fstat(self._fd).st_size
+        self._fd: int | None = None
+        self._active = active
+        self._closed = False
+        if active:
+            self._fd = os.open(self.log_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            self.size = os.fstat(self._fd).st_size
+        else:
+            try:
+                self.size = os.stat(self.log_path).st_size
+            except FileNotFoundError:
+                os.close(os.open(self.log_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644))
+                self.size = 0
         self.index = OffsetIndex(
             directory / (prefix + INDEX_SUFFIX + suffix), base_offset, max_index_size, writable=active
         )
@@ -140,7 +193,32 @@ class LogSegment:
 
     @property
     def is_open(self) -> bool:
+        return not self._closed
+
+    @property
+    def holds_descriptor(self) -> bool:
+        """True while the ``.log`` file is open (always for the active segment)."""
         return self._fd is not None
+
+    def _file(self) -> int:
+        """The ``.log`` descriptor, opened now if this inactive segment's was closed."""
+        if self._closed:
+            raise OSError(f"segment {self.log_path} is closed")
+        fd = self._fd
+        if fd is None:
+            fd = self._fd = os.open(self.log_path, os.O_RDWR | os.O_CLOEXEC)
+        if not self._active:
+            INACTIVE_LOG_FILES.touch(self)
+        return fd
+
+    def _close_fd(self) -> None:
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)
+
+    def _release_fd(self) -> None:
+        INACTIVE_LOG_FILES.remove(self)
+        self._close_fd()
 
     def _max_timestamp_and_offset(self) -> TimestampOffset:
         if self._max_ts is None:
@@ -219,9 +297,7 @@ class LogSegment:
         Raises OSError if the write fails; the file is cut back to its old
         size first so no partial batch is left behind.
         """
-        fd = self._fd
-        if fd is None:
-            raise OSError(f"segment {self.log_path} is closed")
+        fd = self._file()
         rel = last_offset - self.base_offset
         if rel < 0 or rel > INT32_MAX:
             raise ValueError(f"offset {last_offset} does not fit in segment {self.base_offset}")
@@ -264,10 +340,7 @@ class LogSegment:
     # ------------------------------------------------------------------ read
 
     def pread(self, position: int, size: int) -> bytes:
-        fd = self._fd
-        if fd is None:
-            raise OSError(f"segment {self.log_path} is closed")
-        return os.pread(fd, size, position)
+        return os.pread(self._file(), size, position)
 
     def read_header(self, position: int) -> BatchHeader | None:
         """The 61-byte header of the batch at ``position``, None past the end."""
@@ -420,7 +493,7 @@ class LogSegment:
         self._max_ts = TimestampOffset(NO_TIMESTAMP, self.base_offset)
         self._rolling_based_timestamp = None
         self.bytes_since_last_index_entry = 0
-        file_size = os.fstat(self._fd).st_size if self._fd is not None else 0
+        file_size = 0 if self._closed else os.fstat(self._file()).st_size
         self.size = file_size
         valid = 0
         expected_min = max(min_offset, self.base_offset)
@@ -480,8 +553,8 @@ class LogSegment:
             next_offset = last + 1
         truncated = file_size - valid
         if truncated:
-            if self._fd is not None:
-                os.ftruncate(self._fd, valid)
+            if not self._closed:
+                os.ftruncate(self._file(), valid)
             self.size = valid
         if progress is not None:
             progress(file_size)
@@ -511,8 +584,8 @@ class LogSegment:
         self.index.resize(self.max_index_size)
         self.time_index.resize(self.max_index_size)
         removed = self.size - position
-        if self._fd is not None:
-            os.ftruncate(self._fd, position)
+        if not self._closed:
+            os.ftruncate(self._file(), position)
         self.size = position
         self.bytes_since_last_index_entry = 0
         if position == 0:
@@ -534,11 +607,16 @@ class LogSegment:
         self.time_index.maybe_append(mts.timestamp, mts.offset, skip_full_check=True)
         self.index.close()
         self.time_index.close()
+        self._active = False
+        self._release_fd()  # reopened on the next read
 
     def make_active(self) -> None:
         """Reopen the indexes for appends, preallocated (Kafka's ``resizeIndexes``)."""
         self.index.resize(self.max_index_size)
         self.time_index.resize(self.max_index_size)
+        self._active = True
+        INACTIVE_LOG_FILES.remove(self)
+        self._file()
 
     def flush(self) -> None:
         """fsync the log and both indexes, opening them by path (safe off the event loop)."""
@@ -548,23 +626,22 @@ class LogSegment:
 
     def close(self) -> None:
         """Final time-index entry, trim and close the indexes, close the log file."""
-        if self._fd is None:
+        if self._closed:
             return
         mts = self._max_timestamp_and_offset()
         if mts.timestamp != NO_TIMESTAMP and self.index.writable:
             self.time_index.maybe_append(mts.timestamp, mts.offset, skip_full_check=True)
         self.index.close()
         self.time_index.close()
-        os.close(self._fd)
-        self._fd = None
+        self._release_fd()
+        self._closed = True
 
     def close_handlers(self) -> None:
         """Close the files without touching them (the segment is being deleted)."""
         self.index.close_handler()
         self.time_index.close_handler()
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+        self._release_fd()
+        self._closed = True
 
     def files(self) -> list[Path]:
         return [self.log_path, self.index.path, self.time_index.path]

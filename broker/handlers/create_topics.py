@@ -16,7 +16,13 @@ Behaviour (Kafka's ``ControllerApis.createTopics`` / ``ReplicationControlManager
 - ``validate_only`` checks everything and creates nothing.
 - v5+: the created (or validated) topic's configs, partition count and
   replication factor are returned.
-- The controller creates the topic and publishes it to the broker's components.
+- The controller creates the topic and publishes it to the broker's components. The
+  partitions' files are made off the event loop: the handler awaits every creation of the
+  request (parking only this connection) and answers when all have finished; a creation of
+  a name already being created answers TOPIC_ALREADY_EXISTS.
+- Limits: more partitions in one request than ``max.partitions.per.request`` (Moldau's)
+  refuse every topic of the request, more than ``max.partitions`` in all (KIP-578) refuse
+  the topic that would pass it; both POLICY_VIOLATION with the limit in the message.
 
 Version notes: v2 is the lowest Kafka 4 serves; v5 is flexible and returns
 configs; v7 returns topic ids.
@@ -28,6 +34,7 @@ Differs from Kafka: Kafka (ZooKeeper mode and KRaft) lets a client create
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 
 from broker.config_description import describe_topic_configs
@@ -52,12 +59,33 @@ def _configs(ctx: RequestContext, overrides: dict) -> list[CreateTopicsResponse.
     ]
 
 
+def _requested_partitions(request: CreateTopicsRequest, default_partitions: int) -> int:
+    return sum(
+        len(t.assignments)
+        if t.assignments
+        else (default_partitions if t.num_partitions == -1 else max(t.num_partitions, 0))
+        for t in request.topics
+    )
+
+
 @handler(ApiKey.CREATE_TOPICS, versions=(2, 7))
-def handle_create_topics(ctx: RequestContext, request: CreateTopicsRequest) -> CreateTopicsResponse:
+async def handle_create_topics(ctx: RequestContext, request: CreateTopicsRequest) -> CreateTopicsResponse:
     broker = ctx.broker
     cfg = broker.config
+    per_request = cfg["max.partitions.per.request"]
+    requested = _requested_partitions(request, cfg["num.partitions"])
+    if requested > per_request:
+        message = f"The request asks for {requested} partitions, more than max.partitions.per.request ({per_request})."
+        return CreateTopicsResponse(
+            throttle_time_ms=0,
+            topics=[
+                Result(name=t.name, error_code=ErrorCode.POLICY_VIOLATION.code, error_message=message)
+                for t in request.topics
+            ],
+        )
     counts = Counter(t.name for t in request.topics)
-    results = []
+    results: list[Result] = []
+    creations: list[tuple[Result, asyncio.Future]] = []
     for t in request.topics:
         if counts[t.name] > 1:
             results.append(
@@ -78,11 +106,11 @@ def handle_create_topics(ctx: RequestContext, request: CreateTopicsRequest) -> C
                 default_partitions=cfg["num.partitions"],
                 default_replication=cfg["default.replication.factor"],
                 assignments=[(a.partition_index, a.broker_ids) for a in t.assignments],
+                max_partitions=cfg["max.partitions"],
             )
-            topic_id = None
+            creation = None
             if not request.validate_only:
-                created = broker.controller.create_topic(t.name, partitions, overrides)
-                topic_id = created.topic_id
+                creation = broker.controller.begin_create_topic(t.name, partitions, overrides)
         except KafkaError as exc:
             results.append(Result(name=t.name, error_code=exc.code, error_message=exc.message))
             continue
@@ -93,7 +121,22 @@ def handle_create_topics(ctx: RequestContext, request: CreateTopicsRequest) -> C
             replication_factor=replication,
             configs=_configs(ctx, overrides),
         )
-        if topic_id is not None:
-            result.topic_id = topic_id
+        if creation is not None:
+            creations.append((result, creation))
         results.append(result)
+    for result, creation in creations:
+        try:
+            result.topic_id = (await asyncio.shield(creation)).topic_id
+        except KafkaError as exc:
+            _failed(result, exc.code, exc.message)
+        except Exception as exc:  # a log dir error: the creation was undone
+            _failed(result, ErrorCode.UNKNOWN_SERVER_ERROR.code, f"Cannot create the topic's logs: {exc}")
     return CreateTopicsResponse(throttle_time_ms=0, topics=results)
+
+
+def _failed(result: Result, code: int, message: str) -> None:
+    result.error_code = code
+    result.error_message = message
+    result.num_partitions = -1
+    result.replication_factor = -1
+    result.configs = []

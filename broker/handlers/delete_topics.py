@@ -2,7 +2,10 @@
 
 Behaviour:
 - Each topic is deleted with its partition directories (renamed to
-  ``<topic>-<p>.<id>-delete`` and removed, as Kafka's LogManager does).
+  ``<topic>-<p>.<id>-delete`` and removed, as Kafka's LogManager does). The topic is
+  unpublished at once; the renames run off the event loop and the answer waits for them
+  (parking only this connection); the removal follows in the background. A topic being
+  created is deleted once its creation has finished.
 - Unknown names: UNKNOWN_TOPIC_OR_PARTITION; unknown ids (v6+):
   UNKNOWN_TOPIC_ID; ``delete.topic.enable=false``: TOPIC_DELETION_DISABLED.
 - The controller deletes the topic and tells the broker's components: the
@@ -25,7 +28,7 @@ Result = DeleteTopicsResponse.DeletableTopicResult
 
 
 @handler(ApiKey.DELETE_TOPICS, versions=(1, 6))
-def handle_delete_topics(ctx: RequestContext, request: DeleteTopicsRequest) -> DeleteTopicsResponse:
+async def handle_delete_topics(ctx: RequestContext, request: DeleteTopicsRequest) -> DeleteTopicsResponse:
     broker = ctx.broker
     controller = broker.controller
     if ctx.api_version >= 6:
@@ -58,7 +61,7 @@ def handle_delete_topics(ctx: RequestContext, request: DeleteTopicsRequest) -> D
             )
             continue
         try:
-            deleted = controller.delete_topic(name)
+            deleted = await controller.delete_topic_async(name)
         except KafkaError as exc:
             results.append(
                 Result(name=name, topic_id=topic_id, error_code=exc.code, error_message=exc.message)

@@ -29,14 +29,22 @@ v2 cluster_id; v3 throttle_time_ms; v4 allow_auto_topic_creation; v5
 offline_replicas; v7 leader_epoch; v8 authorized operations; v9 flexible;
 v10 topic ids; v11 drops cluster authorized operations; v12 nullable names.
 
-Differs from Kafka: an auto-created topic is answered at once with its
-partitions (Kafka answers LEADER_NOT_AVAILABLE until its controller has
-elected leaders; here creation is synchronous). Kafka's AutoTopicCreationManager creates a
+An auto-created topic, and any topic still being created or being deleted, answers
+LEADER_NOT_AVAILABLE (as Kafka until its controller has elected leaders): the creation's
+file work runs off the loop and the topic appears when it is published. The work per
+requested name is O(1) plus its partitions (no file work), and the names are handled in
+slices of 500 per loop turn. Auto-creations of one request stop at
+``max.partitions.per.request`` partitions: the rest answer LEADER_NOT_AVAILABLE and are
+created when the client asks again; past ``max.partitions``: POLICY_VIOLATION.
+
+Differs from Kafka: Kafka's AutoTopicCreationManager creates a
 missing ``__consumer_offsets`` asked for in Metadata (with the broker's configuration);
 here only the group coordinator creates it.
 """
 
 from __future__ import annotations
+
+import asyncio
 
 from broker import authorized_operations as ops
 from broker.handlers import RequestContext, handler
@@ -46,6 +54,10 @@ from coordinator.controller import validate_topic_name
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, MetadataRequest, MetadataResponse
 from protocol.primitives import ZERO_UUID
+
+# Requested names handled per loop turn: a request may name 100,000 topics (each costs some
+# microseconds, an auto-creation more), other clients are served between slices.
+SLICE_TOPICS = 500
 
 Topic = MetadataResponse.MetadataResponseTopic
 Partition = MetadataResponse.MetadataResponsePartition
@@ -134,13 +146,16 @@ def _invalid_request(request: MetadataRequest) -> MetadataResponse:
     )
 
 
-def _auto_create(ctx: RequestContext, name: str) -> TopicMetadata | Topic:
-    """Create a missing topic for a Metadata request (its metadata, or the error topic)."""
+def _auto_create(ctx: RequestContext, name: str, budget: list[int]) -> TopicMetadata | Topic:
+    """Start creating a missing topic for a Metadata request: LEADER_NOT_AVAILABLE until it
+    is published (or the error topic; the metadata of a topic that exists after all)."""
     broker = ctx.broker
     cfg = broker.config
     if name in INTERNAL_TOPICS:
         return _error_topic(name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
     controller = broker.controller
+    if controller.is_busy(name):
+        return _error_topic(name, ErrorCode.LEADER_NOT_AVAILABLE)
     try:
         validate_topic_name(name)
         partitions, _, overrides = controller.check_create(
@@ -150,8 +165,15 @@ def _auto_create(ctx: RequestContext, name: str) -> TopicMetadata | Topic:
             {},
             default_partitions=cfg["num.partitions"],
             default_replication=cfg["default.replication.factor"],
+            max_partitions=cfg["max.partitions"],
         )
-        return controller.create_topic(name, partitions, overrides)
+        if partitions > budget[0]:
+            # More than max.partitions.per.request in one request: the rest are created
+            # when the client asks again (it retries on LEADER_NOT_AVAILABLE).
+            return _error_topic(name, ErrorCode.LEADER_NOT_AVAILABLE)
+        budget[0] -= partitions
+        controller.begin_create_topic(name, partitions, overrides)
+        return _error_topic(name, ErrorCode.LEADER_NOT_AVAILABLE)
     except KafkaError as exc:
         existing = broker.metadata_cache.get_topic(name)
         if exc.error == ErrorCode.TOPIC_ALREADY_EXISTS and existing is not None:
@@ -160,7 +182,7 @@ def _auto_create(ctx: RequestContext, name: str) -> TopicMetadata | Topic:
 
 
 @handler(ApiKey.METADATA, versions=(0, 12))
-def handle_metadata(ctx: RequestContext, request: MetadataRequest) -> MetadataResponse:
+async def handle_metadata(ctx: RequestContext, request: MetadataRequest) -> MetadataResponse:
     broker = ctx.broker
     cfg = broker.config
     cache = broker.metadata_cache
@@ -179,7 +201,10 @@ def handle_metadata(ctx: RequestContext, request: MetadataRequest) -> MetadataRe
     else:
         allow_auto = cfg["auto.create.topics.enable"] and (version < 4 or request.allow_auto_topic_creation)
         seen: set[str] = set()
-        for req_topic in request.topics:
+        budget = [cfg["max.partitions.per.request"]]
+        for i, req_topic in enumerate(request.topics):
+            if i and i % SLICE_TOPICS == 0:
+                await asyncio.sleep(0)  # let other clients' requests run between slices
             name = req_topic.name
             if name is None:
                 t = cache.get_topic_by_id(req_topic.topic_id)
@@ -192,8 +217,11 @@ def handle_metadata(ctx: RequestContext, request: MetadataRequest) -> MetadataRe
                 continue
             seen.add(name)
             t = cache.get_topic(name)
+            if t is None and not allow_auto and broker.controller.is_busy(name):
+                topics.append(_error_topic(name, ErrorCode.LEADER_NOT_AVAILABLE))
+                continue
             if t is None and allow_auto:
-                created = _auto_create(ctx, name)
+                created = _auto_create(ctx, name, budget)
                 if isinstance(created, Topic):
                     topics.append(created)
                     continue

@@ -72,7 +72,8 @@ def test_client_vanishing_during_a_long_poll_fetch_cancels_its_wait(tmp_path):
                 2,
             )
         )
-        await r.readexactly(struct.unpack(">i", await r.readexactly(4))[0])  # auto-created
+        await r.readexactly(struct.unpack(">i", await r.readexactly(4))[0])  # auto-create begun
+        await _until(lambda: broker.metadata_cache.get_topic("t") is not None)
         fetch = FetchRequest(
             max_wait_ms=60_000,
             min_bytes=1_000_000,

@@ -29,6 +29,16 @@ OFFSETS = "__consumer_offsets"
 TXN_STATE = "__transaction_state"
 
 
+def _auto_created(c: WireClient, name: str, version: int):
+    """Metadata for ``name`` once its auto-creation has finished (LEADER_NOT_AVAILABLE until then)."""
+    deadline = time.monotonic() + 20
+    while True:
+        r = c.request(MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name=name)]), version)
+        if r.topics[0].error_code != ErrorCode.LEADER_NOT_AVAILABLE.code or time.monotonic() > deadline:
+            return r
+        time.sleep(0.05)
+
+
 @pytest.fixture
 def small_broker(broker_factory):
     return broker_factory({"offsets.topic.num.partitions": "3", "offsets.topic.segment.bytes": "1048576"})
@@ -141,14 +151,14 @@ def test_metadata_v10_v11_by_topic_id_is_an_invalid_request(broker, version):
         assert [b.port for b in r.brokers] == [broker.port]
     # another client is unaffected
     with WireClient("127.0.0.1", broker.port) as other:
-        r = other.request(MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name="t")]), version)
+        r = _auto_created(other, "t", version)
         assert r.topics[0].error_code == 0 and r.topics[0].name == "t"
 
 
 def test_metadata_v12_by_topic_id(broker):
     unknown = uuid.uuid4()
     with WireClient("127.0.0.1", broker.port) as c:
-        created = c.request(MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name="t")]), 12)
+        created = _auto_created(c, "t", 12)
         known = created.topics[0].topic_id
         r = c.request(
             MetadataRequest(
