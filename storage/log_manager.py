@@ -429,6 +429,45 @@ class LogManager:
             )
         return [self._create_log(name, p, info.topic_id) for p in range(info.partitions, new_total)]
 
+    def get_or_create_log(
+        self, topic: str, partition: int, topic_id: uuid.UUID, overrides: Mapping[str, Any]
+    ) -> PartitionLog:
+        """One partition's log, created empty if missing (Kafka's ``LogManager.getOrCreateLog``
+        for ``Partition.createLogIfNotExists``): a broker hosts only the partitions it is a
+        replica of. The first log of a topic records its id and ``overrides``."""
+        found = self._logs.get((topic, partition))
+        if found is not None:
+            return found
+        if topic not in self._topic_ids:
+            self._topic_ids[topic] = topic_id
+            if overrides:
+                self._overrides[topic] = dict(overrides)
+                self._write_overrides()
+        return self._create_log(topic, partition, self._topic_ids[topic])
+
+    def delete_log(self, topic: str, partition: int) -> bool:
+        """Kafka's ``asyncDelete`` of one partition (StopReplica with delete): the dir is renamed
+        ``<dir>.<uuid>-delete`` now and removed by the background task. False if not hosted."""
+        plog = self._logs.pop((topic, partition), None)
+        if plog is None:
+            return False
+        plog.close_handlers()
+        target = plog.dir.with_name(_delete_dir_name(plog.topic, plog.partition))
+        os.replace(plog.dir, target)
+        self._dirs_to_delete.append(target)
+        with contextlib.suppress(OSError):
+            fsync_dir(target.parent)
+        if not any(t == topic for t, _ in self._logs):
+            self._topic_ids.pop(topic, None)
+            if self._overrides.pop(topic, None) is not None:
+                self._write_overrides()
+        if self._flush_wakeup is None:
+            self._delete_pending_dirs()
+        else:
+            self._flush_wakeup.set()
+        log.info("deleted log of partition %s-%d", topic, partition)
+        return True
+
     def _next_log_dir(self) -> Path:
         """Kafka's ``nextLogDirs``: the dir holding the fewest partitions."""
         counts = {d: 0 for d in self.log_dirs}
