@@ -10,7 +10,9 @@ topic's partition states. Only then does the server listen. The listeners' bound
 what the broker advertises (a port of 0 is learned from the bind), so the live broker is
 published to the listeners right after binding, before the event loop can run a request,
 and then registered in ZooKeeper. The group coordinator then loads ``__consumer_offsets``
-while serving (COORDINATOR_LOAD_IN_PROGRESS meanwhile, as Kafka).
+while serving (COORDINATOR_LOAD_IN_PROGRESS meanwhile, as Kafka); in ZooKeeper mode it
+loads only the partitions this broker leads, following the ReplicaManager's leadership
+changes (the controller's LeaderAndIsr).
 
 Shut-down reverses it and ends with the logs' checkpoints and the clean-shutdown marker, so
 the next start skips recovery.

@@ -17,8 +17,13 @@ never a ``PartitionLog``.
 - ListOffsets, OffsetForLeaderEpoch, DescribeProducers and the coordinators' access
   (``coordinator.partition_access.PartitionAccess``) go through here as well.
 
-The logs themselves are created and deleted by the ``LogManager`` (the controller does it
-before it publishes the partition states); the replica manager looks them up.
+The logs themselves are created and deleted by the ``LogManager`` (the embedded
+controller does it before it publishes the partition states); the replica manager looks
+them up. In ZooKeeper mode the controller's LeaderAndIsr and StopReplica come here
+(``become_leader_or_follower``, ``stop_replicas``) with Kafka's controller-epoch and
+leader-epoch rules, creating missing logs (``Partition.createLogIfNotExists``) and deleting
+stopped ones. Both paths share ``_make_leaders_and_followers``, which tells the leadership
+listeners (the group coordinator) which partitions this broker now leads or follows.
 """
 
 from __future__ import annotations

@@ -15,7 +15,11 @@ Committed offsets go to ``__consumer_offsets`` before they are answered (one
 batch per OffsetCommit), and a group's membership snapshot (GroupMetadataValue)
 is written when a generation's assignment is set, when the group becomes empty
 and when a static member is replaced. ``start()`` replays every partition of
-the topic (COORDINATOR_LOAD_IN_PROGRESS meanwhile); offsets of empty groups
+the topic (COORDINATOR_LOAD_IN_PROGRESS meanwhile); in ZooKeeper mode
+(``follow_leadership``) only the partitions this broker leads are owned: each is
+loaded on ``on_election`` and dropped on ``on_resignation`` (Kafka's
+``onElection`` / ``onResignation``), and groups of other partitions get
+NOT_COORDINATOR. Offsets of empty groups
 expire after ``offsets.retention.minutes`` (checked every
 ``offsets.retention.check.interval.ms``), written as tombstones.
 """
@@ -562,20 +566,21 @@ class GroupCoordinator:
         )
 
     async def _load_owned(self, partition: int) -> None:
+        loaded = False
         try:
             await self._load_partition(partition)
+            loaded = True
         except asyncio.CancelledError:
-            raise
+            raise  # resigned meanwhile: on_resignation has cleaned up
         except Exception:
-            # As Kafka's loader: the partition stays loading (a new election retries).
             log.exception("cannot load %s-%d", self.topic_name, partition)
-            self._load_tasks.pop(partition, None)
-            return
         self._load_tasks.pop(partition, None)
         if partition in self.loading and self.owned_partitions is not None:
+            # Kafka's loadGroupsAndOffsets owns the partition after the load, even a failed one.
             self.loading.discard(partition)
             self.owned_partitions.add(partition)
-            self._maybe_compact(partition)
+            if loaded:
+                self._maybe_compact(partition)
 
     # ================================================================== expiry
 
