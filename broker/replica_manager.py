@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from broker.partition import NO_EPOCH, LogOffsets, Partition
 from broker.purgatory import DelayedFetch, DelayedOperationPurgatory, FetchPartitionStatus
 from coordinator.cluster_state import INTERNAL_TOPICS, LiveBroker, PartitionState, TopicMetadata
+from coordinator.controller import validate_topic_name
 from protocol.errors import ErrorCode, KafkaError
 from protocol.record_batch import TRANSACTIONAL_MASK
 from storage.log_config import parse_topic_overrides
@@ -288,6 +289,13 @@ class ReplicaManager:
 
     def _check_leader_and_isr_state(self, state: PartitionState, topic_id: uuid.UUID | None) -> ErrorCode:
         """One partition of a LeaderAndIsr, before anything changes (becomeLeaderOrFollower)."""
+        # A name or index no controller would send must not become a path (Topic.validate).
+        try:
+            validate_topic_name(state.topic)
+        except KafkaError as exc:
+            return exc.error
+        if state.partition < 0:
+            return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
         current = self._partitions.get(state.key)
         plog = current.log if current is not None else self.log_manager.get_log(state.topic, state.partition)
         log_topic_id = plog.topic_id if plog is not None else None

@@ -402,6 +402,13 @@ def test_stale_epochs_are_fenced(zk_cluster: Cluster, controller: PlayedControll
     wrong_id = controller.leader_and_isr(0, topic, uuid.uuid4(), [(0, 0, 9, [0], [0])])
     assert partition_errors(wrong_id) == [103]
 
+    # Names and indexes no controller sends never become paths.
+    for name, index, error in (("../escape", 0, 17), ("cp-negative", -1, 3)):
+        bad = controller.leader_and_isr(0, name, uuid.uuid4(), [(index, 0, 0, [0], [0])])
+        assert partition_errors(bad) == [error]
+    assert not list(zk_cluster.log_dir(0).parent.glob("escape*"))
+    assert not list(zk_cluster.log_dir(0).glob("cp-negative*"))
+
 
 def test_leader_and_isr_creates_logs_with_the_topics_zookeeper_config(
     zk_cluster: Cluster, controller: PlayedController
