@@ -535,3 +535,21 @@ async def _hold_next_load(cluster: Cluster, i: int) -> asyncio.Event:
 
     groups._load_partition = held
     return release
+
+
+def test_update_metadata_with_leader_during_delete_removes_the_topic(
+    zk_cluster: Cluster, controller: PlayedController
+) -> None:
+    topic, topic_id = "cp-deleting", uuid.uuid4()
+    controller.lead(topic, topic_id, leader=0, epoch=0, replicas=[0])
+    request = MetadataRequest(
+        topics=[MetadataRequest.MetadataRequestTopic(name=topic)], allow_auto_topic_creation=False
+    )
+    with wire(zk_cluster, 1) as client:
+        assert client.request(request, 12).topics[0].error_code == 0
+    # TopicDeletionManager: UpdateMetadata with leader -2 (LeaderDuringDelete) to every broker.
+    deleting = {topic: (topic_id, [(0, -2, 1, [0], [0], [])])}
+    assert controller.update_metadata(1, deleting).error_code == 0
+    with wire(zk_cluster, 1) as client:
+        assert client.request(request, 12).topics[0].error_code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code
+    assert zk_cluster.run(lambda: zk_cluster.broker(1).metadata_cache.get_topic_by_id(topic_id)) is None
