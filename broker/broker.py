@@ -10,7 +10,9 @@ topic's partition states. Only then does the server listen. The listeners' bound
 what the broker advertises (a port of 0 is learned from the bind), so the live broker is
 published to the listeners right after binding, before the event loop can run a request,
 and then registered in ZooKeeper. The group coordinator then loads ``__consumer_offsets``
-while serving (COORDINATOR_LOAD_IN_PROGRESS meanwhile, as Kafka).
+while serving (COORDINATOR_LOAD_IN_PROGRESS meanwhile, as Kafka); in ZooKeeper mode it
+loads only the partitions this broker leads, following the ReplicaManager's leadership
+changes (the controller's LeaderAndIsr).
 
 Shut-down reverses it and ends with the logs' checkpoints and the clean-shutdown marker, so
 the next start skips recovery.
@@ -22,12 +24,13 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from broker.config import BrokerConfig, Listener
 from broker.handlers import load_handlers
 from broker.metadata_cache import MetadataCache
+from broker.partition import Partition
 from broker.replica_manager import ReplicaManager
 from broker.server import KafkaServer
 from coordinator.cluster_state import BrokerEndpoint, LiveBroker
@@ -186,11 +189,25 @@ class Broker:
             offset_metadata_max_bytes=cfg["offset.metadata.max.bytes"],
             time_ms=self.clock.time_ms,
         )
+        if self.zookeeper is not None:
+            # ZooKeeper mode: the group coordinator owns the __consumer_offsets partitions
+            # this broker leads (Kafka's onLeadershipChange; facts §11).
+            self.groups.follow_leadership()
+            self.replica_manager.add_leadership_listener(self._on_leadership_change)
         self.controller.register_listener(self.metadata_cache)
         self.controller.register_listener(self.replica_manager)
         self.controller.register_listener(self.groups)
         # The topics are known before the first request; the live broker follows the bind.
         self.controller.startup()
+
+    def _on_leadership_change(self, leaders: Sequence[Partition], followers: Sequence[Partition]) -> None:
+        """Kafka's ``RequestHandlerHelper.onLeadershipChange``: coordinators follow leadership."""
+        for partition in leaders:
+            if partition.topic == self.groups.topic_name:
+                self.groups.on_election(partition.partition, partition.leader_epoch)
+        for partition in followers:
+            if partition.topic == self.groups.topic_name:
+                self.groups.on_resignation(partition.partition, partition.leader_epoch)
 
     def live_broker(self) -> LiveBroker:
         """This broker as the cluster sees it: its advertised listeners and rack."""

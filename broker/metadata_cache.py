@@ -25,6 +25,7 @@ from coordinator.cluster_state import (
 )
 
 NO_CONTROLLER = -1  # MetadataResponse.NO_CONTROLLER_ID
+LEADER_DURING_DELETE = -2  # LeaderAndIsr.LeaderDuringDelete: the topic is being deleted
 
 
 class MetadataCache:
@@ -65,6 +66,52 @@ class MetadataCache:
     def set_controller(self, controller_id: int) -> None:
         """The controller changed (UpdateMetadata's ``controllerId``)."""
         self.controller_id = controller_id
+
+    def update_metadata(
+        self,
+        controller_id: int,
+        brokers: Sequence[LiveBroker],
+        topic_ids: Mapping[str, uuid.UUID | None],
+        states: Sequence[PartitionState],
+    ) -> list[str]:
+        """UpdateMetadata (Kafka's ``ZkMetadataCache.updateMetadata``); returns the topics
+        whose last partition went away.
+
+        The alive brokers become exactly ``brokers``; the controller id is the request's
+        (negative: none); partition states are upserted, a leader of -2
+        (``LeaderDuringDelete``) removing the partition. A topic gets the id the request
+        names (a topic first seen without one gets a random id, never shown to clients
+        as the controller always sends ids from IBP 2.8 on).
+        """
+        self._brokers = {b.broker_id: b for b in brokers}
+        self.controller_id = controller_id if controller_id >= 0 else NO_CONTROLLER
+        touched: set[str] = set()
+        for state in states:
+            touched.add(state.topic)
+            if state.leader == LEADER_DURING_DELETE:
+                self._states.get(state.topic, {}).pop(state.partition, None)
+            else:
+                self._states.setdefault(state.topic, {})[state.partition] = state
+        deleted: list[str] = []
+        for name in sorted(touched):
+            parts = self._states.get(name)
+            old = self._topics.get(name)
+            if not parts:
+                self._states.pop(name, None)
+                if old is not None:
+                    self.on_topic_deleted(old)
+                deleted.append(name)
+                continue
+            topic_id = topic_ids.get(name) or (old.topic_id if old is not None else uuid.uuid4())
+            if old is not None and old.topic_id == topic_id:
+                old.partitions = len(parts)
+                continue
+            if old is not None:
+                self._topics_by_id.pop(old.topic_id, None)
+            topic = TopicMetadata(name, topic_id, len(parts), dict(old.overrides) if old is not None else {})
+            self._topics[name] = topic
+            self._topics_by_id[topic_id] = topic
+        return deleted
 
     # ------------------------------------------------------------------ brokers
 

@@ -17,22 +17,31 @@ never a ``PartitionLog``.
 - ListOffsets, OffsetForLeaderEpoch, DescribeProducers and the coordinators' access
   (``coordinator.partition_access.PartitionAccess``) go through here as well.
 
-The logs themselves are created and deleted by the ``LogManager`` (the controller does it
-before it publishes the partition states); the replica manager looks them up.
+The logs themselves are created and deleted by the ``LogManager`` (the embedded
+controller does it before it publishes the partition states); the replica manager looks
+them up. In ZooKeeper mode the controller's LeaderAndIsr and StopReplica come here
+(``become_leader_or_follower``, ``stop_replicas``) with Kafka's controller-epoch and
+leader-epoch rules, creating missing logs (``Partition.createLogIfNotExists``) and deleting
+stopped ones. Both paths share ``_make_leaders_and_followers``, which tells the leadership
+listeners (the group coordinator) which partitions this broker now leads or follows.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from broker.partition import NO_EPOCH, LogOffsets, Partition
 from broker.purgatory import DelayedFetch, DelayedOperationPurgatory, FetchPartitionStatus
 from coordinator.cluster_state import INTERNAL_TOPICS, LiveBroker, PartitionState, TopicMetadata
+from coordinator.controller import validate_topic_name
 from protocol.errors import ErrorCode, KafkaError
 from protocol.record_batch import TRANSACTIONAL_MASK
+from storage.log_config import parse_topic_overrides
 from storage.log_validator import validate_produce_records
 from storage.partition_log import FetchIsolation, LogAppendInfo, TimestampAndOffset
 from storage.producer_state import AppendOrigin, ProducerStateEntry
@@ -40,10 +49,14 @@ from storage.producer_state import AppendOrigin, ProducerStateEntry
 if TYPE_CHECKING:
     from storage.log_config import LogConfig
     from storage.log_manager import LogManager
+    from storage.partition_log import PartitionLog
 
 log = logging.getLogger(__name__)
 
 TopicPartition = tuple[str, int]
+LeadershipListener = Callable[[Sequence[Partition], Sequence[Partition]], None]
+# A topic's config overrides as strings (``/config/topics/<t>`` in ZooKeeper mode).
+TopicOverridesSource = Callable[[str], Awaitable[Mapping[str, str]]]
 EMBEDDED_LEADER_EPOCH = 0  # a lone broker's partitions never change leader
 
 
@@ -102,6 +115,11 @@ class ReplicaManager:
         self.time_ms = time_ms
         self._partitions: dict[TopicPartition, Partition] = {}
         self.fetch_purgatory: DelayedOperationPurgatory[DelayedFetch] = DelayedOperationPurgatory("Fetch")
+        self._leadership_listeners: list[LeadershipListener] = []
+        # ZooKeeper mode: the controller epoch of the last accepted control request
+        # (Kafka's ReplicaManager.controllerEpoch, KafkaController.InitialControllerEpoch = 0).
+        self.controller_epoch = 0
+        self._state_change_lock = asyncio.Lock()  # Kafka's replicaStateChangeLock
 
     # ------------------------------------------------------------------ partitions
 
@@ -142,7 +160,9 @@ class ReplicaManager:
     def on_topics_changed(
         self, topics: Mapping[str, TopicMetadata], states: Sequence[PartitionState]
     ) -> None:
-        """Host (or update) every partition whose replicas include this broker (LeaderAndIsr)."""
+        """Host (or update) every partition whose replicas include this broker (the embedded
+        controller's LeaderAndIsr; in ZooKeeper mode ``become_leader_or_follower``)."""
+        applied: list[tuple[PartitionState, Partition]] = []
         for state in states:
             key = state.key
             current = self._partitions.get(key)
@@ -153,19 +173,45 @@ class ReplicaManager:
             if current is not None and state.partition_epoch < current.partition_epoch:
                 log.info("ignoring stale state of %s-%d: %s", state.topic, state.partition, state)
                 continue
-            if current is None:
-                plog = self.log_manager.get_log(state.topic, state.partition)
-                if plog is None:
-                    log.warning("no log for %s-%d, not hosting it", state.topic, state.partition)
-                    continue
-                current = Partition(plog, local_broker_id=self.broker_id, time_ms=self.time_ms)
-                self._partitions[key] = current
+            plog = (
+                current.log if current is not None else self.log_manager.get_log(state.topic, state.partition)
+            )
+            if plog is None:
+                log.warning("no log for %s-%d, not hosting it", state.topic, state.partition)
+                continue
+            applied.append((state, self._host(plog)))
+        self._make_leaders_and_followers(applied)
+
+    def _host(self, plog: PartitionLog) -> Partition:
+        key = (plog.topic, plog.partition)
+        current = self._partitions.get(key)
+        if current is None:
+            current = self._partitions[key] = Partition(
+                plog, local_broker_id=self.broker_id, time_ms=self.time_ms
+            )
+        return current
+
+    def _make_leaders_and_followers(self, applied: Sequence[tuple[PartitionState, Partition]]) -> None:
+        """Kafka's ``makeLeaders`` / ``makeFollowers`` then ``onLeadershipChange``: the
+        leadership listeners hear of the partitions that changed leader or epoch."""
+        leaders: list[Partition] = []
+        followers: list[Partition] = []
+        for state, partition in applied:
             if state.leader == self.broker_id:
-                current.make_leader(state)
-            else:
-                current.make_follower(state)
+                if partition.make_leader(state):
+                    leaders.append(partition)
+            elif partition.make_follower(state):
+                followers.append(partition)
             # A parked fetch on it sees the new leadership (and answers).
-            self.fetch_purgatory.check_and_complete(key)
+            self.fetch_purgatory.check_and_complete(state.key)
+        if leaders or followers:
+            for listener in self._leadership_listeners:
+                listener(leaders, followers)
+
+    def add_leadership_listener(self, listener: LeadershipListener) -> None:
+        """``listener(new_leaders, new_followers)`` runs after every leadership change
+        (Kafka's ``RequestHandlerHelper.onLeadershipChange``: the coordinators follow it)."""
+        self._leadership_listeners.append(listener)
 
     def on_topic_deleted(self, topic: TopicMetadata) -> None:
         """Stop serving the topic's partitions; fetches parked on them answer now."""
@@ -175,6 +221,160 @@ class ReplicaManager:
     def _stop_replica(self, key: TopicPartition) -> None:
         self._partitions.pop(key, None)
         self.fetch_purgatory.complete_all(key)
+
+    # ------------------------------------------------------------------ ZooKeeper mode: control requests
+
+    async def become_leader_or_follower(
+        self,
+        controller_id: int,
+        controller_epoch: int,
+        states: Sequence[PartitionState],
+        topic_ids: Mapping[str, uuid.UUID],
+        *,
+        topic_overrides: TopicOverridesSource,
+    ) -> tuple[ErrorCode, dict[TopicPartition, ErrorCode]]:
+        """LeaderAndIsr (Kafka's ``ReplicaManager.becomeLeaderOrFollower``): (top-level error,
+        error per partition of ``states``).
+
+        A controller epoch older than the last accepted one fences the whole request
+        (STALE_CONTROLLER_EPOCH for it and every partition). Per partition: a topic id that
+        differs from the log's is INCONSISTENT_TOPIC_ID; a newer leader epoch is applied if
+        this broker is a replica (else UNKNOWN_TOPIC_OR_PARTITION); an older or equal one is
+        STALE_CONTROLLER_EPOCH (equal with a topic id the log lacked: NONE). Missing logs are
+        created (``Partition.createLogIfNotExists``) with the topic's overrides from
+        ``topic_overrides`` (``/config/topics/<t>``), one per loop turn; a failure there is
+        KAFKA_STORAGE_ERROR. ``controller_id`` is for the log only.
+        """
+        async with self._state_change_lock:
+            if controller_epoch < self.controller_epoch:
+                log.warning(
+                    "ignoring LeaderAndIsr from controller %d with epoch %d: the current controller epoch is %d",
+                    controller_id,
+                    controller_epoch,
+                    self.controller_epoch,
+                )
+                return ErrorCode.STALE_CONTROLLER_EPOCH, {
+                    s.key: ErrorCode.STALE_CONTROLLER_EPOCH for s in states
+                }
+            self.controller_epoch = controller_epoch
+            errors: dict[TopicPartition, ErrorCode] = {}
+            accepted: list[PartitionState] = []
+            for state in states:
+                error = self._check_leader_and_isr_state(state, topic_ids.get(state.topic))
+                errors[state.key] = error
+                if error is ErrorCode.NONE and (
+                    (current := self._partitions.get(state.key)) is None
+                    or state.leader_epoch > current.leader_epoch
+                ):
+                    accepted.append(state)
+            applied: list[tuple[PartitionState, Partition]] = []
+            overrides_cache: dict[str, Mapping[str, Any]] = {}
+            for state in accepted:
+                try:
+                    plog = await self._get_or_create_log(state, topic_ids, overrides_cache, topic_overrides)
+                except Exception as exc:  # a config read, a bad override or a log dir: the log cannot be made
+                    log.error("cannot create the log of %s-%d: %s", state.topic, state.partition, exc)
+                    errors[state.key] = ErrorCode.KAFKA_STORAGE_ERROR
+                    continue
+                applied.append((state, self._host(plog)))
+            self._make_leaders_and_followers(applied)
+            log.info(
+                "LeaderAndIsr from controller %d epoch %d: %d partitions applied, %d refused",
+                controller_id,
+                controller_epoch,
+                len(applied),
+                sum(1 for e in errors.values() if e is not ErrorCode.NONE),
+            )
+            return ErrorCode.NONE, errors
+
+    def _check_leader_and_isr_state(self, state: PartitionState, topic_id: uuid.UUID | None) -> ErrorCode:
+        """One partition of a LeaderAndIsr, before anything changes (becomeLeaderOrFollower)."""
+        # A name or index no controller would send must not become a path (Topic.validate).
+        try:
+            validate_topic_name(state.topic)
+        except KafkaError as exc:
+            return exc.error
+        if state.partition < 0:
+            return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+        current = self._partitions.get(state.key)
+        plog = current.log if current is not None else self.log_manager.get_log(state.topic, state.partition)
+        log_topic_id = plog.topic_id if plog is not None else None
+        if topic_id is not None and log_topic_id is not None and topic_id != log_topic_id:
+            # Partition.checkOrSetTopicId / hasConsistentTopicId
+            return ErrorCode.INCONSISTENT_TOPIC_ID
+        current_epoch = current.leader_epoch if current is not None else NO_EPOCH
+        if state.leader_epoch > current_epoch:
+            return (
+                ErrorCode.NONE if self.broker_id in state.replicas else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+            )
+        if state.leader_epoch == current_epoch and topic_id is not None and log_topic_id is None:
+            return ErrorCode.NONE  # a topic id assigned without an epoch bump
+        return ErrorCode.STALE_CONTROLLER_EPOCH
+
+    async def _get_or_create_log(
+        self,
+        state: PartitionState,
+        topic_ids: Mapping[str, uuid.UUID],
+        overrides_cache: dict[str, Mapping[str, Any]],
+        topic_overrides: TopicOverridesSource,
+    ) -> PartitionLog:
+        plog = self.log_manager.get_log(state.topic, state.partition)
+        if plog is not None:
+            return plog
+        topic = state.topic
+        overrides = overrides_cache.get(topic)
+        if overrides is None:
+            overrides = overrides_cache[topic] = parse_topic_overrides(await topic_overrides(topic))
+        await asyncio.sleep(0)  # one log (a directory and files) per loop turn
+        plog = self.log_manager.get_log(topic, state.partition)  # made meanwhile?
+        if plog is not None:
+            return plog
+        return self.log_manager.get_or_create_log(
+            topic, state.partition, topic_ids.get(topic) or uuid.uuid4(), overrides
+        )
+
+    def stop_replicas(
+        self,
+        controller_id: int,
+        controller_epoch: int,
+        partitions: Sequence[tuple[TopicPartition, int, bool]],
+    ) -> tuple[ErrorCode, dict[TopicPartition, ErrorCode]]:
+        """StopReplica (Kafka's ``ReplicaManager.stopReplicas``): ``partitions`` are
+        (partition, leader epoch, delete). Returns (top-level error, error per partition).
+
+        A stale controller epoch answers STALE_CONTROLLER_EPOCH with no partition. A hosted
+        partition stops if the request's epoch is -2 (deletion), -1 (none) or at least its
+        own, else FENCED_LEADER_EPOCH. With delete the partition is no longer hosted and its
+        log is deleted (renamed now, removed in the background: ``asyncDelete``); an unknown
+        partition's log is deleted too. Parked fetches on stopped partitions answer.
+        """
+        if controller_epoch < self.controller_epoch:
+            log.warning(
+                "ignoring StopReplica from controller %d with epoch %d: the current controller epoch is %d",
+                controller_id,
+                controller_epoch,
+                self.controller_epoch,
+            )
+            return ErrorCode.STALE_CONTROLLER_EPOCH, {}
+        self.controller_epoch = controller_epoch
+        errors: dict[TopicPartition, ErrorCode] = {}
+        for key, leader_epoch, delete in partitions:
+            current = self._partitions.get(key)
+            if current is not None and leader_epoch not in (-2, -1) and leader_epoch < current.leader_epoch:
+                errors[key] = ErrorCode.FENCED_LEADER_EPOCH
+                continue
+            errors[key] = ErrorCode.NONE
+            if delete:
+                self._stop_replica(key)
+                try:
+                    self.log_manager.delete_log(*key)
+                except OSError as exc:
+                    log.error("cannot delete the log of %s-%d: %s", key[0], key[1], exc)
+                    errors[key] = ErrorCode.KAFKA_STORAGE_ERROR
+            else:
+                # No fetcher to remove yet; parked requests on it answer now.
+                self.fetch_purgatory.complete_all(key)
+        return ErrorCode.NONE, errors
 
     # ------------------------------------------------------------------ append
 

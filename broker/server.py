@@ -53,7 +53,7 @@ from broker.connection_limits import (
     RequestMemoryPool,
     normalize_ip,
 )
-from broker.handlers import REGISTRY, CloseConnection, HandlerSpec, RequestContext
+from broker.handlers import CloseConnection, HandlerSpec, RequestContext, served_handlers
 from protocol.errors import ErrorCode
 from protocol.headers import API_VERSIONS_KEY, decode_request_header, peek_request_header
 from protocol.messages import ApiVersionsResponse
@@ -392,7 +392,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         except DecodeError as exc:
             self.close(f"unreadable request header: {exc}")
             return None
-        spec = REGISTRY.get(api_key)
+        spec = self.server.handlers.get(api_key)
         if spec is None:
             self.close(f"unknown or unsupported API key {api_key}")
             return None
@@ -596,9 +596,12 @@ class KafkaServer:
         self._starting: set[asyncio.Task] = set()
         self._sweeper: asyncio.Task | None = None
         self.bound: list[tuple[str, int]] = []
+        # What this broker serves (the registry filtered by ``served_when``), set at start.
+        self.handlers: dict[int, HandlerSpec] = {}
 
     async def start(self) -> None:
         cfg = self.broker.config
+        self.handlers = served_handlers(self.broker)
         loop = asyncio.get_running_loop()
         await self.quotas.resolve(loop)
         for lst in cfg.listeners:

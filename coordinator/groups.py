@@ -15,7 +15,11 @@ Committed offsets go to ``__consumer_offsets`` before they are answered (one
 batch per OffsetCommit), and a group's membership snapshot (GroupMetadataValue)
 is written when a generation's assignment is set, when the group becomes empty
 and when a static member is replaced. ``start()`` replays every partition of
-the topic (COORDINATOR_LOAD_IN_PROGRESS meanwhile); offsets of empty groups
+the topic (COORDINATOR_LOAD_IN_PROGRESS meanwhile); in ZooKeeper mode
+(``follow_leadership``) only the partitions this broker leads are owned: each is
+loaded on ``on_election`` and dropped on ``on_resignation`` (Kafka's
+``onElection`` / ``onResignation``), and groups of other partitions get
+NOT_COORDINATOR. Offsets of empty groups
 expire after ``offsets.retention.minutes`` (checked every
 ``offsets.retention.check.interval.ms``), written as tombstones.
 """
@@ -162,6 +166,12 @@ class GroupCoordinator:
         self._group_values: dict[str, bytes] = {}
         self.active = False
         self.loading: set[int] = set()
+        # None: this broker coordinates every partition (a lone broker leads them all).
+        # A set once ``follow_leadership`` is called (ZooKeeper mode): the partitions of
+        # ``__consumer_offsets`` this broker leads and has loaded (Kafka's ownedPartitions).
+        self.owned_partitions: set[int] | None = None
+        self._coordinator_epochs: dict[int, int] = {}  # Kafka's epochForPartitionId
+        self._load_tasks: dict[int, asyncio.Task] = {}
         self._expiry_timer: Cancellable | None = None
         self.membership = GroupMembership(
             self.groups,
@@ -190,6 +200,14 @@ class GroupCoordinator:
         partition is still loading get COORDINATOR_LOAD_IN_PROGRESS.
         """
         self.topic.complete_interrupted_creation()
+        if self.owned_partitions is not None:
+            # Partitions are loaded as this broker is elected their leader (on_election);
+            # those elected before the start load now.
+            self.active = True
+            for p in sorted(self.loading):
+                self._start_load(p)
+            self._schedule_expiry()
+            return
         count = self.topic.existing_partitions()
         self.loading = set(range(count or 0))
         self.active = True
@@ -218,6 +236,9 @@ class GroupCoordinator:
         if self._expiry_timer is not None:
             self._expiry_timer.cancel()
             self._expiry_timer = None
+        for task in self._load_tasks.values():
+            task.cancel()
+        self._load_tasks.clear()
         for group in list(self.groups.values()):
             self.membership.unload(group)
         self.groups.clear()
@@ -251,6 +272,9 @@ class GroupCoordinator:
             return ErrorCode.COORDINATOR_NOT_AVAILABLE
         if self.loading and self.partition_for(group_id) in self.loading:
             return ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
+        owned = self.owned_partitions
+        if owned is not None and self.partition_for(group_id) not in owned:
+            return ErrorCode.NOT_COORDINATOR
         return None
 
     # ================================================================== Describe, List, Delete
@@ -480,6 +504,83 @@ class GroupCoordinator:
         if records:
             log.info("removed offsets of deleted topic %s from %d groups", topic, len(records))
         self._append_tombstones(records)
+
+    # ---------------------------------------------------------- leadership (ZooKeeper mode)
+
+    def follow_leadership(self) -> None:
+        """Coordinate only the ``__consumer_offsets`` partitions this broker leads (ZooKeeper
+        mode): from now on ``on_election`` / ``on_resignation`` decide what is owned."""
+        if self.owned_partitions is None:
+            self.owned_partitions = set()
+
+    def _take_epoch(self, partition: int, epoch: int | None) -> bool:
+        """Kafka's ``GroupMetadataManager.maybeUpdateCoordinatorEpoch``: a load or unload goes
+        ahead unless the partition's stored coordinator epoch is newer than ``epoch``."""
+        current = self._coordinator_epochs.get(partition)
+        if epoch is None:
+            return True
+        if current is None or epoch > current:
+            self._coordinator_epochs[partition] = epoch
+            return True
+        return epoch == current
+
+    def on_election(self, partition: int, epoch: int) -> None:
+        """This broker became leader of ``__consumer_offsets``-``partition`` with ``epoch``
+        (Kafka's ``onElection``): load it; its groups get COORDINATOR_LOAD_IN_PROGRESS until
+        the load is done, then they are owned here."""
+        owned = self.owned_partitions
+        if owned is None or not self._take_epoch(partition, epoch):
+            return
+        if partition in owned or partition in self.loading:
+            return
+        self.loading.add(partition)
+        if self.active:
+            self._start_load(partition)
+
+    def on_resignation(self, partition: int, epoch: int | None) -> None:
+        """This broker no longer leads ``__consumer_offsets``-``partition`` (Kafka's
+        ``onResignation``, ``removeGroupsAndOffsets``): a load under way stops, its groups
+        and offsets are dropped (parked joins answer NOT_COORDINATOR) and its groups get
+        NOT_COORDINATOR from now on."""
+        owned = self.owned_partitions
+        if owned is None or not self._take_epoch(partition, epoch):
+            return
+        task = self._load_tasks.pop(partition, None)
+        if task is not None:
+            task.cancel()
+        self.loading.discard(partition)
+        owned.discard(partition)
+        removed = 0
+        for group_id in [g for g in self.groups if self.partition_for(g) == partition]:
+            group = self.groups.pop(group_id)
+            self._group_values.pop(group_id, None)
+            self.membership.unload(group)
+            removed += 1
+        for group_id in [g for g in self.offsets.groups() if self.partition_for(g) == partition]:
+            self.offsets.remove_group(group_id)
+        log.info("unloaded %d groups of %s-%d (epoch %s)", removed, self.topic_name, partition, epoch)
+
+    def _start_load(self, partition: int) -> None:
+        self._load_tasks[partition] = asyncio.get_running_loop().create_task(
+            self._load_owned(partition), name=f"load-{self.topic_name}-{partition}"
+        )
+
+    async def _load_owned(self, partition: int) -> None:
+        loaded = False
+        try:
+            await self._load_partition(partition)
+            loaded = True
+        except asyncio.CancelledError:
+            raise  # resigned meanwhile: on_resignation has cleaned up
+        except Exception:
+            log.exception("cannot load %s-%d", self.topic_name, partition)
+        self._load_tasks.pop(partition, None)
+        if partition in self.loading and self.owned_partitions is not None:
+            # Kafka's loadGroupsAndOffsets owns the partition after the load, even a failed one.
+            self.loading.discard(partition)
+            self.owned_partitions.add(partition)
+            if loaded:
+                self._maybe_compact(partition)
 
     # ================================================================== expiry
 

@@ -467,6 +467,29 @@ class ZooKeeperClient:
                 except Exception:
                     log.exception("ZooKeeper connection listener failed")
 
+    # ------------------------------------------------------------------ entity configs (blocking)
+
+    def read_topic_config(self, topic: str) -> dict[str, str]:
+        """The overrides in ``/config/topics/<topic>`` (Kafka's ``AdminZkClient.fetchEntityConfig``
+        / ``ConfigEntityZNode.decode``): ``{}`` when the znode is missing or has no data.
+
+        Blocking: call it off the event loop. A malformed znode raises ``ZooKeeperError``.
+        """
+        try:
+            data, _ = self.get_data(f"/config/topics/{topic}")
+        except NoNodeError:
+            return {}
+        if not data:
+            return {}
+        try:
+            parsed = json.loads(data)
+        except ValueError as exc:
+            raise ZooKeeperError(f"/config/topics/{topic}: not JSON: {exc}") from None
+        config = parsed.get("config", {}) if isinstance(parsed, dict) else None
+        if not isinstance(config, dict):
+            raise ZooKeeperError(f"/config/topics/{topic}: no config object")
+        return {str(k): str(v) for k, v in config.items()}
+
 
 # ---------------------------------------------------------------------- multi-ops and fencing
 

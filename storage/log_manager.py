@@ -568,6 +568,39 @@ class LogManager:
         log.info("deleted topic %s", name)
         return logs
 
+    def get_or_create_log(
+        self, topic: str, partition: int, topic_id: uuid.UUID, overrides: Mapping[str, Any]
+    ) -> PartitionLog:
+        """One partition's log, created empty if missing (Kafka's ``LogManager.getOrCreateLog``
+        for ``Partition.createLogIfNotExists``): a broker hosts only the partitions it is a
+        replica of. The first log of a topic records its id and ``overrides``."""
+        found = self._logs.get((topic, partition))
+        if found is not None:
+            return found
+        new_topic = topic not in self._topic_ids
+        plan = self._plan(
+            topic,
+            range(partition, partition + 1),
+            topic_id if new_topic else self._topic_ids[topic],
+            dict(overrides) if new_topic else None,
+            new_topic=new_topic,
+        )
+        return self._create_now(plan)[0]
+
+    def delete_log(self, topic: str, partition: int) -> bool:
+        """Kafka's ``asyncDelete`` of one partition (StopReplica with delete): the dir is renamed
+        ``<dir>.<uuid>-delete`` now and removed by the background task. False if not hosted."""
+        plog = self._logs.pop((topic, partition), None)
+        if plog is None:
+            return False
+        self.dirs_renamed_for_deletion(rename_for_deletion([plog]))
+        if not any(t == topic for t, _ in self._logs):
+            self._topic_ids.pop(topic, None)
+            if self._overrides.pop(topic, None) is not None:
+                self._write_overrides()
+        log.info("deleted log of partition %s-%d", topic, partition)
+        return True
+
     def dirs_renamed_for_deletion(self, renamed: list[Path]) -> None:
         """On the loop: queue the renamed dirs for removal (now, without background tasks)."""
         self._dirs_to_delete.extend(renamed)

@@ -10,6 +10,12 @@ layer dispatches through it and the ApiVersions handler advertises exactly
 its ranges (``advertise_from`` lets Produce advertise v0 as Kafka 4 does, while
 only accepting v3+, KAFKA-18659). Handlers may be ``async def``; returning
 ``None`` sends no response (acks=0 produce).
+
+``served_when`` makes an API depend on how the broker runs (the controller-to-broker
+APIs exist only in ZooKeeper mode): ``served_handlers(broker)`` evaluates the predicates
+once, when the server starts, so dispatch stays one dict lookup and an API a broker does
+not serve is neither advertised nor accepted (the connection is closed as for an unknown
+key, as Kafka does for an API outside its ``ApiVersions`` scope).
 """
 
 from __future__ import annotations
@@ -52,6 +58,7 @@ class HandlerSpec:
     request_cls: type
     response_cls: type
     name: str
+    served_when: Callable[[Broker], bool] | None = None
 
     def accepts(self, version: int) -> bool:
         return self.min_version <= version <= self.max_version
@@ -65,8 +72,15 @@ class CloseConnection(Exception):
     (Kafka does this, for example, when an acks=0 produce fails)."""
 
 
-def handler(api_key: int, versions: tuple[int, int], *, advertise_from: int | None = None) -> Callable:
-    """Register ``fn`` as the handler of ``api_key`` for ``versions`` (inclusive)."""
+def handler(
+    api_key: int,
+    versions: tuple[int, int],
+    *,
+    advertise_from: int | None = None,
+    served_when: Callable[[Broker], bool] | None = None,
+) -> Callable:
+    """Register ``fn`` as the handler of ``api_key`` for ``versions`` (inclusive); with
+    ``served_when``, only on brokers for which it is true."""
     lo, hi = versions
     request_cls = REQUESTS[int(api_key)]
     response_cls = RESPONSES[int(api_key)]
@@ -87,6 +101,7 @@ def handler(api_key: int, versions: tuple[int, int], *, advertise_from: int | No
             request_cls=request_cls,
             response_cls=response_cls,
             name=request_cls.NAME.removesuffix("Request"),
+            served_when=served_when,
         )
         return fn
 
@@ -98,3 +113,13 @@ def load_handlers() -> dict[int, HandlerSpec]:
     for mod in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{mod.name}")
     return REGISTRY
+
+
+def served_handlers(broker: Broker) -> dict[int, HandlerSpec]:
+    """The handlers ``broker`` serves: the registry less those whose ``served_when`` is false."""
+    return {k: s for k, s in REGISTRY.items() if s.served_when is None or s.served_when(broker)}
+
+
+def zookeeper_mode(broker: Broker) -> bool:
+    """``served_when`` of the controller-to-broker APIs: ``zookeeper.connect`` is set."""
+    return bool(broker.config["zookeeper.connect"])

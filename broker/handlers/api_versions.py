@@ -1,8 +1,10 @@
 """ApiVersions (key 18), versions 0-4.
 
 Behaviour:
-- Advertises exactly the handler registry: each API key with the range its
-  handler serves (Produce from 0 although v0-2 are refused, KAFKA-18659).
+- Advertises exactly the handlers this broker serves (the registry less the APIs whose
+  ``served_when`` is false, e.g. the controller-to-broker APIs outside ZooKeeper mode):
+  each API key with the range its handler serves (Produce from 0 although v0-2 are
+  refused, KAFKA-18659).
 - A version above 4 never reaches this handler: the connection layer answers it
   with a v0-encoded response carrying UNSUPPORTED_VERSION and the ApiVersions
   range (KIP-511), so clients retry with a version we speak.
@@ -22,19 +24,19 @@ from __future__ import annotations
 
 import re
 
-from broker.handlers import REGISTRY, RequestContext, handler
+from broker.handlers import HandlerSpec, RequestContext, handler
 from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, ApiVersionsRequest, ApiVersionsResponse
 
 _SOFTWARE = re.compile(r"^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$")
 
 
-def advertised_api_keys() -> list[ApiVersionsResponse.ApiVersion]:
+def advertised_api_keys(served: dict[int, HandlerSpec]) -> list[ApiVersionsResponse.ApiVersion]:
     return [
         ApiVersionsResponse.ApiVersion(
             api_key=s.api_key, min_version=s.advertised_min, max_version=s.max_version
         )
-        for _, s in sorted(REGISTRY.items())
+        for _, s in sorted(served.items())
     ]
 
 
@@ -44,4 +46,6 @@ def handle_api_versions(ctx: RequestContext, request: ApiVersionsRequest) -> Api
         _SOFTWARE.match(request.client_software_name) and _SOFTWARE.match(request.client_software_version)
     ):
         return ApiVersionsResponse(error_code=ErrorCode.INVALID_REQUEST.code)
-    return ApiVersionsResponse(error_code=ErrorCode.NONE.code, api_keys=advertised_api_keys())
+    return ApiVersionsResponse(
+        error_code=ErrorCode.NONE.code, api_keys=advertised_api_keys(ctx.broker.server.handlers)
+    )

@@ -26,9 +26,12 @@ Behaviour:
   the client notices (Kafka's KafkaApis does the same).
 
 Version notes: v3 brings transactional_id and magic 2; v5 log_start_offset;
-v7 zstd; v8 record errors and error message; v9 flexible; v10 the current-leader
-tag (not sent: this broker is always the leader); v11 TRANSACTION_ABORTABLE
-(no transactions yet). v12+ (transaction v2, topic ids) are not served.
+v7 zstd; v8 record errors and error message; v9 flexible; v10 the KIP-951 leader
+hints: a partition answered NOT_LEADER_OR_FOLLOWER carries ``CurrentLeader`` {leader id,
+leader epoch} (from the hosted partition, else the MetadataCache, else -1/-1) and the
+response's ``NodeEndpoints`` lists that leader on the request's listener if it is alive
+(Kafka's ``KafkaApis.handleProduceRequest`` / ``getCurrentLeader``); v11
+TRANSACTION_ABORTABLE (no transactions yet). v12+ (transaction v2, topic ids) are not served.
 """
 
 from __future__ import annotations
@@ -43,6 +46,8 @@ from protocol.messages import ApiKey, ProduceRequest, ProduceResponse
 PartitionResponse = ProduceResponse.PartitionProduceResponse
 TopicResponse = ProduceResponse.TopicProduceResponse
 BatchIndexAndErrorMessage = ProduceResponse.BatchIndexAndErrorMessage
+LeaderIdAndEpoch = ProduceResponse.LeaderIdAndEpoch
+NodeEndpoint = ProduceResponse.NodeEndpoint
 AppendResults = Mapping[TopicPartition, PartitionAppendResult]
 
 
@@ -67,17 +72,55 @@ def _error(index: int, exc: KafkaError, version: int) -> PartitionResponse:
     )
 
 
-def _build(request: ProduceRequest, results: AppendResults, version: int) -> ProduceResponse | None:
+def _current_leader(ctx: RequestContext, topic: str, index: int) -> tuple[int, int]:
+    """Kafka's ``KafkaApis.getCurrentLeader``: (leader id, leader epoch) from the hosted
+    partition, else from the metadata cache, else (-1, -1)."""
+    broker = ctx.broker
+    partition = broker.replica_manager.get_partition(topic, index)
+    if partition is not None:
+        return partition.leader_id, partition.leader_epoch
+    state = broker.metadata_cache.partition_state(topic, index)
+    if state is not None:
+        return state.leader, state.leader_epoch
+    return -1, -1
+
+
+def _add_leader_hint(
+    ctx: RequestContext, topic: str, response: PartitionResponse, nodes: dict[int, NodeEndpoint]
+) -> None:
+    """KIP-951 on NOT_LEADER_OR_FOLLOWER (v10+): the current leader and its endpoint."""
+    leader_id, leader_epoch = _current_leader(ctx, topic, response.index)
+    response.current_leader = LeaderIdAndEpoch(leader_id=leader_id, leader_epoch=leader_epoch)
+    if leader_id < 0 or leader_id in nodes:
+        return
+    cache = ctx.broker.metadata_cache
+    endpoint = cache.endpoint(leader_id, ctx.listener)
+    if endpoint is not None:
+        broker = cache.get_alive_broker(leader_id)
+        nodes[leader_id] = NodeEndpoint(
+            node_id=leader_id,
+            host=endpoint.host,
+            port=endpoint.port,
+            rack=broker.rack if broker is not None else None,
+        )
+
+
+def _build(ctx: RequestContext, request: ProduceRequest, results: AppendResults) -> ProduceResponse | None:
     """The answer in the request's order; None for acks=0 (CloseConnection if a partition failed)."""
     failed = False
     topics = []
+    leader_hints = ctx.api_version >= 10
+    nodes: dict[int, NodeEndpoint] = {}
     for t in request.topic_data:
         partitions = []
         for p in t.partition_data:
             result = results[(t.name, p.index)]
             if result.error is not None:
                 failed = True
-                partitions.append(_error(p.index, result.error, version))
+                response = _error(p.index, result.error, ctx.api_version)
+                if leader_hints and result.error.error is ErrorCode.NOT_LEADER_OR_FOLLOWER:
+                    _add_leader_hint(ctx, t.name, response, nodes)
+                partitions.append(response)
                 continue
             info = result.info
             partitions.append(
@@ -97,13 +140,13 @@ def _build(request: ProduceRequest, results: AppendResults, version: int) -> Pro
             }
             raise CloseConnection(f"acks=0 produce failed ({', '.join(sorted(errors - {'NONE'}))})")
         return None
-    return ProduceResponse(responses=topics, throttle_time_ms=0)
+    return ProduceResponse(responses=topics, throttle_time_ms=0, node_endpoints=list(nodes.values()))
 
 
 async def _respond_when_appended(
-    request: ProduceRequest, pending: Awaitable[AppendResults], version: int
+    ctx: RequestContext, request: ProduceRequest, pending: Awaitable[AppendResults]
 ) -> ProduceResponse | None:
-    return _build(request, await pending, version)
+    return _build(ctx, request, await pending)
 
 
 @handler(ApiKey.PRODUCE, versions=(3, 11), advertise_from=0)
@@ -119,5 +162,5 @@ def handle_produce(
         produce_version=ctx.api_version,
     )
     if isinstance(results, dict):
-        return _build(request, results, ctx.api_version)
-    return _respond_when_appended(request, results, ctx.api_version)
+        return _build(ctx, request, results)
+    return _respond_when_appended(ctx, request, results)

@@ -1,0 +1,66 @@
+"""StopReplica (key 5), versions 3-4: the controller stops (and maybe deletes) replicas.
+
+Served only in ZooKeeper mode (``zookeeper.connect`` set): a lone broker neither
+advertises nor accepts it (the connection is closed as for an unknown API).
+
+Behaviour (Kafka's ``KafkaApis.handleStopReplicaRequest`` then ``ReplicaManager.stopReplicas``):
+- A stale broker epoch (not -1 and older than this broker's ``/brokers/ids`` czxid)
+  answers STALE_BROKER_EPOCH (77) at the top and for every partition.
+- A controller epoch older than the last accepted control request's answers
+  STALE_CONTROLLER_EPOCH (11) at the top, with no partition.
+- Per partition: a hosted partition stops when the request's leader epoch is -2 (topic
+  deletion), -1 (none) or at least the partition's, else FENCED_LEADER_EPOCH (74). With
+  DeletePartition it is no longer served and its log is deleted (the directory renamed
+  ``-delete`` now and removed in the background, Kafka's ``asyncDelete``); an unknown
+  partition answers NONE (its log is deleted if asked).
+- A deleted ``__consumer_offsets`` partition makes the group coordinator resign it.
+
+Version notes: v3 carries per-partition leader epoch and delete flag (KIP-570); v4 adds
+IsKRaftController (ignored).
+
+Not implemented: replica fetchers to stop (none exist yet); offline log dirs. v0-2 (one
+request-level DeletePartitions) are not served.
+"""
+
+from __future__ import annotations
+
+from broker.handlers import RequestContext, handler, zookeeper_mode
+from broker.handlers.leader_and_isr import is_broker_epoch_stale
+from protocol.errors import ErrorCode
+from protocol.messages import ApiKey, StopReplicaRequest, StopReplicaResponse
+
+
+@handler(ApiKey.STOP_REPLICA, versions=(3, 4), served_when=zookeeper_mode)
+def handle_stop_replica(ctx: RequestContext, request: StopReplicaRequest) -> StopReplicaResponse:
+    partitions = [
+        ((t.topic_name, p.partition_index), p.leader_epoch, p.delete_partition)
+        for t in request.topic_states
+        for p in t.partition_states
+    ]
+    if is_broker_epoch_stale(ctx, request.broker_epoch):
+        error = ErrorCode.STALE_BROKER_EPOCH.code
+        return StopReplicaResponse(
+            error_code=error,
+            partition_errors=[
+                StopReplicaResponse.StopReplicaPartitionError(
+                    topic_name=topic, partition_index=index, error_code=error
+                )
+                for (topic, index), _, _ in partitions
+            ],
+        )
+    top, errors = ctx.broker.replica_manager.stop_replicas(
+        request.controller_id, request.controller_epoch, partitions
+    )
+    groups = ctx.broker.groups
+    for (topic, index), leader_epoch, delete in partitions:
+        if delete and topic == groups.topic_name and errors.get((topic, index)) is ErrorCode.NONE:
+            groups.on_resignation(index, leader_epoch if leader_epoch >= 0 else None)
+    return StopReplicaResponse(
+        error_code=top.code,
+        partition_errors=[
+            StopReplicaResponse.StopReplicaPartitionError(
+                topic_name=topic, partition_index=index, error_code=error.code
+            )
+            for (topic, index), error in errors.items()
+        ],
+    )
