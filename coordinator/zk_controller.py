@@ -64,7 +64,6 @@ from coordinator.zookeeper import (
     get_children,
     get_data_watched,
     get_many,
-    get_many_watched,
     multi,
 )
 
@@ -380,9 +379,7 @@ class KafkaController(ControllerRequests):
         if names is None:
             names = get_children(self.zk, zd.TOPICS_PATH, self._on_topic_change)
         names = list(names)
-        found = get_many_watched(
-            self.zk, [zd.topic_path(n) for n in names], [self._topic_watch(n) for n in names]
-        )
+        found = get_many(self.zk, [zd.topic_path(n) for n in names], [self._topic_watch(n) for n in names])
         return {n: zd.decode_topic(r[0]) for n, r in zip(names, found, strict=True) if r is not None}
 
     def _read_states(self, tps: Sequence[TopicPartition]) -> list[zd.LeaderIsrAndEpoch | None]:

@@ -562,26 +562,16 @@ def fenced_multi_many(zk: ZooKeeperClient, ops: Sequence[ZkOp], epoch_zk_version
     return results
 
 
-def get_many(zk: ZooKeeperClient, paths: Sequence[str]) -> list[tuple[bytes, Any] | None]:
-    """(data, ZnodeStat) per path, None where missing: pipelined reads (blocking)."""
-    kz = zk._client()
-    pending = [kz.get_async(p) for p in paths]
-    out: list[tuple[bytes, Any] | None] = []
-    for path, async_result in zip(paths, pending, strict=True):
-        try:
-            out.append(zk._wait(async_result, f"get {path}"))
-        except NoNodeError:
-            out.append(None)
-    return out
-
-
-def get_many_watched(
-    zk: ZooKeeperClient, paths: Sequence[str], watches: Sequence[Callable[[Any], None]]
+def get_many(
+    zk: ZooKeeperClient,
+    paths: Sequence[str],
+    watches: Sequence[Callable[[Any], None] | None] | None = None,
 ) -> list[tuple[bytes, Any] | None]:
-    """Pipelined reads, each leaving a one-shot data watch (change or deletion) on the znode
-    read; None where missing (no watch is left then)."""
+    """(data, ZnodeStat) per path, None where missing: pipelined reads (blocking). With
+    ``watches``, each read leaves its one-shot data watch (change or deletion) on the znode
+    (none where it is missing)."""
     kz = zk._client()
-    pending = [kz.get_async(p, watch=w) for p, w in zip(paths, watches, strict=True)]
+    pending = [kz.get_async(p, watch=w) for p, w in zip(paths, watches or [None] * len(paths), strict=True)]
     out: list[tuple[bytes, Any] | None] = []
     for path, async_result in zip(paths, pending, strict=True):
         try:
