@@ -182,6 +182,47 @@ BROKER_KEYS: dict[str, ConfigKey] = {
             "zookeeper.connection.timeout.ms", ConfigType.INT, None, "Time to wait for a ZooKeeper connection"
         ),
         _k("zookeeper.session.timeout.ms", ConfigType.INT, 18_000, "ZooKeeper session timeout", at_least(1)),
+        # --- cluster (ZooKeeper mode; KafkaConfig's names and defaults)
+        _k(
+            "auto.leader.rebalance.enable",
+            ConfigType.BOOLEAN,
+            True,
+            "The controller moves leadership back to preferred replicas when imbalanced",
+        ),
+        _k(
+            "leader.imbalance.check.interval.seconds",
+            ConfigType.LONG,
+            300,
+            "Period of the controller's leader imbalance check",
+            at_least(1),
+        ),
+        _k(
+            "leader.imbalance.per.broker.percentage",
+            ConfigType.INT,
+            10,
+            "Share of a broker's partitions not led by it that triggers a rebalance",
+            at_least(0),
+        ),
+        _k(
+            "controlled.shutdown.enable",
+            ConfigType.BOOLEAN,
+            True,
+            "On SIGTERM, ask the controller to move leadership away before stopping",
+        ),
+        _k(
+            "controlled.shutdown.max.retries",
+            ConfigType.INT,
+            3,
+            "Controlled shutdown attempts before an unclean shutdown",
+            at_least(1),
+        ),
+        _k(
+            "controlled.shutdown.retry.backoff.ms",
+            ConfigType.LONG,
+            5000,
+            "Wait between controlled shutdown attempts",
+            at_least(0),
+        ),
         # --- log manager (broker-only keys; per-topic defaults are added below)
         _k(
             "log.retention.check.interval.ms", ConfigType.LONG, 300_000, "Retention check period", at_least(1)
@@ -350,8 +391,6 @@ ACCEPTED_NO_EFFECT = {
     "transaction.state.log.replication.factor",
     "transaction.state.log.min.isr",
     "transaction.state.log.num.partitions",
-    "controlled.shutdown.enable",
-    "auto.leader.rebalance.enable",
     "log.cleaner.enable",
     "log.cleaner.threads",
     "log.message.format.version",

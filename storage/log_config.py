@@ -183,6 +183,17 @@ TOPIC_CONFIGS: dict[str, TopicConfigKey] = {
             (("log.retention.ms", 1), ("log.retention.minutes", MINUTE_MS), ("log.retention.hours", HOUR_MS)),
         ),
         TopicConfigKey(
+            # Read by the ZooKeeper-mode controller from /config/topics/<t> and the broker
+            # default (KafkaController's unclean election, KIP-106's default false).
+            _k(
+                "unclean.leader.election.enable",
+                ConfigType.BOOLEAN,
+                False,
+                "Elect an out-of-sync replica when no ISR member is alive (may lose records)",
+            ),
+            (("unclean.leader.election.enable", 1),),
+        ),
+        TopicConfigKey(
             # KIP-1030 raised the minimum to 1 MiB in Kafka 4.0; Moldau keeps 14
             # (Kafka 3.x) so tests can roll segments quickly.
             _k("segment.bytes", ConfigType.INT, 1_073_741_824, "Segment file size", at_least(14)),
@@ -288,6 +299,7 @@ class LogConfig:
     segment_index_bytes: int = 10_485_760
     segment_jitter_ms: int = 0
     segment_ms: int = 7 * 24 * HOUR_MS
+    unclean_leader_election_enable: bool = False
 
     @classmethod
     def from_values(
