@@ -26,8 +26,10 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from broker.config import BrokerConfig, Listener
+from broker.controller_channel import NetworkControllerChannel
 from broker.handlers import load_handlers
 from broker.metadata_cache import MetadataCache
 from broker.partition import Partition
@@ -37,6 +39,15 @@ from coordinator.cluster_state import BrokerEndpoint, LiveBroker
 from coordinator.controller import Controller, ControllerTopicStore
 from coordinator.groups import GroupCoordinator
 from coordinator.producer_ids import ProducerIdManager, create_producer_id_manager
+from coordinator.topic_admin import (
+    ClusterInternalTopics,
+    EmbeddedTopicAdmin,
+    TopicAdmin,
+    TopicDefaults,
+    ZkTopicAdmin,
+)
+from coordinator.zk_admin import AdminZkClient
+from coordinator.zk_controller import KafkaController
 from coordinator.zookeeper import BrokerRegistration, ZooKeeperClient
 from storage.config_def import ConfigError
 from storage.log_manager import LogManager, LogManagerIntervals, ProducerStateOptions
@@ -61,7 +72,10 @@ class Broker:
     log_manager: LogManager
     zookeeper: ZooKeeperClient | None  # None: a lone broker without ZooKeeper (embedded mode)
     producer_ids: ProducerIdManager
-    controller: Controller
+    controller: Controller  # embedded mode only: this broker is the cluster's controller
+    kafka_controller: KafkaController  # ZooKeeper mode only (its APIs are served only then)
+    controller_channel: NetworkControllerChannel  # ZooKeeper mode only
+    topic_admin: TopicAdmin
     metadata_cache: MetadataCache
     replica_manager: ReplicaManager
     groups: GroupCoordinator
@@ -114,9 +128,13 @@ class Broker:
         self._running.push_async_callback(self.server.stop)
         # No await from the bind to the publication: no request runs before the broker is known.
         self._fix_advertised_ports()
-        self.controller.update_live_brokers([self.live_broker()])
-        if self.zookeeper is not None:
-            await loop.run_in_executor(None, self.zookeeper.register, self._registration())
+        if self.zookeeper is None:
+            self.controller.update_live_brokers([self.live_broker()])
+        else:
+            # Until the controller's first UpdateMetadata, Metadata names this broker alone:
+            # an empty broker list makes clients (librdkafka) drop the bootstrap connection.
+            self.metadata_cache.on_brokers_changed([self.live_broker()])
+            await self._join_cluster(self.zookeeper)
         await self.groups.start()
         self.started.set()
         log.info(
@@ -164,18 +182,16 @@ class Broker:
         self._running.push_async_callback(asyncio.to_thread, zk.close)
         await asyncio.get_running_loop().run_in_executor(None, zk.start)
 
-    def _build_cluster_components(self) -> None:
-        """The controller and its listeners; every existing topic is published to them."""
+    def _topic_defaults(self) -> TopicDefaults:
         cfg = self.config
-        self.controller = Controller(self.log_manager, self.broker_id, time_ms=self.clock.time_ms)
-        self.controller.load_from_logs()
-        # At stop, creations and deletions under way finish before the logs are closed.
-        self._running.push_async_callback(self.controller.finish_changes)
-        # This broker is the controller: Metadata and DescribeCluster name it.
-        self.metadata_cache = MetadataCache(self.broker_id, self.cluster_id, controller_id=self.broker_id)
-        self.replica_manager = ReplicaManager(self.broker_id, self.log_manager, self.clock.time_ms)
-        self.groups = GroupCoordinator(
-            ControllerTopicStore(self.log_manager, self.controller),  # type: ignore[arg-type]
+        return TopicDefaults(cfg["num.partitions"], cfg["default.replication.factor"], cfg["max.partitions"])
+
+    def _build_group_coordinator(
+        self, store: Any, cluster_topics: ClusterInternalTopics | None
+    ) -> GroupCoordinator:
+        cfg = self.config
+        return GroupCoordinator(
+            store,
             self.replica_manager,
             broker_id=self.broker_id,
             offsets_topic_partitions=cfg["offsets.topic.num.partitions"],
@@ -188,17 +204,84 @@ class Broker:
             max_group_size=cfg["group.max.size"],
             offset_metadata_max_bytes=cfg["offset.metadata.max.bytes"],
             time_ms=self.clock.time_ms,
+            cluster_topics=cluster_topics,
         )
-        if self.zookeeper is not None:
-            # ZooKeeper mode: the group coordinator owns the __consumer_offsets partitions
-            # this broker leads (Kafka's onLeadershipChange; facts §11).
-            self.groups.follow_leadership()
-            self.replica_manager.add_leadership_listener(self._on_leadership_change)
+
+    def _build_cluster_components(self) -> None:
+        """The controller and its listeners (embedded mode), or the ZooKeeper-mode controller
+        with this broker's MetadataCache and ReplicaManager waiting for its requests."""
+        self.replica_manager = ReplicaManager(self.broker_id, self.log_manager, self.clock.time_ms)
+        if self.zookeeper is None:
+            self._build_embedded()
+        else:
+            self._build_zookeeper_mode(self.zookeeper)
+
+    def _build_embedded(self) -> None:
+        """A lone broker is its own controller: every existing topic is published to the
+        MetadataCache, ReplicaManager and group coordinator before the first request."""
+        self.controller = Controller(self.log_manager, self.broker_id, time_ms=self.clock.time_ms)
+        self.controller.load_from_logs()
+        # At stop, creations and deletions under way finish before the logs are closed.
+        self._running.push_async_callback(self.controller.finish_changes)
+        # This broker is the controller: Metadata and DescribeCluster name it.
+        self.metadata_cache = MetadataCache(self.broker_id, self.cluster_id, controller_id=self.broker_id)
+        self.topic_admin = EmbeddedTopicAdmin(self.controller, self._topic_defaults())
+        self.groups = self._build_group_coordinator(
+            ControllerTopicStore(self.log_manager, self.controller), None
+        )
         self.controller.register_listener(self.metadata_cache)
         self.controller.register_listener(self.replica_manager)
         self.controller.register_listener(self.groups)
         # The topics are known before the first request; the live broker follows the bind.
         self.controller.startup()
+
+    def _build_zookeeper_mode(self, zk: ZooKeeperClient) -> None:
+        """ZooKeeper mode (Kafka's ``KafkaServer`` with ``KafkaController``): this broker
+        hosts nothing until the active controller's LeaderAndIsr names its partitions, and
+        its cluster view is the controller's UpdateMetadata. Every broker runs a
+        ``KafkaController``; the one holding ``/controller`` is active. The group
+        coordinator owns the ``__consumer_offsets`` partitions this broker leads (Kafka's
+        onLeadershipChange; facts §11)."""
+        cfg = self.config
+        self.metadata_cache = MetadataCache(self.broker_id, self.cluster_id)
+        admin = AdminZkClient(zk)
+        self.controller_channel = NetworkControllerChannel(self.broker_id, cfg.inter_broker_listener)
+        self.kafka_controller = KafkaController(
+            self.broker_id,
+            zk,
+            self.controller_channel,
+            time_ms=self.clock.time_ms,
+            inter_broker_listener=cfg.inter_broker_listener,
+            unclean_leader_election_enable=cfg["unclean.leader.election.enable"],
+            auto_leader_rebalance_enable=cfg["auto.leader.rebalance.enable"],
+            leader_imbalance_check_interval_s=float(cfg["leader.imbalance.check.interval.seconds"]),
+            leader_imbalance_per_broker_percentage=cfg["leader.imbalance.per.broker.percentage"],
+            delete_topic_enable=cfg["delete.topic.enable"],
+        )
+        zk_topic_admin = ZkTopicAdmin(
+            admin,
+            self.kafka_controller,
+            self.metadata_cache,
+            self._topic_defaults(),
+            monotonic=self.clock.monotonic,
+        )
+        self.topic_admin = zk_topic_admin
+        self._running.push_async_callback(zk_topic_admin.close)
+        cluster_topics = ClusterInternalTopics(
+            admin, self.metadata_cache, cfg["offsets.topic.replication.factor"]
+        )
+        self.groups = self._build_group_coordinator(self.log_manager, cluster_topics)
+        self.groups.follow_leadership()
+        self.replica_manager.add_leadership_listener(self._on_leadership_change)
+
+    async def _join_cluster(self, zk: ZooKeeperClient) -> None:
+        """Register in ``/brokers/ids`` and start the controller (``KafkaServer.startup``):
+        the active controller then sends this broker its UpdateMetadata and LeaderAndIsr."""
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(None, zk.register, self._registration())
+        self._running.push_async_callback(self.controller_channel.close)
+        await self.kafka_controller.startup()
+        self._running.push_async_callback(self.kafka_controller.shutdown)
 
     def _on_leadership_change(self, leaders: Sequence[Partition], followers: Sequence[Partition]) -> None:
         """Kafka's ``RequestHandlerHelper.onLeadershipChange``: coordinators follow leadership."""
