@@ -1,18 +1,25 @@
 """The broker process: assembles storage, coordinators and the TCP server.
 
 Start-up order (Kafka's ``KafkaServer.startup``): handlers are registered, the logs under
-``log.dirs`` are loaded (recovered after an unclean shutdown, off the event loop) and
-``meta.properties`` gives the cluster id; the ZooKeeper session (with ``zookeeper.connect``)
-is started and shared by whatever needs it; the producer-id manager leases its first block;
-the controller loads the topic registry, and the MetadataCache, ReplicaManager and group
-coordinator are built and registered as the controller's listeners, which receive every
-topic's partition states. Only then does the server listen. The listeners' bound ports are
-what the broker advertises (a port of 0 is learned from the bind), so the live broker is
-published to the listeners right after binding, before the event loop can run a request,
-and then registered in ZooKeeper. The group coordinator then loads ``__consumer_offsets``
-while serving (COORDINATOR_LOAD_IN_PROGRESS meanwhile, as Kafka); in ZooKeeper mode it
-loads only the partitions this broker leads, following the ReplicaManager's leadership
-changes (the controller's LeaderAndIsr).
+``log.dirs`` are loaded (recovered after an unclean shutdown, off the event loop); the
+ZooKeeper session (with ``zookeeper.connect``) is started and shared by whatever needs it;
+``meta.properties`` is checked against the cluster id (``/cluster/id`` in ZooKeeper mode);
+the producer-id manager leases its first block; then the cluster components are built:
+
+- a lone broker (no ZooKeeper): its embedded controller loads the topic registry from the
+  log dirs and publishes every partition state to the MetadataCache, ReplicaManager and
+  group coordinator; this broker leads everything;
+- ZooKeeper mode: a KafkaController (active on the broker holding ``/controller``), an
+  empty MetadataCache and a ReplicaManager that hosts nothing until the controller's
+  LeaderAndIsr; the group coordinator owns the ``__consumer_offsets`` partitions this
+  broker leads.
+
+Only then does the server listen. The listeners' bound ports are what the broker
+advertises (a port of 0 is learned from the bind), so the live broker is published right
+after binding, before the event loop can run a request; in ZooKeeper mode it is then
+registered in ``/brokers/ids`` and the controller starts (the active controller sends this
+broker its UpdateMetadata and LeaderAndIsr). The group coordinator loads
+``__consumer_offsets`` while serving (COORDINATOR_LOAD_IN_PROGRESS meanwhile, as Kafka).
 
 Shut-down reverses it and ends with the logs' checkpoints and the clean-shutdown marker, so
 the next start skips recovery.
@@ -51,6 +58,7 @@ from coordinator.zk_controller import KafkaController
 from coordinator.zookeeper import BrokerRegistration, ZooKeeperClient
 from storage.config_def import ConfigError
 from storage.log_manager import LogManager, LogManagerIntervals, ProducerStateOptions
+from storage.partition_metadata import random_kafka_uuid, uuid_to_kafka_str
 
 log = logging.getLogger(__name__)
 
@@ -105,10 +113,14 @@ class Broker:
         self.log_manager = self._build_log_manager()
         self._running.push_async_callback(self._shutdown_log_manager)
         await loop.run_in_executor(None, self.log_manager.startup)
-        self.broker_id, self.cluster_id = self.log_manager.ensure_meta_properties(
-            cfg.broker_id, cfg["cluster.id"]
-        )
         await self._start_zookeeper()
+        cluster_id = cfg["cluster.id"]
+        if self.zookeeper is not None:
+            # KafkaServer.getOrGenerateClusterId: the cluster's id is /cluster/id, the first
+            # broker's; a log dir of another cluster refuses to start (InconsistentClusterId).
+            proposed = uuid_to_kafka_str(random_kafka_uuid())
+            cluster_id = await loop.run_in_executor(None, self.zookeeper.get_or_create_cluster_id, proposed)
+        self.broker_id, self.cluster_id = self.log_manager.ensure_meta_properties(cfg.broker_id, cluster_id)
         # Producer-id blocks: leased from ZooKeeper or from a lease file in the first log dir.
         self.producer_ids = create_producer_id_manager(
             zookeeper=self.zookeeper,
