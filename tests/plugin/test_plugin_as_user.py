@@ -132,7 +132,7 @@ def user_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _project(base: Path) -> Path:
     project = base / "project"
-    shutil.copytree(EXAMPLES, project, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(EXAMPLES, project, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
     return project
 
 
