@@ -106,7 +106,12 @@ class InProcessBroker:
         self._loop: LoopThread | None = None
         self._disk_full = False
         self.startup_seconds: list[float] = []  # of every start, in order
-        self._check_config()
+        try:
+            self._check_config()
+        except BaseException:
+            if self._own_dir:
+                shutil.rmtree(self.log_dir, ignore_errors=True)
+            raise
 
     # ------------------------------------------------------------------ configuration
 
