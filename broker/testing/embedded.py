@@ -65,6 +65,9 @@ TEST_DEFAULTS: dict[str, str] = {
     "group.initial.rebalance.delay.ms": "0",
 }
 
+# Properties the test broker sets itself: its log dir (a temporary one) and id.
+CHOSEN_KEYS = frozenset({"log.dirs", "log.dir", "broker.id"})
+
 CREATE_TOPICS_VERSION = 5  # flexible, returns the configs; every supported client speaks it
 
 _SIZE = struct.Struct(">i")
@@ -105,6 +108,7 @@ class InProcessBroker:
         self._node = InProcessNode(0, self.log_dir, self.network, self._properties)
         self._loop: LoopThread | None = None
         self._disk_full = False
+        self._host = "127.0.0.1"  # of the first advertised listener, once started
         self.startup_seconds: list[float] = []  # of every start, in order
         try:
             self._check_config()
@@ -133,11 +137,12 @@ class InProcessBroker:
 
     def _check_config(self) -> None:
         """A bad value or an unknown key fails here, before anything starts."""
+        chosen = sorted(CHOSEN_KEYS & set(self.overrides))
+        if chosen:
+            raise ValueError(f"a test broker's {', '.join(chosen)} is chosen for it: do not override it")
         config = self._node.config()
         if config.unknown:
             raise ValueError(f"unknown broker config keys: {', '.join(sorted(config.unknown))}")
-        if len(config.log_dirs) != 1:
-            raise ValueError("an in-process test broker has one log dir (do not override log.dirs)")
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -150,6 +155,7 @@ class InProcessBroker:
         began = time.perf_counter()
         self._loop.call(self._node.start(), timeout=START_TIMEOUT_S)
         self.startup_seconds.append(time.perf_counter() - began)
+        self._host = self.broker.advertised[0].host
         return self
 
     def stop(self) -> None:
@@ -189,7 +195,12 @@ class InProcessBroker:
         self.check_controls()
 
     def __enter__(self) -> InProcessBroker:
-        return self.start()
+        try:
+            return self.start()
+        except BaseException:
+            with contextlib.suppress(Exception):
+                self.close()
+            raise
 
     def __exit__(self, *exc: object) -> None:
         self.close()
@@ -206,10 +217,10 @@ class InProcessBroker:
 
     @property
     def bootstrap_servers(self) -> str:
-        """``127.0.0.1:<port>``: the same across restarts."""
+        """``host:port`` of its first listener (``127.0.0.1:<port>``): the same across restarts."""
         if not self._node.port:
             raise RuntimeError("the broker has not started")
-        return f"127.0.0.1:{self._node.port}"
+        return f"{self._host}:{self._node.port}"
 
     @property
     def broker(self) -> Broker:

@@ -21,6 +21,7 @@ suites that do not use it.
 
 from __future__ import annotations
 
+import contextlib
 import statistics
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING
@@ -74,7 +75,11 @@ def pytest_configure(config: pytest.Config) -> None:
 def _check(overrides: Mapping[str, str]) -> None:
     """A bad value or an unknown key stops the session at once, not in every test."""
     from broker.config import BrokerConfig
+    from broker.testing.embedded import CHOSEN_KEYS
 
+    chosen = sorted(CHOSEN_KEYS & set(overrides))
+    if chosen:
+        raise pytest.UsageError(f"moldau broker properties: {', '.join(chosen)} is chosen by the fixtures")
     try:
         unknown = BrokerConfig.load(None, [f"{k}={v}" for k, v in overrides.items()]).unknown
     except ValueError as exc:
@@ -87,7 +92,12 @@ def _start(config: pytest.Config, log_dir: object, overrides: Mapping[str, objec
     from broker.testing.embedded import InProcessBroker
 
     broker = InProcessBroker(log_dir, {**config.stash[_OVERRIDES], **overrides})  # type: ignore[arg-type]
-    broker.start()
+    try:
+        broker.start()
+    except BaseException:
+        with contextlib.suppress(Exception):
+            broker.close()
+        raise
     config.stash[_STARTS].append(broker.startup_seconds[-1])
     return broker
 
@@ -120,10 +130,11 @@ def moldau_broker_session(
     _close(request.config, broker)
 
 
-@pytest.hookimpl(tryfirst=True)
+@pytest.hookimpl(trylast=True)
 def pytest_runtest_teardown(item: pytest.Item) -> None:
-    """After a test that used the session broker: no fault outlives it, the broker runs."""
-    broker = getattr(item, "funcargs", {}).get("moldau_broker_session")
+    """After a test that used the session broker (and after its other fixtures' teardown):
+    no fault outlives it, the broker runs. An error here is the test's teardown error."""
+    broker = (getattr(item, "funcargs", None) or {}).get("moldau_broker_session")
     if broker is None:
         return
     broker.clear_faults()

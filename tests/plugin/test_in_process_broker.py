@@ -73,6 +73,8 @@ def test_bad_or_unknown_properties_are_refused_before_anything_starts(tmp_path: 
         InProcessBroker(tmp_path, {"no.such.key": 1})
     with pytest.raises(ValueError, match=r"num\.partitions"):
         InProcessBroker(tmp_path, {"num.partitions": "many"})
+    with pytest.raises(ValueError, match=r"log\.dirs is chosen for it"):
+        InProcessBroker(tmp_path, {"log.dirs": tmp_path / "elsewhere"})
     assert not list(tmp_path.iterdir())
 
 

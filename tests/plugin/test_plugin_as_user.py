@@ -177,6 +177,9 @@ def test_command_line_overrides(user_python: Path, tmp_path: Path) -> None:
     bad = _run([*args, "--moldau-override", "no.such.key=1"], project)
     assert bad.returncode == 4, bad.stdout + bad.stderr  # a usage error, before any test
     assert "unknown keys no.such.key" in bad.stderr
+    chosen = _run([*args, "--moldau-override", f"log.dirs={tmp_path}"], project)
+    assert chosen.returncode == 4, chosen.stdout + chosen.stderr
+    assert "log.dirs is chosen by the fixtures" in chosen.stderr
 
 
 SESSION_RESET_TEST = """
