@@ -39,7 +39,7 @@ from coordinator.groups import GroupCoordinator
 from coordinator.producer_ids import ProducerIdManager, create_producer_id_manager
 from coordinator.zookeeper import BrokerRegistration, ZooKeeperClient
 from storage.config_def import ConfigError
-from storage.log_manager import LogManager, LogManagerIntervals, ProducerStateOptions
+from storage.log_manager import CleanerConfig, LogManager, LogManagerIntervals, ProducerStateOptions
 
 log = logging.getLogger(__name__)
 
@@ -144,6 +144,7 @@ class Broker:
                 high_watermark_checkpoint_ms=cfg["replica.high.watermark.checkpoint.interval.ms"],
                 producer_expiration_check_ms=cfg["producer.id.expiration.check.interval.ms"],
             ),
+            cleaner=CleanerConfig.from_broker_values(cfg.values),
             time_ms=self.clock.time_ms,
         )
 
