@@ -151,7 +151,7 @@ def non_active_segments_from(segments: Sequence[LogSegment], from_offset: int) -
     one before the active segment."""
     if not segments:
         return []
-    return segments_overlapping(segments[:-1], from_offset, segments[-1].base_offset)
+    return segments_overlapping(segments, from_offset, segments[-1].base_offset)
 
 
 class LogLike:
