@@ -545,7 +545,11 @@ class LogCleaner:
         except CleaningAborted as exc:
             log.info("Log cleaner thread %d: cleaning of %s aborted: %s", thread_id, plog.name, exc)
         except OSError as exc:
-            plog.dir_state.report(exc, f"cleaning {plog.name}")
+            if plog.closed:  # deleted or shut down meanwhile (its dir may be gone)
+                log.info("Log cleaner thread %d: cleaning of %s aborted: %s", thread_id, plog.name, exc)
+            else:
+                # Kafka: an IOException while cleaning takes the log dir offline.
+                plog.dir_state.report(exc, f"cleaning {plog.name}")
         except Exception as exc:
             # Kafka marks the partition uncleanable and goes on with the others.
             log.error(

@@ -165,6 +165,7 @@ class LogLike:
     log_end_offset: int
     last_stable_offset: int
     closed: bool
+    dir_state: Any  # LogDirState
 
     def segments(self) -> tuple[LogSegment, ...]: ...
 
@@ -337,7 +338,13 @@ class LogCleanerManager:
         dirty: list[LogToClean] = []
         for plog in logs:
             tp = (plog.topic, plog.partition)
-            if not plog.config.compact or plog.closed or tp in self.in_progress or tp in self.uncleanable:
+            if (
+                not plog.config.compact
+                or plog.closed
+                or plog.dir_state.offline
+                or tp in self.in_progress
+                or tp in self.uncleanable
+            ):
                 continue
             offsets = cleanable_offsets(plog, self.checkpoint(plog), now_ms)
             if offsets.force_update_checkpoint:

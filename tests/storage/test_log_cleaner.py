@@ -456,3 +456,59 @@ def test_throttler_sleeps_to_hold_the_rate():
     now[0] += 10
     unlimited.maybe_throttle(10**12)
     assert len(waits) == 1
+
+
+# ---------------------------------------------------------------------- configuration
+
+
+def test_cleaner_keys_are_real_broker_keys_with_kafkas_defaults():
+    from broker.config import BrokerConfig
+
+    default = BrokerConfig({})
+    config = CleanerConfig.from_broker_values(default.values)
+    assert config == CleanerConfig()
+    assert (config.enable, config.threads, config.dedupe_buffer_size, config.backoff_ms) == (
+        True,
+        1,
+        128 * 1024 * 1024,
+        15_000,
+    )
+    assert default.topic_defaults()["min.cleanable.dirty.ratio"] == 0.5
+    assert default.topic_defaults()["delete.retention.ms"] == DAY
+    set_ = BrokerConfig(
+        {
+            "log.cleaner.enable": "false",
+            "log.cleaner.threads": "2",
+            "log.cleaner.io.max.bytes.per.second": "1000000",
+            "log.cleaner.min.cleanable.ratio": "0.2",
+            "log.cleaner.max.compaction.lag.ms": "60000",
+        }
+    )
+    assert not set_.no_effect and not set_.unknown
+    got = CleanerConfig.from_broker_values(set_.values)
+    assert (got.enable, got.threads, got.io_max_bytes_per_second, got.running) == (False, 2, 1e6, False)
+    topic = LogConfig.from_values(set_.topic_defaults(), {"min.compaction.lag.ms": 5})
+    assert (topic.min_cleanable_dirty_ratio, topic.max_compaction_lag_ms, topic.min_compaction_lag_ms) == (
+        0.2,
+        60_000,
+        5,
+    )
+
+
+def test_a_log_deleted_during_a_round_only_aborts_it(tmp_path, monkeypatch):
+    from storage.log_cleaner import Cleaner
+    from storage.log_manager import rename_for_deletion
+
+    plog = compacted_log(tmp_path)
+    fill(plog, 50, 10)
+    real = Cleaner.clean_group
+
+    def deleted_first(self, *args, **kwargs):
+        rename_for_deletion([plog])  # the topic is deleted while the round runs
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Cleaner, "clean_group", deleted_first)
+    cleaner = make_cleaner([plog], tmp_path)
+    assert clean_once(cleaner) is None
+    assert not plog.dir_state.offline
+    assert not cleaner.manager.in_progress and not cleaner.manager.uncleanable
