@@ -166,12 +166,24 @@ def test_java_client_compacted_topic_keeps_the_latest_value_of_every_key(tmp_pat
         assert not [r for r in final if r[1] in gone]
 
 
+def _has_file(directory: Path, suffix: str) -> bool:
+    """A non-empty file ending with ``suffix`` (a cleaned segment being written, ...)."""
+    for p in directory.iterdir():
+        try:
+            if p.name.endswith(suffix) and p.stat().st_size > 0:
+                return True
+        except FileNotFoundError:
+            continue
+    return False
+
+
 def test_kill_minus_nine_while_cleaning_loses_no_latest_value(tmp_path):
     require_java()
     data = tmp_path / "data"
     topic = "crashy"
-    keys, updates = 2000, 20
-    overrides = {"log.cleaner.backoff.ms": "100", "log.cleaner.io.max.bytes.per.second": "300000"}
+    keys, updates = 1000, 20
+    # Throttled, so that a cleaned segment is being written for a while (about a second).
+    overrides = {"log.cleaner.backoff.ms": "100", "log.cleaner.io.max.bytes.per.second": "100000"}
     broker = BrokerProcess(data, overrides).start()
     try:
         java = JavaClient(broker.bootstrap)
@@ -191,8 +203,8 @@ def test_kill_minus_nine_while_cleaning_loses_no_latest_value(tmp_path):
         part = data / f"{topic}-0"
         # Two crash points: while a cleaned segment is being written, and after a swap
         # (the replaced segments wait as .deleted files for file.delete.delay.ms).
-        for suffix in (".cleaned", ".deleted"):
-            wait_until(lambda s=suffix: any(p.name.endswith(s) for p in part.iterdir()), f"a {suffix} file")
+        for suffix in (".log.cleaned", ".log.deleted"):
+            wait_until(lambda s=suffix: _has_file(part, s), f"a {suffix} file")
             broker.kill()
             broker.start()
             assert not [p.name for p in part.iterdir() if p.name.endswith((".cleaned", ".swap"))]
