@@ -512,3 +512,47 @@ def test_a_log_deleted_during_a_round_only_aborts_it(tmp_path, monkeypatch):
     assert clean_once(cleaner) is None
     assert not plog.dir_state.offline
     assert not cleaner.manager.in_progress and not cleaner.manager.uncleanable
+
+
+def test_compact_delete_logs_are_cleaned_and_retained(tmp_path):
+    plog = compacted_log(tmp_path, cleanup_policy=("compact", "delete"), retention_ms=1000)
+    fill(plog, 50, 4, ts=NOW - 10_000)  # old enough for retention.ms
+    old_end = plog.log_end_offset
+    fill(plog, 50, 6, ts=NOW)
+    cleaner = make_cleaner([plog], tmp_path)
+    assert clean_once(cleaner) == plog.active_segment.base_offset
+    # Retention then deletes the segments holding only old records; the next round starts
+    # at the new log start (the checkpoint below it is reset quietly, as Kafka for compact,delete).
+    plog.delete_old_segments(NOW)
+    assert plog.log_start_offset > 0
+    fill(plog, 50, 2, ts=NOW)
+    assert clean_once(cleaner) == plog.active_segment.base_offset
+    values = latest_values(plog)
+    assert {k: v[-1][1] for k, v in values.items()} == {f"k{i}".encode(): b"v1" for i in range(50)}
+    assert all(o >= old_end for versions in values.values() for o, _ in versions)
+
+
+def test_retention_waits_while_a_log_is_cleaned(tmp_path):
+    import uuid
+
+    from storage.log_config import resolve_topic_defaults
+    from storage.log_manager import LogManager
+
+    lm = LogManager([tmp_path / "d"], resolve_topic_defaults({}), cleaner=CleanerConfig())
+    lm.startup()
+    lm.create_topic(
+        "c",
+        1,
+        uuid.uuid4(),
+        {"cleanup.policy": ["compact", "delete"], "segment.bytes": 2000, "retention.ms": 1},
+    )
+    plog = lm.get_log("c", 0)
+    fill(plog, 50, 6, ts=NOW - 10_000)
+    segments = len(plog.segments())
+    lm.cleaner.manager.in_progress.add(("c", 0))
+    asyncio.run(lm._retention_pass())
+    assert len(plog.segments()) == segments
+    lm.cleaner.manager.in_progress.discard(("c", 0))
+    asyncio.run(lm._retention_pass())
+    assert len(plog.segments()) < segments
+    lm.shutdown()
