@@ -77,7 +77,7 @@ class DelayedElectLeader(DelayedOperation):
                 state is not None
                 and state.leader_epoch > epoch_before
                 and state.leader >= 0
-                and (self.election_type is ElectionType.UNCLEAN or state.leader == state.replicas[0])
+                and (self.election_type is ElectionType.UNCLEAN or state.replicas[:1] == (state.leader,))
             ):
                 del self.waiting[tp]
                 self.results[tp] = (ErrorCode.NONE, None)
@@ -141,7 +141,7 @@ async def _controller_results(
     results: dict[TopicPartition, Result] = dict(
         await ctx.broker.kafka_controller.elect_leaders(election_type, list(partitions))
     )
-    elected = {tp: epochs_before[tp] for tp, (error, _) in results.items() if error is ErrorCode.NONE}
+    elected = {tp: epochs_before.get(tp, -1) for tp, (error, _) in results.items() if error is ErrorCode.NONE}
     if not elected:
         return results
     loop = asyncio.get_running_loop()
