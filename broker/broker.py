@@ -1,18 +1,25 @@
 """The broker process: assembles storage, coordinators and the TCP server.
 
 Start-up order (Kafka's ``KafkaServer.startup``): handlers are registered, the logs under
-``log.dirs`` are loaded (recovered after an unclean shutdown, off the event loop) and
-``meta.properties`` gives the cluster id; the ZooKeeper session (with ``zookeeper.connect``)
-is started and shared by whatever needs it; the producer-id manager leases its first block;
-the controller loads the topic registry, and the MetadataCache, ReplicaManager and group
-coordinator are built and registered as the controller's listeners, which receive every
-topic's partition states. Only then does the server listen. The listeners' bound ports are
-what the broker advertises (a port of 0 is learned from the bind), so the live broker is
-published to the listeners right after binding, before the event loop can run a request,
-and then registered in ZooKeeper. The group coordinator then loads ``__consumer_offsets``
-while serving (COORDINATOR_LOAD_IN_PROGRESS meanwhile, as Kafka); in ZooKeeper mode it
-loads only the partitions this broker leads, following the ReplicaManager's leadership
-changes (the controller's LeaderAndIsr).
+``log.dirs`` are loaded (recovered after an unclean shutdown, off the event loop); the
+ZooKeeper session (with ``zookeeper.connect``) is started and shared by whatever needs it;
+``meta.properties`` is checked against the cluster id (``/cluster/id`` in ZooKeeper mode);
+the producer-id manager leases its first block; then the cluster components are built:
+
+- a lone broker (no ZooKeeper): its embedded controller loads the topic registry from the
+  log dirs and publishes every partition state to the MetadataCache, ReplicaManager and
+  group coordinator; this broker leads everything;
+- ZooKeeper mode: a KafkaController (active on the broker holding ``/controller``), an
+  empty MetadataCache and a ReplicaManager that hosts nothing until the controller's
+  LeaderAndIsr; the group coordinator owns the ``__consumer_offsets`` partitions this
+  broker leads.
+
+Only then does the server listen. The listeners' bound ports are what the broker
+advertises (a port of 0 is learned from the bind), so the live broker is published right
+after binding, before the event loop can run a request; in ZooKeeper mode it is then
+registered in ``/brokers/ids`` and the controller starts (the active controller sends this
+broker its UpdateMetadata and LeaderAndIsr). The group coordinator loads
+``__consumer_offsets`` while serving (COORDINATOR_LOAD_IN_PROGRESS meanwhile, as Kafka).
 
 Shut-down reverses it and ends with the logs' checkpoints and the clean-shutdown marker, so
 the next start skips recovery.
@@ -26,8 +33,10 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from broker.config import BrokerConfig, Listener
+from broker.controller_channel import NetworkControllerChannel
 from broker.handlers import load_handlers
 from broker.metadata_cache import MetadataCache
 from broker.partition import Partition
@@ -37,9 +46,19 @@ from coordinator.cluster_state import BrokerEndpoint, LiveBroker
 from coordinator.controller import Controller, ControllerTopicStore
 from coordinator.groups import GroupCoordinator
 from coordinator.producer_ids import ProducerIdManager, create_producer_id_manager
+from coordinator.topic_admin import (
+    ClusterInternalTopics,
+    EmbeddedTopicAdmin,
+    TopicAdmin,
+    TopicDefaults,
+    ZkTopicAdmin,
+)
+from coordinator.zk_admin import AdminZkClient
+from coordinator.zk_controller import KafkaController
 from coordinator.zookeeper import BrokerRegistration, ZooKeeperClient
 from storage.config_def import ConfigError
 from storage.log_manager import LogManager, LogManagerIntervals, ProducerStateOptions
+from storage.partition_metadata import random_kafka_uuid, uuid_to_kafka_str
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +80,10 @@ class Broker:
     log_manager: LogManager
     zookeeper: ZooKeeperClient | None  # None: a lone broker without ZooKeeper (embedded mode)
     producer_ids: ProducerIdManager
-    controller: Controller
+    controller: Controller  # embedded mode only: this broker is the cluster's controller
+    kafka_controller: KafkaController  # ZooKeeper mode only (its APIs are served only then)
+    controller_channel: NetworkControllerChannel  # ZooKeeper mode only
+    topic_admin: TopicAdmin
     metadata_cache: MetadataCache
     replica_manager: ReplicaManager
     groups: GroupCoordinator
@@ -88,13 +110,19 @@ class Broker:
                 d.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise ConfigError(f"log.dirs: cannot create {d}: {exc.strerror}") from None
+        # ZooKeeper first (Kafka's initZkClient): in ZooKeeper mode the logs' topic configs
+        # are /config/topics, read by the log manager as it loads them.
+        await self._start_zookeeper()
         self.log_manager = self._build_log_manager()
         self._running.push_async_callback(self._shutdown_log_manager)
         await loop.run_in_executor(None, self.log_manager.startup)
-        self.broker_id, self.cluster_id = self.log_manager.ensure_meta_properties(
-            cfg.broker_id, cfg["cluster.id"]
-        )
-        await self._start_zookeeper()
+        cluster_id = cfg["cluster.id"]
+        if self.zookeeper is not None:
+            # KafkaServer.getOrGenerateClusterId: the cluster's id is /cluster/id, the first
+            # broker's; a log dir of another cluster refuses to start (InconsistentClusterId).
+            proposed = uuid_to_kafka_str(random_kafka_uuid())
+            cluster_id = await loop.run_in_executor(None, self.zookeeper.get_or_create_cluster_id, proposed)
+        self.broker_id, self.cluster_id = self.log_manager.ensure_meta_properties(cfg.broker_id, cluster_id)
         # Producer-id blocks: leased from ZooKeeper or from a lease file in the first log dir.
         self.producer_ids = create_producer_id_manager(
             zookeeper=self.zookeeper,
@@ -114,9 +142,13 @@ class Broker:
         self._running.push_async_callback(self.server.stop)
         # No await from the bind to the publication: no request runs before the broker is known.
         self._fix_advertised_ports()
-        self.controller.update_live_brokers([self.live_broker()])
-        if self.zookeeper is not None:
-            await loop.run_in_executor(None, self.zookeeper.register, self._registration())
+        if self.zookeeper is None:
+            self.controller.update_live_brokers([self.live_broker()])
+        else:
+            # Until the controller's first UpdateMetadata, Metadata names this broker alone:
+            # an empty broker list makes clients (librdkafka) drop the bootstrap connection.
+            self.metadata_cache.on_brokers_changed([self.live_broker()])
+            await self._join_cluster(self.zookeeper)
         await self.groups.start()
         self.started.set()
         log.info(
@@ -145,6 +177,7 @@ class Broker:
                 producer_expiration_check_ms=cfg["producer.id.expiration.check.interval.ms"],
             ),
             time_ms=self.clock.time_ms,
+            topic_configs=self.zookeeper.read_topic_configs if self.zookeeper is not None else None,
         )
 
     async def _start_zookeeper(self) -> None:
@@ -164,18 +197,16 @@ class Broker:
         self._running.push_async_callback(asyncio.to_thread, zk.close)
         await asyncio.get_running_loop().run_in_executor(None, zk.start)
 
-    def _build_cluster_components(self) -> None:
-        """The controller and its listeners; every existing topic is published to them."""
+    def _topic_defaults(self) -> TopicDefaults:
         cfg = self.config
-        self.controller = Controller(self.log_manager, self.broker_id, time_ms=self.clock.time_ms)
-        self.controller.load_from_logs()
-        # At stop, creations and deletions under way finish before the logs are closed.
-        self._running.push_async_callback(self.controller.finish_changes)
-        # This broker is the controller: Metadata and DescribeCluster name it.
-        self.metadata_cache = MetadataCache(self.broker_id, self.cluster_id, controller_id=self.broker_id)
-        self.replica_manager = ReplicaManager(self.broker_id, self.log_manager, self.clock.time_ms)
-        self.groups = GroupCoordinator(
-            ControllerTopicStore(self.log_manager, self.controller),  # type: ignore[arg-type]
+        return TopicDefaults(cfg["num.partitions"], cfg["default.replication.factor"], cfg["max.partitions"])
+
+    def _build_group_coordinator(
+        self, store: Any, cluster_topics: ClusterInternalTopics | None
+    ) -> GroupCoordinator:
+        cfg = self.config
+        return GroupCoordinator(
+            store,
             self.replica_manager,
             broker_id=self.broker_id,
             offsets_topic_partitions=cfg["offsets.topic.num.partitions"],
@@ -188,17 +219,84 @@ class Broker:
             max_group_size=cfg["group.max.size"],
             offset_metadata_max_bytes=cfg["offset.metadata.max.bytes"],
             time_ms=self.clock.time_ms,
+            cluster_topics=cluster_topics,
         )
-        if self.zookeeper is not None:
-            # ZooKeeper mode: the group coordinator owns the __consumer_offsets partitions
-            # this broker leads (Kafka's onLeadershipChange; facts §11).
-            self.groups.follow_leadership()
-            self.replica_manager.add_leadership_listener(self._on_leadership_change)
+
+    def _build_cluster_components(self) -> None:
+        """The controller and its listeners (embedded mode), or the ZooKeeper-mode controller
+        with this broker's MetadataCache and ReplicaManager waiting for its requests."""
+        self.replica_manager = ReplicaManager(self.broker_id, self.log_manager, self.clock.time_ms)
+        if self.zookeeper is None:
+            self._build_embedded()
+        else:
+            self._build_zookeeper_mode(self.zookeeper)
+
+    def _build_embedded(self) -> None:
+        """A lone broker is its own controller: every existing topic is published to the
+        MetadataCache, ReplicaManager and group coordinator before the first request."""
+        self.controller = Controller(self.log_manager, self.broker_id, time_ms=self.clock.time_ms)
+        self.controller.load_from_logs()
+        # At stop, creations and deletions under way finish before the logs are closed.
+        self._running.push_async_callback(self.controller.finish_changes)
+        # This broker is the controller: Metadata and DescribeCluster name it.
+        self.metadata_cache = MetadataCache(self.broker_id, self.cluster_id, controller_id=self.broker_id)
+        self.topic_admin = EmbeddedTopicAdmin(self.controller, self._topic_defaults())
+        self.groups = self._build_group_coordinator(
+            ControllerTopicStore(self.log_manager, self.controller), None
+        )
         self.controller.register_listener(self.metadata_cache)
         self.controller.register_listener(self.replica_manager)
         self.controller.register_listener(self.groups)
         # The topics are known before the first request; the live broker follows the bind.
         self.controller.startup()
+
+    def _build_zookeeper_mode(self, zk: ZooKeeperClient) -> None:
+        """ZooKeeper mode (Kafka's ``KafkaServer`` with ``KafkaController``): this broker
+        hosts nothing until the active controller's LeaderAndIsr names its partitions, and
+        its cluster view is the controller's UpdateMetadata. Every broker runs a
+        ``KafkaController``; the one holding ``/controller`` is active. The group
+        coordinator owns the ``__consumer_offsets`` partitions this broker leads (Kafka's
+        onLeadershipChange; facts §11)."""
+        cfg = self.config
+        self.metadata_cache = MetadataCache(self.broker_id, self.cluster_id)
+        admin = AdminZkClient(zk)
+        self.controller_channel = NetworkControllerChannel(self.broker_id, cfg.inter_broker_listener)
+        self.kafka_controller = KafkaController(
+            self.broker_id,
+            zk,
+            self.controller_channel,
+            time_ms=self.clock.time_ms,
+            inter_broker_listener=cfg.inter_broker_listener,
+            unclean_leader_election_enable=cfg["unclean.leader.election.enable"],
+            auto_leader_rebalance_enable=cfg["auto.leader.rebalance.enable"],
+            leader_imbalance_check_interval_s=float(cfg["leader.imbalance.check.interval.seconds"]),
+            leader_imbalance_per_broker_percentage=cfg["leader.imbalance.per.broker.percentage"],
+            delete_topic_enable=cfg["delete.topic.enable"],
+        )
+        zk_topic_admin = ZkTopicAdmin(
+            admin,
+            self.kafka_controller,
+            self.metadata_cache,
+            self._topic_defaults(),
+            monotonic=self.clock.monotonic,
+        )
+        self.topic_admin = zk_topic_admin
+        self._running.push_async_callback(zk_topic_admin.close)
+        cluster_topics = ClusterInternalTopics(
+            admin, self.metadata_cache, cfg["offsets.topic.replication.factor"]
+        )
+        self.groups = self._build_group_coordinator(self.log_manager, cluster_topics)
+        self.groups.follow_leadership()
+        self.replica_manager.add_leadership_listener(self._on_leadership_change)
+
+    async def _join_cluster(self, zk: ZooKeeperClient) -> None:
+        """Register in ``/brokers/ids`` and start the controller (``KafkaServer.startup``):
+        the active controller then sends this broker its UpdateMetadata and LeaderAndIsr."""
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(None, zk.register, self._registration())
+        self._running.push_async_callback(self.controller_channel.close)
+        await self.kafka_controller.startup()
+        self._running.push_async_callback(self.kafka_controller.shutdown)
 
     def _on_leadership_change(self, leaders: Sequence[Partition], followers: Sequence[Partition]) -> None:
         """Kafka's ``RequestHandlerHelper.onLeadershipChange``: coordinators follow leadership."""

@@ -548,6 +548,12 @@ class BrokerConfig:
         zk = self.values["zookeeper.connect"]
         if zk is not None and not re.match(r"^[^,/\s]+(,[^,/\s]+)*(/[^\s]*)?$", zk):
             raise ConfigError(f"zookeeper.connect: {zk!r} is not host:port[,host:port][/chroot]")
+        if zk is not None and self.inter_broker_listener not in {a.name for a in self.advertised_listeners}:
+            # KafkaConfig: the controller and the replicas reach this broker on that listener.
+            raise ConfigError(
+                f"inter.broker.listener.name: {self.inter_broker_listener} must be a listener name"
+                " defined in advertised.listeners"
+            )
 
     def _check_connection_limits(self) -> None:
         # KafkaConfig: queued.max.request.bytes, when bounded, must hold the largest request
@@ -571,6 +577,12 @@ class BrokerConfig:
             )
 
     # ------------------------------------------------------------------ access
+
+    @property
+    def inter_broker_listener(self) -> str:
+        """``inter.broker.listener.name``, else the listener named after
+        ``security.inter.broker.protocol`` (PLAINTEXT), as Kafka's KafkaConfig."""
+        return (self.values["inter.broker.listener.name"] or "PLAINTEXT").upper()
 
     def __getitem__(self, name: str) -> Any:
         return self.values[name]

@@ -13,8 +13,9 @@ loop, and it answers queries synchronously. The controller id is set by whoever 
 
 from __future__ import annotations
 
+import asyncio
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from coordinator.cluster_state import (
     NO_LEADER,
@@ -39,11 +40,14 @@ class MetadataCache:
         self._topics: dict[str, TopicMetadata] = {}
         self._topics_by_id: dict[uuid.UUID, TopicMetadata] = {}
         self._states: dict[str, dict[int, PartitionState]] = {}
+        # Requests waiting for the cluster view to change (DelayedCreatePartitions, ...).
+        self._waiters: list[tuple[Callable[[], bool], asyncio.Future[None]]] = []
 
     # ------------------------------------------------------------------ ClusterMetadataListener
 
     def on_brokers_changed(self, brokers: Sequence[LiveBroker]) -> None:
         self._brokers = {b.broker_id: b for b in brokers}
+        self._notify()
 
     def on_topics_changed(
         self, topics: Mapping[str, TopicMetadata], states: Sequence[PartitionState]
@@ -56,16 +60,19 @@ class MetadataCache:
             self._topics_by_id[topic.topic_id] = topic
         for state in states:
             self._states.setdefault(state.topic, {})[state.partition] = state
+        self._notify()
 
     def on_topic_deleted(self, topic: TopicMetadata) -> None:
         known = self._topics.pop(topic.name, None)
         if known is not None:
             self._topics_by_id.pop(known.topic_id, None)
         self._states.pop(topic.name, None)
+        self._notify()
 
     def set_controller(self, controller_id: int) -> None:
         """The controller changed (UpdateMetadata's ``controllerId``)."""
         self.controller_id = controller_id
+        self._notify()
 
     def update_metadata(
         self,
@@ -111,7 +118,41 @@ class MetadataCache:
             topic = TopicMetadata(name, topic_id, len(parts), dict(old.overrides) if old is not None else {})
             self._topics[name] = topic
             self._topics_by_id[topic_id] = topic
+        self._notify()
         return deleted
+
+    # ------------------------------------------------------------------ waiting for changes
+
+    async def wait_until(self, condition: Callable[[], bool], timeout_s: float) -> bool:
+        """True once ``condition()`` holds, checked now and after every update; False when
+        ``timeout_s`` passes first (Kafka's DelayedCreatePartitions / DelayedDeleteTopics)."""
+        if condition():
+            return True
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        entry = (condition, fut)
+        self._waiters.append(entry)
+        try:
+            async with asyncio.timeout(timeout_s):
+                await fut
+            return True
+        except TimeoutError:
+            return False
+        finally:
+            if entry in self._waiters:
+                self._waiters.remove(entry)
+
+    def _notify(self) -> None:
+        if not self._waiters:
+            return
+        waiting = []
+        for condition, fut in self._waiters:
+            if fut.done():
+                continue
+            if condition():
+                fut.set_result(None)
+            else:
+                waiting.append((condition, fut))
+        self._waiters = waiting
 
     # ------------------------------------------------------------------ brokers
 

@@ -39,7 +39,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from protocol.errors import ErrorCode, KafkaError
 from protocol.primitives import (
@@ -641,6 +641,91 @@ class OffsetsTopic:
 
 
 # ---------------------------------------------------------------- the in-memory store
+
+
+class InternalTopicCreator(Protocol):
+    """ZooKeeper mode: the cluster's view of an internal topic, and its creation (the broker
+    implements it with its MetadataCache and AdminZkClient)."""
+
+    def partition_count(self, topic: str) -> int | None:
+        """The topic's partitions as the cluster knows them (None: it does not exist)."""
+        ...
+
+    async def create_internal_topic(self, topic: str, partitions: int, configs: dict[str, str]) -> None:
+        """Write the topic (TOPIC_ALREADY_EXISTS when another broker was first is fine)."""
+        ...
+
+
+class ClusterOffsetsTopic(OffsetsTopic):
+    """``__consumer_offsets`` of a ZooKeeper-mode cluster: it exists when the cluster view
+    has it (this broker may host only some of its partitions, or none), and FindCoordinator's
+    first use creates it cluster-wide with one znode write (Kafka's
+    ``AutoTopicCreationManager``), retried on the next FindCoordinator if it fails. The
+    logs of the partitions this broker hosts are made by the LeaderAndIsr that follows."""
+
+    def __init__(
+        self,
+        creator: InternalTopicCreator,
+        partitions: PartitionAccess,
+        *,
+        num_partitions: int,
+        segment_bytes: int,
+        time_ms: Callable[[], int],
+        compaction_min_records: int = COMPACTION_MIN_RECORDS,
+    ) -> None:
+        super().__init__(
+            None,  # type: ignore[arg-type]  # no local creation in a cluster
+            partitions,
+            num_partitions=num_partitions,
+            segment_bytes=segment_bytes,
+            time_ms=time_ms,
+            compaction_min_records=compaction_min_records,
+        )
+        self.creator = creator
+
+    def existing_partitions(self) -> int | None:
+        return self.creator.partition_count(OFFSETS_TOPIC)
+
+    def ensure_created(self) -> None:
+        if self.existing_partitions() is None:
+            self.ready()
+            raise KafkaError(ErrorCode.COORDINATOR_NOT_AVAILABLE, f"{OFFSETS_TOPIC} does not exist yet")
+
+    def complete_interrupted_creation(self) -> None:
+        """Nothing to complete: the topic is one znode, written at once."""
+
+    def ready(self) -> bool:
+        if self.existing_partitions() is not None:
+            return True
+        if self._creating is None:
+            self._creating = asyncio.get_running_loop().create_task(
+                self._create_in_cluster(), name="create-__consumer_offsets"
+            )
+        return False
+
+    async def _create_in_cluster(self) -> None:
+        configs = {
+            # GroupCoordinator.offsetsTopicConfigs
+            "cleanup.policy": "compact",
+            "segment.bytes": str(self.segment_bytes),
+            "compression.type": "producer",
+        }
+        try:
+            await self.creator.create_internal_topic(OFFSETS_TOPIC, self.configured_partitions, configs)
+        except KafkaError as exc:
+            if exc.error is not ErrorCode.TOPIC_ALREADY_EXISTS:
+                log.warning("cannot create %s: %s", OFFSETS_TOPIC, exc.message)
+        except Exception as exc:  # ZooKeeper unreachable: the next FindCoordinator retries
+            log.warning("cannot create %s: %s", OFFSETS_TOPIC, exc)
+        finally:
+            self._creating = None
+
+    async def close(self) -> None:
+        task = self._creating
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
 
 
 def is_offset_expired(

@@ -45,8 +45,10 @@ from coordinator.group_membership import (
 from coordinator.group_metadata import Group, GroupState, Member
 from coordinator.group_offsets import (
     COMPACTION_MIN_RECORDS,
+    ClusterOffsetsTopic,
     GroupKey,
     GroupRecord,
+    InternalTopicCreator,
     MemberRecord,
     OffsetAndMetadata,
     OffsetKey,
@@ -144,6 +146,7 @@ class GroupCoordinator:
         time_ms: Callable[[], int] | None = None,
         timers: Timers | None = None,
         compaction_min_records: int = COMPACTION_MIN_RECORDS,
+        cluster_topics: InternalTopicCreator | None = None,
     ) -> None:
         self.broker_id = broker_id
         self.offsets_retention_ms = offsets_retention_ms
@@ -152,14 +155,27 @@ class GroupCoordinator:
         self.offset_metadata_max_bytes = offset_metadata_max_bytes
         self.time_ms = time_ms or _wall_ms
         self.timers: Timers = timers or LoopTimers()
-        self.topic = OffsetsTopic(
-            log_manager,
-            partitions,
-            num_partitions=offsets_topic_partitions,
-            segment_bytes=offsets_segment_bytes,
-            time_ms=self.time_ms,
-            compaction_min_records=compaction_min_records,
-        )
+        # A lone broker creates __consumer_offsets in its log dirs; in ZooKeeper mode
+        # (``cluster_topics``) the cluster does, and this broker coordinates what it leads.
+        self.topic: OffsetsTopic
+        if cluster_topics is None:
+            self.topic = OffsetsTopic(
+                log_manager,
+                partitions,
+                num_partitions=offsets_topic_partitions,
+                segment_bytes=offsets_segment_bytes,
+                time_ms=self.time_ms,
+                compaction_min_records=compaction_min_records,
+            )
+        else:
+            self.topic = ClusterOffsetsTopic(
+                cluster_topics,
+                partitions,
+                num_partitions=offsets_topic_partitions,
+                segment_bytes=offsets_segment_bytes,
+                time_ms=self.time_ms,
+                compaction_min_records=compaction_min_records,
+            )
         self.groups: dict[str, Group] = {}
         self.offsets = OffsetStore()
         # The GroupMetadataValue last written for each group, as written (for compaction).

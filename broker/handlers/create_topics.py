@@ -16,10 +16,16 @@ Behaviour (Kafka's ``ControllerApis.createTopics`` / ``ReplicationControlManager
 - ``validate_only`` checks everything and creates nothing.
 - v5+: the created (or validated) topic's configs, partition count and
   replication factor are returned.
-- The controller creates the topic and publishes it to the broker's components. The
-  partitions' files are made off the event loop: the handler awaits every creation of the
-  request (parking only this connection) and answers when all have finished; a creation of
-  a name already being created answers TOPIC_ALREADY_EXISTS.
+- A lone broker: its controller creates the topic and publishes it to the broker's
+  components. The partitions' files are made off the event loop: the handler awaits every
+  creation of the request (parking only this connection) and answers when all have
+  finished; a creation of a name already being created answers TOPIC_ALREADY_EXISTS.
+- ZooKeeper mode (``coordinator.topic_admin.ZkTopicAdmin``): only the active controller
+  creates (NOT_CONTROLLER elsewhere, no forwarding, as ZooKeeper-mode Kafka); the topic is
+  written to ZooKeeper with Kafka's assignment (``AdminUtils``) and the answer waits until
+  every partition has a leader in this broker's metadata, or ``timeout_ms`` (then
+  REQUEST_TIMED_OUT; 0 answers at once). The replication factor is bounded by the
+  registered brokers; ``max.partitions`` is not applied (it counts one broker's logs).
 - Limits: more partitions in one request than ``max.partitions.per.request`` (Moldau's)
   refuse every topic of the request, more than ``max.partitions`` in all (KIP-578) refuse
   the topic that would pass it; both POLICY_VIOLATION with the limit in the message.
@@ -34,8 +40,9 @@ Differs from Kafka: Kafka (ZooKeeper mode and KRaft) lets a client create
 
 from __future__ import annotations
 
-import asyncio
+import uuid
 from collections import Counter
+from collections.abc import Awaitable
 
 from broker.config_description import describe_topic_configs
 from broker.handlers import RequestContext, handler
@@ -85,7 +92,7 @@ async def handle_create_topics(ctx: RequestContext, request: CreateTopicsRequest
         )
     counts = Counter(t.name for t in request.topics)
     results: list[Result] = []
-    creations: list[tuple[Result, asyncio.Future]] = []
+    creations: list[tuple[Result, Awaitable[uuid.UUID]]] = []
     for t in request.topics:
         if counts[t.name] > 1:
             results.append(
@@ -98,22 +105,19 @@ async def handle_create_topics(ctx: RequestContext, request: CreateTopicsRequest
             )
             continue
         try:
-            partitions, replication, overrides = broker.controller.check_create(
+            creation = await broker.topic_admin.create_topic(
                 t.name,
                 t.num_partitions,
                 t.replication_factor,
                 {c.name: c.value for c in t.configs},
-                default_partitions=cfg["num.partitions"],
-                default_replication=cfg["default.replication.factor"],
                 assignments=[(a.partition_index, a.broker_ids) for a in t.assignments],
-                max_partitions=cfg["max.partitions"],
+                validate_only=request.validate_only,
+                timeout_ms=request.timeout_ms,
             )
-            creation = None
-            if not request.validate_only:
-                creation = broker.controller.begin_create_topic(t.name, partitions, overrides)
         except KafkaError as exc:
             results.append(Result(name=t.name, error_code=exc.code, error_message=exc.message))
             continue
+        partitions, replication, overrides = creation.partitions, creation.replication, creation.overrides
         result = Result(
             name=t.name,
             error_code=0,
@@ -121,12 +125,12 @@ async def handle_create_topics(ctx: RequestContext, request: CreateTopicsRequest
             replication_factor=replication,
             configs=_configs(ctx, overrides),
         )
-        if creation is not None:
-            creations.append((result, creation))
+        if creation.done is not None:
+            creations.append((result, creation.done))
         results.append(result)
     for result, creation in creations:
         try:
-            result.topic_id = (await asyncio.shield(creation)).topic_id
+            result.topic_id = await creation
         except KafkaError as exc:
             _failed(result, exc.code, exc.message)
         except Exception as exc:  # a log dir error: the creation was undone

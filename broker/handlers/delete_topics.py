@@ -8,10 +8,14 @@ Behaviour:
   created is deleted once its creation has finished.
 - Unknown names: UNKNOWN_TOPIC_OR_PARTITION; unknown ids (v6+):
   UNKNOWN_TOPIC_ID; ``delete.topic.enable=false``: TOPIC_DELETION_DISABLED.
-- The controller deletes the topic and tells the broker's components: the
+- A lone broker: its controller deletes the topic and tells the broker's components: the
   replica manager stops serving it, and the group coordinator removes its committed
   offsets from every group (Kafka's ``GroupCoordinator.onPartitionsDeleted``),
   written as tombstones.
+- ZooKeeper mode: only the active controller accepts (NOT_CONTROLLER elsewhere); the
+  topic is marked in ``/admin/delete_topics`` and the answer waits until this broker's
+  metadata no longer has it (Kafka's DelayedDeleteTopics), or ``timeout_ms``
+  (REQUEST_TIMED_OUT). The controller's StopReplica removes every replica.
 
 Version notes: v4 is flexible; v5 adds error messages; v6 names topics by name
 or by id (``topics`` replaces ``topic_names``).
@@ -30,7 +34,7 @@ Result = DeleteTopicsResponse.DeletableTopicResult
 @handler(ApiKey.DELETE_TOPICS, versions=(1, 6))
 async def handle_delete_topics(ctx: RequestContext, request: DeleteTopicsRequest) -> DeleteTopicsResponse:
     broker = ctx.broker
-    controller = broker.controller
+    admin = broker.topic_admin
     if ctx.api_version >= 6:
         wanted = [(t.name, t.topic_id) for t in request.topics]
     else:
@@ -38,7 +42,7 @@ async def handle_delete_topics(ctx: RequestContext, request: DeleteTopicsRequest
     results = []
     for name, topic_id in wanted:
         if name is None:
-            found = controller.topic_by_id(topic_id)
+            found = admin.topic_name_by_id(topic_id)
             if found is None:
                 results.append(
                     Result(
@@ -49,7 +53,7 @@ async def handle_delete_topics(ctx: RequestContext, request: DeleteTopicsRequest
                     )
                 )
                 continue
-            name = found.name
+            name = found
         if not broker.config["delete.topic.enable"]:
             results.append(
                 Result(
@@ -61,11 +65,11 @@ async def handle_delete_topics(ctx: RequestContext, request: DeleteTopicsRequest
             )
             continue
         try:
-            deleted = await controller.delete_topic_async(name)
+            deleted_id = await admin.delete_topic(name, timeout_ms=request.timeout_ms)
         except KafkaError as exc:
             results.append(
                 Result(name=name, topic_id=topic_id, error_code=exc.code, error_message=exc.message)
             )
             continue
-        results.append(Result(name=name, topic_id=deleted.topic_id, error_code=0))
+        results.append(Result(name=name, topic_id=deleted_id, error_code=0))
     return DeleteTopicsResponse(throttle_time_ms=0, responses=results)

@@ -150,30 +150,13 @@ def _auto_create(ctx: RequestContext, name: str, budget: list[int]) -> TopicMeta
     """Start creating a missing topic for a Metadata request: LEADER_NOT_AVAILABLE until it
     is published (or the error topic; the metadata of a topic that exists after all)."""
     broker = ctx.broker
-    cfg = broker.config
     if name in INTERNAL_TOPICS:
         return _error_topic(name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-    controller = broker.controller
-    if controller.is_busy(name):
-        return _error_topic(name, ErrorCode.LEADER_NOT_AVAILABLE)
     try:
         validate_topic_name(name)
-        partitions, _, overrides = controller.check_create(
-            name,
-            -1,
-            -1,
-            {},
-            default_partitions=cfg["num.partitions"],
-            default_replication=cfg["default.replication.factor"],
-            max_partitions=cfg["max.partitions"],
-        )
-        if partitions > budget[0]:
-            # More than max.partitions.per.request in one request: the rest are created
-            # when the client asks again (it retries on LEADER_NOT_AVAILABLE).
-            return _error_topic(name, ErrorCode.LEADER_NOT_AVAILABLE)
-        budget[0] -= partitions
-        controller.begin_create_topic(name, partitions, overrides)
-        return _error_topic(name, ErrorCode.LEADER_NOT_AVAILABLE)
+        error, taken = broker.topic_admin.begin_auto_create(name, budget[0])
+        budget[0] -= taken
+        return _error_topic(name, error)
     except KafkaError as exc:
         existing = broker.metadata_cache.get_topic(name)
         if exc.error == ErrorCode.TOPIC_ALREADY_EXISTS and existing is not None:
@@ -217,7 +200,7 @@ async def handle_metadata(ctx: RequestContext, request: MetadataRequest) -> Meta
                 continue
             seen.add(name)
             t = cache.get_topic(name)
-            if t is None and not allow_auto and broker.controller.is_busy(name):
+            if t is None and not allow_auto and broker.topic_admin.is_busy(name):
                 topics.append(_error_topic(name, ErrorCode.LEADER_NOT_AVAILABLE))
                 continue
             if t is None and allow_auto:

@@ -132,6 +132,13 @@ class FakeZooKeeper:
     def register(self, registration) -> None:
         self.events.append(("zk register", registration))
 
+    def read_topic_configs(self, topics):
+        return {t: {} for t in topics}
+
+    def get_or_create_cluster_id(self, proposed: str) -> str:
+        self.events.append("zk cluster id")
+        return "zk-cluster-id"
+
     def close(self) -> None:
         self.events.append("zk close")
         self.connected = False
@@ -156,16 +163,38 @@ class FakeZooKeeper:
         return SimpleNamespace(version=version + 1)
 
 
+class FakeKafkaController:
+    """Records its life cycle; never becomes active."""
+
+    active = False
+
+    def __init__(self, events: list, broker_id: int, zk, channel, **kwargs) -> None:
+        self.events = events
+        self.zk = zk
+
+    async def startup(self) -> None:
+        self.events.append("controller startup")
+
+    async def shutdown(self) -> None:
+        self.events.append("controller shutdown")
+
+
 def test_the_zookeeper_session_is_the_brokers_and_shared(tmp_path, monkeypatch):
     events: list = []
     made: list[FakeZooKeeper] = []
+    controllers: list[FakeKafkaController] = []
 
     def make(connect, **kwargs):
         zk = FakeZooKeeper(events, connect, **kwargs)
         made.append(zk)
         return zk
 
+    def make_controller(*args, **kwargs):
+        controllers.append(FakeKafkaController(events, *args, **kwargs))
+        return controllers[-1]
+
     monkeypatch.setattr(broker_module, "ZooKeeperClient", make)
+    monkeypatch.setattr(broker_module, "KafkaController", make_controller)
 
     async def scenario():
         clock = fake_clock()
@@ -183,13 +212,26 @@ def test_the_zookeeper_session_is_the_brokers_and_shared(tmp_path, monkeypatch):
         assert b.producer_ids.source.zookeeper is zk  # injected, not created by the manager
         assert zk.kwargs["time_ms"] is clock.time_ms
         kinds = [e if isinstance(e, str) else e[0] for e in events]
-        # session, first producer-id block, listen, then the registration with the bound port
-        assert kinds == ["zk start", "zk create", "listen", "zk register"]
-        registration = events[-1][1]
+        # session, first producer-id block, listen, the registration with the bound port,
+        # then the controller (it may win the election and talk to this broker)
+        assert kinds == [
+            "zk start",
+            "zk cluster id",
+            "zk create",
+            "listen",
+            "zk register",
+            "controller startup",
+        ]
+        assert b.cluster_id == "zk-cluster-id"  # the cluster's, from /cluster/id
+        (controller,) = controllers
+        assert controller.zk is zk
+        registration = events[-2][1]
         assert registration.endpoints == (BrokerEndpoint("PLAINTEXT", "127.0.0.1", b.server.bound[0][1]),)
         await b.stop()
         # the manager's stop leaves the session alone; the broker closes it once, after it
+        # and after the controller
         assert events.count("zk close") == 1
+        assert events.index("controller shutdown") < events.index("zk close")
         assert not zk.connected
 
     run(scenario())
