@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from broker.config import BrokerConfig, Listener
 from broker.handlers import load_handlers
 from broker.metadata_cache import MetadataCache
+from broker.metrics import BrokerMetrics
 from broker.partition import Partition
 from broker.replica_manager import ReplicaManager
 from broker.server import KafkaServer
@@ -69,6 +70,7 @@ class Broker:
     def __init__(self, config: BrokerConfig, *, clock: Clock = SYSTEM_CLOCK) -> None:
         self.config = config
         self.clock = clock
+        self.metrics = BrokerMetrics(config["metrics.prometheus.port"], config["metrics.prometheus.host"])
         self.server = KafkaServer(self)
         self.broker_id: int = max(config.broker_id, 0)
         self.cluster_id: str = ""
@@ -88,7 +90,11 @@ class Broker:
                 d.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise ConfigError(f"log.dirs: cannot create {d}: {exc.strerror}") from None
+        # The metrics endpoint first: log recovery can be watched while it runs.
+        await self.metrics.start_endpoint()
+        self._running.push_async_callback(self.metrics.stop_endpoint)
         self.log_manager = self._build_log_manager()
+        self.metrics.watch_log_manager(self.log_manager)
         self._running.push_async_callback(self._shutdown_log_manager)
         await loop.run_in_executor(None, self.log_manager.startup)
         self.broker_id, self.cluster_id = self.log_manager.ensure_meta_properties(
@@ -106,6 +112,7 @@ class Broker:
         self._running.push_async_callback(self.producer_ids.stop)
         await self.producer_ids.start()
         self._build_cluster_components()
+        self.metrics.attach(self)
         self._running.push_async_callback(self.groups.stop)
         background = asyncio.create_task(self.log_manager.run_background_tasks(), name="log-manager")
         self._running.push_async_callback(_cancel, background)
