@@ -5,6 +5,8 @@ prometheus_client's parser)."""
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 import socket
 import urllib.request
 import uuid
@@ -34,6 +36,7 @@ from storage.partition_log import FetchIsolation
 from storage.producer_state import AppendOrigin
 from tests.storage.batch_factory import BASE_TS, make_batch
 from tests.storage.log_factory import open_log
+from tests.support.broker_process import ROOT
 
 ME, OTHER = 0, 1
 
@@ -340,6 +343,8 @@ def value(samples, name: str, **labels) -> float:
 
 
 def test_an_in_process_broker_serves_partition_and_request_metrics(tmp_path):
+    exported: dict[str, list] = {}
+
     async def scenario():
         cfg = BrokerConfig(
             {
@@ -377,10 +382,30 @@ def test_an_in_process_broker_serves_partition_and_request_metrics(tmp_path):
             assert value(got[name], name, dir=str(tmp_path)) == 0
             name = "kafka_server_delayedoperationpurgatory_purgatorysize"
             assert value(got[name], name, delayedOperation="Fetch") == 0
+            exported.update(got)
         finally:
             await b.stop()
 
     asyncio.run(scenario())
+    # The dashboard and the operations guide name only metrics the endpoint exports.
+    names = set(exported)
+    dashboard = json.loads((ROOT / "docs" / "grafana-dashboard.json").read_text())
+    exprs = [t["expr"] for p in dashboard["panels"] for t in p.get("targets", ())]
+    exprs += [v["query"]["query"] for v in dashboard["templating"]["list"] if v["type"] == "query"]
+    used = {m for e in exprs for m in re.findall(r"\b((?:kafka|moldau|process)_[a-z_]+)", e)}
+    docs = (ROOT / "docs" / "OPERATIONS.md").read_text().split("## Metrics", 1)[1]
+    documented = set(re.findall(r"`((?:kafka|moldau)_[a-z_]+)", docs))
+    assert len(used) > 20 and len(documented) > 30
+
+    def family(metric: str) -> str:
+        return metric if metric in names else re.sub(r"_(bucket|sum|count|total)$", "", metric)
+
+    assert {m for m in used if family(m) not in names} == set()
+    assert {m for m in documented if family(m) not in names} == set()
+    # and every exported Kafka or Moldau family is documented
+    assert {n for n in names if n.startswith(("kafka_", "moldau_"))} - {
+        family(d) for d in documented
+    } == set()
 
 
 def test_without_the_port_nothing_is_served_or_wrapped(tmp_path):
