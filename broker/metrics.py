@@ -152,38 +152,49 @@ class BrokerTopicStats:
         a.bytes_in += size
         a.messages_in += num_records
 
-    def record_produce(self, topic: str, error: ErrorCode | None, duplicate: bool) -> None:
-        """One partition of a Produce request, answered ``error`` (None: appended)."""
-        t = self.topic(topic)
+    def record_produce(self, topic: str, error: ErrorCode | None, duplicate: bool, *, hosted: bool) -> None:
+        """One partition of a Produce request, answered ``error`` (None: appended). A
+        partition not hosted here counts in the all-topics counters only, so names that
+        are no topic here cost no memory (Kafka counts only existing topics per topic)."""
         a = self.all_topics
-        t.produce_requests += 1
+        t = self.topic(topic) if hosted else None
         a.produce_requests += 1
+        if t is not None:
+            t.produce_requests += 1
         if error is None:
             if duplicate:
-                t.duplicate_batches += 1
                 a.duplicate_batches += 1
+                if t is not None:
+                    t.duplicate_batches += 1
             return
-        t.failed_produce_requests += 1
         a.failed_produce_requests += 1
+        if t is not None:
+            t.failed_produce_requests += 1
         if error is ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER:
-            t.out_of_order_sequence_errors += 1
             a.out_of_order_sequence_errors += 1
+            if t is not None:
+                t.out_of_order_sequence_errors += 1
         elif error is ErrorCode.DUPLICATE_SEQUENCE_NUMBER:
-            t.duplicate_sequence_errors += 1
             a.duplicate_sequence_errors += 1
+            if t is not None:
+                t.duplicate_sequence_errors += 1
 
-    def record_fetch(self, topic: str, error: ErrorCode, size: int) -> None:
-        """One partition of a Fetch answer: ``size`` bytes of records, or an error."""
-        t = self.topic(topic)
+    def record_fetch(self, topic: str, error: ErrorCode, size: int, *, hosted: bool) -> None:
+        """One partition of a Fetch answer: ``size`` bytes of records, or an error (a
+        partition not hosted here: the all-topics counters only)."""
         a = self.all_topics
-        t.fetch_requests += 1
+        t = self.topic(topic) if hosted else None
         a.fetch_requests += 1
+        if t is not None:
+            t.fetch_requests += 1
         if error is not ErrorCode.NONE:
-            t.failed_fetch_requests += 1
             a.failed_fetch_requests += 1
+            if t is not None:
+                t.failed_fetch_requests += 1
         elif size:
-            t.bytes_out += size
             a.bytes_out += size
+            if t is not None:
+                t.bytes_out += size
 
     def snapshot(self) -> tuple[dict[str, int], dict[str, dict[str, int]]]:
         """(all topics, per topic) as plain dicts (taken on the event loop)."""

@@ -452,7 +452,4 @@ class BrokerCollector(Collector):
 
 
 def _error_name(code: int) -> str:
-    try:
-        return ErrorCode.for_code(code).name
-    except (KeyError, ValueError):
-        return str(code)
+    return ErrorCode.for_code(code).name  # an unknown code: UNKNOWN_SERVER_ERROR

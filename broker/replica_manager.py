@@ -408,16 +408,17 @@ class ReplicaManager:
             return {key: PartitionAppendResult(None, error) for key, _ in entries}
         results: dict[TopicPartition, PartitionAppendResult] = {}
         stats = self.topic_stats
+        hosted = self._partitions
         for key, records in entries:
             try:
                 info = self.append_to_local_log(
                     key, records, origin=origin, required_acks=required_acks, produce_version=produce_version
                 )
                 results[key] = PartitionAppendResult(info)
-                stats.record_produce(key[0], None, info.duplicate)
+                stats.record_produce(key[0], None, info.duplicate, hosted=True)
             except KafkaError as exc:
                 results[key] = PartitionAppendResult(None, exc)
-                stats.record_produce(key[0], exc.error, False)
+                stats.record_produce(key[0], exc.error, False, hosted=key in hosted)
         return results
 
     def append_to_local_log(
@@ -523,8 +524,9 @@ class ReplicaManager:
     ) -> list[FetchPartitionData]:
         """Kafka's BytesOut and fetch request meters, per partition of the answer sent."""
         stats = self.topic_stats
-        for ((topic, _), _), result in zip(infos, results, strict=True):
-            stats.record_fetch(topic, result.error, len(result.records))
+        hosted = self._partitions
+        for (key, _), result in zip(infos, results, strict=True):
+            stats.record_fetch(key[0], result.error, len(result.records), hosted=key in hosted)
         return results
 
     def _read_from_local_log(

@@ -81,12 +81,12 @@ def test_topic_stats_keep_all_topic_totals_when_a_topic_goes():
     stats = BrokerTopicStats()
     stats.record_append("a", 100, 3)
     stats.record_append("b", 50, 1)
-    stats.record_produce("a", None, False)
-    stats.record_produce("a", None, True)
-    stats.record_produce("a", ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, False)
-    stats.record_produce("b", ErrorCode.DUPLICATE_SEQUENCE_NUMBER, False)
-    stats.record_fetch("a", ErrorCode.NONE, 70)
-    stats.record_fetch("a", ErrorCode.OFFSET_OUT_OF_RANGE, 0)
+    stats.record_produce("a", None, False, hosted=True)
+    stats.record_produce("a", None, True, hosted=True)
+    stats.record_produce("a", ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, False, hosted=True)
+    stats.record_produce("b", ErrorCode.DUPLICATE_SEQUENCE_NUMBER, False, hosted=True)
+    stats.record_fetch("a", ErrorCode.NONE, 70, hosted=True)
+    stats.record_fetch("a", ErrorCode.OFFSET_OUT_OF_RANGE, 0, hosted=True)
     all_topics, topics = stats.snapshot()
     assert topics["a"]["bytes_in"] == 100 and topics["a"]["messages_in"] == 3
     assert topics["a"]["produce_requests"] == 3 and topics["a"]["failed_produce_requests"] == 1
@@ -97,6 +97,16 @@ def test_topic_stats_keep_all_topic_totals_when_a_topic_goes():
     stats.remove_topic("a")
     all_topics, topics = stats.snapshot()
     assert "a" not in topics and all_topics["bytes_in"] == 150
+
+
+def test_names_of_partitions_not_hosted_count_in_all_topics_only():
+    stats = BrokerTopicStats()
+    for i in range(100):
+        stats.record_produce(f"nope-{i}", ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, False, hosted=False)
+        stats.record_fetch(f"nope-{i}", ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 0, hosted=False)
+    all_topics, topics = stats.snapshot()
+    assert topics == {}
+    assert all_topics["failed_produce_requests"] == 100 and all_topics["failed_fetch_requests"] == 100
 
 
 def test_isr_shrinks_and_expands_are_counted_only_within_a_leader_epoch(tmp_path):
@@ -139,6 +149,11 @@ def test_the_replica_manager_counts_appends_duplicates_and_fetched_bytes(log_man
     assert (t.produce_requests, t.duplicate_batches, t.failed_produce_requests) == (3, 1, 1)
     assert t.out_of_order_sequence_errors == 1
     assert t.bytes_out == len(fetched[0].records) == len(batch) and t.fetch_requests == 1
+    rm.append_records([(("gone", 0), memoryview(batch))], required_acks=-1, origin=AppendOrigin.CLIENT)
+    rm.fetch_messages(params, [(("gone", 0), FetchPartitionInfo(0, 1 << 20))])
+    assert "gone" not in rm.topic_stats.topics
+    assert rm.topic_stats.all_topics.failed_produce_requests == 2  # the out-of-order one and this
+    assert rm.topic_stats.all_topics.failed_fetch_requests == 1
 
 
 def test_a_parked_fetch_counts_its_bytes_once_when_it_answers(log_manager):
