@@ -5,9 +5,12 @@ prometheus_client's parser)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import socket
+import threading
+import time
 import urllib.request
 import uuid
 
@@ -421,6 +424,54 @@ def test_an_in_process_broker_serves_partition_and_request_metrics(tmp_path):
     assert {n for n in names if n.startswith(("kafka_", "moldau_"))} - {
         family(d) for d in documented
     } == set()
+
+
+def test_log_loading_can_be_watched_while_it_runs(tmp_path, monkeypatch):
+    lm = LogManager([tmp_path], resolve_topic_defaults({}))
+    lm.startup()
+    lm.create_topic("t", 3, uuid.uuid4(), {})
+    lm.shutdown()
+    gate = threading.Event()
+    loaded: list = []
+    register = LogManager._register
+
+    def register_then_hold(self, plog):
+        register(self, plog)
+        loaded.append(plog)
+        if len(loaded) == 1:
+            gate.wait(60)  # the loading thread holds after its first log
+
+    monkeypatch.setattr(LogManager, "_register", register_then_hold)
+    gauge = "kafka_log_logmanager_remaininglogstorecover"
+
+    async def scenario():
+        cfg = {
+            "log.dirs": str(tmp_path),
+            "listeners": "PLAINTEXT://127.0.0.1:0",
+            "metrics.prometheus.port": "0",
+        }
+        b = Broker(BrokerConfig(cfg))
+        starting = asyncio.create_task(b.start())
+        try:
+            deadline = time.monotonic() + 60
+            while not loaded:
+                assert time.monotonic() < deadline and not starting.done()
+                await asyncio.sleep(0.01)
+            during = await asyncio.to_thread(scrape, *b.metrics.bound)
+            assert value(during[gauge], gauge, dir=str(tmp_path)) == 3  # none counted done yet
+            assert "kafka_log_log_size" not in during  # the partitions are not hosted yet
+            gate.set()
+            await starting
+            after = await asyncio.to_thread(scrape, *b.metrics.bound)
+            assert value(after[gauge], gauge, dir=str(tmp_path)) == 0
+            assert len(after["kafka_log_log_size"]) == 3
+        finally:
+            gate.set()
+            with contextlib.suppress(Exception):
+                await starting
+            await b.stop()
+
+    asyncio.run(scenario())
 
 
 def test_without_the_port_nothing_is_served_or_wrapped(tmp_path):
