@@ -238,16 +238,21 @@ class ApiRequestStats:
     def done(self, version: int, started: float, handled: float, finished: float, response: Any) -> None:
         """A request answered: ``handled`` is when its handler returned, ``finished`` when its
         answer was ready (later than ``handled`` when it waited: Kafka's remote time)."""
-        self.requests[version] = self.requests.get(version, 0) + 1
+        requests = self.requests
+        requests[version] = requests.get(version, 0) + 1
         local_ms = (handled - started) * 1000.0
-        remote_ms = (finished - handled) * 1000.0
         self.local.observe(local_ms)
-        self.remote.observe(remote_ms)
-        self.total.observe(local_ms + remote_ms)
+        if finished == handled:  # answered at once (most requests): remote time 0
+            remote = self.remote
+            remote.counts[0] += 1
+            remote.count += 1
+            self.total.observe(local_ms)
+        else:
+            remote_ms = (finished - handled) * 1000.0
+            self.remote.observe(remote_ms)
+            self.total.observe(local_ms + remote_ms)
         if response is not None:
-            errors = self.errors
-            for code in error_codes(response):
-                errors[code] = errors.get(code, 0) + 1
+            error_counter(type(response))(response, self.errors)
 
     def snapshot(self) -> dict[str, Any]:
         return {
@@ -259,49 +264,61 @@ class ApiRequestStats:
         }
 
 
-# Per response class: the error_code attributes and the struct / struct-array attributes
-# that (somewhere below) hold one; computed once per class.
-_ERROR_PLANS: dict[type, tuple[tuple[str, ...], tuple[tuple[str, bool], ...]]] = {}
+ErrorCounter = Callable[[Any, dict[int, int]], None]
+# Per message class: a function adding the class's error codes (its own and those of the
+# structs below it) to a dict of counts; built once per class from its FIELDS.
+_ERROR_COUNTERS: dict[type, ErrorCounter] = {}
 
 
-def _error_plan(cls: type) -> tuple[tuple[str, ...], tuple[tuple[str, bool], ...]]:
-    plan = _ERROR_PLANS.get(cls)
-    if plan is not None:
-        return plan
-    _ERROR_PLANS[cls] = ((), ())  # a recursive struct sees an empty plan while being built
-    codes = []
-    children = []
+def _count_nothing(node: Any, counts: dict[int, int]) -> None:
+    pass
+
+
+def error_counter(cls: type) -> ErrorCounter:
+    """The counting function of ``cls`` (Kafka's ``AbstractResponse.errorCounts``: the
+    top-level error code and those of its topics, partitions, groups, ...)."""
+    found = _ERROR_COUNTERS.get(cls)
+    if found is not None:
+        return found
+    _ERROR_COUNTERS[cls] = _count_nothing  # a recursive struct sees nothing while being built
+    codes: list[str] = []
+    children: list[tuple[str, bool, ErrorCounter]] = []
     for f in getattr(cls, "FIELDS", ()):
         if f.struct is not None:
-            sub_codes, sub_children = _error_plan(f.struct)
-            if sub_codes or sub_children:
-                children.append((f.attr, f.is_array))
+            sub = error_counter(f.struct)
+            if sub is not _count_nothing:
+                children.append((f.attr, f.is_array, sub))
         elif f.attr == "error_code" and f.type == "int16" and not f.is_array:
             codes.append(f.attr)
-    plan = (tuple(codes), tuple(children))
-    _ERROR_PLANS[cls] = plan
-    return plan
+    if not codes and not children:
+        counter: Any = _count_nothing
+    else:
+        code_attrs = tuple(codes)
+        child_plan = tuple(children)
+
+        def counter(node: Any, counts: dict[int, int]) -> None:
+            for attr in code_attrs:
+                code = getattr(node, attr)
+                counts[code] = counts.get(code, 0) + 1
+            for attr, is_array, sub in child_plan:
+                value = getattr(node, attr)
+                if value is None:
+                    continue
+                if is_array:
+                    for item in value:
+                        sub(item, counts)
+                else:
+                    sub(value, counts)
+
+    _ERROR_COUNTERS[cls] = counter
+    return counter
 
 
-def error_codes(response: Struct) -> list[int]:
-    """Every ``error_code`` in ``response`` (Kafka's ``AbstractResponse.errorCounts``: the
-    top-level one and those of its topics, partitions, groups, ...)."""
-    out: list[int] = []
-    stack: list[Struct] = [response]
-    while stack:
-        node = stack.pop()
-        codes, children = _error_plan(type(node))
-        for attr in codes:
-            out.append(getattr(node, attr))
-        for attr, is_array in children:
-            value = getattr(node, attr)
-            if value is None:
-                continue
-            if is_array:
-                stack.extend(value)
-            else:
-                stack.append(value)
-    return out
+def error_codes(response: Struct) -> dict[int, int]:
+    """How often each error code occurs in ``response``."""
+    counts: dict[int, int] = {}
+    error_counter(type(response))(response, counts)
+    return counts
 
 
 class RequestMetrics:
