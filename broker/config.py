@@ -172,6 +172,20 @@ BROKER_KEYS: dict[str, ConfigKey] = {
             "Moldau: time allowed for a graceful shutdown",
             at_least(0),
         ),
+        # --- metrics (Moldau's keys: Kafka exposes JMX, scraped through the JMX exporter)
+        _k(
+            "metrics.prometheus.port",
+            ConfigType.INT,
+            -1,
+            "Moldau: port of the Prometheus endpoint (http://host:port/metrics); -1: off, 0: any free port",
+            between(-1, 65535),
+        ),
+        _k(
+            "metrics.prometheus.host",
+            ConfigType.STRING,
+            "127.0.0.1",
+            "Moldau: address the Prometheus endpoint binds (0.0.0.0: every interface)",
+        ),
         # --- ZooKeeper
         _k(
             "zookeeper.connect",

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from broker.metrics import IsrChangeStats
 from coordinator.cluster_state import NO_LEADER, PartitionState
 from protocol.errors import ErrorCode, KafkaError
 from storage.log_config import LogConfig
@@ -81,7 +82,14 @@ class LogOffsets:
 class Partition:
     """One hosted partition: its log, its leadership, and the leader's decisions about it."""
 
-    def __init__(self, log: PartitionLog, *, local_broker_id: int, time_ms: Callable[[], int]) -> None:
+    def __init__(
+        self,
+        log: PartitionLog,
+        *,
+        local_broker_id: int,
+        time_ms: Callable[[], int],
+        isr_changes: IsrChangeStats | None = None,
+    ) -> None:
         self.topic = log.topic
         self.partition = log.partition
         self.log = log
@@ -93,6 +101,8 @@ class Partition:
         self.replicas: tuple[int, ...] = ()
         self.isr: tuple[int, ...] = ()
         self.follower_states: dict[int, FollowerState] = {}
+        # The ReplicaManager's ISR shrink/expand meters (a partition of its own in unit tests).
+        self.isr_changes = isr_changes if isr_changes is not None else IsrChangeStats()
         # Byte counters for the delayed-fetch purgatory: bytes appended since hosted, and
         # bytes below the high watermark; (end offset, appended bytes) of each batch above it.
         self._appended_bytes = 0
@@ -135,7 +145,12 @@ class Partition:
         watermark is recomputed (after an unclean shutdown the checkpointed one may lag).
         """
         new_epoch = state.leader_epoch != self.leader_epoch or not self.is_leader
+        old_isr = self.isr
         self._update_assignment(state)
+        if not new_epoch and self.isr != old_isr:
+            # The leader stays in its epoch and only the ISR changed: an ISR shrink or
+            # expansion (Kafka meters them where the leader changes its ISR, AlterPartition).
+            self.isr_changes.record(old_isr, self.isr)
         cache = self.log.leader_epoch_cache
         if cache.latest_epoch != state.leader_epoch:
             cache.assign(state.leader_epoch, self.log.log_end_offset)

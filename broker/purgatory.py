@@ -98,6 +98,10 @@ class DelayedOperationPurgatory(Generic[Op]):
     def watched(self, key: Hashable) -> int:
         return len(self._watchers.get(key, ()))
 
+    def watched_count(self) -> int:
+        """Operations watched, once per key they watch (Kafka's ``PurgatorySize``)."""
+        return sum(len(watchers) for watchers in self._watchers.values())
+
     def try_complete_else_watch(self, operation: Op, keys: Iterable[Hashable]) -> bool:
         """Complete ``operation`` now if it can, else watch it under ``keys`` until it can
         or its delay passes. True if it completed here."""

@@ -35,6 +35,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from broker.metrics import BrokerTopicStats, IsrChangeStats
 from broker.partition import NO_EPOCH, LogOffsets, Partition
 from broker.purgatory import DelayedFetch, DelayedOperation, DelayedOperationPurgatory, FetchPartitionStatus
 from coordinator.cluster_state import INTERNAL_TOPICS, LiveBroker, PartitionState, TopicMetadata
@@ -125,6 +126,9 @@ class ReplicaManager:
         # (Kafka's ReplicaManager.controllerEpoch, KafkaController.InitialControllerEpoch = 0).
         self.controller_epoch = 0
         self._state_change_lock = asyncio.Lock()  # Kafka's replicaStateChangeLock
+        # Kafka's BrokerTopicStats and ISR change meters: plain counters, read by the metrics.
+        self.topic_stats = BrokerTopicStats()
+        self.isr_changes = IsrChangeStats()
 
     # ------------------------------------------------------------------ partitions
 
@@ -156,6 +160,10 @@ class ReplicaManager:
 
     def _hosted(self, key: TopicPartition) -> Partition | None:
         return self._partitions.get(key)
+
+    def partitions(self) -> list[Partition]:
+        """Every hosted partition (a copy: the metrics walk it across loop turns)."""
+        return list(self._partitions.values())
 
     # ------------------------------------------------------------------ ClusterMetadataListener
 
@@ -192,7 +200,7 @@ class ReplicaManager:
         current = self._partitions.get(key)
         if current is None:
             current = self._partitions[key] = Partition(
-                plog, local_broker_id=self.broker_id, time_ms=self.time_ms
+                plog, local_broker_id=self.broker_id, time_ms=self.time_ms, isr_changes=self.isr_changes
             )
         return current
 
@@ -222,6 +230,7 @@ class ReplicaManager:
         """Stop serving the topic's partitions; fetches parked on them answer now."""
         for key in [k for k in self._partitions if k[0] == topic.name]:
             self._stop_replica(key)
+        self.topic_stats.remove_topic(topic.name)
 
     def _stop_replica(self, key: TopicPartition) -> None:
         self._partitions.pop(key, None)
@@ -403,14 +412,18 @@ class ReplicaManager:
             error = KafkaError(ErrorCode.INVALID_REQUIRED_ACKS)
             return {key: PartitionAppendResult(None, error) for key, _ in entries}
         results: dict[TopicPartition, PartitionAppendResult] = {}
+        stats = self.topic_stats
+        hosted = self._partitions
         for key, records in entries:
             try:
                 info = self.append_to_local_log(
                     key, records, origin=origin, required_acks=required_acks, produce_version=produce_version
                 )
                 results[key] = PartitionAppendResult(info)
+                stats.record_produce(key[0], None, info.duplicate, hosted=True)
             except KafkaError as exc:
                 results[key] = PartitionAppendResult(None, exc)
+                stats.record_produce(key[0], exc.error, False, hosted=key in hosted)
         return results
 
     def append_to_local_log(
@@ -442,6 +455,8 @@ class ReplicaManager:
         info, hw_moved = partition.append_records_to_leader(
             records, origin=origin, required_acks=required_acks
         )
+        if not info.duplicate:
+            self.topic_stats.record_append(topic, info.size, info.num_records)
         if hw_moved:
             self._complete_delayed_requests(key)
         return info
@@ -469,7 +484,7 @@ class ReplicaManager:
             or bytes_read >= params.min_bytes
             or any(r.error is not ErrorCode.NONE or r.diverging_epoch is not None for r in results)
         ):
-            return results
+            return self._count_fetched(infos, results)
         statuses = []
         for key, info in infos:
             partition = self._partitions[key]  # hosted: it was just read without error
@@ -493,7 +508,7 @@ class ReplicaManager:
         # The counters were taken with the read above, in the same loop turn: an append
         # after it grows them, so try_complete_else_watch sees it.
         if self.fetch_purgatory.try_complete_else_watch(delayed, [key for key, _ in infos]):
-            return self._read_from_local_log(params, infos)[0]
+            return self._count_fetched(infos, self._read_from_local_log(params, infos)[0])
         return self._complete_fetch(delayed, params, infos)
 
     async def _complete_fetch(
@@ -507,7 +522,17 @@ class ReplicaManager:
         finally:
             # The request may be gone (connection closed): stop watching for it.
             self.fetch_purgatory.cancel(delayed)
-        return self._read_from_local_log(params, infos)[0]
+        return self._count_fetched(infos, self._read_from_local_log(params, infos)[0])
+
+    def _count_fetched(
+        self, infos: Sequence[tuple[TopicPartition, FetchPartitionInfo]], results: list[FetchPartitionData]
+    ) -> list[FetchPartitionData]:
+        """Kafka's BytesOut and fetch request meters, per partition of the answer sent."""
+        stats = self.topic_stats
+        hosted = self._partitions
+        for (key, _), result in zip(infos, results, strict=True):
+            stats.record_fetch(key[0], result.error, len(result.records), hosted=key in hosted)
+        return results
 
     def _read_from_local_log(
         self, params: FetchParams, infos: Sequence[tuple[TopicPartition, FetchPartitionInfo]]
