@@ -306,7 +306,8 @@ def test_leader_serves_follower_redirects_and_metadata_follows(
     errors: list[object] = []
     producer.produce(topic, b"one", partition=0, on_delivery=lambda err, _m: err and errors.append(err))
     assert producer.flush(30) == 0 and errors == []
-    assert log_end_offset(zk_cluster, 0, topic) == 1 and log_end_offset(zk_cluster, 1, topic) == 0
+    # acks=all: answered once the follower fetched it (replication)
+    assert log_end_offset(zk_cluster, 0, topic) == 1 and log_end_offset(zk_cluster, 1, topic) == 1
 
     # The follower refuses with the KIP-951 leader hints (v10 and v11).
     for version in (10, 11):
