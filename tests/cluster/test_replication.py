@@ -250,12 +250,16 @@ def test_a_cut_off_follower_leaves_the_isr_and_returns_after_healing(cluster: Cl
     produce(cluster, "isr", [b"a"] * 10)
     wait_until(lambda: partition_view(cluster, leader, "isr")[2] == (0, 1, 2), "the full ISR")
     cluster.cut_link(leader, follower)
+    # A follower with the leader's whole log stays caught up (Replica.isCaughtUp): a write
+    # it cannot fetch starts its lag.
+    produce(cluster, "isr", [b"c"] * 5, acks="1", **{"enable.idempotence": False})
     expected = tuple(sorted(i for i in range(3) if i != follower))
     wait_until(lambda: partition_view(cluster, leader, "isr")[2] == expected, "the follower out of the ISR")
     # acks=all still works with two in sync (min.insync.replicas=2)
     assert len(produce(cluster, "isr", [b"b"] * 10)) == 10
+    assert partition_view(cluster, follower, "isr")[3] == 10  # it got nothing meanwhile
     cluster.heal_link(leader, follower)
     wait_until(lambda: partition_view(cluster, leader, "isr")[2] == (0, 1, 2), "the follower back in the ISR")
     wait_until(lambda: replicas_in_sync(cluster, "isr", 0, [0, 1, 2]), "every replica at the leader's end")
     logs = [replica_records(cluster.log_dir(i), "isr", 0) for i in range(3)]
-    assert logs[0] == logs[1] == logs[2] and len(logs[0]) == 20
+    assert logs[0] == logs[1] == logs[2] and len(logs[0]) == 25
