@@ -10,10 +10,19 @@ never a ``PartitionLog``.
   unknown partition, the produce request's framing checks, internal topics (only the
   coordinators may append to them), then ``Partition.append_records_to_leader``. It
   returns the per-partition results, or an awaitable of them once an acks=-1 append has
-  to wait for followers (a ``DelayedProduce`` in a purgatory keyed by partition).
+  to wait for followers (a ``DelayedProduce`` in a purgatory keyed by partition,
+  completed by high-watermark, ISR and leadership changes).
 - ``fetch_messages``: Kafka's ``fetchMessages``: reads every partition now; if fewer than
   ``min_bytes`` are readable it parks a ``DelayedFetch`` (completed when a high watermark
-  moves) and returns an awaitable of the answer read again at completion.
+  moves, or for a follower's fetch when the log grows) and returns an awaitable of the
+  answer read again at completion. A follower's fetch (``replica_id``) reads to the log end
+  and reports its position to the partition (``updateFollowerFetchState``), which may move
+  the high watermark and the ISR.
+- Replication (ZooKeeper mode, ``start_replication``): the ``ReplicaFetcherManager``
+  (broker/replica_fetcher.py) follows the leadership changes of LeaderAndIsr and
+  StopReplica, the ``AlterPartitionManager`` (broker/alter_partition_manager.py) sends the
+  partitions' ISR changes to the controller, and the isr-expiration task checks the led
+  partitions every ``replica.lag.time.max.ms`` / 2.
 - ListOffsets, OffsetForLeaderEpoch, DescribeProducers and the coordinators' access
   (``coordinator.partition_access.PartitionAccess``) go through here as well.
 
