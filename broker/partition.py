@@ -561,18 +561,39 @@ class Partition:
         -1 latest: the last fetchable offset for the isolation with our leader epoch;
         -2 / -4 earliest: the log start offset with the epoch that wrote it; any other
         timestamp: the log's answer, or (-1, -1, -1) when it is at or past the fetchable end.
+        A new leader whose high watermark has not reached the start of its epoch yet answers
+        latest and past-the-end lookups with OFFSET_NOT_AVAILABLE (retriable), as Kafka does:
+        its high watermark may still lag what the previous leader had committed.
         """
         plog = self.local_log(current_leader_epoch)
         fetchable = self.fetch_offsets(isolation)
-        if timestamp == LATEST_TIMESTAMP:
-            return TimestampAndOffset(-1, fetchable, self.leader_epoch)
         if timestamp in (EARLIEST_TIMESTAMP, EARLIEST_LOCAL_TIMESTAMP):
             start = plog.log_start_offset
             return TimestampAndOffset(-1, start, plog.leader_epoch_for_offset(start))
+        epoch_start = plog.leader_epoch_cache.latest_entry()
+        lagging = (
+            epoch_start is not None
+            and epoch_start.epoch == self.leader_epoch
+            and epoch_start.start_offset > plog.high_watermark
+        )
+        if timestamp == LATEST_TIMESTAMP:
+            if lagging:
+                raise self._offset_not_available(epoch_start.start_offset)  # type: ignore[union-attr]
+            return TimestampAndOffset(-1, fetchable, self.leader_epoch)
         found = plog.fetch_offset_by_timestamp(timestamp)
         if found is None or found.offset >= fetchable:
+            if lagging:
+                raise self._offset_not_available(epoch_start.start_offset)  # type: ignore[union-attr]
             return TimestampAndOffset(-1, -1, -1)
         return found
+
+    def _offset_not_available(self, epoch_start: int) -> KafkaError:
+        return KafkaError(
+            ErrorCode.OFFSET_NOT_AVAILABLE,
+            f"Failed to fetch offsets for partition {self.topic}-{self.partition} with leader epoch "
+            f"{self.leader_epoch} as this partition's high watermark ({self.log.high_watermark}) is "
+            f"lagging behind the start offset from the beginning of this epoch ({epoch_start}).",
+        )
 
     def last_offset_for_leader_epoch(
         self, leader_epoch: int, *, current_leader_epoch: int = NO_EPOCH, fetch_only_from_leader: bool = True

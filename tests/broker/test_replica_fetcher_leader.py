@@ -13,7 +13,7 @@ import pytest
 from broker.partition import Partition
 from broker.replica_manager import FetchParams, FetchPartitionInfo, ReplicaManager
 from coordinator.cluster_state import PartitionState
-from protocol.errors import ErrorCode
+from protocol.errors import ErrorCode, KafkaError
 from protocol.record_batch import iter_batches
 from storage.log_config import resolve_topic_defaults
 from storage.log_manager import LogManager
@@ -227,3 +227,27 @@ def test_isr_shrinks_after_the_lag_time_and_expands_at_the_high_watermark(log_ma
     assert partition.pending_isr is None and partition.isr == (ME, F1)
     partition.on_alter_partition_committed(0, 5, (ME,))
     assert partition.isr == (ME, F1)
+
+
+def test_a_new_leader_with_a_lagging_high_watermark_answers_offset_not_available(log_manager):
+    clock = Clock()
+    rm = leader_rm(log_manager, clock)
+    produce(rm, 3, acks=1)  # offsets 0-2, not committed (the followers never fetched)
+    partition = rm.get_partition_or_error("t", 0)
+    # re-elected with a new epoch: it starts at 3, above the high watermark 0
+    rm.on_topics_changed({}, [PartitionState("t", 0, ME, 2, (ME, F1, F2), (ME, F1, F2), partition_epoch=1)])
+    latest = lambda: rm.fetch_offset_for_timestamp(  # noqa: E731
+        "t", 0, -1, isolation=FetchIsolation.HIGH_WATERMARK, current_leader_epoch=-1
+    )
+    with pytest.raises(KafkaError) as caught:
+        latest()
+    assert caught.value.error is ErrorCode.OFFSET_NOT_AVAILABLE
+    assert (
+        rm.fetch_offset_for_timestamp(
+            "t", 0, -2, isolation=FetchIsolation.HIGH_WATERMARK, current_leader_epoch=-1
+        ).offset
+        == 0
+    )
+    replica_fetch(rm, F1, 3, epoch=2)
+    replica_fetch(rm, F2, 3, epoch=2)
+    assert partition.log.high_watermark == 3 and latest().offset == 3
