@@ -33,6 +33,10 @@ An answer for a partition whose leader epoch or fetch offset changed while it wa
 is dropped (``AbstractFetcherThread.processFetchRequest``). Everything runs on the event
 loop: appends write at most ``replica.fetch.response.max.bytes`` per answer.
 
+``Replication`` bundles what the ReplicaManager runs in ZooKeeper mode
+(``ReplicaManager.start_replication``): the fetcher manager, the ``AlterPartitionManager``
+and the isr-expiration task.
+
 Not implemented: fetch sessions (every fetch is a full one, as Moldau's Fetch serves them),
 throttling (replication quotas), more than one fetcher per leader.
 """
@@ -46,6 +50,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from broker.alter_partition_manager import AlterPartitionManager
 from broker.network_client import InterBrokerClient, NetworkClientError
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import (
@@ -56,7 +61,9 @@ from protocol.messages import (
 )
 
 if TYPE_CHECKING:
+    from broker.metadata_cache import MetadataCache
     from broker.partition import Partition
+    from broker.replica_manager import ReplicaManager
 
 log = logging.getLogger(__name__)
 
@@ -445,3 +452,60 @@ class ReplicaFetcherManager:
         await asyncio.gather(*(f.close() for f in fetchers), return_exceptions=True)
         if self._closing:
             await asyncio.gather(*self._closing, return_exceptions=True)
+
+
+# ---------------------------------------------------------------------- what the ReplicaManager runs
+
+
+class Replication:
+    """What replication runs in ZooKeeper mode, owned by the ReplicaManager: the replica
+    fetchers, the AlterPartition sender and the isr-expiration task (Kafka's
+    ``ReplicaManager.startup``: every ``replica.lag.time.max.ms`` / 2)."""
+
+    def __init__(
+        self,
+        replica_manager: ReplicaManager,
+        metadata_cache: MetadataCache,
+        settings: ReplicationSettings,
+        broker_epoch: Callable[[], int | None],
+    ) -> None:
+        self.metadata_cache = metadata_cache
+        self.settings = settings
+        listener = settings.inter_broker_listener
+
+        def endpoint_for(broker_id: int) -> tuple[str, int] | None:
+            endpoint = metadata_cache.endpoint(broker_id, listener)
+            return (endpoint.host, endpoint.port) if endpoint is not None else None
+
+        broker_id = replica_manager.broker_id
+        self.fetchers = ReplicaFetcherManager(broker_id, endpoint_for, settings)
+        self.alter_partition = AlterPartitionManager(
+            broker_id,
+            endpoint_for,
+            lambda: metadata_cache.controller_id,
+            broker_epoch,
+            replica_manager.on_isr_committed,
+        )
+        self._isr_expiration = asyncio.get_running_loop().create_task(
+            self._expire_isrs(replica_manager, settings.lag_time_max_ms / 2000),
+            name=f"isr-expiration-{broker_id}",
+        )
+
+    def is_broker_alive(self, broker_id: int) -> bool:
+        return self.metadata_cache.is_alive(broker_id)
+
+    @staticmethod
+    async def _expire_isrs(replica_manager: ReplicaManager, interval_s: float) -> None:
+        while True:
+            await asyncio.sleep(interval_s)
+            try:
+                replica_manager.maybe_shrink_isrs()
+            except Exception:  # a bug must not end the task: the next round tries again
+                log.exception("isr-expiration failed")
+
+    async def stop(self) -> None:
+        self._isr_expiration.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._isr_expiration
+        await self.fetchers.close()
+        await self.alter_partition.close()

@@ -38,14 +38,12 @@ listeners (the group coordinator) which partitions this broker now leads or foll
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from broker.alter_partition_manager import AlterPartitionManager
 from broker.partition import NO_EPOCH, REPLICA_LAG_TIME_MAX_MS, LogOffsets, Partition
 from broker.purgatory import (
     DelayedFetch,
@@ -55,7 +53,7 @@ from broker.purgatory import (
     ProducePartitionStatus,
     check_produce_statuses,
 )
-from broker.replica_fetcher import ReplicaFetcherManager, ReplicationSettings
+from broker.replica_fetcher import Replication, ReplicationSettings
 from coordinator.cluster_state import INTERNAL_TOPICS, LiveBroker, PartitionState, TopicMetadata
 from coordinator.controller import validate_topic_name
 from protocol.errors import ErrorCode, KafkaError
@@ -141,63 +139,6 @@ _PRODUCE_WAIT_ERRORS = {
     ),
     ErrorCode.NOT_LEADER_OR_FOLLOWER: "This broker stopped leading the partition before the records were acknowledged",
 }
-
-
-# ---------------------------------------------------------------------------- replication
-
-
-class Replication:
-    """What replication runs in ZooKeeper mode, owned by the ReplicaManager: the replica
-    fetchers, the AlterPartition sender and the isr-expiration task (Kafka's
-    ``ReplicaManager.startup``: every ``replica.lag.time.max.ms`` / 2)."""
-
-    def __init__(
-        self,
-        replica_manager: ReplicaManager,
-        metadata_cache: MetadataCache,
-        settings: ReplicationSettings,
-        broker_epoch: Callable[[], int | None],
-    ) -> None:
-        self.metadata_cache = metadata_cache
-        self.settings = settings
-        listener = settings.inter_broker_listener
-
-        def endpoint_for(broker_id: int) -> tuple[str, int] | None:
-            endpoint = metadata_cache.endpoint(broker_id, listener)
-            return (endpoint.host, endpoint.port) if endpoint is not None else None
-
-        broker_id = replica_manager.broker_id
-        self.fetchers = ReplicaFetcherManager(broker_id, endpoint_for, settings)
-        self.alter_partition = AlterPartitionManager(
-            broker_id,
-            endpoint_for,
-            lambda: metadata_cache.controller_id,
-            broker_epoch,
-            replica_manager.on_isr_committed,
-        )
-        self._isr_expiration = asyncio.get_running_loop().create_task(
-            self._expire_isrs(replica_manager, settings.lag_time_max_ms / 2000),
-            name=f"isr-expiration-{broker_id}",
-        )
-
-    def is_broker_alive(self, broker_id: int) -> bool:
-        return self.metadata_cache.is_alive(broker_id)
-
-    @staticmethod
-    async def _expire_isrs(replica_manager: ReplicaManager, interval_s: float) -> None:
-        while True:
-            await asyncio.sleep(interval_s)
-            try:
-                replica_manager.maybe_shrink_isrs()
-            except Exception:  # a bug must not end the task: the next round tries again
-                log.exception("isr-expiration failed")
-
-    async def stop(self) -> None:
-        self._isr_expiration.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._isr_expiration
-        await self.fetchers.close()
-        await self.alter_partition.close()
 
 
 # ---------------------------------------------------------------------------- manager
