@@ -263,3 +263,63 @@ def test_a_cut_off_follower_leaves_the_isr_and_returns_after_healing(cluster: Cl
     wait_until(lambda: replicas_in_sync(cluster, "isr", 0, [0, 1, 2]), "every replica at the leader's end")
     logs = [replica_records(cluster.log_dir(i), "isr", 0) for i in range(3)]
     assert logs[0] == logs[1] == logs[2] and len(logs[0]) == 25
+
+
+def test_an_idempotent_producer_streams_through_a_leader_crash_without_loss_or_duplicates(
+    cluster: Cluster,
+) -> None:
+    """acks=all, idempotent: the leader is killed mid-stream and restarted. Every
+    acknowledged record is in the log exactly once, in order, and the replicas (the
+    restarted one truncated to the new leader's history, KIP-101) end identical."""
+    import threading
+
+    create_topic(cluster, "stream", config={"min.insync.replicas": "2"})
+    total = 3000
+    producer = Producer(
+        {
+            "bootstrap.servers": cluster.bootstrap,
+            "acks": "all",
+            "enable.idempotence": True,
+            "linger.ms": 2,
+            "message.timeout.ms": 120_000,
+        }
+    )
+    acked: dict[bytes, int] = {}
+    errors: list[Any] = []
+    halfway = threading.Event()
+
+    def report(err: Any, msg: Any) -> None:
+        if err is not None:
+            errors.append(err)
+        else:
+            acked[msg.value()] = msg.offset()
+            if len(acked) >= total // 3:
+                halfway.set()
+
+    def stream() -> None:
+        for i in range(total):
+            producer.produce("stream", value=b"r%06d" % i, partition=0, on_delivery=report)
+            producer.poll(0)
+            if i % 50 == 0:
+                time.sleep(0.01)
+        producer.flush(120)
+
+    writer = threading.Thread(target=stream)
+    writer.start()
+    assert halfway.wait(60)
+    old_leader = leader_of(cluster, "stream")
+    cluster.kill(old_leader)
+    assert len(acked) < total  # the crash came mid-stream
+    writer.join(180)
+    assert not writer.is_alive()
+    assert not errors, errors[:5]
+    assert len(acked) == total
+    cluster.start_broker(old_leader)
+    wait_until(
+        lambda: replicas_in_sync(cluster, "stream", 0, [0, 1, 2]), "the restarted replica caught up", 120
+    )
+    logs = [replica_records(cluster.log_dir(i), "stream", 0) for i in range(3)]
+    assert logs[0] == logs[1] == logs[2]
+    values = [v for _, _, v in logs[0]]
+    assert values == sorted(values) and len(values) == len(set(values)) == total  # once each, in order
+    assert {v: o for o, _, v in logs[0]} == acked  # at the offsets acknowledged
