@@ -323,3 +323,30 @@ def test_an_idempotent_producer_streams_through_a_leader_crash_without_loss_or_d
     values = [v for _, _, v in logs[0]]
     assert values == sorted(values) and len(values) == len(set(values)) == total  # once each, in order
     assert {v: o for o, _, v in logs[0]} == acked  # at the offsets acknowledged
+
+
+@pytest.mark.skipif(
+    not _alter_partition_served(), reason="the controller's AlterPartition handler is not merged yet"
+)
+def test_acks_all_below_min_insync_replicas_is_refused(cluster: Cluster) -> None:
+    """min.insync.replicas=3 and a follower cut off: once it left the ISR, acks=all gets
+    NOT_ENOUGH_REPLICAS and nothing is appended; acks=1 is still served."""
+    from confluent_kafka import KafkaError as ClientError
+
+    create_topic(cluster, "minisr", config={"min.insync.replicas": "3"})
+    leader = leader_of(cluster, "minisr")
+    follower = next(i for i in range(3) if i != leader)
+    assert len(produce(cluster, "minisr", [b"a"] * 5)) == 5
+    cluster.cut_link(leader, follower)
+    produce(cluster, "minisr", [b"b"], acks="1", **{"enable.idempotence": False})
+    wait_until(lambda: len(partition_view(cluster, leader, "minisr")[2]) == 2, "the follower out of the ISR")
+    end = partition_view(cluster, leader, "minisr")[3]
+    producer = Producer(
+        {"bootstrap.servers": cluster.bootstrap, "acks": "all", "retries": 0, "enable.idempotence": False}
+    )
+    errors: list[Any] = []
+    producer.produce("minisr", b"refused", partition=0, on_delivery=lambda err, _m: errors.append(err))
+    assert producer.flush(30) == 0
+    assert [e.code() for e in errors] == [ClientError.NOT_ENOUGH_REPLICAS]
+    assert partition_view(cluster, leader, "minisr")[3] == end
+    cluster.heal_link(leader, follower)
