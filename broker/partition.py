@@ -255,6 +255,11 @@ class Partition:
     # ------------------------------------------------------------------ high watermark
 
     @property
+    def effective_min_isr(self) -> int:
+        """min.insync.replicas capped at the replication factor (Kafka's ``effectiveMinIsr``)."""
+        return max(1, min(self.log.config.min_insync_replicas, len(self.replicas)))
+
+    @property
     def maximal_isr(self) -> tuple[int, ...]:
         """The ISR the high watermark waits for: the committed one, plus a follower whose
         joining is in flight (Kafka's ``maximalIsr``: an expansion counts at once, a
@@ -267,15 +272,19 @@ class Partition:
     def maybe_increment_high_watermark(self) -> bool:
         """Move the high watermark to the smallest log end offset over the ISR; True if it moved.
 
-        Kafka's ``maybeIncrementLeaderHW``: every follower of the maximal ISR counts, and so
-        does a follower outside it that is caught up and may join it (the high watermark
-        waits for it rather than run ahead of a replica about to be in sync). A follower
-        whose log end offset is not known yet (-1) holds it back. Only a leader decides.
+        Kafka's ``maybeIncrementLeaderHW``: nothing moves while the committed ISR is smaller
+        than min.insync.replicas (capped at the replication factor: ``isUnderMinIsr``,
+        KAFKA-15583); every follower of the maximal ISR counts, and so does a follower
+        outside it that is caught up and may join it (the high watermark waits for it
+        rather than run ahead of a replica about to be in sync). A follower whose log end
+        offset is not known yet (-1) holds it back. Only a leader decides.
         """
         me = self.local_broker_id
         if self.leader_id != me:
             return False
         plog = self.log
+        if len(self.isr) < self.effective_min_isr:
+            return False
         leader_end = plog.log_end_offset
         new_hw = leader_end
         isr = self.maximal_isr
@@ -486,7 +495,7 @@ class Partition:
         if self.leader_id != self.local_broker_id:
             self.local_log()  # raises NOT_LEADER_OR_FOLLOWER
         plog = self.log
-        min_isr = plog.config.min_insync_replicas
+        min_isr = self.effective_min_isr
         if required_acks == -1 and len(self.isr) < min_isr:
             raise KafkaError(
                 ErrorCode.NOT_ENOUGH_REPLICAS,

@@ -245,7 +245,7 @@ def check_produce_statuses(
             status.acks_pending, status.error = False, ErrorCode.NOT_LEADER_OR_FOLLOWER
         elif partition.log.high_watermark >= status.required_offset:
             # Partition.checkEnoughReplicasReachOffset
-            enough = partition.config.min_insync_replicas <= len(partition.maximal_isr)
+            enough = partition.effective_min_isr <= len(partition.maximal_isr)
             status.acks_pending = False
             status.error = ErrorCode.NONE if enough else ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND
         else:

@@ -6,7 +6,8 @@ Behaviour:
   connection is closed, like Kafka's rejection of removed versions.
 - acks must be -1, 0 or 1 (INVALID_REQUIRED_ACKS for every partition otherwise).
   acks=1 answers once the leader appended. acks=-1 first needs an ISR of at least
-  the topic's min.insync.replicas (NOT_ENOUGH_REPLICAS, nothing appended), then
+  the topic's min.insync.replicas, capped at the replication factor (Kafka's
+  ``effectiveMinIsr``; NOT_ENOUGH_REPLICAS, nothing appended, otherwise), then
   waits in the replica manager's DelayedProduce purgatory until the high watermark
   passes each partition's append (the followers in the ISR fetched it): at
   ``timeout_ms`` the partitions still waiting answer REQUEST_TIMED_OUT; one whose

@@ -145,23 +145,26 @@ def test_acks_all_times_out_when_a_follower_never_fetches(log_manager):
     asyncio.run(scenario())
 
 
-def test_acks_all_answers_not_enough_replicas_after_append_when_the_isr_shrank(log_manager):
+def test_under_min_insync_replicas_nothing_commits_and_acks_all_is_refused(log_manager):
     async def scenario():
         clock = Clock()
         rm = leader_rm(log_manager, clock, min_isr=2)
         partition = rm.get_partition_or_error("t", 0)
-        waiting = asyncio.ensure_future(produce(rm, 1))
+        waiting = asyncio.ensure_future(produce(rm, 1, timeout_ms=200))
         await asyncio.sleep(0)
         # the followers never fetched for longer than the lag time, and the controller
-        # commits an ISR of the leader alone: the HW passes the append, but the ISR is
-        # below min.insync.replicas
+        # commits an ISR of the leader alone: below min.insync.replicas the high
+        # watermark stays (isUnderMinIsr), so the waiting produce times out
         clock.now += 20_000
         rm.on_isr_committed(partition, 1, 1, (ME,))
+        assert partition.log.high_watermark == 0
         result = (await asyncio.wait_for(waiting, 30))[("t", 0)]
-        assert result.error.error is ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND
-        # and now a new acks=-1 produce is refused before appending
+        assert result.error.error is ErrorCode.REQUEST_TIMED_OUT
+        # a new acks=-1 produce is refused before appending; acks=1 appends, uncommitted
         refused = produce(rm, 1)[("t", 0)]
         assert refused.error.error is ErrorCode.NOT_ENOUGH_REPLICAS and partition.log.log_end_offset == 1
+        assert produce(rm, 1, acks=1)[("t", 0)].info.base_offset == 1
+        assert partition.log.high_watermark == 0
 
     asyncio.run(scenario())
 
