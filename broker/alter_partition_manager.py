@@ -119,6 +119,9 @@ class AlterPartitionManager:
                 self._in_flight = batch
                 try:
                     retry = await self._send(batch)
+                except Exception:  # a bug must not leave ISR changes pending for good
+                    log.exception("AlterPartition failed; retrying")
+                    retry = batch
                 finally:
                     self._in_flight = {}
                 if retry:

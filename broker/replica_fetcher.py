@@ -134,7 +134,7 @@ def truncation_offset(partition: Partition, leader_epoch: int, leader_end_offset
     plog = partition.log
     end = plog.log_end_offset
     if leader_end_offset == UNDEFINED_EPOCH_OFFSET:
-        return min(plog.high_watermark, end), True  # the leader knows no such epoch
+        return end, True  # the leader knows no such epoch: keep the initial fetch offset
     if leader_epoch == UNDEFINED_EPOCH:
         return min(leader_end_offset, end), True
     follower_epoch, follower_end = plog.end_offset_for_epoch(leader_epoch)
@@ -222,8 +222,13 @@ class ReplicaFetcher:
             except NetworkClientError as exc:
                 log.info("%s: %s; backing off %d ms", self, exc, self.settings.fetch_backoff_ms)
                 self._delay(ready, loop.time())
-            except KafkaError as exc:  # e.g. a log dir went offline under the append
+            except KafkaError as exc:  # e.g. a log dir went offline under a truncation
                 log.warning("%s: %s; backing off %d ms", self, exc, self.settings.fetch_backoff_ms)
+                self._delay(ready, loop.time())
+            except Exception:  # a bug must not stop replication for good: log, back off, go on
+                log.exception(
+                    "%s: unexpected failure; backing off %d ms", self, self.settings.fetch_backoff_ms
+                )
                 self._delay(ready, loop.time())
 
     async def _wait_for_change(self, seconds: float) -> None:
@@ -362,7 +367,12 @@ class ReplicaFetcher:
                 return
             records = data.records
             if records is not None and len(records):
-                partition.append_records_as_follower(records)
+                try:
+                    partition.append_records_as_follower(records)
+                except KafkaError as exc:  # corrupt fetched data, a failed disk: this partition waits
+                    log.warning("%s: appending to %s-%d: %s", self, partition.topic, partition.partition, exc)
+                    self._delay([state], now)
+                    return
                 state.fetch_offset = partition.log.log_end_offset
             before = partition.log.high_watermark
             partition.update_follower_high_watermark(data.high_watermark, data.log_start_offset)

@@ -223,7 +223,7 @@ def test_truncation_offset_cases(tmp_path):
     write(plog, 2, 2, n=2)  # 3-4 epoch 2
     plog.update_high_watermark(4)
     p = Partition(plog, local_broker_id=FOLLOWER, time_ms=lambda: BASE_TS)
-    assert truncation_offset(p, -1, -1) == (4, True)  # the leader knows nothing: the high watermark
+    assert truncation_offset(p, -1, -1) == (5, True)  # the leader knows nothing: the fetch offset stays
     assert truncation_offset(p, -1, 3) == (3, True)
     assert truncation_offset(p, 2, 10) == (5, True)  # same epoch, the leader is ahead
     assert truncation_offset(p, 2, 4) == (4, True)
