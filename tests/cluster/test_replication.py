@@ -350,3 +350,40 @@ def test_acks_all_below_min_insync_replicas_is_refused(cluster: Cluster) -> None
     assert [e.code() for e in errors] == [ClientError.NOT_ENOUGH_REPLICAS]
     assert partition_view(cluster, leader, "minisr")[3] == end
     cluster.heal_link(leader, follower)
+
+
+def test_the_java_idempotent_producer_survives_a_leader_crash_exactly_once(cluster: Cluster) -> None:
+    """Kafka's Java client, acks=all and idempotent, streams while the leader is killed and
+    restarted: every record is in every replica's log exactly once, in order per key."""
+    from tests.support.java_client import JavaClient, check_exactly_once, produce_args, require_java
+
+    require_java()
+    create_topic(cluster, "java-stream", config={"min.insync.replicas": "2"})
+    count, keys = 3000, 8
+    leader = leader_of(cluster, "java-stream")
+    args = produce_args(
+        topic="java-stream",
+        count=count,
+        keys=keys,
+        instance="java",
+        partition=0,
+        linger_ms=2,
+        throughput=1500,
+    )
+    with JavaClient(cluster.bootstrap).start("produce", *args, properties={"retry.backoff.ms": 50}) as stream:
+        wait_until(
+            lambda: partition_view(cluster, leader, "java-stream")[4] >= count // 3, "a third acknowledged"
+        )
+        cluster.kill(leader)
+        committed = [partition_view(cluster, i, "java-stream") for i in range(3) if i != leader]
+        assert min(v[3] for v in committed if v) < count  # the crash came mid-stream
+        summary = stream.wait(180).last
+    assert summary["ok"] and summary["acked"] == count, summary
+    cluster.start_broker(leader)
+    wait_until(
+        lambda: replicas_in_sync(cluster, "java-stream", 0, [0, 1, 2]), "the restarted replica caught up", 120
+    )
+    logs = [replica_records(cluster.log_dir(i), "java-stream", 0) for i in range(3)]
+    assert logs[0] == logs[1] == logs[2]
+    report = check_exactly_once([(0, o, v) for o, _, v in logs[0]], {"java": (count, keys)})
+    assert report.ok, report
