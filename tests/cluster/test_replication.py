@@ -151,6 +151,14 @@ def consume_all(cluster: Cluster, topic: str, count: int, timeout: float = 60.0)
     return out
 
 
+def cluster_formed(cluster: Cluster) -> bool:
+    def formed() -> bool:
+        caches = [cluster.broker(i).metadata_cache for i in range(cluster.n)]
+        return all(c.controller_id >= 0 and len(c.get_alive_brokers()) == cluster.n for c in caches)
+
+    return cluster.run(formed)
+
+
 @pytest.fixture
 def cluster(tmp_path: Path, zookeeper_shared: Any, request: Any):
     overrides = {
@@ -167,6 +175,9 @@ def cluster(tmp_path: Path, zookeeper_shared: Any, request: Any):
         base_dir=tmp_path,
         overrides=overrides,
     ) as c:
+        # Clients asking before the controller's first UpdateMetadata would learn of no
+        # controller (librdkafka's admin client then waits for it without asking again).
+        wait_until(lambda: cluster_formed(c), "every broker knowing the controller and its peers")
         yield c
 
 
@@ -387,3 +398,49 @@ def test_the_java_idempotent_producer_survives_a_leader_crash_exactly_once(clust
     assert logs[0] == logs[1] == logs[2]
     report = check_exactly_once([(0, o, v) for o, _, v in logs[0]], {"java": (count, keys)})
     assert report.ok, report
+
+
+def test_kafka_python_idempotent_producer_survives_a_leader_crash(cluster: Cluster) -> None:
+    """kafka-python (acks=all, idempotent) sends while the leader is killed: every record it
+    had acknowledged is in the new leader's log exactly once, at its acknowledged offset."""
+    import threading
+
+    from kafka import KafkaProducer
+
+    create_topic(cluster, "kp-stream", config={"min.insync.replicas": "2"})
+    leader = leader_of(cluster, "kp-stream")
+    total = 1500
+    producer = KafkaProducer(
+        bootstrap_servers=cluster.bootstrap,
+        acks="all",
+        enable_idempotence=True,
+        linger_ms=2,
+        retries=2**31 - 1,
+    )
+    futures: list[Any] = []
+
+    def stream() -> None:
+        for i in range(total):
+            futures.append(producer.send("kp-stream", value=b"kp%06d" % i, partition=0))
+            if i % 50 == 0:
+                time.sleep(0.01)
+        producer.flush(120)
+
+    writer = threading.Thread(target=stream)
+    writer.start()
+    wait_until(lambda: partition_view(cluster, leader, "kp-stream")[4] >= total // 3, "a third acknowledged")
+    cluster.kill(leader)
+    writer.join(180)
+    assert not writer.is_alive()
+    try:
+        acked = {b"kp%06d" % i: f.get(timeout=60).offset for i, f in enumerate(futures)}
+    finally:
+        producer.close(10)
+    assert len(acked) == total
+    survivors = [i for i in range(3) if i != leader]
+    wait_until(lambda: replicas_in_sync(cluster, "kp-stream", 0, survivors), "the survivors in step")
+    logs = [replica_records(cluster.log_dir(i), "kp-stream", 0) for i in survivors]
+    assert logs[0] == logs[1]
+    values = [v for _, _, v in logs[0]]
+    assert len(values) == len(set(values)) == total and values == sorted(values)
+    assert {v: o for o, _, v in logs[0]} == acked
