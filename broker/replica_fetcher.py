@@ -155,8 +155,6 @@ class ReplicaFetcher:
         source_broker_id: int,
         endpoint_for: Callable[[int], tuple[str, int] | None],
         settings: ReplicationSettings,
-        *,
-        on_high_watermark: Callable[[Partition], None] = lambda _p: None,
     ) -> None:
         self.broker_id = broker_id
         self.source_broker_id = source_broker_id
@@ -168,7 +166,6 @@ class ReplicaFetcher:
             request_timeout_ms=settings.socket_timeout_ms + settings.fetch_wait_max_ms,
         )
         self.states: dict[TopicPartition, PartitionFetchState] = {}
-        self._on_high_watermark = on_high_watermark
         self._changed = asyncio.Event()
         self._task: asyncio.Task | None = None
         self.fetches = 0  # answered fetches, for tests and logs
@@ -374,10 +371,7 @@ class ReplicaFetcher:
                     self._delay([state], now)
                     return
                 state.fetch_offset = partition.log.log_end_offset
-            before = partition.log.high_watermark
             partition.update_follower_high_watermark(data.high_watermark, data.log_start_offset)
-            if partition.log.high_watermark != before:
-                self._on_high_watermark(partition)
             return
         if error is ErrorCode.OFFSET_OUT_OF_RANGE:
             # Kafka's handleOutOfRangeError: behind the leader's log start, start there;
@@ -415,13 +409,10 @@ class ReplicaFetcherManager:
         broker_id: int,
         endpoint_for: Callable[[int], tuple[str, int] | None],
         settings: ReplicationSettings,
-        *,
-        on_high_watermark: Callable[[Partition], None] = lambda _p: None,
     ) -> None:
         self.broker_id = broker_id
         self.endpoint_for = endpoint_for
         self.settings = settings
-        self._on_high_watermark = on_high_watermark
         self.fetchers: dict[int, ReplicaFetcher] = {}
         self._closing: set[asyncio.Task] = set()
 
@@ -440,7 +431,6 @@ class ReplicaFetcherManager:
                     leader,
                     self.endpoint_for,
                     self.settings,
-                    on_high_watermark=self._on_high_watermark,
                 )
             fetcher.add(partition)
 
