@@ -300,6 +300,8 @@ class Broker:
         self.groups = self._build_group_coordinator(self.log_manager, cluster_topics)
         self.groups.follow_leadership()
         self.replica_manager.add_leadership_listener(self._on_leadership_change)
+        self.replica_manager.start_replication(self.metadata_cache, cfg, broker_epoch=lambda: zk.broker_epoch)
+        self._running.push_async_callback(self.replica_manager.stop_replication)
 
     async def _join_cluster(self, zk: ZooKeeperClient) -> None:
         """Register in ``/brokers/ids`` and start the controller (``KafkaServer.startup``):
