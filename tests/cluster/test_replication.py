@@ -20,8 +20,6 @@ from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 from kafka.record import MemoryRecords
 
-from broker.handlers import load_handlers
-from protocol.messages import ApiKey
 from tests.support.cluster import Cluster
 
 pytestmark = pytest.mark.integration
@@ -246,14 +244,6 @@ def test_acknowledged_records_survive_the_leaders_crash(cluster: Cluster) -> Non
     assert [v for _, _, v in logs[0]] == first + second
 
 
-def _alter_partition_served() -> bool:
-    load_handlers()
-    return ApiKey.ALTER_PARTITION in load_handlers()
-
-
-@pytest.mark.skipif(
-    not _alter_partition_served(), reason="the controller's AlterPartition handler is not merged yet"
-)
 def test_a_cut_off_follower_leaves_the_isr_and_returns_after_healing(cluster: Cluster) -> None:
     create_topic(cluster, "isr", config={"min.insync.replicas": "2"})
     leader = leader_of(cluster, "isr")
@@ -336,9 +326,6 @@ def test_an_idempotent_producer_streams_through_a_leader_crash_without_loss_or_d
     assert {v: o for o, _, v in logs[0]} == acked  # at the offsets acknowledged
 
 
-@pytest.mark.skipif(
-    not _alter_partition_served(), reason="the controller's AlterPartition handler is not merged yet"
-)
 def test_acks_all_below_min_insync_replicas_is_refused(cluster: Cluster) -> None:
     """min.insync.replicas=3 and a follower cut off: once it left the ISR, acks=all gets
     NOT_ENOUGH_REPLICAS and nothing is appended; acks=1 is still served."""
