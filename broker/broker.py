@@ -110,10 +110,12 @@ class Broker:
                 d.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise ConfigError(f"log.dirs: cannot create {d}: {exc.strerror}") from None
+        # ZooKeeper first (Kafka's initZkClient): in ZooKeeper mode the logs' topic configs
+        # are /config/topics, read by the log manager as it loads them.
+        await self._start_zookeeper()
         self.log_manager = self._build_log_manager()
         self._running.push_async_callback(self._shutdown_log_manager)
         await loop.run_in_executor(None, self.log_manager.startup)
-        await self._start_zookeeper()
         cluster_id = cfg["cluster.id"]
         if self.zookeeper is not None:
             # KafkaServer.getOrGenerateClusterId: the cluster's id is /cluster/id, the first
@@ -175,6 +177,7 @@ class Broker:
                 producer_expiration_check_ms=cfg["producer.id.expiration.check.interval.ms"],
             ),
             time_ms=self.clock.time_ms,
+            topic_configs=self.zookeeper.read_topic_configs if self.zookeeper is not None else None,
         )
 
     async def _start_zookeeper(self) -> None:

@@ -30,7 +30,7 @@ from coordinator.cluster_state import NO_LEADER, LiveBroker, PartitionState, Top
 from coordinator.controller import Controller
 from coordinator.zk_admin import AdminZkClient
 from protocol.errors import ErrorCode, KafkaError
-from storage.log_config import parse_topic_overrides
+from storage.log_config import parse_stored_topic_overrides, parse_topic_overrides
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +65,10 @@ class TopicAdmin(Protocol):
         ...
 
     def topic_name_by_id(self, topic_id: uuid.UUID) -> str | None: ...
+
+    async def topic_overrides(self, names: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """The parsed config overrides of existing topics (DescribeConfigs)."""
+        ...
 
     async def create_topic(
         self,
@@ -112,6 +116,14 @@ class EmbeddedTopicAdmin:
     def topic_name_by_id(self, topic_id: uuid.UUID) -> str | None:
         found = self.controller.topic_by_id(topic_id)
         return found.name if found is not None else None
+
+    async def topic_overrides(self, names: Sequence[str]) -> dict[str, dict[str, Any]]:
+        out = {}
+        for name in names:
+            topic = self.controller.topic(name)
+            if topic is not None:
+                out[name] = dict(topic.overrides)
+        return out
 
     async def create_topic(
         self,
@@ -265,6 +277,16 @@ class ZkTopicAdmin:
     def topic_name_by_id(self, topic_id: uuid.UUID) -> str | None:
         found = self.cluster.get_topic_by_id(topic_id)
         return found.name if found is not None else None
+
+    async def topic_overrides(self, names: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """``/config/topics/<t>`` (ZkAdminManager.describeConfigs reads ZooKeeper), one
+        pipelined read off the loop."""
+        if not names:
+            return {}
+        raw = await asyncio.get_running_loop().run_in_executor(
+            None, self.admin.zk.read_topic_configs, list(names)
+        )
+        return {name: parse_stored_topic_overrides(name, raw.get(name, {})) for name in names}
 
     def _has_leaders(self, name: str, partitions: int, topic_id: uuid.UUID | None = None) -> bool:
         """``DelayedCreatePartitions``: every partition is known with a leader."""

@@ -475,20 +475,28 @@ class ZooKeeperClient:
 
         Blocking: call it off the event loop. A malformed znode raises ``ZooKeeperError``.
         """
-        try:
-            data, _ = self.get_data(f"/config/topics/{topic}")
-        except NoNodeError:
-            return {}
-        if not data:
-            return {}
-        try:
-            parsed = json.loads(data)
-        except ValueError as exc:
-            raise ZooKeeperError(f"/config/topics/{topic}: not JSON: {exc}") from None
-        config = parsed.get("config", {}) if isinstance(parsed, dict) else None
-        if not isinstance(config, dict):
-            raise ZooKeeperError(f"/config/topics/{topic}: no config object")
-        return {str(k): str(v) for k, v in config.items()}
+        return self.read_topic_configs([topic])[topic]
+
+    def read_topic_configs(self, topics: Sequence[str]) -> dict[str, dict[str, str]]:
+        """``read_topic_config`` of many topics, in one pipelined read (blocking)."""
+        found = get_many(self, [f"/config/topics/{t}" for t in topics])
+        return {
+            t: _decode_topic_config(t, f[0] if f is not None else b"")
+            for t, f in zip(topics, found, strict=True)
+        }
+
+
+def _decode_topic_config(topic: str, data: bytes) -> dict[str, str]:
+    if not data:
+        return {}
+    try:
+        parsed = json.loads(data)
+    except ValueError as exc:
+        raise ZooKeeperError(f"/config/topics/{topic}: not JSON: {exc}") from None
+    config = parsed.get("config", {}) if isinstance(parsed, dict) else None
+    if not isinstance(config, dict):
+        raise ZooKeeperError(f"/config/topics/{topic}: no config object")
+    return {str(k): str(v) for k, v in config.items()}
 
 
 # ---------------------------------------------------------------------- multi-ops and fencing

@@ -9,6 +9,7 @@ a topic's overrides are layered on top into a ``LogConfig``.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
@@ -24,6 +25,8 @@ from storage.config_def import (
     each_of,
     one_of,
 )
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -278,6 +281,24 @@ def parse_topic_overrides(raw: Mapping[str, str | None]) -> dict[str, Any]:
     return out
 
 
+def parse_stored_topic_overrides(topic: str, raw: Mapping[str, str | None]) -> dict[str, Any]:
+    """Overrides as stored by the cluster (``/config/topics/<t>``, possibly written by Kafka's
+    own tools): names Moldau does not know and values it cannot parse are skipped with a
+    warning instead of failing the topic."""
+    out: dict[str, Any] = {}
+    for name, value in raw.items():
+        t = TOPIC_CONFIGS.get(name)
+        if t is None or value is None:
+            if t is None:
+                log.warning("topic %s: ignoring unknown config %s", topic, name)
+            continue
+        try:
+            out[name] = t.key.parse(value)
+        except ConfigError as exc:
+            log.warning("topic %s: ignoring config %s: %s", topic, name, exc)
+    return out
+
+
 @dataclass(frozen=True)
 class LogConfig:
     """The effective configuration of one partition's log."""
@@ -329,6 +350,7 @@ __all__ = [
     "LogConfig",
     "TopicConfigKey",
     "broker_default_keys",
+    "parse_stored_topic_overrides",
     "parse_topic_overrides",
     "resolve_topic_defaults",
 ]

@@ -13,9 +13,11 @@ Per log directory:
 - ``<topic>-<partition>`` partition directories; ``-delete`` directories
   (deleted topics) are removed, ``-future``/``-stray`` ones are left alone.
 
-The first log directory also holds ``topic-config-overrides.json``, Moldau's
-record of per-topic config overrides (Kafka keeps them in ZooKeeper):
-``{"version": 1, "topics": {"<topic>": {"<config>": value}}}``.
+Without ZooKeeper the first log directory also holds ``topic-config-overrides.json``,
+Moldau's record of per-topic config overrides (Kafka keeps them in ZooKeeper):
+``{"version": 1, "topics": {"<topic>": {"<config>": value}}}``. In ZooKeeper mode
+(``topic_configs`` given) they are ``/config/topics/<topic>``, read at start for the topics
+found on disk and given with each new log; no file is written.
 
 Threading: ``startup`` and ``shutdown`` may run in an executor while nothing
 else touches the logs; everything else runs on the event loop.
@@ -49,7 +51,7 @@ from storage.checkpoints import (
     OffsetCheckpointFile,
 )
 from storage.durable_io import atomic_write, fsync_dir
-from storage.log_config import LogConfig
+from storage.log_config import LogConfig, parse_stored_topic_overrides
 from storage.log_dir_failure import LogDirFailureChannel
 from storage.partition_log import (
     DELETE_DIR_SUFFIX,
@@ -76,6 +78,8 @@ log = logging.getLogger(__name__)
 CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown"
 LOCK_FILE = ".lock"
 TOPIC_OVERRIDES_FILE = "topic-config-overrides.json"
+# Blocking: raw string configs of the named topics (``/config/topics/<t>`` in ZooKeeper mode).
+TopicConfigSource = Callable[[Sequence[str]], Mapping[str, Mapping[str, str]]]
 TOPIC_OVERRIDES_VERSION = 1
 PROGRESS_LOG_INTERVAL_S = 5.0
 _OVERRIDES_FIX = "Restore it from a backup, or delete it to start with no per-topic config overrides."
@@ -126,6 +130,7 @@ class LogManager:
         producer_state: ProducerStateOptions | None = None,
         intervals: LogManagerIntervals | None = None,
         time_ms: Callable[[], int] = _now_ms,
+        topic_configs: TopicConfigSource | None = None,
     ) -> None:
         if not log_dirs:
             raise ValueError("log.dirs is empty")
@@ -137,6 +142,8 @@ class LogManager:
         self._logs: dict[tuple[str, int], PartitionLog] = {}
         self._topic_ids: dict[str, uuid.UUID] = {}
         self._overrides: dict[str, dict[str, Any]] = {}
+        # ZooKeeper mode: overrides come from /config/topics (read at start), not the file.
+        self.topic_configs = topic_configs
         self._dirs_to_delete: list[Path] = []
         self.failure_channel = LogDirFailureChannel(self.log_dirs)
         self._lock_fds: list[int] = []
@@ -158,7 +165,7 @@ class LogManager:
         # broker before a possibly long recovery.
         for d in self.log_dirs:
             self._read_meta(d)
-        self._overrides = self._read_overrides()
+        self._overrides = self._read_overrides() if self.topic_configs is None else self._fetch_overrides()
         started = time.monotonic()
         for d in self.log_dirs:
             self._load_dir(d)
@@ -659,7 +666,25 @@ class LogManager:
             )
         return {str(k): dict(v) for k, v in topics.items()}
 
+    def _fetch_overrides(self) -> dict[str, dict[str, Any]]:
+        """Kafka's ``LogManager`` in ZooKeeper mode (``fetchTopicConfigOverrides``): the
+        overrides of the topics found in the log dirs, from ``topic_configs``."""
+        topics = sorted(
+            {
+                parsed[0]
+                for d in self.log_dirs
+                for p in d.iterdir()
+                if p.is_dir() and (parsed := parse_topic_partition(p.name)) is not None
+            }
+        )
+        if not topics or self.topic_configs is None:
+            return {}
+        found = self.topic_configs(topics)
+        return {t: parse_stored_topic_overrides(t, found[t]) for t in topics if found.get(t)}
+
     def _write_overrides(self) -> None:
+        if self.topic_configs is not None:
+            return  # ZooKeeper holds them
         data = {"version": TOPIC_OVERRIDES_VERSION, "topics": self._overrides}
         try:
             atomic_write(self._overrides_path, json.dumps(data, indent=2, sort_keys=True).encode() + b"\n")

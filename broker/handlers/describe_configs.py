@@ -2,7 +2,7 @@
 
 Behaviour:
 - Topic resources (type 2): every topic config with its value and source
-  (TOPIC_CONFIG for an override, STATIC_BROKER_CONFIG when server.properties
+  (TOPIC_CONFIG for an override (in ZooKeeper mode read from ``/config/topics/<t>``), STATIC_BROKER_CONFIG when server.properties
   sets the broker default, else DEFAULT_CONFIG); UNKNOWN_TOPIC_OR_PARTITION for
   a missing topic, INVALID_TOPIC_EXCEPTION for an illegal name.
 - Broker resources (type 4): every broker config this broker knows, read-only;
@@ -66,6 +66,12 @@ async def handle_describe_configs(
 ) -> DescribeConfigsResponse:
     broker = ctx.broker
     docs = ctx.api_version >= 3 and request.include_documentation
+    # Topic overrides in one read (ZooKeeper mode: /config/topics, one pipelined read).
+    known = []
+    for res in request.resources:
+        if res.resource_type == TOPIC and broker.metadata_cache.get_topic(res.resource_name) is not None:
+            known.append(res.resource_name)
+    overrides = await broker.topic_admin.topic_overrides(known)
     results = []
     for i, res in enumerate(request.resources):
         if i and i % SLICE_RESOURCES == 0:
@@ -74,12 +80,12 @@ async def handle_describe_configs(
         try:
             if res.resource_type == TOPIC:
                 validate_topic_name(res.resource_name)
-                topic = broker.metadata_cache.get_topic(res.resource_name)
-                if topic is None:
+                topic_overrides = overrides.get(res.resource_name)
+                if topic_overrides is None:
                     raise KafkaError(
                         ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"Topic {res.resource_name} does not exist"
                     )
-                entries = describe_topic_configs(broker.config, topic.overrides)
+                entries = describe_topic_configs(broker.config, topic_overrides)
             elif res.resource_type == BROKER:
                 if res.resource_name not in ("", str(broker.broker_id)):
                     raise KafkaError(

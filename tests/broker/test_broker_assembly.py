@@ -132,6 +132,9 @@ class FakeZooKeeper:
     def register(self, registration) -> None:
         self.events.append(("zk register", registration))
 
+    def read_topic_configs(self, topics):
+        return {t: {} for t in topics}
+
     def get_or_create_cluster_id(self, proposed: str) -> str:
         self.events.append("zk cluster id")
         return "zk-cluster-id"
@@ -211,7 +214,14 @@ def test_the_zookeeper_session_is_the_brokers_and_shared(tmp_path, monkeypatch):
         kinds = [e if isinstance(e, str) else e[0] for e in events]
         # session, first producer-id block, listen, the registration with the bound port,
         # then the controller (it may win the election and talk to this broker)
-        assert kinds == ["zk start", "zk cluster id", "zk create", "listen", "zk register", "controller startup"]
+        assert kinds == [
+            "zk start",
+            "zk cluster id",
+            "zk create",
+            "listen",
+            "zk register",
+            "controller startup",
+        ]
         assert b.cluster_id == "zk-cluster-id"  # the cluster's, from /cluster/id
         (controller,) = controllers
         assert controller.zk is zk

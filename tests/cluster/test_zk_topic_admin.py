@@ -1,0 +1,260 @@
+"""Topic administration on a ZooKeeper-mode cluster (three in-process brokers, real ZooKeeper).
+
+CreateTopics, CreatePartitions and DeleteTopics are the active controller's (NOT_CONTROLLER
+on the others, as ZooKeeper-mode Kafka answers without forwarding); topic configs live in
+``/config/topics/<t>`` (no local overrides file) and every broker reads them from there, at
+DescribeConfigs and when it loads its logs; ``__consumer_offsets`` is one topic of the
+cluster with the offsets topic's replication factor.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic
+from kazoo.client import KazooClient
+
+from protocol.errors import ErrorCode
+from protocol.messages import (
+    CreatePartitionsRequest,
+    CreateTopicsRequest,
+    DeleteTopicsRequest,
+    DescribeConfigsRequest,
+    FindCoordinatorRequest,
+    MetadataRequest,
+)
+from storage.log_manager import TOPIC_OVERRIDES_FILE
+from tests.support.cluster import Cluster
+from tests.support.wire_client import WireClient
+
+pytestmark = pytest.mark.integration
+
+TOPIC_CONFIG_SOURCE = 1  # DescribeConfigsResponse ConfigSource.TOPIC_CONFIG
+
+
+def wait_until(condition: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        result = condition()
+        if result:
+            return result
+        assert time.monotonic() < deadline, f"no {what} within {timeout} s"
+        time.sleep(0.05)
+
+
+@pytest.fixture(scope="module")
+def cluster(zookeeper_shared, tmp_path_factory) -> Iterator[Cluster]:
+    c = Cluster(
+        3,
+        zookeeper=zookeeper_shared,
+        zk_chroot="/topic_admin",
+        base_dir=tmp_path_factory.mktemp("topic-admin"),
+        overrides={"offsets.topic.num.partitions": "3", "group.initial.rebalance.delay.ms": "0"},
+    )
+    c.start()
+    try:
+        yield c
+    finally:
+        c.close()
+
+
+@pytest.fixture(scope="module")
+def kazoo(zookeeper_shared) -> Iterator[KazooClient]:
+    zk = KazooClient(hosts=zookeeper_shared.connect("/topic_admin"))
+    zk.start(timeout=30)
+    try:
+        yield zk
+    finally:
+        zk.stop()
+        zk.close()
+
+
+def metadata(cluster: Cluster, i: int, topics: list[str] | None) -> Any:
+    with WireClient("127.0.0.1", cluster.port(i)) as client:
+        request = MetadataRequest(
+            topics=None if topics is None else [MetadataRequest.MetadataRequestTopic(name=t) for t in topics],
+            allow_auto_topic_creation=False,
+        )
+        return client.request(request, 12)
+
+
+def controller_index(cluster: Cluster) -> int:
+    def known() -> int | None:
+        ids = {metadata(cluster, i, []).controller_id for i in range(cluster.n)}
+        return ids.pop() if len(ids) == 1 and -1 not in ids else None
+
+    controller_id = wait_until(lambda: known() is not None and known(), "agreed controller")
+    return next(i for i in range(cluster.n) if cluster.broker_id(i) == controller_id)
+
+
+def led_everywhere(cluster: Cluster, topic: str, partitions: int) -> bool:
+    for i in range(cluster.n):
+        (t,) = metadata(cluster, i, [topic]).topics
+        if t.error_code != 0 or len(t.partitions) != partitions or any(p.leader_id < 0 for p in t.partitions):
+            return False
+    return True
+
+
+def test_controller_requests_answer_not_controller_elsewhere(cluster: Cluster) -> None:
+    ctrl = controller_index(cluster)
+    other = (ctrl + 1) % cluster.n
+    with WireClient("127.0.0.1", cluster.port(other)) as client:
+        created = client.request(
+            CreateTopicsRequest(
+                topics=[
+                    CreateTopicsRequest.CreatableTopic(
+                        name="not-here", num_partitions=1, replication_factor=1
+                    )
+                ],
+                timeout_ms=5000,
+            ),
+            7,
+        )
+        assert [t.error_code for t in created.topics] == [ErrorCode.NOT_CONTROLLER.code]
+        grown = client.request(
+            CreatePartitionsRequest(
+                topics=[CreatePartitionsRequest.CreatePartitionsTopic(name="not-here", count=2)],
+                timeout_ms=5000,
+            ),
+            3,
+        )
+        assert [r.error_code for r in grown.results] == [ErrorCode.NOT_CONTROLLER.code]
+        deleted = client.request(
+            DeleteTopicsRequest(
+                topics=[DeleteTopicsRequest.DeleteTopicState(name="not-here")], timeout_ms=5000
+            ),
+            6,
+        )
+        assert [r.error_code for r in deleted.responses] == [ErrorCode.NOT_CONTROLLER.code]
+    assert (
+        metadata(cluster, ctrl, ["not-here"]).topics[0].error_code
+        == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code
+    )
+
+
+def test_topic_configs_live_in_zookeeper(cluster: Cluster, kazoo: KazooClient) -> None:
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+    futures = admin.create_topics(
+        [NewTopic("configured", 3, 3, config={"segment.bytes": "1048576", "retention.ms": "3600000"})],
+        operation_timeout=30,
+    )
+    futures["configured"].result(60)
+    # The answer waited for the leaders in the controller's metadata; the others follow.
+    (t,) = metadata(cluster, controller_index(cluster), ["configured"]).topics
+    assert t.error_code == 0 and all(p.leader_id >= 0 for p in t.partitions)
+    wait_until(lambda: led_everywhere(cluster, "configured", 3), "leaders on every broker")
+    data, _ = kazoo.get("/config/topics/configured")
+    assert json.loads(data) == {
+        "version": 1,
+        "config": {"segment.bytes": "1048576", "retention.ms": "3600000"},
+    }
+    for i in range(cluster.n):
+        with WireClient("127.0.0.1", cluster.port(i)) as client:
+            described = client.request(
+                DescribeConfigsRequest(
+                    resources=[
+                        DescribeConfigsRequest.DescribeConfigsResource(
+                            resource_type=2, resource_name="configured", configuration_keys=["segment.bytes"]
+                        )
+                    ]
+                ),
+                4,
+            )
+        (result,) = described.results
+        assert result.error_code == 0
+        (entry,) = result.configs
+        assert (entry.value, entry.config_source) == ("1048576", TOPIC_CONFIG_SOURCE)
+        assert not (cluster.log_dir(i) / TOPIC_OVERRIDES_FILE).exists()
+        # The logs were made with the topic's config (LeaderAndIsr reads /config/topics).
+        log = cluster.broker(i).log_manager.get_log("configured", 0)
+        assert log is not None and log.config.segment_bytes == 1048576
+
+    # A restarted broker loads its logs with the configs from ZooKeeper.
+    cluster.restart(2)
+    wait_until(lambda: led_everywhere(cluster, "configured", 3), "leaders after the restart")
+    log = cluster.broker(2).log_manager.get_log("configured", 1)
+    assert log is not None and log.config.retention_ms == 3_600_000
+    assert not (cluster.log_dir(2) / TOPIC_OVERRIDES_FILE).exists()
+
+
+def test_partitions_grow_and_topics_go_on_every_broker(cluster: Cluster, kazoo: KazooClient) -> None:
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+    admin.create_topics([NewTopic("growing", 2, 2)], operation_timeout=30)["growing"].result(60)
+    admin.create_partitions([NewPartitions("growing", 5)], operation_timeout=30)["growing"].result(60)
+    wait_until(lambda: led_everywhere(cluster, "growing", 5), "the new partitions on every broker")
+    assignment = json.loads(kazoo.get("/brokers/topics/growing")[0])["partitions"]
+    assert sorted(assignment) == ["0", "1", "2", "3", "4"]
+    assert all(len(replicas) == 2 for replicas in assignment.values())
+    hosting = {
+        i for i in range(cluster.n) for p in range(5) if cluster.broker(i).log_manager.get_log("growing", p)
+    }
+    assert len(hosting) >= 2
+
+    admin.delete_topics(["growing"], operation_timeout=30)["growing"].result(60)
+    (t,) = metadata(cluster, controller_index(cluster), ["growing"]).topics
+    assert t.error_code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code
+    wait_until(
+        lambda: all(
+            metadata(cluster, i, ["growing"]).topics[0].error_code
+            == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code
+            for i in range(cluster.n)
+        ),
+        "the topic gone from every broker",
+    )
+    wait_until(
+        lambda: (
+            not any(
+                cluster.broker(i).log_manager.get_log("growing", p)
+                for i in range(cluster.n)
+                for p in range(5)
+            )
+        ),
+        "replicas removed by StopReplica",
+    )
+    wait_until(lambda: not kazoo.exists("/brokers/topics/growing"), "the deletion completed in ZooKeeper")
+    assert not kazoo.exists("/admin/delete_topics/growing")
+
+
+def test_the_offsets_topic_is_one_replicated_topic(cluster: Cluster, kazoo: KazooClient) -> None:
+    def coordinator_found() -> bool:
+        with WireClient("127.0.0.1", cluster.port(0)) as client:
+            found = client.request(FindCoordinatorRequest(key="a-group", key_type=0), 3)
+        return found.error_code == 0
+
+    wait_until(coordinator_found, "a group coordinator")
+    ids = set()
+    for i in range(cluster.n):
+        (t,) = metadata(cluster, i, ["__consumer_offsets"]).topics
+        assert t.error_code == 0 and t.is_internal
+        assert all(len(p.replica_nodes) == 3 for p in t.partitions)
+        ids.add(t.topic_id)
+    assert len(ids) == 1
+    stored = json.loads(kazoo.get("/brokers/topics/__consumer_offsets")[0])
+    assert len(stored["partitions"]) == 3
+    config = json.loads(kazoo.get("/config/topics/__consumer_offsets")[0])["config"]
+    assert config["cleanup.policy"] == "compact"
+
+
+def test_auto_creation_works_from_any_broker(cluster: Cluster, kazoo: KazooClient) -> None:
+    ctrl = controller_index(cluster)
+    other = (ctrl + 2) % cluster.n
+
+    def created() -> bool:
+        with WireClient("127.0.0.1", cluster.port(other)) as client:
+            response = client.request(
+                MetadataRequest(
+                    topics=[MetadataRequest.MetadataRequestTopic(name="auto-made")],
+                    allow_auto_topic_creation=True,
+                ),
+                12,
+            )
+        (t,) = response.topics
+        assert t.error_code in (0, ErrorCode.LEADER_NOT_AVAILABLE.code), t.error_code
+        return t.error_code == 0 and all(p.leader_id >= 0 for p in t.partitions)
+
+    wait_until(created, "the auto-created topic")
+    assert kazoo.exists("/brokers/topics/auto-made")
