@@ -14,6 +14,7 @@ Both tests share one cluster and leave it with its three brokers up.
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 import pytest
@@ -40,7 +41,9 @@ from tests.cluster.zk_cluster_load import (
     ConfluentReader,
     java_acked,
     java_acked_offsets,
+    java_positions,
     java_producer,
+    java_reader,
 )
 from tests.support.java_client import require_java
 
@@ -80,8 +83,10 @@ def states(cluster, topic: str, partitions: int) -> dict[int, dict]:
 
 def moved_away(cluster, topic: str, victim: int, before: dict[int, dict], live: list[int]):
     """Every live broker agrees that each partition ``victim`` led has a new leader from its
-    ISR with a higher leader epoch (Metadata and the state znode), and that no partition is
-    left without a leader; the agreed view, or None."""
+    ISR with a higher leader epoch (Metadata and the state znode), that the others kept their
+    leader, and that ``victim`` is out of every ISR (Kafka's OfflineReplica transition: the
+    controller removes a dead broker from the ISRs, ``removeReplicasFromIsr``); the agreed
+    view, or None."""
     view = agreed_metadata(cluster, [topic], live)
     if view is None:
         return None
@@ -92,12 +97,16 @@ def moved_away(cluster, topic: str, victim: int, before: dict[int, dict], live: 
         v = view.topic(topic).get(p)
         if v is None or v.leader not in live:
             return None
-        if (now[p]["leader"], now[p]["leader_epoch"]) != (v.leader, v.leader_epoch):
+        if (now[p]["leader"], now[p]["leader_epoch"], now[p]["isr"]) != (
+            v.leader,
+            v.leader_epoch,
+            list(v.isr),
+        ):
+            return None
+        if victim in v.isr:
             return None
         if old["leader"] == victim:
             if v.leader not in old["isr"] or v.leader_epoch <= old["leader_epoch"]:
-                return None
-            if victim in now[p]["isr"]:
                 return None
         elif v.leader != old["leader"]:
             return None  # only the dead broker's partitions move
@@ -116,80 +125,103 @@ def test_kill_9_of_a_leader_moves_leadership_clients_carry_on_and_it_returns(clu
     preferred = {p: s["leader"] for p, s in before.items()}  # a new topic is led by its first replicas
     live = [i for i in range(cluster.n) if i != victim]
 
-    reader = ConfluentReader(cluster.bootstrap, topic, PARTITIONS)
-    java = java_producer(cluster.bootstrap, topic)
-    load = ConfluentLoad(cluster.bootstrap, topic)
-    try:
-        wait_until(lambda: java_acked(java) >= 40 and load.acked_count() >= 40, "both producers acking", 60)
+    with contextlib.ExitStack() as cleanup:  # the clients go even if the test fails
+        reader = ConfluentReader(cluster.bootstrap, topic, PARTITIONS)
+        cleanup.callback(reader.stop)
+        java_consumer = cleanup.enter_context(java_reader(cluster.bootstrap, topic))
+        java = cleanup.enter_context(java_producer(cluster.bootstrap, topic))
+        load = ConfluentLoad(cluster.bootstrap, topic)
+        cleanup.callback(load.stop)
+        try:
+            wait_until(
+                lambda: java_acked(java) >= 40 and load.acked_count() >= 40, "both producers acking", 60
+            )
 
-        cluster.kill(victim)  # SIGKILL: its session ends only at the session timeout
-        killed_at = time.monotonic()
-        view = wait_until(
-            lambda: moved_away(cluster, topic, victim, before, live),
-            f"new leaders for broker {victim}'s partitions",
-            FAILOVER_DEADLINE_S,
-            step=0.25,
-        )
-        assert time.monotonic() - killed_at < FAILOVER_DEADLINE_S
-        assert set(view.brokers) == set(live)
+            cluster.kill(victim)  # SIGKILL: its session ends only at the session timeout
+            killed_at = time.monotonic()
+            view = wait_until(
+                lambda: moved_away(cluster, topic, victim, before, live),
+                f"new leaders for broker {victim}'s partitions, broker {victim} out of every ISR",
+                FAILOVER_DEADLINE_S,
+                step=0.25,
+                detail=lambda: (before, topic_summary(cluster, topic)),
+            )
+            assert time.monotonic() - killed_at < FAILOVER_DEADLINE_S
+            assert set(view.brokers) == set(live)
 
-        # Both producers carry on past the failover.
-        java_then, confluent_then = java_acked(java), load.acked_count()
-        wait_until(
-            lambda: java_acked(java) >= java_then + 60 and load.acked_count() >= confluent_then + 60,
-            "both producers acking after the failover",
-            60,
-        )
+            # Both producers carry on past the failover.
+            java_then, confluent_then = java_acked(java), load.acked_count()
+            wait_until(
+                lambda: java_acked(java) >= java_then + 60 and load.acked_count() >= confluent_then + 60,
+                "both producers acking after the failover",
+                60,
+            )
 
-        # The killed broker restarts and rejoins: every broker lists it, it holds replicas.
-        cluster.start_broker(victim)
-        rejoined = wait_until(
-            lambda: (v := agreed_metadata(cluster, [topic])) is not None and victim in v.brokers and v,
-            f"broker {victim} listed by every broker again",
-            60,
-        )
-        assert all(victim in v.replicas for v in rejoined.topic(topic).values())
+            # The killed broker restarts and rejoins: every broker lists it, it holds replicas.
+            cluster.start_broker(victim)
+            rejoined = wait_until(
+                lambda: (v := agreed_metadata(cluster, [topic])) is not None and victim in v.brokers and v,
+                f"broker {victim} listed by every broker again",
+                60,
+            )
+            assert all(victim in v.replicas for v in rejoined.topic(topic).values())
 
-        # It catches up into the ISR and the auto rebalance gives its preferred leadership
-        # back (needs replication: the ISR grows through the follower's fetches).
-        def preferred_leaders_back():
-            view = agreed_metadata(cluster, [topic])
-            if view is None or view.leaders(topic) != preferred:
-                return None
-            return all(victim in v.isr for v in view.topic(topic).values()) and view
+            # It catches up into the ISR and the auto rebalance gives its preferred leadership
+            # back (needs replication: the ISR grows through the follower's fetches).
+            def preferred_leaders_back():
+                view = agreed_metadata(cluster, [topic])
+                if view is None or view.leaders(topic) != preferred:
+                    return None
+                return all(victim in v.isr for v in view.topic(topic).values()) and view
 
-        back = wait_until(
-            preferred_leaders_back,
-            f"preferred leaders {preferred} back, with the restarted broker in every ISR",
-            90,
-            detail=lambda: topic_summary(cluster, topic),
-        )
-        after = states(cluster, topic, PARTITIONS)
-        for p, s in after.items():
-            assert s["leader"] == preferred[p]
-            assert back.topic(topic)[p].leader_epoch == s["leader_epoch"]
-            if preferred[p] == victim:
-                assert s["leader_epoch"] > before[p]["leader_epoch"] + 1  # moved away, then back
+            back = wait_until(
+                preferred_leaders_back,
+                f"preferred leaders {preferred} back, with the restarted broker in every ISR",
+                90,
+                detail=lambda: topic_summary(cluster, topic),
+            )
+            after = states(cluster, topic, PARTITIONS)
+            for p, s in after.items():
+                assert s["leader"] == preferred[p]
+                assert back.topic(topic)[p].leader_epoch == s["leader_epoch"]
+                if preferred[p] == victim:
+                    assert s["leader_epoch"] > before[p]["leader_epoch"] + 1  # moved away, then back
 
-        wait_until(
-            lambda: load.acked_count() >= confluent_then + 120, "the producer acking after the return", 60
-        )
-    finally:
-        java.stop()
-        load.stop()
-    summary = java.wait(150).last
-    assert summary["ok"], {k: summary[k] for k in ("sent", "acked", "failed", "error_counts", "errors")}
-    assert load.errors == [] and load.unflushed == 0, load.errors[:5]
+            wait_until(
+                lambda: load.acked_count() >= confluent_then + 120, "the producer acking after the return", 60
+            )
+        finally:
+            java.stop()
+            load.stop()
+        summary = java.wait(150).last
+        assert summary["ok"], {k: summary[k] for k in ("sent", "acked", "failed", "error_counts", "errors")}
+        assert load.errors == [] and load.unflushed == 0, load.errors[:5]
 
-    # The consumer read every acked record of both producers, at the offset it was acked at.
-    confluent_acked = {(p, o): v for p, o, v in load.acked}
-    acked = set(confluent_acked) | java_acked_offsets(summary)
-    try:
-        wait_until(lambda: acked <= reader.positions(), "every acked record consumed", 60)
-    finally:
-        reader.stop()
-    values = reader.values()
-    assert {k: values[k] for k in confluent_acked} == confluent_acked
+        # Both consumers (confluent-kafka and Java) read every acked record of both producers,
+        # at the offset it was acked at.
+        confluent_acked = {(p, o): v for p, o, v in load.acked}
+        acked = set(confluent_acked) | java_acked_offsets(summary)
+        try:
+            for name, positions in (
+                ("confluent-kafka", reader.positions),
+                ("Java", lambda: java_positions(java_consumer)),
+            ):
+                wait_until(
+                    lambda positions=positions: acked <= positions(),
+                    f"every acked record consumed by the {name} consumer",
+                    60,
+                    detail=lambda positions=positions: (
+                        len(acked),
+                        len(positions()),
+                        sorted(acked - positions())[:10],
+                    ),
+                )
+        finally:
+            reader.stop()
+            java_consumer.stop()
+        java_consumer.wait(60)
+        values = reader.values()
+        assert {k: values[k] for k in confluent_acked} == confluent_acked
 
 
 def test_kill_9_of_the_controller_moves_the_controller_and_leadership_still_changes(cluster):
@@ -229,9 +261,10 @@ def test_kill_9_of_the_controller_moves_the_controller_and_leadership_still_chan
     # The new controller moved the dead controller's partitions too.
     wait_until(
         lambda: moved_away(cluster, topic, old, before, live),
-        f"new leaders for the old controller {old}'s partitions",
+        f"new leaders for the old controller {old}'s partitions, broker {old} out of every ISR",
         FAILOVER_DEADLINE_S,
         0.25,
+        detail=lambda: (before, topic_summary(cluster, topic)),
     )
     with zk_session(cluster) as zk:
         for p, s in before.items():

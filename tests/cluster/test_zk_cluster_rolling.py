@@ -77,13 +77,14 @@ def restart_with_controlled_shutdown(cluster, topic: str, i: int, java) -> None:
         lambda: (
             (v := agreed_metadata(cluster, [topic], live)) is not None
             and i not in v.brokers
-            and all(x.leader in live for x in v.topic(topic).values())
+            and all(x.leader in live and i not in x.isr for x in v.topic(topic).values())
             and v
         ),
-        f"every partition led by a live broker with broker {i} stopped",
+        f"every partition led by a live broker, broker {i} out of every ISR",
         30,
+        detail=lambda: topic_summary(cluster, topic),
     )
-    assert all(i not in x.isr for x in view.topic(topic).values())
+    assert len(view.topic(topic)) == PARTITIONS
     with zk_session(cluster) as zk:
         assert all(partition_state(zk, topic, p)["leader"] != i for p in led)
 

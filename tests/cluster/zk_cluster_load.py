@@ -13,7 +13,7 @@ from typing import Any
 
 from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
 
-from tests.support.java_client import JavaClient, JavaProcess, produce_args
+from tests.support.java_client import JavaClient, JavaProcess, consume_args, produce_args
 
 
 class ConfluentLoad:
@@ -142,3 +142,15 @@ def java_acked_offsets(summary: dict[str, Any]) -> set[tuple[int, int]]:
         for first, last in acks["ranges"]:
             out.update((int(partition), o) for o in range(first, last + 1))
     return out
+
+
+def java_reader(bootstrap: str, topic: str) -> JavaProcess:
+    """The Java driver reading every partition of ``topic`` from the beginning (no group)
+    until ``.stop()``; its record lines carry partition ``p``, offset ``o`` and value ``v``."""
+    args = consume_args(topic=topic, assign="all", timeout_ms=600_000, commit="none", stdin_control=True)
+    return JavaClient(bootstrap).start("consume", *args)
+
+
+def java_positions(proc: JavaProcess) -> set[tuple[int, int]]:
+    """(partition, offset) of every record the Java consumer printed so far."""
+    return {(line["p"], line["o"]) for line in list(proc.lines) if "o" in line and "p" in line}
