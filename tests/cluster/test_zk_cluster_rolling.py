@@ -67,7 +67,10 @@ def restart_with_controlled_shutdown(cluster, topic: str, i: int, java) -> None:
     assert process.stop(60) == 0, f"broker {i} exit status"  # SIGTERM
     # It asked the controller to move its leaderships (and succeeded) before stopping.
     wait_until(
-        lambda: any("starting controlled shutdown" in line for line in process.lines),
+        lambda: any(
+            "controlled shutdown request to controller" in line and "succeeded" in line
+            for line in process.lines
+        ),
         f"broker {i}'s controlled shutdown in its log",
         10,
     )
