@@ -6,12 +6,16 @@ idempotent acks=all Java producer with default retries sees no error at all. Lik
 doing a rolling restart (Kafka's docs: wait for no under-replicated partitions), the test
 restarts the broker and waits until it is back in every ISR before stopping the next one.
 A consumer must then read every acked record.
+
+Then ElectLeaders (kafka-python's ``elect_leaders``, sent to the controller by the client)
+gives a restarted broker its preferred leaderships back.
 """
 
 from __future__ import annotations
 
 import pytest
 from confluent_kafka.admin import AdminClient, NewTopic
+from kafka.admin import KafkaAdminClient
 
 from tests.cluster.zk_cluster_checks import (
     agreed_metadata,
@@ -38,7 +42,8 @@ def cluster(zookeeper_shared, tmp_path_factory):
         zookeeper_shared,
         "/zk_cluster_rolling",
         tmp_path_factory.mktemp("cluster"),
-        **{"controlled.shutdown.retry.backoff.ms": "500"},
+        # No auto rebalance: preferred leadership comes back only through ElectLeaders here.
+        **{"controlled.shutdown.retry.backoff.ms": "500", "auto.leader.rebalance.enable": "false"},
     )
     try:
         yield c
@@ -137,3 +142,57 @@ def test_rolling_restart_with_controlled_shutdown_loses_no_produce(cluster):
         )
     finally:
         reader.stop()
+
+
+def test_elect_leaders_gives_a_restarted_broker_its_preferred_leaderships_back(cluster):
+    topic = "elect"
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+    assert (
+        admin.create_topics([NewTopic(topic, PARTITIONS, 3)], operation_timeout=20)[topic].result(60) is None
+    )
+    wait_topic_everywhere(cluster, topic, PARTITIONS)
+    controller = controller_id(cluster)
+    with zk_session(cluster) as zk:
+        preferred = {p: partition_state(zk, topic, p)["leader"] for p in range(PARTITIONS)}
+    victim = next(i for i in range(cluster.n) if i != controller and i in preferred.values())
+    live = [i for i in range(cluster.n) if i != victim]
+
+    cluster.stop(victim)
+    moved = wait_until(
+        lambda: (
+            (v := agreed_metadata(cluster, [topic], live)) is not None
+            and all(x.leader in live and victim not in x.isr for x in v.topic(topic).values())
+            and v
+        ),
+        f"broker {victim}'s leaderships moved",
+        30,
+        detail=lambda: topic_summary(cluster, topic),
+    )
+    cluster.start_broker(victim)
+    wait_until(
+        lambda: fully_replicated(cluster, topic),
+        f"broker {victim} back in every ISR",
+        90,
+        detail=lambda: topic_summary(cluster, topic),
+    )
+    # No auto rebalance: the restarted broker leads nothing yet.
+    assert victim not in agreed_metadata(cluster, [topic]).leaders(topic).values()
+
+    other = next(i for i in range(cluster.n) if i != controller_id(cluster))
+    client = KafkaAdminClient(bootstrap_servers=cluster.address(other), request_timeout_ms=30_000)
+    try:
+        client.elect_leaders(0, {topic: list(range(PARTITIONS))}, timeout_ms=30_000)
+    finally:
+        client.close()
+    view = wait_until(
+        lambda: (v := agreed_metadata(cluster, [topic])) is not None and v.leaders(topic) == preferred and v,
+        f"the preferred leaders {preferred} on every broker",
+        30,
+        detail=lambda: topic_summary(cluster, topic),
+    )
+    with zk_session(cluster) as zk:
+        for p, leader in preferred.items():
+            state = partition_state(zk, topic, p)
+            assert (state["leader"], state["leader_epoch"]) == (leader, view.topic(topic)[p].leader_epoch)
+            if leader == victim:
+                assert state["leader_epoch"] > moved.topic(topic)[p].leader_epoch
