@@ -30,6 +30,7 @@ from tests.cluster.zk_cluster_checks import (
     controller_id,
     partition_state,
     read_json,
+    restore_brokers,
     start_cluster,
     topic_summary,
     wait_topic_everywhere,
@@ -67,6 +68,11 @@ def cluster(zookeeper_shared, tmp_path_factory):
         yield c
     finally:
         c.close()
+
+
+@pytest.fixture(autouse=True)
+def all_brokers_up(cluster):
+    restore_brokers(cluster)
 
 
 def create_topic(cluster, topic: str, partitions: int = PARTITIONS):

@@ -13,6 +13,8 @@ gives a restarted broker its preferred leaderships back.
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from confluent_kafka.admin import AdminClient, NewTopic
 from kafka.admin import KafkaAdminClient
@@ -22,6 +24,7 @@ from tests.cluster.zk_cluster_checks import (
     controller_id,
     live_brokers,
     partition_state,
+    restore_brokers,
     start_cluster,
     topic_summary,
     wait_topic_everywhere,
@@ -49,6 +52,11 @@ def cluster(zookeeper_shared, tmp_path_factory):
         yield c
     finally:
         c.close()
+
+
+@pytest.fixture(autouse=True)
+def all_brokers_up(cluster):
+    restore_brokers(cluster)
 
 
 def fully_replicated(cluster, topic: str):
@@ -117,31 +125,30 @@ def test_rolling_restart_with_controlled_shutdown_loses_no_produce(cluster):
     )
     wait_topic_everywhere(cluster, topic, PARTITIONS)
 
-    reader = ConfluentReader(cluster.bootstrap, topic, PARTITIONS)
-    java = java_producer(cluster.bootstrap, topic)
-    try:
-        wait_until(lambda: java_acked(java) >= 40, "the Java producer acking", 60)
-        for i in range(cluster.n):
-            restart_with_controlled_shutdown(cluster, topic, i, java)
-        assert controller_id(cluster) in range(cluster.n)
-    finally:
-        java.stop()
-    summary = java.wait(150).last
-    assert summary["failed"] == 0 and summary["ok"], {
-        k: summary[k] for k in ("sent", "acked", "failed", "error_counts", "errors")
-    }
-    assert summary["acked"] == summary["sent"]
+    with contextlib.ExitStack() as cleanup:  # the clients go even if the test fails
+        reader = ConfluentReader(cluster.bootstrap, topic, PARTITIONS)
+        cleanup.callback(reader.stop)
+        java = cleanup.enter_context(java_producer(cluster.bootstrap, topic))
+        try:
+            wait_until(lambda: java_acked(java) >= 40, "the Java producer acking", 60)
+            for i in range(cluster.n):
+                restart_with_controlled_shutdown(cluster, topic, i, java)
+            assert controller_id(cluster) in range(cluster.n)
+        finally:
+            java.stop()
+        summary = java.wait(150).last
+        assert summary["failed"] == 0 and summary["ok"], {
+            k: summary[k] for k in ("sent", "acked", "failed", "error_counts", "errors")
+        }
+        assert summary["acked"] == summary["sent"]
 
-    acked = java_acked_offsets(summary)
-    try:
+        acked = java_acked_offsets(summary)
         wait_until(
             lambda: acked <= reader.positions(),
             "every acked record consumed",
             60,
             detail=lambda: (len(acked), len(reader.positions()), sorted(acked - reader.positions())[:10]),
         )
-    finally:
-        reader.stop()
 
 
 def test_elect_leaders_gives_a_restarted_broker_its_preferred_leaderships_back(cluster):

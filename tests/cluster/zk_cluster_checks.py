@@ -270,3 +270,18 @@ def topic_summary(cluster: Cluster, topic: str) -> dict[int, Any]:
             else {p: (v.leader, v.leader_epoch, v.isr) for p, v in view.topic(topic).items()}
         )
     return out
+
+
+def restore_brokers(cluster: Cluster) -> None:
+    """Start every broker a failed test left down, and wait until all agree on the cluster
+    again: the tests of a module share it."""
+    for i in range(cluster.n):
+        if not cluster.alive(i):
+            cluster.start_broker(i)
+    wait_until(
+        lambda: (
+            (v := agreed_metadata(cluster)) is not None and v.controller >= 0 and len(v.brokers) == cluster.n
+        ),
+        "every broker up and agreeing on the cluster",
+        60,
+    )
