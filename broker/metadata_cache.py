@@ -36,6 +36,8 @@ class MetadataCache:
         self.broker_id = broker_id
         self.cluster_id = cluster_id
         self.controller_id = controller_id
+        # False in ZooKeeper mode until the controller's first UpdateMetadata.
+        self.has_cluster_view = controller_id != NO_CONTROLLER
         self._brokers: dict[int, LiveBroker] = {}
         self._topics: dict[str, TopicMetadata] = {}
         self._topics_by_id: dict[uuid.UUID, TopicMetadata] = {}
@@ -92,6 +94,7 @@ class MetadataCache:
         """
         self._brokers = {b.broker_id: b for b in brokers}
         self.controller_id = controller_id if controller_id >= 0 else NO_CONTROLLER
+        self.has_cluster_view = True
         touched: set[str] = set()
         for state in states:
             touched.add(state.topic)

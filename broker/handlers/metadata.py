@@ -37,6 +37,10 @@ slices of 500 per loop turn. Auto-creations of one request stop at
 ``max.partitions.per.request`` partitions: the rest answer LEADER_NOT_AVAILABLE and are
 created when the client asks again; past ``max.partitions``: POLICY_VIOLATION.
 
+ZooKeeper mode: a broker that has not yet received the controller's first UpdateMetadata
+(just started) holds Metadata requests up to 5 s for it, instead of answering with no
+controller: librdkafka asks again for a controller only at its metadata refresh interval.
+
 Differs from Kafka: Kafka's AutoTopicCreationManager creates a
 missing ``__consumer_offsets`` asked for in Metadata (with the broker's configuration);
 here only the group coordinator creates it.
@@ -61,6 +65,7 @@ SLICE_TOPICS = 500
 
 Topic = MetadataResponse.MetadataResponseTopic
 Partition = MetadataResponse.MetadataResponsePartition
+FIRST_CLUSTER_VIEW_WAIT_S = 5.0  # how long a new broker's Metadata waits for the cluster view
 
 
 def _partitions(cache: MetadataCache, topic: str, listener: str, version: int) -> list[Partition]:
@@ -172,6 +177,11 @@ async def handle_metadata(ctx: RequestContext, request: MetadataRequest) -> Meta
     version = ctx.api_version
     if _ids_unsupported(version, request):
         return _invalid_request(request)
+    if not cache.has_cluster_view:
+        # A broker just started in ZooKeeper mode: wait (a little) for the controller's first
+        # UpdateMetadata, so a client's first answer names the controller and the brokers
+        # (librdkafka does not ask again for a controller before its refresh interval).
+        await cache.wait_until(lambda: cache.has_cluster_view, FIRST_CLUSTER_VIEW_WAIT_S)
     include_ops = version >= 8 and request.include_topic_authorized_operations
 
     all_topics = request.topics is None or (version == 0 and not request.topics)

@@ -87,7 +87,9 @@ def controller_index(cluster: Cluster) -> int:
         ids = {metadata(cluster, i, []).controller_id for i in range(cluster.n)}
         return ids.pop() if len(ids) == 1 and -1 not in ids else None
 
-    controller_id = wait_until(lambda: known() is not None and known(), "agreed controller")
+    (controller_id,) = wait_until(
+        lambda: (found,) if (found := known()) is not None else None, "agreed controller"
+    )
     return next(i for i in range(cluster.n) if cluster.broker_id(i) == controller_id)
 
 
