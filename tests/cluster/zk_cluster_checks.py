@@ -63,9 +63,7 @@ def wait_until(
 
 def start_cluster(zookeeper: ZooKeeperServer, chroot: str, base_dir: Path, **overrides: str) -> Cluster:
     """Three broker processes (ids 0-2) on ``zookeeper`` under ``chroot``, returned once every
-    broker names all three and the same controller. (A broker answers Metadata before the
-    controller's first UpdateMetadata reaches it, with controller id -1 as Kafka does, and
-    confluent-kafka's admin client then waits for a controller until it times out.)"""
+    broker names all three and the same controller (the tests compare brokers' views at once)."""
     cluster = Cluster(
         3,
         zookeeper=zookeeper,
