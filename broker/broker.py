@@ -57,7 +57,7 @@ from coordinator.zk_admin import AdminZkClient
 from coordinator.zk_controller import KafkaController
 from coordinator.zookeeper import BrokerRegistration, ZooKeeperClient
 from storage.config_def import ConfigError
-from storage.log_manager import LogManager, LogManagerIntervals, ProducerStateOptions
+from storage.log_manager import CleanerConfig, LogManager, LogManagerIntervals, ProducerStateOptions
 from storage.partition_metadata import random_kafka_uuid, uuid_to_kafka_str
 
 log = logging.getLogger(__name__)
@@ -176,6 +176,7 @@ class Broker:
                 high_watermark_checkpoint_ms=cfg["replica.high.watermark.checkpoint.interval.ms"],
                 producer_expiration_check_ms=cfg["producer.id.expiration.check.interval.ms"],
             ),
+            cleaner=CleanerConfig.from_broker_values(cfg.values),
             time_ms=self.clock.time_ms,
             topic_configs=self.zookeeper.read_topic_configs if self.zookeeper is not None else None,
         )

@@ -29,6 +29,7 @@ from storage.config_def import (
     between,
     one_of,
 )
+from storage.log_cleaner_manager import CLEANER_BROKER_KEYS
 from storage.log_config import broker_default_keys, resolve_topic_defaults
 
 log = logging.getLogger(__name__)
@@ -373,6 +374,9 @@ BROKER_KEYS: dict[str, ConfigKey] = {
 # Log-related broker keys that supply per-topic defaults (log.segment.bytes, ...).
 for _name, _key in broker_default_keys().items():
     BROKER_KEYS.setdefault(_name, _key)
+# The log cleaner's own keys (log.cleaner.enable, .threads, .dedupe.buffer.size, ...).
+for _name, _key in CLEANER_BROKER_KEYS.items():
+    BROKER_KEYS.setdefault(_name, _key)
 
 # Kafka keys Moldau accepts without acting on them (threads, quotas, SSL, KRaft, ...).
 ACCEPTED_NO_EFFECT = {
@@ -391,8 +395,6 @@ ACCEPTED_NO_EFFECT = {
     "transaction.state.log.replication.factor",
     "transaction.state.log.min.isr",
     "transaction.state.log.num.partitions",
-    "log.cleaner.enable",
-    "log.cleaner.threads",
     "log.message.format.version",
     "inter.broker.protocol.version",
     "metric.reporters",
