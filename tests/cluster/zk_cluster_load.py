@@ -3,7 +3,8 @@
 ``ConfluentLoad`` produces (idempotent, acks=all) from a thread and records every delivery
 report; ``ConfluentReader`` reads assigned partitions from the beginning in a thread;
 ``java_producer`` starts the Java driver's ``produce --stdin-control`` (progress lines while it
-runs, a summary with every acked offset and every error at the end).
+runs, a summary with every acked offset and every error at the end) and ``java_reader`` its
+``consume --assign all --stdin-control`` (a line per record).
 """
 
 from __future__ import annotations
