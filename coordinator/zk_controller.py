@@ -418,6 +418,17 @@ class KafkaController(ControllerRequests):
                 batch.add_leader_and_isr(live_replicas(self.ctx.replicas(tp), live), tp, state)
         self._send(batch)
         await self._init_topic_deletion(deleting)
+        # ReplicaStateMachine.startup: replicas on brokers that are gone become OfflineReplica
+        # (out of every ISR), also those of partitions they only followed.
+        await self._replicas_offline(
+            [
+                (tp, b)
+                for tp in list(self.ctx.states)
+                if tp[0] not in self.ctx.topics_to_delete
+                for b in self.ctx.replicas(tp)
+                if b not in live
+            ]
+        )
         await self._trigger_online_partition_state_change()
         await self._resume_deletions()
         await self._process_preferred_election_znode()

@@ -683,7 +683,9 @@ def test_new_controller_resends_state_and_elects_offline(connect):
         await until(lambda: b2.controller.active, what="failover")
         assert b2.controller.epoch == 2
         s = await wait_state(zk, "f", 0, lambda s: s.leader == 2)
-        assert (s.isr, s.leader_epoch, s.controller_epoch) == ((2, 3), 1, 2)
+        # As Kafka's failover: the dead leader's replica goes offline first (leader -1, epoch
+        # 1, ReplicaStateMachine.startup), then the online election (epoch 2).
+        assert (s.isr, s.leader_epoch, s.controller_epoch) == ((2, 3), 2, 2)
         await until(lambda: any(ps.leader == 2 for ps in b2.channel.leader_and_isr_states(3)))
         for _, r in b2.channel.of_type(LeaderAndIsrRequest):
             assert r.controller_epoch == 2 and r.controller_id == 2
