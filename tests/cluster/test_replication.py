@@ -179,6 +179,13 @@ def cluster(tmp_path: Path, zookeeper_shared: Any, request: Any):
         yield c
 
 
+def follower_not_controller(cluster: Cluster, leader: int) -> int:
+    """A follower whose link to the leader can be cut while the leader still reaches the
+    controller (its ISR change, AlterPartition, must get through: as in Kafka)."""
+    controller = cluster.broker(leader).metadata_cache.controller_id
+    return next(i for i in range(3) if i != leader and cluster.broker_id(i) != controller)
+
+
 def test_acks_all_records_reach_every_replica_at_the_same_offsets(cluster: Cluster) -> None:
     create_topic(cluster, "rf3", config={"min.insync.replicas": "2"})
     values = [f"value-{i}".encode() * (1 + i % 7) for i in range(500)]
@@ -247,7 +254,7 @@ def test_acknowledged_records_survive_the_leaders_crash(cluster: Cluster) -> Non
 def test_a_cut_off_follower_leaves_the_isr_and_returns_after_healing(cluster: Cluster) -> None:
     create_topic(cluster, "isr", config={"min.insync.replicas": "2"})
     leader = leader_of(cluster, "isr")
-    follower = next(i for i in range(3) if i != leader)
+    follower = follower_not_controller(cluster, leader)
     produce(cluster, "isr", [b"a"] * 10)
     wait_until(lambda: partition_view(cluster, leader, "isr")[2] == (0, 1, 2), "the full ISR")
     cluster.cut_link(leader, follower)
@@ -333,7 +340,7 @@ def test_acks_all_below_min_insync_replicas_is_refused(cluster: Cluster) -> None
 
     create_topic(cluster, "minisr", config={"min.insync.replicas": "3"})
     leader = leader_of(cluster, "minisr")
-    follower = next(i for i in range(3) if i != leader)
+    follower = follower_not_controller(cluster, leader)
     assert len(produce(cluster, "minisr", [b"a"] * 5)) == 5
     cluster.cut_link(leader, follower)
     produce(cluster, "minisr", [b"b"], acks="1", **{"enable.idempotence": False})
