@@ -635,6 +635,18 @@ class LogManager:
             if topic == name:
                 plog.config = config
 
+    def set_topic_defaults(self, defaults: Mapping[str, Any]) -> None:
+        """Kafka's ``LogManager.reconfigureDefaultLogConfig`` (a dynamic broker config changed):
+        new topic defaults, and a new config for every log (those without an override of a
+        changed key take the new default)."""
+        self.topic_defaults = dict(defaults)
+        configs: dict[str, LogConfig] = {}
+        for (topic, _), plog in self._logs.items():
+            config = configs.get(topic)
+            if config is None:
+                config = configs[topic] = self._config_for(topic)
+            plog.config = config
+
     # ------------------------------------------------------------------ overrides file
 
     @property
