@@ -44,6 +44,11 @@ SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3  # AlterConfigOp.OpType ids
 TOPIC_KEYS: dict[str, ConfigKey] = {name: t.key for name, t in TOPIC_CONFIGS.items()}
 
 
+def bounded_message(message: str | None, limit: int = 2048) -> str | None:
+    """An error message quoting client-given names, cut to fit a Kafka string."""
+    return message if message is None or len(message) <= limit else message[:limit] + "..."
+
+
 def duplicated_resources(resources: Sequence[tuple[int, str]]) -> set[tuple[int, str]]:
     return {r for r, n in Counter(resources).items() if n > 1}
 

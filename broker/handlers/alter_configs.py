@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from broker.config_admin import alter_resource, check_config_names, duplicated_resources
+from broker.config_admin import alter_resource, bounded_message, check_config_names, duplicated_resources
 from broker.handlers import RequestContext, handler
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import AlterConfigsRequest, AlterConfigsResponse, ApiKey
@@ -61,5 +61,5 @@ async def handle_alter_configs(ctx: RequestContext, request: AlterConfigsRequest
             )
         except KafkaError as exc:
             result.error_code = exc.code
-            result.error_message = exc.message
+            result.error_message = bounded_message(exc.message)
     return AlterConfigsResponse(throttle_time_ms=0, responses=results)

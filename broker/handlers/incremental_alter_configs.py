@@ -23,6 +23,7 @@ from collections.abc import Mapping
 
 from broker.config_admin import (
     alter_resource,
+    bounded_message,
     check_config_names,
     duplicated_resources,
     prepare_incremental_configs,
@@ -69,5 +70,5 @@ async def handle_incremental_alter_configs(
             )
         except KafkaError as exc:
             result.error_code = exc.code
-            result.error_message = exc.message
+            result.error_message = bounded_message(exc.message)
     return IncrementalAlterConfigsResponse(throttle_time_ms=0, responses=results)
