@@ -140,9 +140,10 @@ async def alter_resource(
         await broker.topic_admin.alter_topic_config(name, configs, validate_only=validate_only)
     elif resource_type == BROKER:
         _check_broker_name(ctx, name)
-        configs = new_configs(broker.dynamic_config.current(name), BROKER_KEYS)
         try:
-            await broker.dynamic_config.alter(name, configs, validate_only=validate_only)
+            await broker.dynamic_config.alter(
+                name, lambda current: new_configs(current, BROKER_KEYS), validate_only=validate_only
+            )
         except ConfigError as exc:
             raise KafkaError(ErrorCode.INVALID_REQUEST, str(exc)) from None
     elif resource_type == BROKER_LOGGER and incremental:

@@ -21,16 +21,14 @@ the new value) and the connection limits (``DynamicConnectionQuota``).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from broker.config import BrokerConfig, check_dynamic_configs
 from coordinator.zk_admin import AdminZkClient
-from protocol.errors import KafkaError
 from storage.config_def import ConfigError
 from storage.durable_io import atomic_write
 from storage.log_config import parse_stored_topic_overrides
@@ -121,6 +119,7 @@ class DynamicBrokerConfig:
         self.raw: dict[str, dict[str, str]] = {DEFAULT_ENTITY: {}, str(broker_id): {}}
         self._log_manager: LogManager | None = None
         self._server: KafkaServer | None = None
+        self._lock = asyncio.Lock()
 
     def entity(self, resource_name: str) -> str:
         """The stored entity of a broker resource name ("" is the cluster default)."""
@@ -147,16 +146,25 @@ class DynamicBrokerConfig:
     def current(self, resource_name: str) -> dict[str, str]:
         return dict(self.raw.get(self.entity(resource_name), {}))
 
-    async def alter(self, resource_name: str, config: Mapping[str, str], *, validate_only: bool) -> None:
-        """Replace one level's configs (``resource_name`` "" or this broker's id); raises
-        ConfigError for what Kafka refuses. Persisted, then applied here (in ZooKeeper mode
-        the listener of every broker applies it too)."""
-        check_dynamic_configs(config, per_broker=resource_name != "")
-        if validate_only:
-            return
-        entity = self.entity(resource_name)
-        await asyncio.get_running_loop().run_in_executor(None, self.store.write, entity, dict(config))
-        self.process_config_changes(entity, config)
+    async def alter(
+        self,
+        resource_name: str,
+        change: Callable[[dict[str, str]], dict[str, str]],
+        *,
+        validate_only: bool,
+    ) -> None:
+        """Replace one level's configs (``resource_name`` "" or this broker's id) with
+        ``change(current)``; raises ConfigError for what Kafka refuses (KafkaError from
+        ``change``). Persisted, then applied here (in ZooKeeper mode every broker's listener
+        applies it too). One change at a time: a read-modify-write of the stored set."""
+        async with self._lock:
+            entity = self.entity(resource_name)
+            config = change(self.current(resource_name))
+            check_dynamic_configs(config, per_broker=resource_name != "")
+            if validate_only:
+                return
+            await asyncio.get_running_loop().run_in_executor(None, self.store.write, entity, dict(config))
+            self.process_config_changes(entity, config)
 
     def process_config_changes(self, entity_name: str, config: Mapping[str, str]) -> None:
         """``BrokerConfigHandler``: the cluster default or this broker's configs changed."""
@@ -190,6 +198,7 @@ class TopicConfigHandler:
 
     def process_config_changes(self, entity_name: str, config: Mapping[str, str]) -> None:
         overrides = parse_stored_topic_overrides(entity_name, config)
-        # Not hosted here (KafkaError): a log created later reads /config/topics itself.
-        with contextlib.suppress(KafkaError):
-            self.log_manager.set_topic_overrides(entity_name, overrides)
+        current = self.log_manager.topic_overrides(entity_name)
+        if current is None or current == overrides:
+            return  # not hosted here (a log created later reads /config/topics), or unchanged
+        self.log_manager.set_topic_overrides(entity_name, overrides)
