@@ -160,7 +160,13 @@ class DynamicBrokerConfig:
         async with self._lock:
             entity = self.entity(resource_name)
             config = change(self.current(resource_name))
-            check_dynamic_configs(config, per_broker=resource_name != "")
+            parsed = check_dynamic_configs(config, per_broker=resource_name != "")
+            if parsed.get("max.connections.per.ip") == 0 and not self.config.max_connections_per_ip_overrides:
+                # KafkaConfig's check, run by DynamicBrokerConfig.validate on the new config.
+                raise ConfigError(
+                    "max.connections.per.ip can be set to zero only if"
+                    " max.connections.per.ip.overrides property is set"
+                )
             if validate_only:
                 return
             await asyncio.get_running_loop().run_in_executor(None, self.store.write, entity, dict(config))

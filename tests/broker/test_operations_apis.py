@@ -179,6 +179,8 @@ def test_dynamic_broker_configs_go_to_the_local_file(cluster):
             incremental(cluster, (BROKER, "0", [("max.connections", SET, "abc")]))[0][0]
             == E.INVALID_REQUEST.code
         )
+        zero = incremental(cluster, (BROKER, "0", [("max.connections.per.ip", SET, "0")]))
+        assert zero[0][0] == E.INVALID_REQUEST.code  # it would refuse every client
         assert incremental(cluster, (BROKER, "0", [("max.connections", SET, "5000")])) == [(0, None)]
         assert cluster.run(lambda: cluster.broker(0).server.quotas.max_connections) == 5000
     finally:
