@@ -296,3 +296,21 @@ def test_offset_delete_unknown_partitions_and_groups(cluster):
     missing = offset_delete("nobody", ("od", 0))
     assert (missing.error_code, missing.topics) == (E.GROUP_ID_NOT_FOUND.code, [])
     assert offset_delete("", ("od", 0)).error_code == E.INVALID_GROUP_ID.code
+
+
+def test_api_versions_lists_the_operations_apis(cluster):
+    from protocol.messages import ApiVersionsRequest
+
+    served = {
+        k.api_key: (k.min_version, k.max_version)
+        for k in call(
+            cluster, ApiVersionsRequest(client_software_name="moldau-test", client_software_version="1"), 3
+        ).api_keys
+    }
+    assert {key: served.get(key) for key in (21, 33, 35, 44, 47)} == {
+        21: (0, 2),  # DeleteRecords
+        33: (0, 2),  # AlterConfigs
+        35: (1, 4),  # DescribeLogDirs
+        44: (0, 1),  # IncrementalAlterConfigs
+        47: (0, 0),  # OffsetDelete
+    }
