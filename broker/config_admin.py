@@ -25,6 +25,7 @@ a non-list config answers INVALID_CONFIG.
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -37,6 +38,8 @@ from storage.log_config import TOPIC_CONFIGS
 
 if TYPE_CHECKING:
     from broker.handlers import RequestContext
+
+log = logging.getLogger(__name__)
 
 TOPIC, BROKER, BROKER_LOGGER = 2, 4, 8
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3  # AlterConfigOp.OpType ids
@@ -131,7 +134,28 @@ async def alter_resource(
     incremental: bool,
 ) -> None:
     """Compute the resource's new config set from its current one and store it; raises
-    KafkaError with Kafka's code."""
+    KafkaError with Kafka's code. A failure to store (a full disk, ZooKeeper away) answers
+    UNKNOWN_SERVER_ERROR for this resource, as Kafka's ``ApiError.fromThrowable``."""
+    try:
+        await _alter_resource(
+            ctx, resource_type, name, new_configs, validate_only=validate_only, incremental=incremental
+        )
+    except KafkaError:
+        raise
+    except Exception as exc:
+        log.warning("cannot change the configs of resource %d %r: %s", resource_type, name[:256], exc)
+        raise KafkaError(ErrorCode.UNKNOWN_SERVER_ERROR, f"Cannot store the configs: {exc}") from None
+
+
+async def _alter_resource(
+    ctx: RequestContext,
+    resource_type: int,
+    name: str,
+    new_configs: Callable[[dict[str, str], Mapping[str, ConfigKey]], dict[str, str]],
+    *,
+    validate_only: bool,
+    incremental: bool,
+) -> None:
     broker = ctx.broker
     if resource_type == TOPIC:
         validate_topic_name(name)

@@ -59,19 +59,27 @@ class FileDynamicConfigStore:
         self.path = path
 
     def _read_all(self) -> dict[str, dict[str, str]]:
+        """Raises OSError or ValueError (not JSON, or not this layout)."""
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return {}
-        except (OSError, ValueError) as exc:
-            raise ConfigError(f"cannot read {self.path}: {exc}; restore or delete it") from None
         brokers = data.get("brokers") if isinstance(data, dict) else None
-        if data.get("version") != DYNAMIC_CONFIGS_VERSION or not isinstance(brokers, dict):
-            raise ConfigError(f"{self.path}: unsupported content; restore or delete it")
-        return {str(k): {str(n): str(v) for n, v in dict(c).items()} for k, c in brokers.items()}
+        if (
+            not isinstance(data, dict)
+            or data.get("version") != DYNAMIC_CONFIGS_VERSION
+            or not isinstance(brokers, dict)
+            or not all(isinstance(c, dict) for c in brokers.values())
+        ):
+            raise ValueError("unsupported content")
+        return {str(k): {str(n): str(v) for n, v in c.items()} for k, c in brokers.items()}
 
     def read(self, entity: str) -> dict[str, str]:
-        return self._read_all().get(entity, {})
+        """At start: an unreadable file stops the broker with a one-line reason."""
+        try:
+            return self._read_all().get(entity, {})
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"cannot read {self.path}: {exc}; restore or delete it") from None
 
     def write(self, entity: str, config: Mapping[str, str]) -> None:
         brokers = self._read_all()

@@ -8,8 +8,10 @@ the real clients' side is tests/integration/test_operations_admin.py.
 from __future__ import annotations
 
 import json
+import tempfile
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,7 +29,7 @@ from protocol.messages import (
     IncrementalAlterConfigsRequest,
     OffsetDeleteRequest,
 )
-from storage.config_def import ConfigSource
+from storage.config_def import ConfigError, ConfigSource
 from storage.log_manager import TOPIC_OVERRIDES_FILE
 from tests.support.cluster import Cluster
 from tests.support.wire_client import WireClient
@@ -314,3 +316,36 @@ def test_api_versions_lists_the_operations_apis(cluster):
         44: (0, 1),  # IncrementalAlterConfigs
         47: (0, 0),  # OffsetDelete
     }
+
+
+def test_a_config_that_cannot_be_stored_answers_unknown_server_error(cluster):
+    create(cluster, "unstored")
+    path = cluster.log_dir(0) / DYNAMIC_CONFIGS_FILE
+    path.unlink(missing_ok=True)
+    path.mkdir()  # reading and replacing it fail
+    try:
+        (answer,) = incremental(cluster, (BROKER, "", [("log.retention.ms", SET, "1000")]))
+        assert answer[0] == E.UNKNOWN_SERVER_ERROR.code
+        # Nothing applied; the connection and the broker go on.
+        assert log_config(cluster, "unstored").retention_ms == 7 * 24 * 3_600_000
+        assert incremental(cluster, (BROKER, "0", [("log.retention.ms", SET, "1")]), validate_only=True) == [
+            (0, None)
+        ]
+    finally:
+        path.rmdir()
+
+
+def test_the_dynamic_configs_file_is_checked_at_start():
+    from broker.dynamic_config import FileDynamicConfigStore
+
+    with tempfile.TemporaryDirectory() as d:
+        store = FileDynamicConfigStore(Path(d) / DYNAMIC_CONFIGS_FILE)
+        assert store.read("<default>") == {}
+        store.write("<default>", {"log.retention.ms": "5"})
+        store.write("0", {"max.connections": "7"})
+        store.write("<default>", {})
+        assert (store.read("<default>"), store.read("0")) == ({}, {"max.connections": "7"})
+        for bad in ("[]", "{", '{"version": 2, "brokers": {}}', '{"version": 1, "brokers": {"0": 5}}'):
+            store.path.write_text(bad)
+            with pytest.raises(ConfigError, match="restore or delete it"):
+                store.read("0")
