@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from broker.config import BrokerConfig, Listener
+from broker.controlled_shutdown import controlled_shutdown
 from broker.controller_channel import NetworkControllerChannel
 from broker.dynamic_config import (
     DYNAMIC_CONFIGS_FILE,
@@ -65,7 +66,7 @@ from coordinator.zk_config_manager import ZkConfigManager
 from coordinator.zk_controller import KafkaController
 from coordinator.zookeeper import BrokerRegistration, ZooKeeperClient
 from storage.config_def import ConfigError
-from storage.log_manager import LogManager, LogManagerIntervals, ProducerStateOptions
+from storage.log_manager import CleanerConfig, LogManager, LogManagerIntervals, ProducerStateOptions
 from storage.partition_metadata import random_kafka_uuid, uuid_to_kafka_str
 
 log = logging.getLogger(__name__)
@@ -178,6 +179,9 @@ class Broker:
             self.metadata_cache.on_brokers_changed([self.live_broker()])
             await self._join_cluster(self.zookeeper)
         await self.groups.start()
+        if self.zookeeper is not None and cfg["controlled.shutdown.enable"]:
+            # First thing at stop, while this broker still serves (it may be the controller).
+            self._running.push_async_callback(self._controlled_shutdown, self.zookeeper)
         self.started.set()
         log.info(
             "broker %d started (cluster %s), advertising %s",
@@ -204,6 +208,7 @@ class Broker:
                 high_watermark_checkpoint_ms=cfg["replica.high.watermark.checkpoint.interval.ms"],
                 producer_expiration_check_ms=cfg["producer.id.expiration.check.interval.ms"],
             ),
+            cleaner=CleanerConfig.from_broker_values(cfg.values),
             time_ms=self.clock.time_ms,
             topic_configs=self.zookeeper.read_topic_configs if self.zookeeper is not None else None,
         )
@@ -325,6 +330,22 @@ class Broker:
         self._running.push_async_callback(self.controller_channel.close)
         await self.kafka_controller.startup()
         self._running.push_async_callback(self.kafka_controller.shutdown)
+
+    async def _controlled_shutdown(self, zk: ZooKeeperClient) -> None:
+        """Kafka's ``KafkaServer.controlledShutdown``: ask the controller to move this broker's
+        leaderships away before stopping, so clients move on at once (a rolling restart
+        causes no unavailability); after ``controlled.shutdown.max.retries`` failed attempts
+        the broker stops anyway."""
+        cfg = self.config
+        await controlled_shutdown(
+            self.metadata_cache,
+            listener=cfg.inter_broker_listener,
+            broker_id=self.broker_id,
+            broker_epoch=zk.broker_epoch,
+            max_retries=cfg["controlled.shutdown.max.retries"],
+            retry_backoff_ms=cfg["controlled.shutdown.retry.backoff.ms"],
+            request_timeout_ms=cfg["request.timeout.ms"],
+        )
 
     def _on_leadership_change(self, leaders: Sequence[Partition], followers: Sequence[Partition]) -> None:
         """Kafka's ``RequestHandlerHelper.onLeadershipChange``: coordinators follow leadership."""

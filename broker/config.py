@@ -29,6 +29,7 @@ from storage.config_def import (
     between,
     one_of,
 )
+from storage.log_cleaner_manager import CLEANER_BROKER_KEYS
 from storage.log_config import TOPIC_CONFIGS, broker_default_keys, resolve_topic_defaults
 
 log = logging.getLogger(__name__)
@@ -373,6 +374,9 @@ BROKER_KEYS: dict[str, ConfigKey] = {
 # Log-related broker keys that supply per-topic defaults (log.segment.bytes, ...).
 for _name, _key in broker_default_keys().items():
     BROKER_KEYS.setdefault(_name, _key)
+# The log cleaner's own keys (log.cleaner.enable, .threads, .dedupe.buffer.size, ...).
+for _name, _key in CLEANER_BROKER_KEYS.items():
+    BROKER_KEYS.setdefault(_name, _key)
 
 # Kafka keys Moldau accepts without acting on them (threads, quotas, SSL, KRaft, ...).
 ACCEPTED_NO_EFFECT = {
@@ -391,8 +395,6 @@ ACCEPTED_NO_EFFECT = {
     "transaction.state.log.replication.factor",
     "transaction.state.log.min.isr",
     "transaction.state.log.num.partitions",
-    "log.cleaner.enable",
-    "log.cleaner.threads",
     "log.message.format.version",
     "inter.broker.protocol.version",
     "metric.reporters",
@@ -408,23 +410,14 @@ ACCEPTED_NO_EFFECT = {
 # Broker configs that may change without a restart (Kafka's ``DynamicBrokerConfig.AllDynamicConfigs``)
 # among those Moldau has: the per-topic defaults (``DynamicLogConfig.ReconfigurableConfigs``:
 # the first broker synonym of each topic config, so ``log.retention.ms`` but not
-# ``log.retention.hours``), the connection limits (``DynamicConnectionQuota``) and the log
-# cleaner's (``LogCleaner.ReconfigurableConfigs``) when the cleaner defines them.
-# Left out: ``unclean.leader.election.enable`` (the controller reads it at start only) and
-# ``max.connections.per.ip.overrides`` (its host names are resolved once, at start).
-_CLEANER_DYNAMIC = (
-    "log.cleaner.threads",
-    "log.cleaner.dedupe.buffer.size",
-    "log.cleaner.io.buffer.load.factor",
-    "log.cleaner.io.buffer.size",
-    "log.cleaner.io.max.bytes.per.second",
-    "log.cleaner.backoff.ms",
-)
+# ``log.retention.hours``) and the connection limits (``DynamicConnectionQuota``).
+# Left out: ``unclean.leader.election.enable`` (the controller reads it at start only),
+# ``max.connections.per.ip.overrides`` (its host names are resolved once, at start) and the
+# log cleaner's own keys (``LogCleaner.reconfigure``, which restarts the cleaner threads, is
+# not implemented: the cleaner takes its config at start).
 DYNAMIC_BROKER_CONFIGS: frozenset[str] = frozenset(
     {t.synonyms[0][0] for t in TOPIC_CONFIGS.values() if t.synonyms} - {"unclean.leader.election.enable"}
-    | {"max.connections", "max.connections.per.ip"}
-    | {name for name in _CLEANER_DYNAMIC if name in BROKER_KEYS}
-)
+) | {"max.connections", "max.connections.per.ip"}
 
 
 def broker_synonyms(name: str) -> list[str]:

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from broker.partition import NO_EPOCH, LogOffsets, Partition
-from broker.purgatory import DelayedFetch, DelayedOperationPurgatory, FetchPartitionStatus
+from broker.purgatory import DelayedFetch, DelayedOperation, DelayedOperationPurgatory, FetchPartitionStatus
 from coordinator.cluster_state import INTERNAL_TOPICS, LiveBroker, PartitionState, TopicMetadata
 from coordinator.controller import validate_topic_name
 from protocol.errors import ErrorCode, KafkaError
@@ -115,6 +115,11 @@ class ReplicaManager:
         self.time_ms = time_ms
         self._partitions: dict[TopicPartition, Partition] = {}
         self.fetch_purgatory: DelayedOperationPurgatory[DelayedFetch] = DelayedOperationPurgatory("Fetch")
+        # ElectLeaders waiting for this broker's metadata to show the new leaders (Kafka's
+        # delayedElectLeaderPurgatory), completed by UpdateMetadata.
+        self.elect_leader_purgatory: DelayedOperationPurgatory[DelayedOperation] = DelayedOperationPurgatory(
+            "ElectLeader"
+        )
         self._leadership_listeners: list[LeadershipListener] = []
         # ZooKeeper mode: the controller epoch of the last accepted control request
         # (Kafka's ReplicaManager.controllerEpoch, KafkaController.InitialControllerEpoch = 0).

@@ -541,7 +541,7 @@ class _Acceptor:
 
 
 class RequestInterceptor(Protocol):
-    """A test hook (``tests/support/cluster.py``): sees every decoded request of a broker.
+    """A test hook (``broker/testing/interception.py``): sees every decoded request of a broker.
 
     ``intercept`` is called on the event loop in place of the handler, with the
     connection, the request and ``handle(request)``, which runs the broker's

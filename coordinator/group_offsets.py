@@ -17,16 +17,14 @@ tools (and the Spark jobs) can read the topic:
   one marked call site, until the controller creates internal topics); records
   are appended through the broker's ReplicaManager (``PartitionAccess``) with the
   origin COORDINATOR, in one batch per write (a commit is atomic, as Kafka's), and
-  replayed from the log start at broker start. Without a log cleaner in this
-  broker, a partition is compacted by rewriting its live records and moving the
-  log start past the old ones (``OffsetsTopic.rewrite``).
+  replayed from the log start at broker start. The log cleaner compacts it
+  (``cleanup.policy=compact``), as Kafka's; replay steps over the gaps it leaves.
 - ``OffsetStore``: the in-memory view (last value wins, tombstones delete),
   with Kafka's expiry rule (``OffsetExpirationConditionImpl``).
 
 Not implemented: transactional offset commits (no transaction coordinator
 yet; transactional batches replay like plain ones, control batches are
-skipped). Kafka's log cleaner (compaction keeps the newest record per key in
-place); here the live records are appended again and older segments dropped.
+skipped).
 """
 
 from __future__ import annotations
@@ -97,9 +95,6 @@ NO_LEADER_EPOCH = -1
 
 # offsets.load.buffer.size: how much of a partition is read per step while loading.
 LOAD_BUFFER_BYTES = 5 * 1024 * 1024
-# Compaction by rewrite (no log cleaner): at least this many records between two rewrites.
-COMPACTION_MIN_RECORDS = 10_000
-REWRITE_BATCH_BYTES = 512 * 1024
 
 
 # ---------------------------------------------------------------- partitioning
@@ -363,7 +358,6 @@ class OffsetsTopic:
         num_partitions: int,
         segment_bytes: int,
         time_ms: Callable[[], int],
-        compaction_min_records: int = COMPACTION_MIN_RECORDS,
     ) -> None:
         # The LogManager only creates the topic and tells whether it exists (see
         # _create_partitions); every append and read goes through ``partitions``.
@@ -374,9 +368,6 @@ class OffsetsTopic:
         self.time_ms = time_ms
         self._existing: int | None = None
         self._creating: asyncio.Task | None = None
-        self.compaction_min_records = compaction_min_records
-        self._since_compaction: dict[int, int] = {}  # records appended since the last rewrite
-        self._live_after_compaction: dict[int, int] = {}
 
     def existing_partitions(self) -> int | None:
         """Partitions of the topic if it exists (cached: Kafka never changes the count)."""
@@ -552,62 +543,7 @@ class OffsetsTopic:
         except OSError as exc:
             log.error("cannot append to %s-%d: %s", OFFSETS_TOPIC, partition, exc)
             raise KafkaError(ErrorCode.NOT_COORDINATOR, str(exc)) from None
-        self._since_compaction[partition] = self._since_compaction.get(partition, 0) + len(records)
         return info.base_offset
-
-    # -------------------------------------------------------------- compaction by rewrite
-
-    def note_loaded(self, partition: int, replayed: int, live: int) -> None:
-        """After a load: ``replayed`` records were read, ``live`` of them still matter."""
-        self._since_compaction[partition] = replayed
-        self._live_after_compaction[partition] = live
-
-    def wants_compaction(self, partition: int) -> bool:
-        """True once the records written since the last compaction outnumber both the live
-        ones of then and ``compaction_min_records``: each rewrite is paid for by at least as
-        many appends, so compaction costs O(1) per append."""
-        written = self._since_compaction.get(partition, 0)
-        return written >= max(self.compaction_min_records, self._live_after_compaction.get(partition, 0))
-
-    def rewrite(self, partition: int, live: list[Record]) -> None:
-        """Append the partition's live records again, then move the log start to them.
-
-        This broker has no log cleaner; this gives ``__consumer_offsets`` the effect of
-        compaction: the segments before the new log start are deleted by the log manager's
-        next retention pass. A crash at any point is safe: replay from wherever the log
-        starts ends in the same state (last value wins).
-        """
-        self.ensure_created()
-        try:
-            start = self.partitions.log_offsets(OFFSETS_TOPIC, partition).log_end_offset
-        except KafkaError as exc:
-            raise _storage_error(exc, for_offsets=True) from None
-        config = self.partitions.get_log_config(OFFSETS_TOPIC, partition)
-        limit = REWRITE_BATCH_BYTES
-        if config is not None:
-            limit = min(limit, config.max_message_bytes, config.segment_bytes)
-        limit = max(1, limit // 2)
-        batch: list[Record] = []
-        size = 0
-        for rec in live:
-            rec_size = len(rec[0]) + (len(rec[1]) if rec[1] is not None else 0) + 16
-            if batch and size + rec_size > limit:
-                self.append(partition, batch, for_offsets=True)
-                batch, size = [], 0
-            batch.append(rec)
-            size += rec_size
-        if batch:
-            self.append(partition, batch, for_offsets=True)
-        self.partitions.delete_records(OFFSETS_TOPIC, partition, start)
-        self._since_compaction[partition] = 0
-        self._live_after_compaction[partition] = len(live)
-        log.info(
-            "%s-%d compacted: %d live records rewritten, log start moved to %d",
-            OFFSETS_TOPIC,
-            partition,
-            len(live),
-            start,
-        )
 
     def replay(self, partition: int) -> Iterator[list[tuple[int, bytes | None, bytes | None]]]:
         """(offset, key, value) of every record of the partition, in chunks of about
@@ -671,7 +607,6 @@ class ClusterOffsetsTopic(OffsetsTopic):
         num_partitions: int,
         segment_bytes: int,
         time_ms: Callable[[], int],
-        compaction_min_records: int = COMPACTION_MIN_RECORDS,
     ) -> None:
         super().__init__(
             None,  # type: ignore[arg-type]  # no local creation in a cluster
@@ -679,7 +614,6 @@ class ClusterOffsetsTopic(OffsetsTopic):
             num_partitions=num_partitions,
             segment_bytes=segment_bytes,
             time_ms=time_ms,
-            compaction_min_records=compaction_min_records,
         )
         self.creator = creator
 

@@ -44,7 +44,6 @@ from coordinator.group_membership import (
 )
 from coordinator.group_metadata import Group, GroupState, Member
 from coordinator.group_offsets import (
-    COMPACTION_MIN_RECORDS,
     ClusterOffsetsTopic,
     GroupKey,
     GroupRecord,
@@ -145,7 +144,6 @@ class GroupCoordinator:
         offset_metadata_max_bytes: int = 4096,
         time_ms: Callable[[], int] | None = None,
         timers: Timers | None = None,
-        compaction_min_records: int = COMPACTION_MIN_RECORDS,
         cluster_topics: InternalTopicCreator | None = None,
     ) -> None:
         self.broker_id = broker_id
@@ -165,7 +163,6 @@ class GroupCoordinator:
                 num_partitions=offsets_topic_partitions,
                 segment_bytes=offsets_segment_bytes,
                 time_ms=self.time_ms,
-                compaction_min_records=compaction_min_records,
             )
         else:
             self.topic = ClusterOffsetsTopic(
@@ -174,12 +171,10 @@ class GroupCoordinator:
                 num_partitions=offsets_topic_partitions,
                 segment_bytes=offsets_segment_bytes,
                 time_ms=self.time_ms,
-                compaction_min_records=compaction_min_records,
             )
         self.groups: dict[str, Group] = {}
         self.offsets = OffsetStore()
         # The GroupMetadataValue last written for each group, as written (for compaction).
-        self._group_values: dict[str, bytes] = {}
         self.active = False
         self.loading: set[int] = set()
         # None: this broker coordinates every partition (a lone broker leads them all).
@@ -235,7 +230,6 @@ class GroupCoordinator:
                 offsets += n_off
                 groups += n_grp
                 self.loading.discard(p)
-                self._maybe_compact(p)  # a long history is rewritten once, right after its load
             log.info(
                 "loaded %d committed offsets and %d groups from %d partitions of %s in %.0f ms",
                 offsets,
@@ -415,7 +409,6 @@ class GroupCoordinator:
                 removed += 1
             if self.groups.get(group.group_id) is group:
                 del self.groups[group.group_id]
-                self._group_values.pop(group.group_id, None)
             self.membership.cancel_group_timers(group)
             # A generation-0 group only stored offsets: it has no metadata record to delete.
             if group.generation_id > 0:
@@ -429,7 +422,6 @@ class GroupCoordinator:
                 continue
             try:
                 self.topic.append(p, recs, for_offsets=True)
-                self._maybe_compact(p)
             except KafkaError as exc:
                 # As Kafka: the next expiry run (or a reload) tries again.
                 log.warning("cannot write %d tombstones to %s-%d: %s", len(recs), self.topic_name, p, exc)
@@ -498,7 +490,6 @@ class GroupCoordinator:
                 return [exc.error if r is ErrorCode.NONE else r for r in results]
             for e, om in staged:
                 self.offsets.put(group_id, e.topic, e.partition, om)
-            self._maybe_compact(self.partition_for(group_id))
         return results
 
     def _validate_offset_commit(
@@ -611,7 +602,6 @@ class GroupCoordinator:
         removed = 0
         for group_id in [g for g in self.groups if self.partition_for(g) == partition]:
             group = self.groups.pop(group_id)
-            self._group_values.pop(group_id, None)
             self.membership.unload(group)
             removed += 1
         for group_id in [g for g in self.offsets.groups() if self.partition_for(g) == partition]:
@@ -624,10 +614,8 @@ class GroupCoordinator:
         )
 
     async def _load_owned(self, partition: int) -> None:
-        loaded = False
         try:
             await self._load_partition(partition)
-            loaded = True
         except asyncio.CancelledError:
             raise  # resigned meanwhile: on_resignation has cleaned up
         except Exception:
@@ -637,8 +625,6 @@ class GroupCoordinator:
             # Kafka's loadGroupsAndOffsets owns the partition after the load, even a failed one.
             self.loading.discard(partition)
             self.owned_partitions.add(partition)
-            if loaded:
-                self._maybe_compact(partition)
 
     # ================================================================== expiry
 
@@ -739,28 +725,6 @@ class GroupCoordinator:
             raise KafkaError(ErrorCode.UNKNOWN_SERVER_ERROR, f"cannot encode group metadata: {exc}") from None
         p = self.partition_for(group.group_id)
         self.topic.append(p, [(key, value)], for_offsets=False)
-        self._group_values[group.group_id] = value
-        self._maybe_compact(p)
-
-    def _live_records(self, partition: int) -> list[tuple[bytes, bytes | None]]:
-        """What a compacted ``__consumer_offsets-<partition>`` would hold."""
-        out: list[tuple[bytes, bytes | None]] = []
-        for group_id, value in self._group_values.items():
-            if self.partition_for(group_id) == partition:
-                out.append((encode_group_key(group_id), value))
-        for group_id in self.offsets.groups():
-            if self.partition_for(group_id) == partition:
-                for (topic, p), om in self.offsets.group_offsets(group_id).items():
-                    out.append((encode_offset_key(group_id, topic, p), encode_offset_value(om)))
-        return out
-
-    def _maybe_compact(self, partition: int) -> None:
-        if not self.topic.wants_compaction(partition) or partition in self.loading:
-            return
-        try:
-            self.topic.rewrite(partition, self._live_records(partition))
-        except KafkaError as exc:
-            log.warning("cannot compact %s-%d: %s", self.topic_name, partition, exc)
 
     async def _load_partition(self, partition: int) -> tuple[int, int]:
         """Replay one partition: last value wins, tombstones delete (``loadGroupsAndOffsets``)."""
@@ -800,7 +764,6 @@ class GroupCoordinator:
             if entry is not None:
                 group = self._group_from_record(group_id, entry[0])
                 self.groups[group_id] = group
-                self._group_values[group_id] = entry[1]
                 loaded.append(group)
         for group_id in {k.group for k, om in offsets.items() if om is not None}:
             if group_id not in self.groups:
@@ -809,9 +772,6 @@ class GroupCoordinator:
                 loaded.append(group)
         for group in loaded:
             self.membership.on_group_loaded(group)
-        self.topic.note_loaded(
-            partition, replayed, n_offsets + sum(1 for e in groups.values() if e is not None)
-        )
         if n_offsets or loaded:
             log.info(
                 "loaded %d offsets and %d groups from %s-%d",

@@ -658,8 +658,18 @@ class KafkaController(ControllerRequests):
                     elected[tp] = new
                     batch.add_leader_and_isr(recipients, tp, new)
         self._send(batch)
-        for why in failed.values():
-            log.info("controller %d: %s", self.broker_id, why)
+        if failed:
+            # One line per election round, not per partition (10,000 partitions may fail at once).
+            shown = "; ".join(list(failed.values())[:3])
+            more = f" (and {len(failed) - 3} more)" if len(failed) > 3 else ""
+            log.info(
+                "controller %d: %d partitions without a leader under %s: %s%s",
+                self.broker_id,
+                len(failed),
+                strategy.value,
+                shown,
+                more,
+            )
         return elected, failed
 
     async def _replicas_offline(self, replicas: Sequence[tuple[TopicPartition, int]]) -> None:

@@ -82,7 +82,6 @@ TOPIC_CONFIGS: dict[str, TopicConfigKey] = {
                 at_least(0),
             ),
             (("log.cleaner.delete.retention.ms", 1),),
-            no_effect=True,
         ),
         TopicConfigKey(
             _k("file.delete.delay.ms", ConfigType.LONG, 60_000, "Delay before deleting a file", at_least(0)),
@@ -109,7 +108,6 @@ TOPIC_CONFIGS: dict[str, TopicConfigKey] = {
         TopicConfigKey(
             _k("max.compaction.lag.ms", ConfigType.LONG, LONG_MAX, "Compaction lag bound", at_least(1)),
             (("log.cleaner.max.compaction.lag.ms", 1),),
-            no_effect=True,
         ),
         TopicConfigKey(
             _k("max.message.bytes", ConfigType.INT, 1_048_588, "Largest record batch", at_least(0)),
@@ -149,12 +147,10 @@ TOPIC_CONFIGS: dict[str, TopicConfigKey] = {
         TopicConfigKey(
             _k("min.cleanable.dirty.ratio", ConfigType.DOUBLE, 0.5, "Compaction trigger", between(0, 1)),
             (("log.cleaner.min.cleanable.ratio", 1),),
-            no_effect=True,
         ),
         TopicConfigKey(
             _k("min.compaction.lag.ms", ConfigType.LONG, 0, "Compaction lag", at_least(0)),
             (("log.cleaner.min.compaction.lag.ms", 1),),
-            no_effect=True,
         ),
         TopicConfigKey(
             _k(
@@ -305,14 +301,18 @@ class LogConfig:
 
     cleanup_policy: tuple[str, ...] = ("delete",)
     compression_type: str = "producer"
+    delete_retention_ms: int = 86_400_000
     file_delete_delay_ms: int = 60_000
     flush_messages: int = LONG_MAX
     flush_ms: int = LONG_MAX
     index_interval_bytes: int = 4096
+    max_compaction_lag_ms: int = LONG_MAX
     max_message_bytes: int = 1_048_588
     message_timestamp_after_max_ms: int = HOUR_MS
     message_timestamp_before_max_ms: int = LONG_MAX
     message_timestamp_type: str = "CreateTime"
+    min_cleanable_dirty_ratio: float = 0.5
+    min_compaction_lag_ms: int = 0
     min_insync_replicas: int = 1
     retention_bytes: int = -1
     retention_ms: int = 7 * 24 * HOUR_MS
@@ -340,6 +340,11 @@ class LogConfig:
     @property
     def log_append_time(self) -> bool:
         return self.message_timestamp_type == "LogAppendTime"
+
+    @property
+    def compact(self) -> bool:
+        """``cleanup.policy`` holds ``compact``: the log cleaner owns this log (Kafka's ``LogConfig.compact``)."""
+        return "compact" in self.cleanup_policy
 
 
 __all__ = [

@@ -22,7 +22,9 @@ found on disk and given with each new log; no file is written.
 Threading: ``startup`` and ``shutdown`` may run in an executor while nothing
 else touches the logs; everything else runs on the event loop.
 ``run_background_tasks`` runs retention, flushing (fsync in the default
-executor), checkpointing and producer expiry until cancelled.
+executor), checkpointing, producer expiry and the log cleaner
+(``storage.log_cleaner``, when ``log.cleaner.enable``) until cancelled. Each log dir also
+holds ``cleaner-offset-checkpoint`` (the first dirty offset of each compacted log).
 """
 
 from __future__ import annotations
@@ -51,6 +53,8 @@ from storage.checkpoints import (
     OffsetCheckpointFile,
 )
 from storage.durable_io import atomic_write, fsync_dir
+from storage.log_cleaner import LogCleaner
+from storage.log_cleaner_manager import CleanerConfig
 from storage.log_config import LogConfig, parse_stored_topic_overrides
 from storage.log_dir_failure import LogDirFailureChannel
 from storage.partition_log import (
@@ -87,6 +91,7 @@ _OVERRIDES_FIX = "Restore it from a backup, or delete it to start with no per-to
 __all__ = [
     "CLEAN_SHUTDOWN_FILE",
     "TOPIC_OVERRIDES_FILE",
+    "CleanerConfig",
     "LogManager",
     "LogManagerIntervals",
     "ProducerStateOptions",
@@ -129,6 +134,7 @@ class LogManager:
         *,
         producer_state: ProducerStateOptions | None = None,
         intervals: LogManagerIntervals | None = None,
+        cleaner: CleanerConfig | None = None,
         time_ms: Callable[[], int] = _now_ms,
         topic_configs: TopicConfigSource | None = None,
     ) -> None:
@@ -150,6 +156,11 @@ class LogManager:
         self._flush_wakeup: asyncio.Event | None = None
         self._last_progress_log = 0.0
         self._started = False
+        # Kafka's LogCleaner for compacted logs (storage.log_cleaner); without a config (tests
+        # of other parts) it does not run.
+        self.cleaner = LogCleaner(
+            cleaner or CleanerConfig(enable=False), self.log_dirs, self.logs, time_ms=time_ms
+        )
 
     # ------------------------------------------------------------------ startup / shutdown
 
@@ -169,6 +180,7 @@ class LogManager:
         started = time.monotonic()
         for d in self.log_dirs:
             self._load_dir(d)
+        self.cleaner.manager.load_checkpoints()
         self._started = True
         log.info(
             "loaded %d partition logs of %d topics from %s in %.0f ms",
@@ -323,6 +335,9 @@ class LogManager:
             except Exception:
                 log.exception("%s: error while closing", plog.name)
                 failed_dirs.add(plog.dir.parent)
+        self.cleaner.write_checkpoints_now(
+            k for k, plog in self._logs.items() if plog.dir.parent not in failed_dirs
+        )
         for d in self.log_dirs:
             if d in failed_dirs:
                 continue
@@ -569,6 +584,8 @@ class LogManager:
         if name not in self._topic_ids:
             raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic.")
         logs = [self._logs.pop(key) for key in sorted(k for k in self._logs if k[0] == name)]
+        for plog in logs:
+            self.cleaner.manager.forget(plog.topic, plog.partition)
         del self._topic_ids[name]
         if self._overrides.pop(name, None) is not None:
             self._write_overrides()
@@ -600,6 +617,7 @@ class LogManager:
         plog = self._logs.pop((topic, partition), None)
         if plog is None:
             return False
+        self.cleaner.manager.forget(topic, partition)
         self.dirs_renamed_for_deletion(rename_for_deletion([plog]))
         if not any(t == topic for t, _ in self._logs):
             self._topic_ids.pop(topic, None)
@@ -803,6 +821,9 @@ class LogManager:
         for plog in list(self._logs.values()):
             if plog.closed or plog.dir_state.offline:
                 continue
+            if self.cleaner.manager.is_in_progress(plog.topic, plog.partition):
+                # Kafka pauses cleaning for retention; here retention waits for the next pass.
+                continue
             try:
                 plog.delete_old_segments(now)
                 plog.purge_deleted_files(now)
@@ -827,7 +848,7 @@ class LogManager:
                 log.exception("background task %s failed", name)
 
     async def run_background_tasks(self) -> None:
-        """Retention, flush, checkpoints and producer expiry, until cancelled."""
+        """Retention, flush, checkpoints, producer expiry and the log cleaner, until cancelled."""
         self._flush_wakeup = asyncio.Event()
         iv = self.intervals
         try:
@@ -850,6 +871,7 @@ class LogManager:
                     "high-watermark checkpoint",
                 ),
                 self._every(iv.producer_expiration_check_ms, self._expire_producers, "producer expiry"),
+                self.cleaner.run(),
             )
         finally:
             self._flush_wakeup = None

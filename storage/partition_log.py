@@ -26,11 +26,12 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import random
 import time
 import uuid
 from bisect import bisect_right
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -51,10 +52,13 @@ from storage.log_loader import LogLoader, iter_batch_headers
 from storage.log_validator import FramedBatch, validate_batch_for_append
 from storage.producer_state import AppendOrigin, ProducerStateManager
 from storage.segment import (
+    CLEANED_SUFFIX,
     INDEX_SUFFIX,
     LOG_SUFFIX,
+    SWAP_SUFFIX,
     TIME_INDEX_SUFFIX,
     LogSegment,
+    filename_prefix,
 )
 
 log = logging.getLogger(__name__)
@@ -652,6 +656,72 @@ class PartitionLog:
         for paths in due:
             _unlink_all(paths)
         return len(due)
+
+    # ------------------------------------------------------------------ log cleaner
+
+    def last_records_of_active_producers(self) -> dict[int, int]:
+        """Producer id -> offset of its last data batch (Kafka's ``lastRecordsOfActiveProducers``):
+        the cleaner keeps those batches, even emptied, so producer state stays valid."""
+        return {
+            pid: entry.last_data_offset
+            for pid, entry in self.producer_state.active_producers().items()
+            if entry.last_data_offset >= 0
+        }
+
+    def replace_segments(self, old: Sequence[LogSegment], sizes: Sequence[int], cleaned_base: int) -> bool:
+        """Swap the cleaned segment ``<cleaned_base>.*.cleaned`` in for ``old`` (Kafka's
+        ``LocalLog.replaceSegments``), on the loop, so readers see the old list or the new one.
+
+        False (nothing done) when the log changed meanwhile: closed, ``old`` no longer a run
+        of its segments before the active one, or a size differs from ``sizes`` (what the
+        cleaner read). Crash-safe order, each state recovered at load
+        (``storage.segment.clean_leftover_files``): the cleaned files (fsynced by the cleaner)
+        are renamed ``.swap`` (the commit point is the last of these renames), the old
+        segments' files ``.deleted``, then the ``.swap`` files to their final names. The
+        caller fsyncs the directory afterwards, off the loop.
+        """
+        current = self._segments
+        if self._closed or not old:
+            return False
+        start = next((i for i, seg in enumerate(current) if seg is old[0]), None)
+        if (
+            start is None
+            or start + len(old) >= len(current)
+            or any(current[start + i] is not seg for i, seg in enumerate(old))
+            or any(seg.size != size for seg, size in zip(old, sizes, strict=True))
+        ):
+            return False
+        prefix = filename_prefix(cleaned_base)
+        suffixes = (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX)
+        try:
+            for suffix in suffixes:
+                os.replace(
+                    self.dir / (prefix + suffix + CLEANED_SUFFIX), self.dir / (prefix + suffix + SWAP_SUFFIX)
+                )
+            deleted: list[Path] = []
+            for seg in old:
+                seg.close_handlers()
+                deleted.extend(seg.rename_for_deletion())
+            for suffix in suffixes:
+                os.replace(self.dir / (prefix + suffix + SWAP_SUFFIX), self.dir / (prefix + suffix))
+            cleaned = LogSegment(
+                self.dir,
+                cleaned_base,
+                index_interval_bytes=self.config.index_interval_bytes,
+                max_index_size=self.config.segment_index_bytes,
+                created_ms=self._time_ms(),
+                active=False,
+            )
+        except OSError as exc:
+            # Kafka: an IOException in replaceSegments takes the log dir offline; the files
+            # are in one of the states the next load completes or rolls back.
+            self.dir_state.report(exc, f"swapping cleaned segment {cleaned_base} into {self.name}")
+            raise KafkaError(
+                ErrorCode.KAFKA_STORAGE_ERROR, f"Error while swapping segments of {self.name}: {exc}"
+            ) from None
+        self._set_segments([*current[:start], cleaned, *current[start + len(old) :]])
+        self._schedule_file_deletion(deleted, self._time_ms())
+        return True
 
     def truncate_fully_and_start_at(self, offset: int) -> None:
         """Drop every batch and restart the log at ``offset`` (Kafka's ``truncateFullyAndStartAt``)."""

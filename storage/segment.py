@@ -47,6 +47,7 @@ from protocol.record_batch import (
     compute_crc,
 )
 from protocol.records import decode_batch
+from storage.config_def import LONG_MAX
 from storage.durable_io import fsync_file_if_exists
 from storage.index import OffsetIndex, TimeIndex, TimestampOffset
 
@@ -250,6 +251,12 @@ class LogSegment:
             if header is not None:
                 self._rolling_based_timestamp = header.max_timestamp
         return self._rolling_based_timestamp
+
+    def first_batch_timestamp(self) -> int:
+        """Kafka's ``getFirstBatchTimestamp``: the first batch's max timestamp, Long.MAX when
+        there is none (the cleaner's max.compaction.lag.ms)."""
+        first = self._first_batch_max_timestamp()
+        return first if first is not None and first >= 0 else LONG_MAX
 
     def time_waited_for_roll(self, now_ms: int, message_timestamp: int) -> int:
         """Kafka's ``timeWaitedForRoll``: by the first batch's timestamp, else by creation time."""
@@ -675,47 +682,79 @@ class LogSegment:
 
 
 def clean_leftover_files(directory: Path, *, index_interval_bytes: int, max_index_size: int) -> None:
-    """Kafka's ``LogLoader.removeTempFilesAndCollectSwapFiles`` for one partition directory.
+    """Kafka's ``LogLoader.removeTempFilesAndCollectSwapFiles`` and the swap completion of its
+    ``load``, for one partition directory. The states a crash of the cleaner's swap
+    (``PartitionLog.replace_segments``) can leave, and what becomes of them:
 
-    ``.deleted``, ``.cleaned`` and ``.tmp`` files are removed; a ``.log.swap``
-    (a segment Kafka's cleaner committed) replaces the segments it covers.
+    - ``.cleaned`` files (the cleaned segment, not yet committed): deleted, and so is every
+      ``.swap`` file at or above the lowest ``.cleaned`` offset (a commit cut halfway: Kafka's
+      KAFKA-6264 rule); the old segments stay. ``.tmp`` files are deleted too.
+    - ``.log.swap`` (committed): the segment files whose offsets lie in [lowest swap base,
+      highest swap next offset) are the replaced ones and are deleted, whatever their suffix
+      (Kafka deletes every non-swap file in that range), then every ``.swap`` file is
+      renamed to its final name; this also finishes a swap cut after the log file was renamed
+      but not its indexes.
+    - ``.deleted`` files (replaced segments, and those retention removed): deleted.
     """
+    swap_files: list[Path] = []
+    cleaned_files: list[Path] = []
+    min_cleaned = LONG_MAX
     for path in list(directory.iterdir()):
-        if path.name.endswith((DELETED_SUFFIX, CLEANED_SUFFIX, ".tmp")):
-            log.info("%s: deleting leftover file %s", directory.name, path.name)
+        name = path.name
+        if name.endswith((DELETED_SUFFIX, ".tmp")):
+            log.info("%s: deleting leftover file %s", directory.name, name)
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
-    for path in sorted(directory.glob("*" + LOG_SUFFIX + SWAP_SUFFIX)):
-        _complete_swap(directory, path, index_interval_bytes, max_index_size)
-    for path in list(directory.iterdir()):
-        if path.name.endswith(SWAP_SUFFIX):  # index swap files without a log swap file
+        elif name.endswith(CLEANED_SUFFIX):
+            min_cleaned = min(min_cleaned, _offset_or(name, LONG_MAX))
+            cleaned_files.append(path)
+        elif name.endswith(SWAP_SUFFIX):
+            swap_files.append(path)
+    valid_swaps: list[Path] = []
+    for path in swap_files:
+        if _offset_or(path.name, LONG_MAX) >= min_cleaned:
+            log.info("%s: deleting swap file %s of an unfinished commit", directory.name, path.name)
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+        else:
+            valid_swaps.append(path)
+    for path in cleaned_files:
+        log.info("%s: deleting uncommitted cleaned file %s", directory.name, path.name)
+        with contextlib.suppress(FileNotFoundError):
             path.unlink()
+    low, high = LONG_MAX, -1
+    for path in valid_swaps:
+        if not path.name.endswith(LOG_SUFFIX + SWAP_SUFFIX):
+            continue
+        base = offset_from_filename(path.name)
+        seg = LogSegment(
+            directory,
+            base,
+            index_interval_bytes=index_interval_bytes,
+            max_index_size=max_index_size,
+            active=False,
+            suffix=SWAP_SUFFIX,
+        )
+        try:
+            next_offset = seg.read_next_offset()
+        finally:
+            seg.close_handlers()
+        low, high = min(low, base), max(high, next_offset)
+    if low < high:
+        for path in list(directory.iterdir()):
+            if path.name.endswith(SWAP_SUFFIX) or not path.is_file():
+                continue
+            offset = _offset_or(path.name, None)
+            if offset is not None and low <= offset < high:
+                log.info("%s: deleting %s, replaced by a committed swap", directory.name, path.name)
+                path.unlink()
+    for path in valid_swaps:
+        target = path.with_name(path.name[: -len(SWAP_SUFFIX)])
+        log.info("%s: completing the swap of %s", directory.name, target.name)
+        os.replace(path, target)
 
 
-def _complete_swap(directory: Path, swap_log: Path, index_interval_bytes: int, max_index_size: int) -> None:
-    base = offset_from_filename(swap_log.name)
-    seg = LogSegment(
-        directory,
-        base,
-        index_interval_bytes=index_interval_bytes,
-        max_index_size=max_index_size,
-        active=False,
-        suffix=SWAP_SUFFIX,
-    )
-    try:
-        next_offset = seg.read_next_offset()
-    finally:
-        seg.close_handlers()
-    suffixes = (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX)
-    for log_file in directory.glob("*" + LOG_SUFFIX):
-        if base <= offset_from_filename(log_file.name) < next_offset:
-            prefix = log_file.name[: -len(LOG_SUFFIX)]
-            for suffix in suffixes:
-                with contextlib.suppress(FileNotFoundError):
-                    (directory / (prefix + suffix)).unlink()
-    prefix = swap_log.name[: -len(LOG_SUFFIX + SWAP_SUFFIX)]
-    for suffix in suffixes:
-        src = directory / (prefix + suffix + SWAP_SUFFIX)
-        if src.exists():
-            os.replace(src, directory / (prefix + suffix))
-    log.info("%s: completed the swap of segment %d", directory.name, base)
+def _offset_or(name: str, default: int | None) -> int | None:
+    """The offset a file name starts with, ``default`` when it has none."""
+    head = name.split(".", 1)[0]
+    return int(head) if head.isdigit() else default

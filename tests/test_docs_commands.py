@@ -8,6 +8,7 @@ one a line (a line ending in ``\\`` continues on the next; ``#`` lines are comme
 Each command is either run, started as a server (``SERVED``: started, checked to answer a
 Kafka Metadata request, stopped with SIGTERM, exit code 0) or listed in ``NOT_RUN`` with the
 reason. The commands a block runs go to one ``bash -eu`` in order, so each must exit 0.
+The README's ``python`` blocks run against its broker, except those ``PYTHON_NOT_RUN`` names.
 
 Commands run in a scratch checkout: a temporary directory with links to the project's files
 and ``.venv`` linked to the running interpreter's venv, so ``./tools/run-broker`` and
@@ -42,12 +43,27 @@ DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 SHELL_TAGS = {"sh", "bash", "shell"}
 README_BROKER = ("127.0.0.1", 9092)
 
+# The README's cluster by hand: ZooKeeper and three brokers on fixed ports (2181, 9092-9094).
+CLUSTER_BY_HAND = (
+    "the README's three-broker cluster: tests/zookeeper/test_docker_compose.py runs it as written"
+)
 # Commands (by how they start) the suite cannot run, and why.
 NOT_RUN = {
     "./tools/test-all": "installs Debian and Python packages and runs this whole suite (CI runs it)",
     "docker-compose up": "needs a Docker daemon and network access for images",
+    "mkdir -p cluster": CLUSTER_BY_HAND,
+    "printf '%s\\n' dataDir=": CLUSTER_BY_HAND,
+    "printf '%s\\n' zookeeper.connect=": CLUSTER_BY_HAND,
+    "java -cp /usr/share/java/zookeeper.jar": CLUSTER_BY_HAND,
+    ".venv/bin/python -m broker cluster/": CLUSTER_BY_HAND,
+    "kcat -b 127.0.0.1:9093": CLUSTER_BY_HAND,
+    "echo 'k1:hello' | kcat -b 127.0.0.1:9093": CLUSTER_BY_HAND,
     ".venv/bin/python bench/spark_bench.py": "a benchmark: writes and reads 256 MiB to 1 GiB, minutes",
     "PYSPARK_PYTHON=/opt/moldau/.venv/bin/python ./tools/spark-submit --master yarn": "needs a YARN cluster",
+}
+# README Python blocks the README test does not run (by a string they hold), and why.
+PYTHON_NOT_RUN = {
+    "127.0.0.1:9093": CLUSTER_BY_HAND,
 }
 # Long-running commands: started, checked to serve, stopped with SIGTERM.
 SERVED = {
@@ -119,6 +135,10 @@ def all_commands(doc: Path) -> list[Command]:
 
 def not_run_reason(cmd: Command) -> str | None:
     return next((why for prefix, why in NOT_RUN.items() if cmd.starts_with(prefix)), None)
+
+
+def python_not_run_reason(code: str) -> str | None:
+    return next((why for marker, why in PYTHON_NOT_RUN.items() if marker in code), None)
 
 
 def served_address(cmd: Command) -> tuple[str, int] | None:
@@ -234,6 +254,8 @@ def run_readme(cwd: Path, *, with_python: bool = True) -> None:
                 run_block(cwd, runnable)
         if with_python:
             for code in python_blocks(ROOT / "README.md"):
+                if python_not_run_reason(code):
+                    continue
                 result = subprocess.run(
                     [str(cwd / ".venv" / "bin" / "python"), "-c", code],
                     cwd=cwd,
@@ -264,6 +286,8 @@ def test_every_command_is_run_or_listed_with_a_reason() -> None:
     assert commands, "no shell blocks found: the convention changed?"
     for prefix in [*NOT_RUN, *SERVED]:
         assert any(c.starts_with(prefix) for c in commands), f"stale entry: {prefix!r} is in no document"
+    for marker in PYTHON_NOT_RUN:
+        assert any(marker in code for code in python_blocks(ROOT / "README.md")), f"stale entry: {marker!r}"
     for c in commands:
         assert not (not_run_reason(c) and served_address(c)), c
 

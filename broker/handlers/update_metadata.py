@@ -19,7 +19,9 @@ Behaviour (Kafka's ``KafkaApis.handleUpdateMetadataRequest`` then
 
 Version notes: v6 is flexible; v7 adds TopicId; v8 adds IsKRaftController (ignored).
 
-Not implemented: completing delayed CreateTopics / ElectLeaders (none exist yet);
+Delayed ElectLeaders waiting for the partitions of the request are completed.
+
+Not implemented: completing delayed CreateTopics;
 security protocols other than PLAINTEXT are kept only as listener names. v0-5 are not served.
 """
 
@@ -72,4 +74,8 @@ def handle_update_metadata(ctx: RequestContext, request: UpdateMetadataRequest) 
     deleted = ctx.broker.metadata_cache.update_metadata(request.controller_id, brokers, topic_ids, states)
     for topic in deleted:
         ctx.broker.groups.remove_offsets_of_topic(topic)
+    elections = replica_manager.elect_leader_purgatory
+    if len(elections):  # KafkaApis.handleUpdateMetadataRequest: tryCompleteElection per partition
+        for state in states:
+            elections.check_and_complete(state.key)
     return UpdateMetadataResponse(error_code=ErrorCode.NONE.code)

@@ -18,7 +18,9 @@ from protocol.messages import MetadataRequest
 
 
 def _ctx(cache: MetadataCache) -> RequestContext:
-    broker = SimpleNamespace(metadata_cache=cache, config={"auto.create.topics.enable": False, "max.partitions.per.request": 1000})
+    broker = SimpleNamespace(
+        metadata_cache=cache, config={"auto.create.topics.enable": False, "max.partitions.per.request": 1000}
+    )
     return RequestContext(broker, 3, 12, 1, "test", "peer", 1, "PLAINTEXT")  # type: ignore[arg-type]
 
 

@@ -258,7 +258,7 @@ def log_end_offset(cluster: Cluster, i: int, topic: str) -> int | None:
 
 # ---------------------------------------------------------------- served only in ZooKeeper mode
 
-CONTROL_KEYS = {4: (5, 7), 5: (3, 4), 6: (6, 8)}
+CONTROL_KEYS = {4: (5, 7), 5: (3, 4), 6: (6, 8), 7: (1, 3), 56: (0, 3)}
 
 
 def test_embedded_mode_neither_advertises_nor_accepts_control_apis(tmp_path: Path) -> None:

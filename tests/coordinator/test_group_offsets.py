@@ -36,7 +36,9 @@ from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ConsumerProtocolSubscription
 from protocol.primitives import DecodeError
 from protocol.record_batch import iter_batches
-from protocol.records import build_batch, decode_batch
+from protocol.records import build_batch, decode_all, decode_batch
+from storage.log_cleaner import LogCleaner
+from storage.log_cleaner_manager import CleanerConfig
 from storage.log_config import resolve_topic_defaults
 from storage.log_manager import LogManager
 from storage.producer_state import AppendOrigin
@@ -595,50 +597,61 @@ def test_a_creation_interrupted_by_a_crash_is_completed_at_start(tmp_path, clock
         lm.shutdown()
 
 
-# ---------------------------------------------------------------- compaction by rewrite
+# ---------------------------------------------------------------- compaction by the log cleaner
 
 
-def test_the_offsets_partition_is_compacted_by_rewriting_its_live_records(tmp_path, clock):
-    b = Broker(tmp_path, clock, compaction_min_records=50)
+def test_offsets_and_groups_survive_many_cleanings_of_the_offsets_topic(tmp_path, clock):
+    """``__consumer_offsets`` is compacted by the log cleaner (cleanup.policy=compact), as
+    Kafka's: after rounds of commits and cleanings the partition holds about the live
+    records, and a restart replays the latest offsets and the group over the gaps."""
+    b = Broker(tmp_path, clock, offsets_segment_bytes=1024)
     try:
         gc = b.gc
         leader, _ = stable_group(gc, clock)
-        for i in range(200):  # the same two partitions committed over and over
-            gc.commit_offsets(
-                "g", leader, None, 1, [OffsetCommitEntry("t", 0, i), OffsetCommitEntry("t", 1, i)]
-            )
-        gc.commit_offsets("gone", "", None, -1, [OffsetCommitEntry("t", 0, 1)])
-        assert gc.delete_groups(["gone"]) == {"gone": E.NONE}
         assert b.lm is not None
-        plog = b.lm.get_log(OFFSETS_TOPIC, gc.partition_for("g"))
-        assert plog.log_start_offset > 0
-        # What is left to replay is a few times the live records, not the 400 commits.
-        assert plog.log_end_offset - plog.log_start_offset < 3 * 50
-        live = b.records("g")
-        latest = {decode_key(k): v for k, v, _ in live}
-        assert decode_offset_value(latest[OffsetKey("g", "t", 0)]).committed_offset == 199
-        assert decode_group_value(latest[GroupKey("g")]).generation == 1
+        partition = gc.partition_for("g")
+        plog = b.lm.get_log(OFFSETS_TOPIC, partition)
+        for round_ in range(5):
+            for i in range(100):  # the same two partitions committed over and over
+                n = round_ * 100 + i
+                gc.commit_offsets(
+                    "g", leader, None, 1, [OffsetCommitEntry("t", 0, n), OffsetCommitEntry("t", 1, n)]
+                )
+            gc.commit_offsets("gone", "", None, -1, [OffsetCommitEntry("t", 0, 1)])
+            assert gc.delete_groups(["gone"]) == {"gone": E.NONE}
+            cleaner = LogCleaner(CleanerConfig(), [b.dir], lambda: [plog], time_ms=clock.time_ms)
+            cleaned = _clean_once(cleaner)
+            assert cleaned is not None and cleaned > 0
+        records = sum(len(rs) for _h, rs in _batches(plog))
+        # Five rounds wrote over 1,000 records; what is left is the live ones plus the
+        # uncleaned active segment.
+        assert records < 300
         gc = b.restart()
-        assert offsets_of(gc, "g") == {("t", 0): (199, -1, ""), ("t", 1): (199, -1, "")}
+        assert offsets_of(gc, "g") == {("t", 0): (499, -1, ""), ("t", 1): (499, -1, "")}
         assert gc.groups["g"].state is GroupState.STABLE and gc.groups["g"].leader_id == leader
         assert "gone" not in gc.groups and gc.fetch_offsets("gone", None) == []
     finally:
         b.close()
 
 
-def test_a_long_history_is_compacted_right_after_its_load(tmp_path, clock):
-    b = Broker(tmp_path, clock)  # the default threshold: nothing is rewritten while committing
-    try:
-        for i in range(300):
-            b.gc.commit_offsets("g", "", None, -1, [OffsetCommitEntry("t", 0, i)])
-        assert b.lm is not None
-        assert b.lm.get_log(OFFSETS_TOPIC, b.gc.partition_for("g")).log_start_offset == 0
-        b.kw["compaction_min_records"] = 100
-        gc = b.restart()
-        plog = b.lm.get_log(OFFSETS_TOPIC, gc.partition_for("g"))
-        assert plog.log_start_offset == 300 and plog.log_end_offset == 301
-        assert offsets_of(gc, "g") == {("t", 0): (299, -1, "")}
-        gc = b.restart()
-        assert offsets_of(gc, "g") == {("t", 0): (299, -1, "")}
-    finally:
-        b.close()
+def _clean_once(cleaner: LogCleaner) -> int | None:
+    async def go() -> int | None:
+        try:
+            return await cleaner.clean_filthiest_log()
+        finally:
+            cleaner.close()
+
+    return asyncio.run(go())
+
+
+def _batches(plog) -> list[tuple]:
+    """(header, records) of every batch from the log start to the log end."""
+    out = []
+    offset = plog.log_start_offset
+    while offset < plog.log_end_offset:
+        data = plog.read(offset, 1 << 24).records
+        assert data, f"nothing at {offset}"
+        for header, records in decode_all(data):
+            out.append((header, records))
+            offset = header.next_offset
+    return out

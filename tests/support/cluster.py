@@ -30,7 +30,7 @@ Two modes:
   between a client and one broker, put a ``tests/support/fault_proxy.FaultProxy``
   in front of ``cluster.address(i)``.
 
-Fault injection (in-process mode, see ``tests/support/interception.py``):
+Fault injection (in-process mode, see ``broker/testing/interception.py``):
 
 - ``control(broker, api_key, fn, keep=False)``: ``fn(InterceptedRequest)``
   returns None (not handled), ``PASS``, ``Drop()``, ``DropResponse()``,
@@ -97,15 +97,11 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
-import contextvars
 import logging
-import os
 import shutil
 import socket
 import tempfile
-import threading
 import time
-import weakref
 from collections.abc import Callable, Coroutine, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -113,10 +109,10 @@ from typing import Any
 import pytest
 
 from broker.broker import Broker
-from broker.config import BrokerConfig, Listener, parse_listeners
+from broker.config import Listener, parse_listeners
+from broker.testing.inprocess import START_TIMEOUT_S, InProcessNode, LoopThread
 from tests.support.broker_process import BrokerProcess
 from tests.support.interception import (
-    BrokerInterceptor,
     BrokerTraffic,
     Control,
     ControlFn,
@@ -126,169 +122,15 @@ from tests.support.zookeeper_server import ZooKeeperServer
 
 log = logging.getLogger(__name__)
 
-START_TIMEOUT_S = 60.0
-
-# The in-process broker a task belongs to: tasks inherit it from the task (or the
-# connection callback) that created them, so a crash can cancel exactly its tasks.
-_OWNER: contextvars.ContextVar[_TaskOwner | None] = contextvars.ContextVar("cluster_broker", default=None)
+# The in-process machinery (loop thread, crash emulation, node) is shared with the
+# pytest plugin shipped in the package: broker/testing/inprocess.py.
+_LoopThread = LoopThread
 
 
-class _TaskOwner:
-    def __init__(self, broker_id: int) -> None:
-        self.broker_id = broker_id
-        self.tasks: weakref.WeakSet[asyncio.Task] = weakref.WeakSet()
-        self.dead = False  # crashed: a task its leftovers (timers, callbacks) start is cancelled
-
-
-def _tagging_task_factory(loop: asyncio.AbstractEventLoop, coro: Any, **kwargs: Any) -> asyncio.Task:
-    task = asyncio.Task(coro, loop=loop, **kwargs)
-    context = kwargs.get("context")
-    owner = context.get(_OWNER) if context is not None else _OWNER.get()
-    if owner is not None:
-        owner.tasks.add(task)
-        if owner.dead:
-            task.cancel()
-    return task
-
-
-class _LoopThread:
-    """An asyncio loop in a daemon thread; ``call`` runs a coroutine there and waits."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.loop.set_task_factory(_tagging_task_factory)
-        self.thread = threading.Thread(target=self._run, name="cluster-loop", daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        self.loop.run_forever()
-
-    def call(self, coro: Coroutine[Any, Any, Any], timeout: float | None = START_TIMEOUT_S) -> Any:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
-
-    def close(self) -> None:
-        async def cancel_all() -> None:
-            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
-            for t in tasks:
-                t.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-
-        with contextlib.suppress(Exception):
-            self.call(cancel_all(), timeout=10)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
-        if not self.thread.is_alive():
-            self.loop.close()
-
-
-# ---------------------------------------------------------------------- crash emulation
-
-
-def _neutralise_files(dirs: list[Path]) -> int:
-    """Point every descriptor this process holds on a file under ``dirs`` at /dev/null.
-
-    What the kernel does at a kill -9, minus the closing: writes already made
-    stay in the page cache, later ones (of the dead broker's leftovers) go
-    nowhere, and its ``.lock`` flock is released. The descriptor numbers stay
-    taken, so a late close by a dead object cannot hit a file of the restarted
-    broker.
-    """
-    if not os.path.isdir("/proc/self/fd"):
-        raise RuntimeError("an in-process kill needs Linux's /proc/self/fd; use mode='subprocess'")
-    roots = [str(Path(d).resolve()) for d in dirs]
-    devnull = os.open(os.devnull, os.O_RDWR)
-    count = 0
-    try:
-        for name in os.listdir("/proc/self/fd"):
-            fd = int(name)
-            if fd == devnull:
-                continue
-            try:
-                target = os.readlink(f"/proc/self/fd/{name}")
-            except OSError:
-                continue
-            if any(target == r or target.startswith(r + os.sep) for r in roots):
-                os.dup2(devnull, fd, inheritable=False)
-                count += 1
-    finally:
-        os.close(devnull)
-    return count
-
-
-def _zookeeper_sessions(broker: Broker) -> list[Any]:
-    """The broker's ZooKeeper clients (today held by its producer-id manager)."""
-    found = []
-    for holder in (broker, getattr(broker, "producer_ids", None)):
-        zk = getattr(holder, "zookeeper", None)
-        if zk is not None and callable(getattr(zk, "close", None)) and zk not in found:
-            found.append(zk)
-    return found
-
-
-async def _crash(broker: Broker, owner: _TaskOwner, log_dirs: list[Path]) -> None:
-    """Stop ``broker`` as a kill -9 would (see the module docstring), on its loop."""
-    loop = asyncio.get_running_loop()
-    owner.dead = True
-    _neutralise_files(log_dirs)
-    for conn in list(broker.server.connections):
-        transport = getattr(conn, "transport", None)
-        if transport is not None:
-            transport.abort()  # RST, nothing flushed
-    await broker.server.stop()  # the listeners
-    for zk in _zookeeper_sessions(broker):
-        await loop.run_in_executor(None, zk.close)
-    me = asyncio.current_task()
-    tasks = [t for t in list(owner.tasks) if not t.done() and t is not me]
-    for t in tasks:
-        t.cancel()
-    if tasks:
-        await asyncio.wait(tasks, timeout=10)
-
-
-# ---------------------------------------------------------------------- nodes
-
-
-class _InProcessNode:
+class _InProcessNode(InProcessNode):
     def __init__(self, cluster: Cluster, index: int, log_dir: Path) -> None:
+        super().__init__(index, log_dir, cluster.network, cluster.broker_properties)
         self.cluster = cluster
-        self.index = index
-        self.log_dir = log_dir
-        self.port = 0  # of the first advertised listener: the clients'
-        self.ports: dict[str, int] = {}  # by listener name, kept for restarts
-        self.broker: Broker | None = None
-        self.owner: _TaskOwner | None = None
-
-    @property
-    def alive(self) -> bool:
-        return self.broker is not None
-
-    async def start(self) -> None:
-        owner = _TaskOwner(self.index)
-        _OWNER.set(owner)  # this task's context: every task the broker creates inherits it
-        props = self.cluster.broker_properties(self.index, self.log_dir, self.ports)
-        broker = Broker(BrokerConfig.load(None, [f"{k}={v}" for k, v in props.items()]))
-        broker.server.interceptor = BrokerInterceptor(self.cluster.network, self.index)
-        try:
-            await broker.start()
-        except BaseException:
-            with contextlib.suppress(Exception):
-                await broker.stop()
-            raise
-        self.broker, self.owner = broker, owner
-        self.port = broker.advertised[0].port
-        self.ports = {a.name: a.port for a in broker.advertised}
-
-    async def stop(self) -> None:
-        broker, self.broker = self.broker, None
-        if broker is not None:
-            await broker.stop()
-
-    async def kill(self) -> None:
-        broker, self.broker = self.broker, None
-        if broker is not None:
-            assert self.owner is not None
-            await _crash(broker, self.owner, list(broker.config.log_dirs))
 
 
 class _SubprocessNode:
@@ -406,6 +248,10 @@ class Cluster:
         }
         if self.zookeeper is not None:
             props["zookeeper.connect"] = self.zookeeper.connect(self.zk_chroot)
+            # One controlled-shutdown attempt: closing a whole cluster would otherwise wait
+            # out Kafka's 3 attempts 5 s apart for the last broker's unmovable leaders.
+            # Tests of controlled shutdown set their own.
+            props["controlled.shutdown.max.retries"] = "1"
         props.update(self.overrides)
         props.update(self.broker_overrides.get(index, {}))
         listeners = parse_listeners("listeners", props["listeners"].split(","))
@@ -548,7 +394,7 @@ class Cluster:
         self, broker: int | None, api_key: int | None, fn: ControlFn, *, keep: bool = False
     ) -> Control:
         """Intercept requests of ``api_key`` (None: all) at broker ``broker`` (None: all); see
-        ``tests/support/interception.py``. Returns the control (``.calls``, ``.handled``, ``.remove()``)."""
+        ``broker/testing/interception.py``. Returns the control (``.calls``, ``.handled``, ``.remove()``)."""
         self._in_process_only("control")
         if broker is not None:
             self._node(broker)
