@@ -47,6 +47,7 @@ from broker.dynamic_config import (
 )
 from broker.handlers import load_handlers
 from broker.metadata_cache import MetadataCache
+from broker.metrics import BrokerMetrics
 from broker.partition import Partition
 from broker.replica_manager import ReplicaManager
 from broker.server import KafkaServer
@@ -101,6 +102,7 @@ class Broker:
     def __init__(self, config: BrokerConfig, *, clock: Clock = SYSTEM_CLOCK) -> None:
         self.config = config
         self.clock = clock
+        self.metrics = BrokerMetrics(config["metrics.prometheus.port"], config["metrics.prometheus.host"])
         self.server = KafkaServer(self)
         self.broker_id: int = max(config.broker_id, 0)
         self.cluster_id: str = ""
@@ -120,10 +122,14 @@ class Broker:
                 d.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise ConfigError(f"log.dirs: cannot create {d}: {exc.strerror}") from None
-        # ZooKeeper first (Kafka's initZkClient): in ZooKeeper mode the logs' topic configs
+        # The metrics endpoint first: log recovery can be watched while it runs.
+        await self.metrics.start_endpoint()
+        self._running.push_async_callback(self.metrics.stop_endpoint)
+        # ZooKeeper next (Kafka's initZkClient): in ZooKeeper mode the logs' topic configs
         # are /config/topics, read by the log manager as it loads them.
         await self._start_zookeeper()
         self.log_manager = self._build_log_manager()
+        self.metrics.watch_log_manager(self.log_manager)
         self._running.push_async_callback(self._shutdown_log_manager)
         await loop.run_in_executor(None, self.log_manager.startup)
         cluster_id = cfg["cluster.id"]
@@ -154,6 +160,7 @@ class Broker:
         self._running.push_async_callback(self.producer_ids.stop)
         await self.producer_ids.start()
         self._build_cluster_components()
+        self.metrics.attach(self)
         self._running.push_async_callback(self.groups.stop)
         if self.zookeeper is not None:
             # ZkConfigManager: config changes made through any broker, applied here too.
@@ -321,6 +328,8 @@ class Broker:
         self.groups = self._build_group_coordinator(self.log_manager, cluster_topics)
         self.groups.follow_leadership()
         self.replica_manager.add_leadership_listener(self._on_leadership_change)
+        self.replica_manager.start_replication(self.metadata_cache, cfg, broker_epoch=lambda: zk.broker_epoch)
+        self._running.push_async_callback(self.replica_manager.stop_replication)
 
     async def _join_cluster(self, zk: ZooKeeperClient) -> None:
         """Register in ``/brokers/ids`` and start the controller (``KafkaServer.startup``):

@@ -172,6 +172,20 @@ BROKER_KEYS: dict[str, ConfigKey] = {
             "Moldau: time allowed for a graceful shutdown",
             at_least(0),
         ),
+        # --- metrics (Moldau's keys: Kafka exposes JMX, scraped through the JMX exporter)
+        _k(
+            "metrics.prometheus.port",
+            ConfigType.INT,
+            -1,
+            "Moldau: port of the Prometheus endpoint (http://host:port/metrics); -1: off, 0: any free port",
+            between(-1, 65535),
+        ),
+        _k(
+            "metrics.prometheus.host",
+            ConfigType.STRING,
+            "127.0.0.1",
+            "Moldau: address the Prometheus endpoint binds (0.0.0.0: every interface)",
+        ),
         # --- ZooKeeper
         _k(
             "zookeeper.connect",
@@ -359,6 +373,46 @@ BROKER_KEYS: dict[str, ConfigKey] = {
             at_least(0),
         ),
         _k("group.max.size", ConfigType.INT, 2_147_483_647, "Members per group", at_least(1)),
+        # --- replication (ReplicationConfigs)
+        _k(
+            "replica.lag.time.max.ms",
+            ConfigType.LONG,
+            30_000,
+            "A follower not caught up for this long leaves the ISR",
+            at_least(1),
+        ),
+        _k(
+            "replica.fetch.max.bytes",
+            ConfigType.INT,
+            1_048_576,
+            "Bytes a follower asks per partition",
+            at_least(0),
+        ),
+        _k(
+            "replica.fetch.response.max.bytes",
+            ConfigType.INT,
+            10_485_760,
+            "Bytes a follower asks per fetch",
+            at_least(0),
+        ),
+        _k(
+            "replica.fetch.wait.max.ms",
+            ConfigType.INT,
+            500,
+            "Longest wait of a follower's fetch",
+            at_least(0),
+        ),
+        _k("replica.fetch.min.bytes", ConfigType.INT, 1, "Bytes a follower's fetch waits for", at_least(1)),
+        _k(
+            "replica.fetch.backoff.ms",
+            ConfigType.INT,
+            1_000,
+            "Follower pause after a fetch error",
+            at_least(0),
+        ),
+        _k(
+            "replica.socket.timeout.ms", ConfigType.INT, 30_000, "Follower fetch request timeout", at_least(1)
+        ),
         # --- fetch
         _k("fetch.max.bytes", ConfigType.INT, 57_671_680, "Largest fetch response (KIP-541)", at_least(0)),
         _k(
@@ -386,10 +440,6 @@ ACCEPTED_NO_EFFECT = {
     "num.replica.alter.log.dirs.threads",
     "background.threads",
     "queued.max.requests",
-    "replica.lag.time.max.ms",
-    "replica.fetch.max.bytes",
-    "replica.socket.timeout.ms",
-    "replica.fetch.wait.max.ms",
     "group.coordinator.rebalance.protocols",
     "group.coordinator.new.enable",
     "transaction.state.log.replication.factor",

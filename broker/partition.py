@@ -8,9 +8,15 @@ request that touches a partition goes through here, so these decisions live in o
   otherwise), with the client's view of the leader epoch fenced first (KIP-320:
   FENCED_LEADER_EPOCH below ours, UNKNOWN_LEADER_EPOCH above);
 - the high watermark (``maybe_increment_high_watermark``): the smallest log end offset
-  over the ISR. With the leader alone in the ISR that is its log end offset, so the high
-  watermark follows every append; followers' offsets join the minimum once replication
-  fills ``follower_states``. Nothing else sets a high watermark;
+  over the ISR (and over followers caught up that may join it), Kafka's
+  ``maybeIncrementLeaderHW``. With the leader alone in the ISR that is its log end offset,
+  so the high watermark follows every append; each follower fetch reports the follower's
+  log end offset (``update_follower_fetch_state``). A follower takes min(leader's high
+  watermark, own log end offset) from each fetch response (``update_follower_high_watermark``);
+- the ISR (Kafka's ``maybeExpandIsr`` / ``maybeShrinkIsr``): a follower that reached the
+  high watermark joins, one that did not catch up for ``replica.lag.time.max.ms`` leaves;
+  each change is proposed to the controller through the ``IsrChangeSink`` (AlterPartition,
+  KIP-497), one at a time, and committed when it answers (``on_alter_partition_*``);
 - ``min.insync.replicas`` for acks=-1 (NOT_ENOUGH_REPLICAS);
 - what a fetch may see (``FetchIsolation``: the log end for followers, the high watermark
   for read_uncommitted consumers, the last stable offset for read_committed ones).
@@ -26,8 +32,9 @@ import logging
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
+from broker.metrics import IsrChangeStats
 from coordinator.cluster_state import NO_LEADER, PartitionState
 from protocol.errors import ErrorCode, KafkaError
 from storage.log_config import LogConfig
@@ -45,6 +52,15 @@ from storage.producer_state import AppendOrigin, ProducerStateEntry
 log = logging.getLogger(__name__)
 
 NO_EPOCH = -1  # a request without a leader epoch (Optional.empty in Kafka)
+REPLICA_LAG_TIME_MAX_MS = 30_000  # replica.lag.time.max.ms
+
+
+class IsrChangeSink(Protocol):
+    """Where a leader proposes ISR changes (the AlterPartitionManager, KIP-497)."""
+
+    def submit(self, partition: Partition, new_isr: tuple[int, ...]) -> bool:
+        """Send ``new_isr`` for ``partition``; False if it cannot be sent (nothing pending then)."""
+        ...
 
 
 @dataclass(slots=True)
@@ -55,6 +71,27 @@ class FollowerState:
     log_end_offset: int = -1  # unknown until the follower fetches (UnifiedLog.UnknownOffset)
     log_start_offset: int = -1
     last_caught_up_time_ms: int = 0
+    last_fetch_leader_log_end_offset: int = -1
+    last_fetch_time_ms: int = 0
+
+    def update_fetch_state(
+        self, fetch_offset: int, log_start_offset: int, fetch_time_ms: int, leader_end_offset: int
+    ) -> None:
+        """Kafka's ``Replica.updateFetchStateOrThrow``: the follower is caught up at this fetch if
+        it asked for the leader's log end offset, or caught up at its previous fetch if it asked
+        for at least the leader's log end offset of that fetch."""
+        if fetch_offset >= leader_end_offset:
+            self.last_caught_up_time_ms = max(self.last_caught_up_time_ms, fetch_time_ms)
+        elif fetch_offset >= self.last_fetch_leader_log_end_offset:
+            self.last_caught_up_time_ms = max(self.last_caught_up_time_ms, self.last_fetch_time_ms)
+        self.log_start_offset = log_start_offset
+        self.log_end_offset = fetch_offset
+        self.last_fetch_leader_log_end_offset = leader_end_offset
+        self.last_fetch_time_ms = fetch_time_ms
+
+    def is_caught_up(self, leader_end_offset: int, now_ms: int, max_lag_ms: int) -> bool:
+        """Kafka's ``ReplicaState.isCaughtUp``."""
+        return leader_end_offset == self.log_end_offset or now_ms - self.last_caught_up_time_ms <= max_lag_ms
 
 
 class LogReadInfo(NamedTuple):
@@ -81,18 +118,36 @@ class LogOffsets:
 class Partition:
     """One hosted partition: its log, its leadership, and the leader's decisions about it."""
 
-    def __init__(self, log: PartitionLog, *, local_broker_id: int, time_ms: Callable[[], int]) -> None:
+    def __init__(
+        self,
+        log: PartitionLog,
+        *,
+        local_broker_id: int,
+        time_ms: Callable[[], int],
+        isr_changes: IsrChangeStats | None = None,
+        replica_lag_time_max_ms: int = REPLICA_LAG_TIME_MAX_MS,
+        isr_change_sink: IsrChangeSink | None = None,
+        is_replica_isr_eligible: Callable[[int], bool] = lambda _broker_id: True,
+    ) -> None:
         self.topic = log.topic
         self.partition = log.partition
         self.log = log
         self.local_broker_id = local_broker_id
         self._time_ms = time_ms
+        self.replica_lag_time_max_ms = replica_lag_time_max_ms
+        self._isr_change_sink = isr_change_sink
+        self._is_replica_isr_eligible = is_replica_isr_eligible
         self.leader_id = NO_LEADER
         self.leader_epoch = NO_EPOCH
         self.partition_epoch = -1
         self.replicas: tuple[int, ...] = ()
-        self.isr: tuple[int, ...] = ()
+        self.isr: tuple[int, ...] = ()  # the committed ISR (Kafka's partitionState.isr)
+        # An ISR change sent to the controller and not answered yet (Kafka's PendingExpandIsr /
+        # PendingShrinkIsr); the high watermark counts the larger of the two ISRs meanwhile.
+        self.pending_isr: tuple[int, ...] | None = None
         self.follower_states: dict[int, FollowerState] = {}
+        # The ReplicaManager's ISR shrink/expand meters (a partition of its own in unit tests).
+        self.isr_changes = isr_changes if isr_changes is not None else IsrChangeStats()
         # Byte counters for the delayed-fetch purgatory: bytes appended since hosted, and
         # bytes below the high watermark; (end offset, appended bytes) of each batch above it.
         self._appended_bytes = 0
@@ -125,6 +180,7 @@ class Partition:
         self.partition_epoch = state.partition_epoch
         self.replicas = tuple(state.replicas)
         self.isr = tuple(state.isr)
+        self.pending_isr = None  # the controller's state replaces whatever was in flight
 
     def make_leader(self, state: PartitionState) -> bool:
         """Become (or stay) leader with ``state``; True if this is a new leader epoch.
@@ -135,19 +191,42 @@ class Partition:
         watermark is recomputed (after an unclean shutdown the checkpointed one may lag).
         """
         new_epoch = state.leader_epoch != self.leader_epoch or not self.is_leader
+        old_isr = self.isr
         self._update_assignment(state)
+        if not new_epoch and self.isr != old_isr:
+            # The leader stays in its epoch and only the ISR changed: an ISR shrink or
+            # expansion (Kafka meters them where the leader changes its ISR, AlterPartition).
+            self.isr_changes.record(old_isr, self.isr)
         cache = self.log.leader_epoch_cache
         if cache.latest_epoch != state.leader_epoch:
             cache.assign(state.leader_epoch, self.log.log_end_offset)
+        now = self._time_ms()
         if new_epoch:
-            self.follower_states = {r: FollowerState(r) for r in self.replicas if r != self.local_broker_id}
+            # Replica.resetReplicaState: log end offsets unknown until they fetch; the ISR
+            # members count as caught up now, so they are not dropped before their first fetch.
+            leo = self.log.log_end_offset
+            self.follower_states = {
+                r: FollowerState(
+                    r,
+                    last_caught_up_time_ms=now if r in self.isr else 0,
+                    last_fetch_leader_log_end_offset=leo if r in self.isr else -1,
+                    last_fetch_time_ms=now if r in self.isr else 0,
+                )
+                for r in self.replicas
+                if r != self.local_broker_id
+            }
+        else:
+            states = self.follower_states
+            self.follower_states = {
+                r: states.get(r) or FollowerState(r) for r in self.replicas if r != self.local_broker_id
+            }
         self.maybe_increment_high_watermark()
         return new_epoch
 
     def make_follower(self, state: PartitionState) -> bool:
         """Record that another broker leads (Kafka's ``makeFollower``); True if the epoch changed.
 
-        Fetching from the leader (and truncating to it) is the replication work's.
+        The replica fetcher then truncates this log to the leader's and fetches from it.
         """
         changed = state.leader_epoch != self.leader_epoch or state.leader != self.leader_id
         self._update_assignment(state)
@@ -184,29 +263,227 @@ class Partition:
 
     # ------------------------------------------------------------------ high watermark
 
+    @property
+    def effective_min_isr(self) -> int:
+        """min.insync.replicas capped at the replication factor (Kafka's ``effectiveMinIsr``)."""
+        return max(1, min(self.log.config.min_insync_replicas, len(self.replicas)))
+
+    @property
+    def maximal_isr(self) -> tuple[int, ...]:
+        """The ISR the high watermark waits for: the committed one, plus a follower whose
+        joining is in flight (Kafka's ``maximalIsr``: an expansion counts at once, a
+        shrink only once committed)."""
+        pending = self.pending_isr
+        if pending is not None and len(pending) > len(self.isr):
+            return pending
+        return self.isr
+
     def maybe_increment_high_watermark(self) -> bool:
         """Move the high watermark to the smallest log end offset over the ISR; True if it moved.
 
-        Kafka's ``maybeIncrementLeaderHW``. A follower whose log end offset is not known yet
-        holds it back (as Kafka's unknown offset does). Only a leader decides.
+        Kafka's ``maybeIncrementLeaderHW``: nothing moves while the committed ISR is smaller
+        than min.insync.replicas (capped at the replication factor: ``isUnderMinIsr``,
+        KAFKA-15583); every follower of the maximal ISR counts, and so does a follower
+        outside it that is caught up and may join it (the high watermark waits for it
+        rather than run ahead of a replica about to be in sync). A follower whose log end
+        offset is not known yet (-1) holds it back. Only a leader decides.
         """
         me = self.local_broker_id
         if self.leader_id != me:
             return False
         plog = self.log
-        new_hw = plog.log_end_offset
-        for replica in self.isr:
-            if replica != me:
-                follower = self.follower_states.get(replica)
-                new_hw = min(new_hw, follower.log_end_offset if follower is not None else -1)
+        if len(self.isr) < self.effective_min_isr:
+            return False
+        leader_end = plog.log_end_offset
+        new_hw = leader_end
+        isr = self.maximal_isr
+        now = -1
+        for replica, follower in self.follower_states.items():
+            offset = follower.log_end_offset
+            if offset >= new_hw:
+                continue
+            if replica in isr:
+                new_hw = offset
+                continue
+            if now < 0:
+                now = self._time_ms()
+            if follower.is_caught_up(leader_end, now, self.replica_lag_time_max_ms) and (
+                self._is_replica_isr_eligible(replica)
+            ):
+                new_hw = offset
+        for replica in isr:  # an ISR member without a follower state (not in replicas) holds it back
+            if replica != me and replica not in self.follower_states:
+                new_hw = -1
         if new_hw <= plog.high_watermark:
             return False
         plog.update_high_watermark(new_hw)
-        hw = plog.high_watermark
+        self._commit_bytes(plog.high_watermark)
+        return True
+
+    def _commit_bytes(self, hw: int) -> None:
         pending = self._uncommitted
         while pending and pending[0][0] <= hw:
             self._committed_bytes = pending.popleft()[1]
+
+    # ------------------------------------------------------------------ followers (on the leader)
+
+    def update_follower_fetch_state(
+        self,
+        replica_id: int,
+        fetch_offset: int,
+        log_start_offset: int,
+        fetch_time_ms: int,
+        leader_end_offset: int,
+    ) -> bool | None:
+        """A follower fetched at ``fetch_offset`` (Kafka's ``Partition.updateFollowerFetchState``).
+
+        Records its log end offset and catch-up time, maybe proposes it for the ISR, and
+        maybe moves the high watermark. Returns whether the high watermark moved, or None
+        if ``replica_id`` is not a replica of this partition (its fetch then gets no records).
+        """
+        follower = self.follower_states.get(replica_id)
+        if follower is None:
+            return None
+        previous_end = follower.log_end_offset
+        follower.update_fetch_state(fetch_offset, log_start_offset, fetch_time_ms, leader_end_offset)
+        self.maybe_expand_isr(follower)
+        if previous_end == follower.log_end_offset:
+            return False
+        return self.maybe_increment_high_watermark()
+
+    def maybe_expand_isr(self, follower: FollowerState) -> None:
+        """Kafka's ``maybeExpandIsr``: a follower not in the ISR joins once its log end offset
+        reached the high watermark and the start of this leader epoch (``isFollowerInSync``)."""
+        replica = follower.replica_id
+        if self.pending_isr is not None or replica in self.isr or not self.is_leader:
+            return
+        plog = self.log
+        epoch_start = plog.leader_epoch_cache.latest_entry()
+        if follower.log_end_offset < plog.high_watermark or (
+            epoch_start is None or follower.log_end_offset < epoch_start.start_offset
+        ):
+            return
+        if not self._is_replica_isr_eligible(replica):
+            return
+        self._propose_isr((*self.isr, replica), f"follower {replica} caught up")
+
+    def maybe_shrink_isr(self) -> bool:
+        """Kafka's ``maybeShrinkIsr`` (the ``isr-expiration`` task): followers of the ISR that
+        did not catch up for ``replica.lag.time.max.ms`` are proposed for removal. True if a
+        change was proposed."""
+        if not self.is_leader or self.pending_isr is not None:
+            return False
+        leader_end = self.log.log_end_offset
+        now = self._time_ms()
+        out_of_sync = [
+            r
+            for r in self.isr
+            if r != self.local_broker_id
+            and (f := self.follower_states.get(r)) is not None
+            and not f.is_caught_up(leader_end, now, self.replica_lag_time_max_ms)
+        ]
+        if not out_of_sync:
+            return False
+        new_isr = tuple(r for r in self.isr if r not in out_of_sync)
+        return self._propose_isr(new_isr, f"followers {out_of_sync} out of sync")
+
+    def _propose_isr(self, new_isr: tuple[int, ...], reason: str) -> bool:
+        sink = self._isr_change_sink
+        if sink is None:
+            return False
+        log.info(
+            "%s-%d: proposing ISR %s (was %s): %s",
+            self.topic,
+            self.partition,
+            list(new_isr),
+            list(self.isr),
+            reason,
+        )
+        self.pending_isr = new_isr
+        if not sink.submit(self, new_isr):
+            self.pending_isr = None
+            return False
         return True
+
+    def on_alter_partition_committed(
+        self, leader_epoch: int, partition_epoch: int, isr: tuple[int, ...]
+    ) -> bool:
+        """The controller accepted an ISR change (Kafka's ``handleAlterPartitionUpdate``).
+
+        Ignored if this broker's leadership moved on meanwhile; otherwise the ISR and partition
+        epoch are committed. Returns whether the high watermark moved (the ISR may have shrunk).
+        """
+        if leader_epoch != self.leader_epoch or partition_epoch < self.partition_epoch or not self.is_leader:
+            return False
+        self.isr = isr
+        self.partition_epoch = partition_epoch
+        self.pending_isr = None
+        log.info(
+            "%s-%d: ISR is now %s (partition epoch %d)",
+            self.topic,
+            self.partition,
+            list(isr),
+            partition_epoch,
+        )
+        return self.maybe_increment_high_watermark()
+
+    def on_alter_partition_failed(self, error: ErrorCode) -> None:
+        """The controller refused the change (Kafka's ``handleAlterPartitionError``): the
+        pending change is dropped, except for the errors after which Kafka waits for new
+        metadata (a LeaderAndIsr replaces the state then)."""
+        if error in (
+            ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+            ErrorCode.UNKNOWN_TOPIC_ID,
+            ErrorCode.FENCED_LEADER_EPOCH,
+            ErrorCode.INVALID_UPDATE_VERSION,
+            ErrorCode.INVALID_REQUEST,
+            ErrorCode.NEW_LEADER_ELECTED,
+        ):
+            log.info(
+                "%s-%d: ISR change refused (%s), waiting for new metadata",
+                self.topic,
+                self.partition,
+                error.name,
+            )
+            return
+        log.info("%s-%d: ISR change refused (%s)", self.topic, self.partition, error.name)
+        self.pending_isr = None
+
+    # ------------------------------------------------------------------ follower side
+
+    def append_records_as_follower(self, records: memoryview | bytes) -> int:
+        """Append batches fetched from the leader (Kafka's ``appendRecordsToFollowerOrFutureReplica``);
+        returns the bytes appended."""
+        plog = self.log
+        before = plog.log_end_offset
+        size = plog.append_as_follower(records)
+        if size and plog.log_end_offset > before:
+            self._appended_bytes += size
+            self._uncommitted.append((plog.log_end_offset, self._appended_bytes))
+        return size
+
+    def update_follower_high_watermark(
+        self, leader_high_watermark: int, leader_log_start_offset: int
+    ) -> None:
+        """A fetch response's offsets (Kafka's ``ReplicaFetcherThread.processPartitionData``):
+        high watermark = min(leader's, own log end offset), log start offset moved up to the leader's."""
+        plog = self.log
+        if leader_log_start_offset > plog.log_start_offset:
+            plog.maybe_increment_log_start_offset(leader_log_start_offset)
+        hw = min(leader_high_watermark, plog.log_end_offset)
+        if hw > plog.high_watermark:
+            plog.update_high_watermark(hw)
+            self._commit_bytes(plog.high_watermark)
+
+    def truncate_to(self, offset: int) -> None:
+        """Truncate the log to ``offset`` (a follower agreeing with its leader, KIP-101/279)."""
+        plog = self.log
+        if offset >= plog.log_end_offset:
+            return
+        plog.truncate_to(offset)
+        pending = self._uncommitted
+        while pending and pending[-1][0] > plog.log_end_offset:
+            pending.pop()
 
     def bytes_below(self, isolation: FetchIsolation) -> int:
         """Bytes made readable for ``isolation`` since this partition was hosted (a counter)."""
@@ -227,7 +504,7 @@ class Partition:
         if self.leader_id != self.local_broker_id:
             self.local_log()  # raises NOT_LEADER_OR_FOLLOWER
         plog = self.log
-        min_isr = plog.config.min_insync_replicas
+        min_isr = self.effective_min_isr
         if required_acks == -1 and len(self.isr) < min_isr:
             raise KafkaError(
                 ErrorCode.NOT_ENOUGH_REPLICAS,
@@ -240,6 +517,10 @@ class Partition:
         self._appended_bytes += info.size
         self._uncommitted.append((info.last_offset + 1, self._appended_bytes))
         return info, self.maybe_increment_high_watermark()
+
+    @property
+    def in_sync_replica_count(self) -> int:
+        return len(self.isr)
 
     # ------------------------------------------------------------------ reads
 
@@ -298,18 +579,39 @@ class Partition:
         -1 latest: the last fetchable offset for the isolation with our leader epoch;
         -2 / -4 earliest: the log start offset with the epoch that wrote it; any other
         timestamp: the log's answer, or (-1, -1, -1) when it is at or past the fetchable end.
+        A new leader whose high watermark has not reached the start of its epoch yet answers
+        latest and past-the-end lookups with OFFSET_NOT_AVAILABLE (retriable), as Kafka does:
+        its high watermark may still lag what the previous leader had committed.
         """
         plog = self.local_log(current_leader_epoch)
         fetchable = self.fetch_offsets(isolation)
-        if timestamp == LATEST_TIMESTAMP:
-            return TimestampAndOffset(-1, fetchable, self.leader_epoch)
         if timestamp in (EARLIEST_TIMESTAMP, EARLIEST_LOCAL_TIMESTAMP):
             start = plog.log_start_offset
             return TimestampAndOffset(-1, start, plog.leader_epoch_for_offset(start))
+        epoch_start = plog.leader_epoch_cache.latest_entry()
+        lagging = (
+            epoch_start is not None
+            and epoch_start.epoch == self.leader_epoch
+            and epoch_start.start_offset > plog.high_watermark
+        )
+        if timestamp == LATEST_TIMESTAMP:
+            if lagging:
+                raise self._offset_not_available(epoch_start.start_offset)  # type: ignore[union-attr]
+            return TimestampAndOffset(-1, fetchable, self.leader_epoch)
         found = plog.fetch_offset_by_timestamp(timestamp)
         if found is None or found.offset >= fetchable:
+            if lagging:
+                raise self._offset_not_available(epoch_start.start_offset)  # type: ignore[union-attr]
             return TimestampAndOffset(-1, -1, -1)
         return found
+
+    def _offset_not_available(self, epoch_start: int) -> KafkaError:
+        return KafkaError(
+            ErrorCode.OFFSET_NOT_AVAILABLE,
+            f"Failed to fetch offsets for partition {self.topic}-{self.partition} with leader epoch "
+            f"{self.leader_epoch} as this partition's high watermark ({self.log.high_watermark}) is "
+            f"lagging behind the start offset from the beginning of this epoch ({epoch_start}).",
+        )
 
     def last_offset_for_leader_epoch(
         self, leader_epoch: int, *, current_leader_epoch: int = NO_EPOCH, fetch_only_from_leader: bool = True

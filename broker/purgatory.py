@@ -14,10 +14,11 @@ A completed operation resolves its ``future``; the request that parked it awaits
 builds its answer (Kafka's ``onComplete`` sends the response itself). ``cancel`` drops an
 operation whose request went away (its connection closed).
 
-``DelayedFetch`` waits for ``min_bytes`` to become readable on its partitions. A
-``DelayedProduce`` (acks=all waiting for the high watermark) is the same shape: keyed by
-partition, ``try_complete`` comparing each partition's high watermark with the offset its
-append needs, triggered by the same high-watermark changes.
+``DelayedFetch`` waits for ``min_bytes`` to become readable on its partitions (a
+follower's fetch: for appends; a consumer's: for high-watermark moves). ``DelayedProduce``
+(acks=all) is the same shape: keyed by partition, ``try_complete`` comparing each
+partition's high watermark with the offset its append needs, triggered by high-watermark
+moves, ISR changes and leadership changes.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ import asyncio
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
+
+from protocol.errors import ErrorCode
 
 if TYPE_CHECKING:
     from broker.partition import Partition
@@ -97,6 +100,10 @@ class DelayedOperationPurgatory(Generic[Op]):
 
     def watched(self, key: Hashable) -> int:
         return len(self._watchers.get(key, ()))
+
+    def watched_count(self) -> int:
+        """Operations watched, once per key they watch (Kafka's ``PurgatorySize``)."""
+        return sum(len(watchers) for watchers in self._watchers.values())
 
     def try_complete_else_watch(self, operation: Op, keys: Iterable[Hashable]) -> bool:
         """Complete ``operation`` now if it can, else watch it under ``keys`` until it can
@@ -213,3 +220,70 @@ class DelayedFetch(DelayedOperation):
         if accumulated >= self.min_bytes:
             return self.force_complete()
         return False
+
+
+# ---------------------------------------------------------------------------- delayed produce
+
+
+@dataclass(slots=True)
+class ProducePartitionStatus:
+    """One partition of a parked acks=-1 produce (Kafka's ``ProducePartitionStatus``):
+    the high watermark it waits for, and the error it completed with (None while waiting)."""
+
+    key: PartitionKey
+    required_offset: int
+    acks_pending: bool = True
+    error: ErrorCode | None = None
+
+
+def check_produce_statuses(
+    statuses: Sequence[ProducePartitionStatus], partition_of: Callable[[PartitionKey], Partition | None]
+) -> bool:
+    """Settle the partitions whose acknowledgement is decided; True when none waits any more."""
+    waiting = False
+    for status in statuses:
+        if not status.acks_pending:
+            continue
+        partition = partition_of(status.key)
+        if partition is None or not partition.is_leader:
+            status.acks_pending, status.error = False, ErrorCode.NOT_LEADER_OR_FOLLOWER
+        elif partition.log.high_watermark >= status.required_offset:
+            # Partition.checkEnoughReplicasReachOffset
+            enough = partition.effective_min_isr <= len(partition.maximal_isr)
+            status.acks_pending = False
+            status.error = ErrorCode.NONE if enough else ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND
+        else:
+            waiting = True
+    return not waiting
+
+
+class DelayedProduce(DelayedOperation):
+    """An acks=-1 produce waiting for the followers (Kafka's ``DelayedProduce``).
+
+    Each partition completes when its high watermark reaches the offset after its append
+    (NOT_ENOUGH_REPLICAS_AFTER_APPEND if the ISR meanwhile fell below min.insync.replicas:
+    ``Partition.checkEnoughReplicasReachOffset``), or with NOT_LEADER_OR_FOLLOWER once this
+    broker no longer leads it; the operation completes when no partition waits. At the
+    deadline the ones still waiting get REQUEST_TIMED_OUT.
+    """
+
+    def __init__(
+        self,
+        delay_ms: int,
+        *,
+        statuses: Sequence[ProducePartitionStatus],
+        partition_of: Callable[[PartitionKey], Partition | None],
+    ) -> None:
+        super().__init__(delay_ms)
+        self.statuses = statuses
+        self._partition_of = partition_of
+
+    def try_complete(self) -> bool:
+        if not check_produce_statuses(self.statuses, self._partition_of):
+            return False
+        return self.force_complete()
+
+    def on_expiration(self) -> None:
+        for status in self.statuses:
+            if status.acks_pending:
+                status.acks_pending, status.error = False, ErrorCode.REQUEST_TIMED_OUT

@@ -10,10 +10,19 @@ never a ``PartitionLog``.
   unknown partition, the produce request's framing checks, internal topics (only the
   coordinators may append to them), then ``Partition.append_records_to_leader``. It
   returns the per-partition results, or an awaitable of them once an acks=-1 append has
-  to wait for followers (a ``DelayedProduce`` in a purgatory keyed by partition).
+  to wait for followers (a ``DelayedProduce`` in a purgatory keyed by partition,
+  completed by high-watermark, ISR and leadership changes).
 - ``fetch_messages``: Kafka's ``fetchMessages``: reads every partition now; if fewer than
   ``min_bytes`` are readable it parks a ``DelayedFetch`` (completed when a high watermark
-  moves) and returns an awaitable of the answer read again at completion.
+  moves, or for a follower's fetch when the log grows) and returns an awaitable of the
+  answer read again at completion. A follower's fetch (``replica_id``) reads to the log end
+  and reports its position to the partition (``updateFollowerFetchState``), which may move
+  the high watermark and the ISR.
+- Replication (ZooKeeper mode, ``start_replication``): the ``ReplicaFetcherManager``
+  (broker/replica_fetcher.py) follows the leadership changes of LeaderAndIsr and
+  StopReplica, the ``AlterPartitionManager`` (broker/alter_partition_manager.py) sends the
+  partitions' ISR changes to the controller, and the isr-expiration task checks the led
+  partitions every ``replica.lag.time.max.ms`` / 2.
 - ListOffsets, OffsetForLeaderEpoch, DescribeProducers and the coordinators' access
   (``coordinator.partition_access.PartitionAccess``) go through here as well.
 
@@ -35,8 +44,18 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from broker.partition import NO_EPOCH, LogOffsets, Partition
-from broker.purgatory import DelayedFetch, DelayedOperation, DelayedOperationPurgatory, FetchPartitionStatus
+from broker.metrics import BrokerTopicStats, IsrChangeStats
+from broker.partition import NO_EPOCH, REPLICA_LAG_TIME_MAX_MS, LogOffsets, Partition
+from broker.purgatory import (
+    DelayedFetch,
+    DelayedOperation,
+    DelayedOperationPurgatory,
+    DelayedProduce,
+    FetchPartitionStatus,
+    ProducePartitionStatus,
+    check_produce_statuses,
+)
+from broker.replica_fetcher import Replication, ReplicationSettings
 from coordinator.cluster_state import INTERNAL_TOPICS, LiveBroker, PartitionState, TopicMetadata
 from coordinator.controller import validate_topic_name
 from protocol.errors import ErrorCode, KafkaError
@@ -47,6 +66,7 @@ from storage.partition_log import FetchIsolation, LogAppendInfo, TimestampAndOff
 from storage.producer_state import AppendOrigin, ProducerStateEntry
 
 if TYPE_CHECKING:
+    from broker.metadata_cache import MetadataCache
     from storage.log_config import LogConfig
     from storage.log_manager import LogManager
     from storage.partition_log import PartitionLog
@@ -77,16 +97,26 @@ class FetchPartitionInfo(NamedTuple):
     max_bytes: int
     current_leader_epoch: int = NO_EPOCH
     last_fetched_epoch: int = NO_EPOCH
+    log_start_offset: int = -1  # a follower's (Fetch v5+)
 
 
 @dataclass(frozen=True, slots=True)
 class FetchParams:
-    """A fetch's request-level settings (Kafka's ``FetchParams``); consumers only for now."""
+    """A fetch's request-level settings (Kafka's ``FetchParams``).
+
+    ``replica_id`` >= 0 is a follower's fetch: it reads up to the log end offset and
+    reports the follower's position (``Partition.update_follower_fetch_state``).
+    """
 
     max_wait_ms: int
     min_bytes: int
     max_bytes: int
     isolation: FetchIsolation
+    replica_id: int = -1
+
+    @property
+    def is_from_follower(self) -> bool:
+        return self.replica_id >= 0
 
 
 class FetchPartitionData(NamedTuple):
@@ -103,16 +133,34 @@ class FetchPartitionData(NamedTuple):
     diverging_epoch: tuple[int, int] | None = None
 
 
+# Messages of the errors an acks=-1 produce gets while it waits (Kafka's DelayedProduce).
+_PRODUCE_WAIT_ERRORS = {
+    ErrorCode.REQUEST_TIMED_OUT: "The followers did not acknowledge the records within the produce timeout",
+    ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND: (
+        "The records were appended but the in-sync replicas fell below min.insync.replicas"
+    ),
+    ErrorCode.NOT_LEADER_OR_FOLLOWER: "This broker stopped leading the partition before the records were acknowledged",
+}
+
+
 # ---------------------------------------------------------------------------- manager
 
 
 class ReplicaManager:
     """Hosted partitions and the operations on them (implements ``ClusterMetadataListener``)."""
 
-    def __init__(self, broker_id: int, log_manager: LogManager, time_ms: Callable[[], int]) -> None:
+    def __init__(
+        self,
+        broker_id: int,
+        log_manager: LogManager,
+        time_ms: Callable[[], int],
+        *,
+        replica_lag_time_max_ms: int = REPLICA_LAG_TIME_MAX_MS,
+    ) -> None:
         self.broker_id = broker_id
         self.log_manager = log_manager
         self.time_ms = time_ms
+        self.replica_lag_time_max_ms = replica_lag_time_max_ms
         self._partitions: dict[TopicPartition, Partition] = {}
         self.fetch_purgatory: DelayedOperationPurgatory[DelayedFetch] = DelayedOperationPurgatory("Fetch")
         # ElectLeaders waiting for this broker's metadata to show the new leaders (Kafka's
@@ -120,11 +168,20 @@ class ReplicaManager:
         self.elect_leader_purgatory: DelayedOperationPurgatory[DelayedOperation] = DelayedOperationPurgatory(
             "ElectLeader"
         )
+        self.produce_purgatory: DelayedOperationPurgatory[DelayedProduce] = DelayedOperationPurgatory(
+            "Produce"
+        )
+        # ZooKeeper mode (``start_replication``): the replica fetchers, the AlterPartition
+        # sender and the isr-expiration task; None for a lone broker.
+        self.replication: Replication | None = None
         self._leadership_listeners: list[LeadershipListener] = []
         # ZooKeeper mode: the controller epoch of the last accepted control request
         # (Kafka's ReplicaManager.controllerEpoch, KafkaController.InitialControllerEpoch = 0).
         self.controller_epoch = 0
         self._state_change_lock = asyncio.Lock()  # Kafka's replicaStateChangeLock
+        # Kafka's BrokerTopicStats and ISR change meters: plain counters, read by the metrics.
+        self.topic_stats = BrokerTopicStats()
+        self.isr_changes = IsrChangeStats()
 
     # ------------------------------------------------------------------ partitions
 
@@ -156,6 +213,10 @@ class ReplicaManager:
 
     def _hosted(self, key: TopicPartition) -> Partition | None:
         return self._partitions.get(key)
+
+    def partitions(self) -> list[Partition]:
+        """Every hosted partition (a copy: the metrics walk it across loop turns)."""
+        return list(self._partitions.values())
 
     # ------------------------------------------------------------------ ClusterMetadataListener
 
@@ -192,9 +253,66 @@ class ReplicaManager:
         current = self._partitions.get(key)
         if current is None:
             current = self._partitions[key] = Partition(
-                plog, local_broker_id=self.broker_id, time_ms=self.time_ms
+                plog,
+                local_broker_id=self.broker_id,
+                time_ms=self.time_ms,
+                isr_changes=self.isr_changes,
+                replica_lag_time_max_ms=self.replica_lag_time_max_ms,
+                isr_change_sink=self,
+                is_replica_isr_eligible=self._is_replica_isr_eligible,
             )
         return current
+
+    # ------------------------------------------------------------------ replication
+
+    def start_replication(
+        self,
+        metadata_cache: MetadataCache,
+        config: Mapping[str, Any],
+        *,
+        broker_epoch: Callable[[], int | None],
+    ) -> None:
+        """Follow leaders and change ISRs (ZooKeeper mode; Kafka's ``ReplicaManager.startup``):
+        the replica fetchers (one per leader broker, over the inter-broker listener), the
+        AlterPartition sender to the controller, and the isr-expiration task every
+        ``replica.lag.time.max.ms`` / 2. ``config`` is the broker's; ``stop_replication`` ends them."""
+        settings = ReplicationSettings.from_config(config)
+        self.replica_lag_time_max_ms = settings.lag_time_max_ms
+        for partition in self._partitions.values():
+            partition.replica_lag_time_max_ms = settings.lag_time_max_ms
+        self.replication = Replication(self, metadata_cache, settings, broker_epoch)
+
+    async def stop_replication(self) -> None:
+        replication, self.replication = self.replication, None
+        if replication is not None:
+            await replication.stop()
+
+    def submit(self, partition: Partition, new_isr: tuple[int, ...]) -> bool:
+        """``IsrChangeSink`` for the hosted partitions: AlterPartition to the controller."""
+        if self.replication is None:
+            return False
+        return self.replication.alter_partition.submit(partition, new_isr)
+
+    def _is_replica_isr_eligible(self, broker_id: int) -> bool:
+        """Kafka's ``isReplicaIsrEligible`` in ZooKeeper mode: the broker is alive in the metadata cache."""
+        return self.replication is None or self.replication.is_broker_alive(broker_id)
+
+    def on_isr_committed(
+        self, partition: Partition, leader_epoch: int, partition_epoch: int, isr: tuple[int, ...]
+    ) -> None:
+        """The controller accepted an ISR change: commit it, and answer what it unblocks."""
+        if self._partitions.get(partition.key) is not partition:
+            return
+        partition.on_alter_partition_committed(leader_epoch, partition_epoch, isr)
+        self._complete_delayed_requests(partition.key)
+
+    def maybe_shrink_isrs(self) -> int:
+        """Kafka's ``isr-expiration`` task: every led partition drops followers that fell behind."""
+        proposed = 0
+        for partition in list(self._partitions.values()):
+            if partition.is_leader and len(partition.isr) > 1 and partition.maybe_shrink_isr():
+                proposed += 1
+        return proposed
 
     def _make_leaders_and_followers(self, applied: Sequence[tuple[PartitionState, Partition]]) -> None:
         """Kafka's ``makeLeaders`` / ``makeFollowers`` then ``onLeadershipChange``: the
@@ -207,8 +325,13 @@ class ReplicaManager:
                     leaders.append(partition)
             elif partition.make_follower(state):
                 followers.append(partition)
-            # A parked fetch on it sees the new leadership (and answers).
-            self.fetch_purgatory.check_and_complete(state.key)
+            # A parked fetch or produce on it sees the new leadership (and answers).
+            self._complete_delayed_requests(state.key)
+        if self.replication is not None:
+            # makeLeaders removes their fetchers; makeFollowers (re)starts them at the new
+            # leader, truncating first (KIP-101).
+            self.replication.fetchers.remove_partitions([p.key for p in leaders])
+            self.replication.fetchers.add_partitions(followers)
         if leaders or followers:
             for listener in self._leadership_listeners:
                 listener(leaders, followers)
@@ -222,10 +345,14 @@ class ReplicaManager:
         """Stop serving the topic's partitions; fetches parked on them answer now."""
         for key in [k for k in self._partitions if k[0] == topic.name]:
             self._stop_replica(key)
+        self.topic_stats.remove_topic(topic.name)
 
     def _stop_replica(self, key: TopicPartition) -> None:
         self._partitions.pop(key, None)
+        if self.replication is not None:
+            self.replication.fetchers.remove_partitions([key])
         self.fetch_purgatory.complete_all(key)
+        self.produce_purgatory.check_and_complete(key)
 
     # ------------------------------------------------------------------ ZooKeeper mode: control requests
 
@@ -377,8 +504,11 @@ class ReplicaManager:
                     log.error("cannot delete the log of %s-%d: %s", key[0], key[1], exc)
                     errors[key] = ErrorCode.KAFKA_STORAGE_ERROR
             else:
-                # No fetcher to remove yet; parked requests on it answer now.
+                # Kafka's stopReplicas: the fetcher goes, parked requests on it answer now.
+                if self.replication is not None:
+                    self.replication.fetchers.remove_partitions([key])
                 self.fetch_purgatory.complete_all(key)
+                self.produce_purgatory.check_and_complete(key)
         return ErrorCode.NONE, errors
 
     # ------------------------------------------------------------------ append
@@ -395,22 +525,64 @@ class ReplicaManager:
         """Append each partition's records as leader (Kafka's ``appendRecords``).
 
         ``produce_version`` is set for a Produce request: its framing checks run first
-        (``ProduceRequest.validateRecords``). Results come back now: with the leader alone
-        in the ISR an append is committed as it is written. (acks=-1 with followers will
-        park a DelayedProduce for ``timeout_ms`` and return an awaitable of the results.)
+        (``ProduceRequest.validateRecords``). With acks 0 or 1 the results come back now.
+        With acks=-1, if some partition was appended, a ``DelayedProduce`` waits up to
+        ``timeout_ms`` for each appended partition's high watermark to pass its append
+        (``delayedProduceRequestRequired``) and an awaitable of the results is returned.
         """
         if required_acks not in (-1, 0, 1):
             error = KafkaError(ErrorCode.INVALID_REQUIRED_ACKS)
             return {key: PartitionAppendResult(None, error) for key, _ in entries}
         results: dict[TopicPartition, PartitionAppendResult] = {}
+        stats = self.topic_stats
+        hosted = self._partitions
         for key, records in entries:
             try:
                 info = self.append_to_local_log(
                     key, records, origin=origin, required_acks=required_acks, produce_version=produce_version
                 )
                 results[key] = PartitionAppendResult(info)
+                stats.record_produce(key[0], None, info.duplicate, hosted=True)
             except KafkaError as exc:
                 results[key] = PartitionAppendResult(None, exc)
+                stats.record_produce(key[0], exc.error, False, hosted=key in hosted)
+        if required_acks != -1:
+            return results
+        statuses = [
+            ProducePartitionStatus(key, result.info.last_offset + 1)
+            for key, result in results.items()
+            if result.info is not None
+        ]
+        if not statuses or check_produce_statuses(statuses, self._hosted):
+            return self._produce_results(results, statuses)  # committed already (e.g. a lone leader)
+        delayed = DelayedProduce(timeout_ms, statuses=statuses, partition_of=self._hosted)
+        if self.produce_purgatory.try_complete_else_watch(delayed, [s.key for s in statuses]):
+            return self._produce_results(results, statuses)
+        return self._complete_produce(delayed, results, statuses)
+
+    async def _complete_produce(
+        self,
+        delayed: DelayedProduce,
+        results: dict[TopicPartition, PartitionAppendResult],
+        statuses: Sequence[ProducePartitionStatus],
+    ) -> dict[TopicPartition, PartitionAppendResult]:
+        try:
+            await delayed.future
+        finally:
+            self.produce_purgatory.cancel(delayed)  # the request may be gone (connection closed)
+        return self._produce_results(results, statuses)
+
+    @staticmethod
+    def _produce_results(
+        results: dict[TopicPartition, PartitionAppendResult], statuses: Sequence[ProducePartitionStatus]
+    ) -> dict[TopicPartition, PartitionAppendResult]:
+        """Kafka's ``DelayedProduce.onComplete``: each waiting partition's error, if any."""
+        for status in statuses:
+            error = status.error
+            if error is not None and error is not ErrorCode.NONE:
+                results[status.key] = PartitionAppendResult(
+                    None, KafkaError(error, _PRODUCE_WAIT_ERRORS.get(error))
+                )
         return results
 
     def append_to_local_log(
@@ -442,14 +614,21 @@ class ReplicaManager:
         info, hw_moved = partition.append_records_to_leader(
             records, origin=origin, required_acks=required_acks
         )
+        if not info.duplicate:
+            self.topic_stats.record_append(topic, info.size, info.num_records)
         if hw_moved:
             self._complete_delayed_requests(key)
+        elif not info.duplicate:
+            # addCompletePurgatoryAction: the log end offset moved, which followers' parked
+            # fetches wait for.
+            self.fetch_purgatory.check_and_complete(key)
         return info
 
     def _complete_delayed_requests(self, key: TopicPartition) -> None:
-        """The high watermark of ``key`` moved: parked operations on it may complete (Kafka's
-        ``tryCompleteDelayedRequests``; a DelayedProduce purgatory joins here)."""
+        """The high watermark, ISR or leadership of ``key`` changed: parked operations on it
+        may complete (Kafka's ``tryCompleteDelayedRequests``)."""
         self.fetch_purgatory.check_and_complete(key)
+        self.produce_purgatory.check_and_complete(key)
 
     # ------------------------------------------------------------------ fetch
 
@@ -469,7 +648,7 @@ class ReplicaManager:
             or bytes_read >= params.min_bytes
             or any(r.error is not ErrorCode.NONE or r.diverging_epoch is not None for r in results)
         ):
-            return results
+            return self._count_fetched(infos, results)
         statuses = []
         for key, info in infos:
             partition = self._partitions[key]  # hosted: it was just read without error
@@ -493,7 +672,7 @@ class ReplicaManager:
         # The counters were taken with the read above, in the same loop turn: an append
         # after it grows them, so try_complete_else_watch sees it.
         if self.fetch_purgatory.try_complete_else_watch(delayed, [key for key, _ in infos]):
-            return self._read_from_local_log(params, infos)[0]
+            return self._count_fetched(infos, self._read_from_local_log(params, infos)[0])
         return self._complete_fetch(delayed, params, infos)
 
     async def _complete_fetch(
@@ -507,7 +686,17 @@ class ReplicaManager:
         finally:
             # The request may be gone (connection closed): stop watching for it.
             self.fetch_purgatory.cancel(delayed)
-        return self._read_from_local_log(params, infos)[0]
+        return self._count_fetched(infos, self._read_from_local_log(params, infos)[0])
+
+    def _count_fetched(
+        self, infos: Sequence[tuple[TopicPartition, FetchPartitionInfo]], results: list[FetchPartitionData]
+    ) -> list[FetchPartitionData]:
+        """Kafka's BytesOut and fetch request meters, per partition of the answer sent."""
+        stats = self.topic_stats
+        hosted = self._partitions
+        for (key, _), result in zip(infos, results, strict=True):
+            stats.record_fetch(key[0], result.error, len(result.records), hosted=key in hosted)
+        return results
 
     def _read_from_local_log(
         self, params: FetchParams, infos: Sequence[tuple[TopicPartition, FetchPartitionInfo]]
@@ -518,6 +707,7 @@ class ReplicaManager:
         min_one = True
         total = 0
         out: list[FetchPartitionData] = []
+        follower = params.replica_id if params.is_from_follower else -1
         for (topic, index), info in infos:
             partition = None
             try:
@@ -544,7 +734,25 @@ class ReplicaManager:
                         )
                     )
                 continue
-            size = len(read.records)
+            records = read.records
+            if follower >= 0 and read.diverging_epoch is None:
+                # ReplicaManager.updateFollowerFetchState: the fetch offset is the follower's
+                # log end offset; a broker that is no replica of it gets no records.
+                moved = partition.update_follower_fetch_state(
+                    follower, info.fetch_offset, info.log_start_offset, self.time_ms(), read.log_end_offset
+                )
+                if moved is None:
+                    log.warning(
+                        "broker %d fetched %s-%d but is not one of its replicas %s",
+                        follower,
+                        topic,
+                        index,
+                        list(partition.replicas),
+                    )
+                    records = b""
+                elif moved:
+                    self._complete_delayed_requests((topic, index))
+            size = len(records)
             if size:
                 min_one = False
                 total += size
@@ -552,10 +760,10 @@ class ReplicaManager:
             out.append(
                 FetchPartitionData(
                     ErrorCode.NONE,
-                    read.high_watermark,
+                    partition.log.high_watermark if follower >= 0 else read.high_watermark,
                     read.last_stable_offset,
                     read.log_start_offset,
-                    read.records,
+                    records,
                     read.diverging_epoch,
                 )
             )

@@ -601,7 +601,8 @@ class KafkaServer:
 
     async def start(self) -> None:
         cfg = self.broker.config
-        self.handlers = served_handlers(self.broker)
+        # Timed and counted when the metrics endpoint is on (broker.metrics.RequestMetrics).
+        self.handlers = self.broker.metrics.instrument(served_handlers(self.broker))
         loop = asyncio.get_running_loop()
         await self.quotas.resolve(loop)
         for lst in cfg.listeners:

@@ -99,6 +99,10 @@ __all__ = [
 ]
 
 
+def _ignore_flush_time(_seconds: float) -> None:
+    """``LogManager.on_flush_time`` of a broker without metrics."""
+
+
 def _now_ms() -> int:
     return int(time.time() * 1000)
 
@@ -161,6 +165,10 @@ class LogManager:
         self.cleaner = LogCleaner(
             cleaner or CleanerConfig(enable=False), self.log_dirs, self.logs, time_ms=time_ms
         )
+        # For the broker's metrics: logs of each dir still to load at start (Kafka's
+        # remainingLogsToRecover; written by the loading thread), and each flush's time.
+        self.logs_to_recover: dict[str, int] = {}
+        self.on_flush_time: Callable[[float], None] = _ignore_flush_time
 
     # ------------------------------------------------------------------ startup / shutdown
 
@@ -242,6 +250,8 @@ class LogManager:
         entries = sorted(p for p in d.iterdir() if p.is_dir())
         if not clean and any(parse_topic_partition(p.name) for p in entries):
             log.info("%s: no clean shutdown marker; recovering unflushed segments", d)
+        remaining = sum(1 for p in entries if parse_topic_partition(p.name) is not None)
+        self.logs_to_recover[str(d)] = remaining
         for path in entries:
             name = path.name
             if name.endswith(DELETE_DIR_SUFFIX):
@@ -273,6 +283,9 @@ class LogManager:
                 progress=self._log_progress,
             )
             self._register(plog)
+            remaining -= 1
+            self.logs_to_recover[str(d)] = remaining
+        self.logs_to_recover[str(d)] = 0  # skipped directories were counted too
         if clean:
             marker.unlink()
             fsync_dir(d)
@@ -777,8 +790,10 @@ class LogManager:
     async def flush_log(self, plog: PartitionLog, up_to: int | None = None) -> int:
         """fsync a log in the default executor, then advance its recovery point on the loop."""
         loop = asyncio.get_running_loop()
+        started = time.monotonic()
         try:
             offset = await loop.run_in_executor(None, plog.flush, up_to)
+            self.on_flush_time(time.monotonic() - started)
         except OSError as exc:
             # Kafka's UnifiedLog.flush: a failed fsync takes the dir offline (the data may
             # be lost). The recovery point stays where it was.

@@ -38,9 +38,13 @@ from pathlib import Path
 from typing import NamedTuple
 
 from protocol.errors import ErrorCode, KafkaError
+from protocol.primitives import DecodeError
 from protocol.record_batch import (
+    CURRENT_MAGIC,
     NO_TIMESTAMP,
     BatchHeader,
+    compute_crc,
+    iter_batches,
     set_base_offset,
     set_partition_leader_epoch,
 )
@@ -362,6 +366,160 @@ class PartitionLog:
         return LogAppendInfo(
             base, last, validated.log_append_time, self.log_start_offset, header.records_count, size
         )
+
+    def append_as_follower(self, records: memoryview | bytes) -> int:
+        """Append batches fetched from the leader as they are; returns the bytes appended.
+
+        Kafka's ``UnifiedLog.appendAsFollower`` (origin REPLICATION): offsets and leader
+        epochs are kept as the leader wrote them; each batch's framing, magic and CRC are
+        checked (CORRUPT_MESSAGE), its offsets must grow; batches wholly below the log end
+        offset (already held) are skipped, and one straddling it makes the log truncate to
+        its base first (the leader's batch wins). The leader-epoch cache follows the
+        batches' epochs and the producer state is updated from them without sequence
+        checks, so a follower holds the leader's producer state. A trailing partial batch
+        is ignored (the next fetch asks from there). O(1) Python work per batch.
+        """
+        if self._closed:
+            raise KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, f"Log {self.name} is closed")
+        self.check_online()
+        buf = records if isinstance(records, memoryview) else memoryview(records)
+        if buf.format != "B" or buf.ndim != 1:
+            buf = buf.cast("B")
+        try:
+            batches = list(iter_batches(buf))
+        except DecodeError as exc:
+            raise KafkaError(ErrorCode.CORRUPT_MESSAGE, f"Fetched records of {self.name}: {exc}") from None
+        # UnifiedLog.analyzeAndValidateRecords: everything is checked before anything is written.
+        previous_last = -1
+        first = None
+        for i, (pos, header) in enumerate(batches):
+            if header.magic != CURRENT_MAGIC:
+                raise KafkaError(
+                    ErrorCode.CORRUPT_MESSAGE, f"Fetched batch with magic {header.magic} in {self.name}"
+                )
+            if compute_crc(buf, pos, header.size) != header.crc:
+                raise KafkaError(
+                    ErrorCode.CORRUPT_MESSAGE,
+                    f"Fetched batch at offset {header.base_offset} of {self.name} is corrupt (stored crc = {header.crc})",
+                )
+            if header.last_offset_delta < 0 or header.base_offset <= previous_last:
+                raise KafkaError(
+                    ErrorCode.CORRUPT_MESSAGE,
+                    f"Fetched offsets of {self.name} do not increase at {header.base_offset}",
+                )
+            if header.size > self.config.segment_bytes:
+                raise KafkaError(
+                    ErrorCode.RECORD_LIST_TOO_LARGE,
+                    f"Fetched batch of {header.size} bytes exceeds the segment size of {self.name}",
+                )
+            previous_last = header.last_offset
+            if first is None and header.last_offset >= self.log_end_offset:
+                first = i
+        if first is None:
+            return 0
+        straddling = batches[first][1]
+        if straddling.base_offset < self.log_end_offset:
+            self.truncate_to(straddling.base_offset)
+        cfg = self.config
+        cache = self.leader_epoch_cache
+        ps = self.producer_state
+        now = self._time_ms()
+        appended = 0
+        for pos, header in batches[first:]:
+            size = header.size
+            base = header.base_offset
+            last = header.last_offset
+            max_ts = header.max_timestamp
+            seg = self._segments[-1]
+            try:
+                reason = seg.should_roll(size, max_ts, last, now, cfg.segment_bytes, cfg.segment_ms)
+                if reason is not None:
+                    seg = self.roll(reason)
+                seg.append(buf[pos : pos + size], last, max_ts)
+            except OSError as exc:
+                self.dir_state.report(exc, f"appending fetched batches to {self.name} at offset {base}")
+                raise KafkaError(
+                    ErrorCode.KAFKA_STORAGE_ERROR, f"Error while appending to {self.name}: {exc}"
+                ) from None
+            appended += size
+            self.log_end_offset = last + 1
+            epoch = header.partition_leader_epoch
+            if epoch >= 0 and epoch != cache.latest_epoch:
+                cache.assign(epoch, base)  # UnifiedLog.maybeAssignEpochStartOffset
+            if header.producer_id >= 0:
+                ps.update(header, base, max_ts, AppendOrigin.REPLICATION)
+        ps.update_map_end_offset(self.log_end_offset)
+        if self.dir_state.full:
+            self.dir_state.write_succeeded()
+        if (
+            self.log_end_offset - self.recovery_point >= cfg.flush_messages
+            and self.on_flush_needed is not None
+        ):
+            self.on_flush_needed(self)
+        return appended
+
+    def truncate_to(self, offset: int) -> bool:
+        """Remove every batch at or after ``offset`` (Kafka's ``UnifiedLog.truncateTo``); True if
+        anything was removed.
+
+        A follower agreeing with its leader (KIP-101/279). Segments wholly at or past it are
+        deleted, the one holding it is cut at the first batch reaching it (a batch straddling
+        ``offset`` goes whole, as Kafka's), with its indexes; the leader-epoch cache loses the
+        epochs starting there (``truncateFromEnd``); the producer state is rebuilt from the
+        newest snapshot below the new end and the batches after it; the high watermark and
+        recovery point do not stay above the new end. Below the log start offset the log
+        restarts empty there (``truncateFullyAndStartAt``).
+        """
+        if offset < 0:
+            raise ValueError(f"cannot truncate {self.name} to a negative offset {offset}")
+        if offset >= self.log_end_offset:
+            return False
+        if offset < self.log_start_offset:
+            self.truncate_fully_and_start_at(offset)
+            return True
+        log.info("%s: truncating to offset %d (log end offset %d)", self.name, offset, self.log_end_offset)
+        segments = list(self._segments)
+        keep = [s for s in segments if s.base_offset < offset] or [segments[0]]
+        doomed = [s for s in segments if s not in keep]
+        for seg in doomed:
+            seg.close_handlers()
+            seg.delete_files()
+        last = keep[-1]
+        try:
+            if doomed:
+                last.make_active()  # it was rolled away from; it takes appends again
+            last.truncate_to(offset)
+        except OSError as exc:
+            self.dir_state.report(exc, f"truncating {self.name} to {offset}")
+            raise KafkaError(
+                ErrorCode.KAFKA_STORAGE_ERROR, f"Error while truncating {self.name}: {exc}"
+            ) from None
+        self._set_segments(keep)
+        self.log_end_offset = (
+            last.read_next_offset() if last.size else max(last.base_offset, self.log_start_offset)
+        )
+        self.leader_epoch_cache.truncate_from_end(self.log_end_offset)
+        if self.high_watermark > self.log_end_offset:
+            self.high_watermark = self.log_end_offset
+        if self.recovery_point > self.log_end_offset:
+            self.recovery_point = self.log_end_offset
+        self._rebuild_producer_state()
+        return True
+
+    def _rebuild_producer_state(self) -> None:
+        """Kafka's ``rebuildProducerState`` after a truncation: snapshots above the log end
+        offset go, the newest one below it is loaded and the batches after it replayed."""
+        ps = self.producer_state
+        end = self.log_end_offset
+        replay_from = max(ps.load(self.log_start_offset, end), self.log_start_offset)
+        for _seg, header in self.iter_headers(replay_from, end):
+            if header.producer_id >= 0:
+                ps.update(header, header.base_offset, header.max_timestamp, AppendOrigin.REPLICATION)
+        ps.update_map_end_offset(end)
+
+    def maybe_increment_log_start_offset(self, offset: int) -> None:
+        """Move the log start offset up to the leader's (a follower), never past the high watermark."""
+        self._increment_log_start_offset(min(offset, self.high_watermark))
 
     def check_online(self) -> None:
         """KAFKA_STORAGE_ERROR if this log's dir went offline (Kafka's KafkaStorageException)."""

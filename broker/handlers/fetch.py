@@ -24,6 +24,12 @@ Behaviour (Kafka's ``KafkaApis.handleFetchRequest`` / ``ReplicaManager.fetchMess
 - A partition in an offline log dir: KAFKA_STORAGE_ERROR (v6+; NOT_LEADER_OR_FOLLOWER
   for v4-v5, which do not know it).
 - preferred_read_replica is -1 (no follower fetching, KIP-392).
+- Replica fetches (``replica_id`` >= 0, a follower broker; Kafka's ``isFromFollower``) read
+  up to the log end offset, not the high watermark, from the leader only, and each one
+  records that follower's position in the partition (its log end offset and catch-up time),
+  which may move the high watermark and the ISR; the answer carries the leader's high
+  watermark and log start offset. ``fetch.max.bytes`` caps them too. Consumers fetching
+  from a follower get NOT_LEADER_OR_FOLLOWER (no KIP-392).
 
 Version notes: v4 isolation level and aborted transactions; v5 log start
 offset; v7 fetch sessions (KIP-227) and a top-level error code; v9 current
@@ -110,7 +116,14 @@ def handle_fetch(ctx: RequestContext, request: FetchRequest):  # -> FetchRespons
         min_bytes=request.min_bytes,
         # KIP-541: fetch.max.bytes caps what a consumer may ask for
         max_bytes=min(request.max_bytes, ctx.broker.config["fetch.max.bytes"]),
-        isolation=FetchIsolation.TXN_COMMITTED if committed else FetchIsolation.HIGH_WATERMARK,
+        isolation=(
+            FetchIsolation.LOG_END
+            if request.replica_id >= 0
+            else FetchIsolation.TXN_COMMITTED
+            if committed
+            else FetchIsolation.HIGH_WATERMARK
+        ),
+        replica_id=max(request.replica_id, -1),
     )
     infos = [
         (
@@ -120,6 +133,7 @@ def handle_fetch(ctx: RequestContext, request: FetchRequest):  # -> FetchRespons
                 max_bytes=p.partition_max_bytes,
                 current_leader_epoch=p.current_leader_epoch if version >= 9 else -1,
                 last_fetched_epoch=p.last_fetched_epoch if version >= 12 else -1,
+                log_start_offset=p.log_start_offset if version >= 5 else -1,
             ),
         )
         for t in request.topics

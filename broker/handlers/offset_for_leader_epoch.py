@@ -8,6 +8,10 @@ and offset -1. Clients use it to validate their positions after leader changes
 (KIP-320). ``current_leader_epoch`` is fenced as in Fetch. Unknown partitions:
 UNKNOWN_TOPIC_OR_PARTITION.
 
+Followers becoming followers ask it too (KIP-101/279, ``replica_id`` = their broker id)
+to truncate to their leader's history; as in Kafka 3.9 only the leader answers, for
+followers and consumers alike (NOT_LEADER_OR_FOLLOWER elsewhere).
+
 Version notes: v2 adds current_leader_epoch and throttle time; v3 replica_id
 (consumers send -1); v4 is flexible.
 """

@@ -5,8 +5,16 @@ Behaviour:
   2.12 stops compressing if Produce v0 is missing), but refused when sent: the
   connection is closed, like Kafka's rejection of removed versions.
 - acks must be -1, 0 or 1 (INVALID_REQUIRED_ACKS for every partition otherwise).
-  With one replica -1 equals 1, unless the topic's min.insync.replicas is above
-  1 (NOT_ENOUGH_REPLICAS). timeout_ms is accepted; nothing waits on followers.
+  acks=1 answers once the leader appended. acks=-1 first needs an ISR of at least
+  the topic's min.insync.replicas, capped at the replication factor (Kafka's
+  ``effectiveMinIsr``; NOT_ENOUGH_REPLICAS, nothing appended, otherwise), then
+  waits in the replica manager's DelayedProduce purgatory until the high watermark
+  passes each partition's append (the followers in the ISR fetched it): at
+  ``timeout_ms`` the partitions still waiting answer REQUEST_TIMED_OUT; one whose
+  ISR fell below min.insync.replicas meanwhile NOT_ENOUGH_REPLICAS_AFTER_APPEND;
+  one whose leadership moved NOT_LEADER_OR_FOLLOWER (Kafka's ``DelayedProduce``).
+  The records stay appended in every case, as in Kafka. While it waits only its
+  connection is parked, and responses keep the request order.
 - The partitions go to the replica manager (``append_records``): each one's
   records go through the request's framing checks (one magic-2 batch, zstd from
   v7), the log's validation (CRC, counts, sizes, timestamps, codecs) and the

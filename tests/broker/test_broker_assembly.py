@@ -228,7 +228,13 @@ def test_the_zookeeper_session_is_the_brokers_and_shared(tmp_path, monkeypatch):
 
     async def scenario():
         clock = fake_clock()
-        b = Broker(config(tmp_path, **{"zookeeper.connect": "zk:2181/moldau"}), clock=clock)
+        # (controlled shutdown needs a controller to talk to: tested in test_controlled_shutdown)
+        b = Broker(
+            config(
+                tmp_path, **{"zookeeper.connect": "zk:2181/moldau", "controlled.shutdown.enable": "false"}
+            ),
+            clock=clock,
+        )
         real_start = b.server.start
 
         async def listen() -> None:

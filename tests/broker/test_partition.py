@@ -130,7 +130,7 @@ def test_min_insync_replicas_applies_to_acks_all_only(tmp_path):
     plog = open_log(tmp_path, min_insync_replicas=2)
     p = Partition(plog, local_broker_id=ME, time_ms=lambda: BASE_TS)
     try:
-        p.make_leader(state())
+        p.make_leader(state(isr=(ME,), replicas=(ME, OTHER)))
         with pytest.raises(KafkaError) as caught:
             append(p, acks=-1)
         assert caught.value.error is ErrorCode.NOT_ENOUGH_REPLICAS
@@ -141,6 +141,10 @@ def test_min_insync_replicas_applies_to_acks_all_only(tmp_path):
         p.make_leader(state(epoch=1, isr=(ME, OTHER), replicas=(ME, OTHER)))
         append(p, acks=-1)
         assert plog.log_end_offset == 2
+        # Kafka's effectiveMinIsr: min.insync.replicas is capped at the replication factor
+        p.make_leader(state(epoch=2, isr=(ME,), replicas=(ME,)))
+        append(p, acks=-1)
+        assert plog.log_end_offset == 3 and plog.high_watermark == 3
     finally:
         plog.close()
 

@@ -32,10 +32,12 @@ def rm_for(lm: LogManager) -> ReplicaManager:
     return ReplicaManager(ME, lm, lambda: BASE_TS)
 
 
-def produce(rm: ReplicaManager, topic: str, partition: int = 0, n: int = 1, *, version: int | None = 9):
+def produce(
+    rm: ReplicaManager, topic: str, partition: int = 0, n: int = 1, *, version: int | None = 9, acks: int = -1
+):
     return rm.append_records(
         [((topic, partition), memoryview(make_batch(n, timestamp=BASE_TS)))],
-        required_acks=-1,
+        required_acks=acks,
         origin=AppendOrigin.CLIENT,
         produce_version=version,
     )[(topic, partition)]
@@ -83,8 +85,8 @@ def test_partition_states_make_leaders_and_followers(log_manager):
     assert not follower.is_leader and follower.leader_id == OTHER
     assert rm.get_partition("t", 2) is None
     assert produce(rm, "t", 1).error.error is ErrorCode.NOT_LEADER_OR_FOLLOWER
-    # acks=-1 with a follower not caught up: appended, but nothing committed yet
-    assert produce(rm, "t", 0, version=9).info.base_offset == 0
+    # acks=1 with a follower not caught up: appended, but nothing committed yet
+    assert produce(rm, "t", 0, version=9, acks=1).info.base_offset == 0
     assert leader.log.high_watermark == 0
     # a stale state (older partition epoch) is ignored
     rm.on_topics_changed({}, [PartitionState("t", 0, OTHER, 9, (OTHER,), (ME, OTHER), partition_epoch=-5)])
@@ -132,7 +134,7 @@ def test_a_delayed_fetch_completes_when_the_high_watermark_moves_not_on_a_raw_ap
         waiting = asyncio.ensure_future(pending)
         await asyncio.sleep(0)
         assert len(rm.fetch_purgatory) == 1
-        produce(rm, "t")  # appended, not committed: the follower has not fetched it
+        produce(rm, "t", acks=1)  # appended, not committed: the follower has not fetched it
         await asyncio.sleep(0)
         assert not waiting.done() and len(rm.fetch_purgatory) == 1
         # the follower catches up (what the replica fetch path will do): the HW moves

@@ -306,7 +306,8 @@ def test_leader_serves_follower_redirects_and_metadata_follows(
     errors: list[object] = []
     producer.produce(topic, b"one", partition=0, on_delivery=lambda err, _m: err and errors.append(err))
     assert producer.flush(30) == 0 and errors == []
-    assert log_end_offset(zk_cluster, 0, topic) == 1 and log_end_offset(zk_cluster, 1, topic) == 0
+    # acks=all: answered once the follower fetched it (replication)
+    assert log_end_offset(zk_cluster, 0, topic) == 1 and log_end_offset(zk_cluster, 1, topic) == 1
 
     # The follower refuses with the KIP-951 leader hints (v10 and v11).
     for version in (10, 11):
@@ -348,7 +349,8 @@ def test_leader_serves_follower_redirects_and_metadata_follows(
     controller.lead(topic, topic_id, leader=1, epoch=1, replicas=[0, 1])
     producer.produce(topic, b"two", partition=0, on_delivery=lambda err, _m: err and errors.append(err))
     assert producer.flush(30) == 0 and errors == []
-    assert log_end_offset(zk_cluster, 1, topic) == 1 and log_end_offset(zk_cluster, 0, topic) == 1
+    # both replicas hold "one" (replicated before) and "two" (acks=all: in the ISR [0, 1])
+    assert log_end_offset(zk_cluster, 1, topic) == 2 and log_end_offset(zk_cluster, 0, topic) == 2
     with wire(zk_cluster, 0) as client:
         part = client.request(produce_frame(topic, b"x"), 11).responses[0].partition_responses[0]
     assert part.error_code == ErrorCode.NOT_LEADER_OR_FOLLOWER.code

@@ -1,0 +1,511 @@
+"""Replica fetchers: a follower copies its leaders' logs (Kafka's ``ReplicaFetcherManager``,
+``AbstractFetcherThread`` and ``ReplicaFetcherThread``, as asyncio tasks).
+
+``ReplicaFetcherManager`` keeps one ``ReplicaFetcher`` per leader broker
+(``num.replica.fetchers`` = 1: fetcher id 0). The ReplicaManager adds a partition when a
+LeaderAndIsr makes this broker its follower (or changes its leader or epoch) and removes it
+when the broker becomes its leader, stops it or deletes it. A fetcher with no partitions
+left ends.
+
+Each fetcher is one task with its own inter-broker connection (client id
+``broker-<id>-fetcher-0``, which the test harness's link cuts rely on), to the leader's
+endpoint on the inter-broker listener from the MetadataCache; an unknown endpoint or a
+failed request backs off ``replica.fetch.backoff.ms``. For its partitions it:
+
+1. truncates first (KIP-101, KIP-279; ``AbstractFetcherThread.truncateToEpochEndOffsets``):
+   OffsetForLeaderEpoch with the follower's latest leader epoch; the answer (the leader's
+   end offset for that epoch, or for the largest epoch below it) gives the offset to
+   truncate to. If the leader's epoch is one the follower does not have, the follower
+   truncates to the end of its own largest epoch below it and asks again, until both
+   agree. A log without any epoch truncates to its high watermark.
+2. fetches (Fetch v12, ``replica_id`` = this broker, ``replica.fetch.wait.max.ms``,
+   ``replica.fetch.min.bytes``, ``replica.fetch.max.bytes`` per partition,
+   ``replica.fetch.response.max.bytes`` in all, the current leader epoch and the last
+   fetched epoch per partition), appends what comes with ``PartitionLog.append_as_follower``
+   and takes the high watermark as min(leader's, own log end offset) and the leader's log
+   start offset (``ReplicaFetcherThread.processPartitionData``). A diverging epoch in the
+   answer (Fetch v12, KIP-320) truncates as step 1 does; OFFSET_OUT_OF_RANGE below the
+   leader's log start restarts the log there, above it truncates again; a leadership error
+   (NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH, ...) pauses the
+   partition for ``replica.fetch.backoff.ms`` until the controller's next LeaderAndIsr.
+
+An answer for a partition whose leader epoch or fetch offset changed while it was in flight
+is dropped (``AbstractFetcherThread.processFetchRequest``). Everything runs on the event
+loop: appends write at most ``replica.fetch.response.max.bytes`` per answer.
+
+``Replication`` bundles what the ReplicaManager runs in ZooKeeper mode
+(``ReplicaManager.start_replication``): the fetcher manager, the ``AlterPartitionManager``
+and the isr-expiration task.
+
+Not implemented: fetch sessions (every fetch is a full one, as Moldau's Fetch serves them),
+throttling (replication quotas), more than one fetcher per leader.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from broker.alter_partition_manager import AlterPartitionManager
+from broker.network_client import InterBrokerClient, NetworkClientError
+from protocol.errors import ErrorCode, KafkaError
+from protocol.messages import (
+    FetchRequest,
+    FetchResponse,
+    OffsetForLeaderEpochRequest,
+    OffsetForLeaderEpochResponse,
+)
+
+if TYPE_CHECKING:
+    from broker.metadata_cache import MetadataCache
+    from broker.partition import Partition
+    from broker.replica_manager import ReplicaManager
+
+log = logging.getLogger(__name__)
+
+TopicPartition = tuple[str, int]
+FETCH_VERSION = 12  # the newest Fetch with topic names, the one Moldau serves
+UNDEFINED_EPOCH = -1
+UNDEFINED_EPOCH_OFFSET = -1
+# Errors after which the follower waits for the controller (a new LeaderAndIsr).
+_LEADERSHIP_ERRORS = frozenset(
+    {
+        ErrorCode.NOT_LEADER_OR_FOLLOWER,
+        ErrorCode.FENCED_LEADER_EPOCH,
+        ErrorCode.UNKNOWN_LEADER_EPOCH,
+        ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+        ErrorCode.UNKNOWN_TOPIC_ID,
+        ErrorCode.LEADER_NOT_AVAILABLE,
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ReplicationSettings:
+    """The broker's replication keys (Kafka's ``ReplicationConfigs``) and its inter-broker listener."""
+
+    inter_broker_listener: str = "PLAINTEXT"
+    fetch_max_bytes: int = 1_048_576  # replica.fetch.max.bytes
+    fetch_response_max_bytes: int = 10_485_760  # replica.fetch.response.max.bytes
+    fetch_wait_max_ms: int = 500  # replica.fetch.wait.max.ms
+    fetch_min_bytes: int = 1  # replica.fetch.min.bytes
+    fetch_backoff_ms: int = 1_000  # replica.fetch.backoff.ms
+    socket_timeout_ms: int = 30_000  # replica.socket.timeout.ms
+    lag_time_max_ms: int = 30_000  # replica.lag.time.max.ms
+
+    @classmethod
+    def from_config(cls, config: Any) -> ReplicationSettings:
+        return cls(
+            inter_broker_listener=config.inter_broker_listener,
+            fetch_max_bytes=config["replica.fetch.max.bytes"],
+            fetch_response_max_bytes=config["replica.fetch.response.max.bytes"],
+            fetch_wait_max_ms=config["replica.fetch.wait.max.ms"],
+            fetch_min_bytes=config["replica.fetch.min.bytes"],
+            fetch_backoff_ms=config["replica.fetch.backoff.ms"],
+            socket_timeout_ms=config["replica.socket.timeout.ms"],
+            lag_time_max_ms=config["replica.lag.time.max.ms"],
+        )
+
+
+@dataclass(slots=True)
+class PartitionFetchState:
+    """Where one partition's fetching stands (Kafka's ``PartitionFetchState``)."""
+
+    partition: Partition
+    leader_epoch: int
+    fetch_offset: int
+    truncating: bool = True  # ask OffsetForLeaderEpoch before fetching
+    delayed_until: float = 0.0  # loop time; paused after an error until then
+
+    def ready(self, now: float) -> bool:
+        return self.delayed_until <= now
+
+
+def truncation_offset(partition: Partition, leader_epoch: int, leader_end_offset: int) -> tuple[int, bool]:
+    """Where a follower truncates to agree with its leader, and whether that settles it.
+
+    Kafka's ``AbstractFetcherThread.getOffsetTruncationState`` with (leader epoch, end
+    offset) from OffsetForLeaderEpoch or a fetch's diverging epoch.
+    """
+    plog = partition.log
+    end = plog.log_end_offset
+    if leader_end_offset == UNDEFINED_EPOCH_OFFSET:
+        return end, True  # the leader knows no such epoch: keep the initial fetch offset
+    if leader_epoch == UNDEFINED_EPOCH:
+        return min(leader_end_offset, end), True
+    follower_epoch, follower_end = plog.end_offset_for_epoch(leader_epoch)
+    if follower_end == UNDEFINED_EPOCH_OFFSET:
+        return min(leader_end_offset, end), True  # no epoch at or below the leader's here
+    if follower_epoch != leader_epoch:
+        # The follower lacks the leader's epoch: drop its own last epoch and ask again (KIP-279).
+        return min(follower_end, end), False
+    return min(follower_end, leader_end_offset, end), True
+
+
+class ReplicaFetcher:
+    """Fetches the partitions this broker follows from one leader broker (one task)."""
+
+    def __init__(
+        self,
+        broker_id: int,
+        source_broker_id: int,
+        endpoint_for: Callable[[int], tuple[str, int] | None],
+        settings: ReplicationSettings,
+    ) -> None:
+        self.broker_id = broker_id
+        self.source_broker_id = source_broker_id
+        self.settings = settings
+        self.client_id = f"broker-{broker_id}-fetcher-0"
+        self.client = InterBrokerClient(
+            self.client_id,
+            endpoint_for,
+            request_timeout_ms=settings.socket_timeout_ms + settings.fetch_wait_max_ms,
+        )
+        self.states: dict[TopicPartition, PartitionFetchState] = {}
+        self._changed = asyncio.Event()
+        self._task: asyncio.Task | None = None
+        self.fetches = 0  # answered fetches, for tests and logs
+
+    def __repr__(self) -> str:
+        return f"ReplicaFetcher({self.client_id} -> {self.source_broker_id}, {len(self.states)} partitions)"
+
+    # ------------------------------------------------------------------ partitions
+
+    def add(self, partition: Partition) -> None:
+        self.states[partition.key] = PartitionFetchState(
+            partition, partition.leader_epoch, partition.log.log_end_offset
+        )
+        self._changed.set()
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(
+                self._run(), name=f"replica-fetcher-{self.broker_id}-from-{self.source_broker_id}"
+            )
+
+    def remove(self, key: TopicPartition) -> bool:
+        removed = self.states.pop(key, None) is not None
+        if removed:
+            self._changed.set()
+        return removed
+
+    async def close(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        await self.client.close()
+
+    # ------------------------------------------------------------------ the loop
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while self.states:
+            now = loop.time()
+            ready = [s for s in self.states.values() if s.ready(now)]
+            if not ready:
+                wake = min(s.delayed_until for s in self.states.values())
+                await self._wait_for_change(wake - now)
+                continue
+            try:
+                truncating = [s for s in ready if s.truncating]
+                if truncating:
+                    await self._truncate(truncating)
+                else:
+                    await self._fetch(ready)
+            except NetworkClientError as exc:
+                log.info("%s: %s; backing off %d ms", self, exc, self.settings.fetch_backoff_ms)
+                self._delay(ready, loop.time())
+            except KafkaError as exc:  # e.g. a log dir went offline under a truncation
+                log.warning("%s: %s; backing off %d ms", self, exc, self.settings.fetch_backoff_ms)
+                self._delay(ready, loop.time())
+            except Exception:  # a bug must not stop replication for good: log, back off, go on
+                log.exception(
+                    "%s: unexpected failure; backing off %d ms", self, self.settings.fetch_backoff_ms
+                )
+                self._delay(ready, loop.time())
+
+    async def _wait_for_change(self, seconds: float) -> None:
+        self._changed.clear()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(max(seconds, 0.0)):
+                await self._changed.wait()
+
+    def _delay(self, states: Iterable[PartitionFetchState], now: float) -> None:
+        until = now + self.settings.fetch_backoff_ms / 1000
+        for state in states:
+            state.delayed_until = until
+
+    def _current(self, state: PartitionFetchState) -> bool:
+        """The state is still the one this request was built from (not removed or replaced)."""
+        return self.states.get(state.partition.key) is state
+
+    # ------------------------------------------------------------------ truncation
+
+    async def _truncate(self, states: Sequence[PartitionFetchState]) -> None:
+        topics: dict[str, list[Any]] = {}
+        asked: list[PartitionFetchState] = []
+        for state in states:
+            plog = state.partition.log
+            epoch = plog.leader_epoch_cache.latest_epoch
+            if epoch is None:
+                # No epoch to ask about: Kafka's truncateToHighWatermark.
+                self._apply_truncation(state, plog.high_watermark, True)
+                continue
+            asked.append(state)
+            topics.setdefault(state.partition.topic, []).append(
+                OffsetForLeaderEpochRequest.OffsetForLeaderPartition(
+                    partition=state.partition.partition,
+                    current_leader_epoch=state.leader_epoch,
+                    leader_epoch=epoch,
+                )
+            )
+        if not asked:
+            return
+        request = OffsetForLeaderEpochRequest(
+            replica_id=self.broker_id,
+            topics=[
+                OffsetForLeaderEpochRequest.OffsetForLeaderTopic(topic=t, partitions=ps)
+                for t, ps in topics.items()
+            ],
+        )
+        response: OffsetForLeaderEpochResponse = await self.client.send(self.source_broker_id, request)
+        answers = {(t.topic, p.partition): p for t in response.topics for p in t.partitions}
+        now = asyncio.get_running_loop().time()
+        for state in asked:
+            if not self._current(state):
+                continue
+            answer = answers.get(state.partition.key)
+            if answer is None or answer.error_code != 0:
+                error = (
+                    ErrorCode.for_code(answer.error_code)
+                    if answer is not None
+                    else ErrorCode.UNKNOWN_SERVER_ERROR
+                )
+                log.info("%s: OffsetForLeaderEpoch for %s: %s", self, state.partition.key, error.name)
+                self._delay([state], now)
+                continue
+            offset, settled = truncation_offset(state.partition, answer.leader_epoch, answer.end_offset)
+            self._apply_truncation(state, offset, settled)
+
+    def _apply_truncation(self, state: PartitionFetchState, offset: int, settled: bool) -> None:
+        partition = state.partition
+        if offset < partition.log.log_end_offset:
+            log.info(
+                "%s: truncating %s-%d to %d (log end offset %d)",
+                self,
+                partition.topic,
+                partition.partition,
+                offset,
+                partition.log.log_end_offset,
+            )
+            partition.truncate_to(offset)
+        state.fetch_offset = partition.log.log_end_offset
+        state.truncating = not settled
+
+    # ------------------------------------------------------------------ fetch
+
+    async def _fetch(self, states: Sequence[PartitionFetchState]) -> None:
+        settings = self.settings
+        topics: dict[str, list[Any]] = {}
+        for state in states:
+            plog = state.partition.log
+            latest = plog.leader_epoch_cache.latest_epoch
+            topics.setdefault(state.partition.topic, []).append(
+                FetchRequest.FetchPartition(
+                    partition=state.partition.partition,
+                    current_leader_epoch=state.leader_epoch,
+                    fetch_offset=state.fetch_offset,
+                    last_fetched_epoch=UNDEFINED_EPOCH if latest is None else latest,
+                    log_start_offset=plog.log_start_offset,
+                    partition_max_bytes=settings.fetch_max_bytes,
+                )
+            )
+        request = FetchRequest(
+            replica_id=self.broker_id,
+            max_wait_ms=settings.fetch_wait_max_ms,
+            min_bytes=settings.fetch_min_bytes,
+            max_bytes=settings.fetch_response_max_bytes,
+            isolation_level=0,
+            session_id=0,
+            session_epoch=-1,
+            topics=[FetchRequest.FetchTopic(topic=t, partitions=ps) for t, ps in topics.items()],
+        )
+        sent = {s.partition.key: (s, s.fetch_offset, s.leader_epoch) for s in states}
+        response: FetchResponse = await self.client.send(self.source_broker_id, request, FETCH_VERSION)
+        self.fetches += 1
+        if response.error_code != 0:
+            raise NetworkClientError(
+                self.source_broker_id, f"Fetch error {ErrorCode.for_code(response.error_code).name}"
+            )
+        now = asyncio.get_running_loop().time()
+        for topic in response.responses:
+            for data in topic.partitions:
+                entry = sent.get((topic.topic, data.partition_index))
+                if entry is None:
+                    continue
+                state, offset, epoch = entry
+                if not self._current(state) or state.fetch_offset != offset or state.leader_epoch != epoch:
+                    continue  # changed while the fetch was out: its answer is stale
+                self._process_partition(state, data, now)
+
+    def _process_partition(self, state: PartitionFetchState, data: Any, now: float) -> None:
+        """Kafka's ``processPartitionData`` and the fetcher's error handling for one partition."""
+        partition = state.partition
+        error = ErrorCode.for_code(data.error_code)
+        if error is ErrorCode.NONE:
+            diverging = data.diverging_epoch
+            if diverging is not None and diverging.end_offset >= 0:
+                offset, settled = truncation_offset(partition, diverging.epoch, diverging.end_offset)
+                self._apply_truncation(state, offset, settled)
+                return
+            records = data.records
+            if records is not None and len(records):
+                try:
+                    partition.append_records_as_follower(records)
+                except KafkaError as exc:  # corrupt fetched data, a failed disk: this partition waits
+                    log.warning("%s: appending to %s-%d: %s", self, partition.topic, partition.partition, exc)
+                    self._delay([state], now)
+                    return
+                state.fetch_offset = partition.log.log_end_offset
+            partition.update_follower_high_watermark(data.high_watermark, data.log_start_offset)
+            return
+        if error is ErrorCode.OFFSET_OUT_OF_RANGE:
+            # Kafka's handleOutOfRangeError: behind the leader's log start, start there;
+            # otherwise the leader's log is shorter: agree on an offset again.
+            if 0 <= state.fetch_offset < data.log_start_offset:
+                log.info(
+                    "%s: %s is below the leader's log start offset %d: restarting the log there",
+                    self,
+                    partition.key,
+                    data.log_start_offset,
+                )
+                partition.log.truncate_fully_and_start_at(data.log_start_offset)
+                state.fetch_offset = data.log_start_offset
+            else:
+                state.truncating = True
+            return
+        if error in _LEADERSHIP_ERRORS:
+            log.info(
+                "%s: %s-%d: %s; waiting for the controller",
+                self,
+                partition.topic,
+                partition.partition,
+                error.name,
+            )
+        else:
+            log.warning("%s: %s-%d: %s", self, partition.topic, partition.partition, error.name)
+        self._delay([state], now)
+
+
+class ReplicaFetcherManager:
+    """One ``ReplicaFetcher`` per leader broker of the partitions this broker follows."""
+
+    def __init__(
+        self,
+        broker_id: int,
+        endpoint_for: Callable[[int], tuple[str, int] | None],
+        settings: ReplicationSettings,
+    ) -> None:
+        self.broker_id = broker_id
+        self.endpoint_for = endpoint_for
+        self.settings = settings
+        self.fetchers: dict[int, ReplicaFetcher] = {}
+        self._closing: set[asyncio.Task] = set()
+
+    def add_partitions(self, partitions: Iterable[Partition]) -> None:
+        """Fetch ``partitions`` from their leaders (Kafka's ``addFetcherForPartitions``),
+        truncating first; a partition moving to another leader leaves its old fetcher."""
+        for partition in partitions:
+            self.remove_partitions([partition.key])
+            leader = partition.leader_id
+            if leader < 0 or leader == self.broker_id:
+                continue  # no leader: the controller's next LeaderAndIsr names one
+            fetcher = self.fetchers.get(leader)
+            if fetcher is None:
+                fetcher = self.fetchers[leader] = ReplicaFetcher(
+                    self.broker_id,
+                    leader,
+                    self.endpoint_for,
+                    self.settings,
+                )
+            fetcher.add(partition)
+
+    def remove_partitions(self, keys: Iterable[TopicPartition]) -> None:
+        """Stop fetching ``keys`` (Kafka's ``removeFetcherForPartitions``); idle fetchers close."""
+        for key in keys:
+            for source, fetcher in list(self.fetchers.items()):
+                if fetcher.remove(key) and not fetcher.states:
+                    del self.fetchers[source]
+                    task = asyncio.get_running_loop().create_task(fetcher.close())
+                    self._closing.add(task)
+                    task.add_done_callback(self._closing.discard)
+
+    def fetcher_for(self, key: TopicPartition) -> ReplicaFetcher | None:
+        return next((f for f in self.fetchers.values() if key in f.states), None)
+
+    async def close(self) -> None:
+        fetchers, self.fetchers = list(self.fetchers.values()), {}
+        await asyncio.gather(*(f.close() for f in fetchers), return_exceptions=True)
+        if self._closing:
+            await asyncio.gather(*self._closing, return_exceptions=True)
+
+
+# ---------------------------------------------------------------------- what the ReplicaManager runs
+
+
+class Replication:
+    """What replication runs in ZooKeeper mode, owned by the ReplicaManager: the replica
+    fetchers, the AlterPartition sender and the isr-expiration task (Kafka's
+    ``ReplicaManager.startup``: every ``replica.lag.time.max.ms`` / 2)."""
+
+    def __init__(
+        self,
+        replica_manager: ReplicaManager,
+        metadata_cache: MetadataCache,
+        settings: ReplicationSettings,
+        broker_epoch: Callable[[], int | None],
+    ) -> None:
+        self.metadata_cache = metadata_cache
+        self.settings = settings
+        listener = settings.inter_broker_listener
+
+        def endpoint_for(broker_id: int) -> tuple[str, int] | None:
+            endpoint = metadata_cache.endpoint(broker_id, listener)
+            return (endpoint.host, endpoint.port) if endpoint is not None else None
+
+        broker_id = replica_manager.broker_id
+        self.fetchers = ReplicaFetcherManager(broker_id, endpoint_for, settings)
+        self.alter_partition = AlterPartitionManager(
+            broker_id,
+            endpoint_for,
+            lambda: metadata_cache.controller_id,
+            broker_epoch,
+            replica_manager.on_isr_committed,
+        )
+        self._isr_expiration = asyncio.get_running_loop().create_task(
+            self._expire_isrs(replica_manager, settings.lag_time_max_ms / 2000),
+            name=f"isr-expiration-{broker_id}",
+        )
+
+    def is_broker_alive(self, broker_id: int) -> bool:
+        return self.metadata_cache.is_alive(broker_id)
+
+    @staticmethod
+    async def _expire_isrs(replica_manager: ReplicaManager, interval_s: float) -> None:
+        while True:
+            await asyncio.sleep(interval_s)
+            try:
+                replica_manager.maybe_shrink_isrs()
+            except Exception:  # a bug must not end the task: the next round tries again
+                log.exception("isr-expiration failed")
+
+    async def stop(self) -> None:
+        self._isr_expiration.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._isr_expiration
+        await self.fetchers.close()
+        await self.alter_partition.close()
