@@ -214,3 +214,28 @@ def test_a_broker_down_during_a_change_applies_it_when_it_returns(cluster: Clust
     finally:
         cluster.start_broker(down)
     wait_until(lambda: retention_everywhere(cluster, "dyn-restart") == [222222] * 3, "the returned broker")
+
+
+def test_delete_records_on_the_leader_reaches_the_followers(cluster: Cluster) -> None:
+    """DeleteRecords moves the leader's log start offset; the followers take it from their
+    fetch responses (the replication's part)."""
+    from confluent_kafka import Producer, TopicPartition
+    from confluent_kafka.admin import AdminClient
+
+    create_replicated_topic(cluster, "dyn-delete-records")
+    producer = Producer({"bootstrap.servers": cluster.bootstrap, "acks": "all", "linger.ms": 0})
+    for i in range(10):
+        producer.produce("dyn-delete-records", value=b"%d" % i, partition=0)
+    assert producer.flush(30) == 0
+
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+    (future,) = admin.delete_records([TopicPartition("dyn-delete-records", 0, 6)]).values()
+    assert future.result(timeout=30).low_watermark == 6
+
+    def starts() -> list[int]:
+        def read(i: int) -> int:
+            return cluster.broker(i).log_manager.get_log("dyn-delete-records", 0).log_start_offset
+
+        return [cluster.run(lambda i=i: read(i)) for i in range(cluster.n)]
+
+    wait_until(lambda: starts() == [6, 6, 6], "every replica's log start offset")
