@@ -16,8 +16,8 @@ Version notes: v1 is the same (throttling before the answer); v2 is flexible.
 
 Differs from Kafka: Kafka waits (``DelayedDeleteRecords``, up to ``timeout_ms``) until every
 replica's log start offset has reached the new one, and answers the smallest; Moldau answers
-the leader's at once (followers learn the new log start offset from fetch responses,
-the replication work's part). Not implemented: authorization.
+the leader's at once; the followers take the new log start offset from their next fetch
+response (``Partition.update_follower_high_watermark``). Not implemented: authorization.
 """
 
 from __future__ import annotations
