@@ -38,6 +38,13 @@ from typing import Any
 from broker.config import BrokerConfig, Listener
 from broker.controlled_shutdown import controlled_shutdown
 from broker.controller_channel import NetworkControllerChannel
+from broker.dynamic_config import (
+    DYNAMIC_CONFIGS_FILE,
+    DynamicBrokerConfig,
+    FileDynamicConfigStore,
+    TopicConfigHandler,
+    ZkDynamicConfigStore,
+)
 from broker.handlers import load_handlers
 from broker.metadata_cache import MetadataCache
 from broker.metrics import BrokerMetrics
@@ -56,6 +63,7 @@ from coordinator.topic_admin import (
     ZkTopicAdmin,
 )
 from coordinator.zk_admin import AdminZkClient
+from coordinator.zk_config_manager import ZkConfigManager
 from coordinator.zk_controller import KafkaController
 from coordinator.zookeeper import BrokerRegistration, ZooKeeperClient
 from storage.config_def import ConfigError
@@ -86,6 +94,7 @@ class Broker:
     kafka_controller: KafkaController  # ZooKeeper mode only (its APIs are served only then)
     controller_channel: NetworkControllerChannel  # ZooKeeper mode only
     topic_admin: TopicAdmin
+    dynamic_config: DynamicBrokerConfig
     metadata_cache: MetadataCache
     replica_manager: ReplicaManager
     groups: GroupCoordinator
@@ -130,6 +139,16 @@ class Broker:
             proposed = uuid_to_kafka_str(random_kafka_uuid())
             cluster_id = await loop.run_in_executor(None, self.zookeeper.get_or_create_cluster_id, proposed)
         self.broker_id, self.cluster_id = self.log_manager.ensure_meta_properties(cfg.broker_id, cluster_id)
+        # Dynamic broker configs (Kafka's DynamicBrokerConfig.initialize): applied to the logs
+        # before any is served, and to the connection limits before the listeners open.
+        store = (
+            ZkDynamicConfigStore(AdminZkClient(self.zookeeper))
+            if self.zookeeper is not None
+            else FileDynamicConfigStore(cfg.log_dirs[0] / DYNAMIC_CONFIGS_FILE)
+        )
+        self.dynamic_config = DynamicBrokerConfig(cfg, self.broker_id, store)
+        await loop.run_in_executor(None, self.dynamic_config.load)
+        self.dynamic_config.attach(self.log_manager, self.server)
         # Producer-id blocks: leased from ZooKeeper or from a lease file in the first log dir.
         self.producer_ids = create_producer_id_manager(
             zookeeper=self.zookeeper,
@@ -143,6 +162,15 @@ class Broker:
         self._build_cluster_components()
         self.metrics.attach(self)
         self._running.push_async_callback(self.groups.stop)
+        if self.zookeeper is not None:
+            # ZkConfigManager: config changes made through any broker, applied here too.
+            config_changes = ZkConfigManager(
+                self.zookeeper,
+                {"topics": TopicConfigHandler(self.log_manager), "brokers": self.dynamic_config},
+                time_ms=self.clock.time_ms,
+            )
+            self._running.push_async_callback(config_changes.stop)
+            await config_changes.start()
         background = asyncio.create_task(self.log_manager.run_background_tasks(), name="log-manager")
         self._running.push_async_callback(_cancel, background)
 

@@ -30,7 +30,7 @@ from storage.config_def import (
     one_of,
 )
 from storage.log_cleaner_manager import CLEANER_BROKER_KEYS
-from storage.log_config import broker_default_keys, resolve_topic_defaults
+from storage.log_config import TOPIC_CONFIGS, broker_default_keys, resolve_topic_defaults
 
 log = logging.getLogger(__name__)
 
@@ -457,6 +457,39 @@ ACCEPTED_NO_EFFECT = {
     "zookeeper.max.in.flight.requests",
 }
 
+# Broker configs that may change without a restart (Kafka's ``DynamicBrokerConfig.AllDynamicConfigs``)
+# among those Moldau has: the per-topic defaults (``DynamicLogConfig.ReconfigurableConfigs``:
+# the first broker synonym of each topic config, so ``log.retention.ms`` but not
+# ``log.retention.hours``) and the connection limits (``DynamicConnectionQuota``).
+# Left out: ``unclean.leader.election.enable`` (the controller reads it at start only),
+# ``max.connections.per.ip.overrides`` (its host names are resolved once, at start) and the
+# log cleaner's own keys (``LogCleaner.reconfigure``, which restarts the cleaner threads, is
+# not implemented: the cleaner takes its config at start).
+DYNAMIC_BROKER_CONFIGS: frozenset[str] = frozenset(
+    {t.synonyms[0][0] for t in TOPIC_CONFIGS.values() if t.synonyms} - {"unclean.leader.election.enable"}
+) | {"max.connections", "max.connections.per.ip"}
+
+
+def broker_synonyms(name: str) -> list[str]:
+    """Kafka's ``DynamicBrokerConfig.brokerConfigSynonyms``: a topic-default property and the
+    less specific ones it overrides (``log.retention.ms``, ``.minutes``, ``.hours``)."""
+    for t in TOPIC_CONFIGS.values():
+        props = [prop for prop, _ in t.synonyms]
+        if name in props:
+            return props[props.index(name) :]
+    return [name]
+
+
+def check_dynamic_configs(raw: Mapping[str, str], *, per_broker: bool) -> dict[str, Any]:
+    """``DynamicBrokerConfig.validateConfigs``: parse a dynamic broker config set (cluster
+    default or one broker's). Raises ConfigError with Kafka's message (the request handlers
+    answer INVALID_REQUEST, as Kafka's ``ConfigAdminManager``)."""
+    static = sorted(name for name in raw if name not in DYNAMIC_BROKER_CONFIGS)
+    if static:
+        raise ConfigError(f"Cannot update these configs dynamically: Set({', '.join(static)})")
+    return {name: BROKER_KEYS[name].parse(value) for name, value in raw.items() if value is not None}
+
+
 _LISTENER = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)://(?P<host>\[[^\]]*\]|[^:/]*):(?P<port>\d+)$")
 
 
@@ -550,6 +583,10 @@ class BrokerConfig:
         for name, key in BROKER_KEYS.items():
             self.values.setdefault(name, key.default)
         self._check()
+        # server.properties as read; the dynamic layers (``set_dynamic``) go on top of it.
+        self.static_values: dict[str, Any] = dict(self.values)
+        self.dynamic_default: dict[str, Any] = {}  # cluster-wide (/config/brokers/<default>)
+        self.dynamic_broker: dict[str, Any] = {}  # this broker's (/config/brokers/<id>)
 
     @classmethod
     def load(cls, path: str | Path | None = None, overrides: Iterable[str] = ()) -> BrokerConfig:
@@ -647,11 +684,38 @@ class BrokerConfig:
         return self.values["broker.id"]
 
     def topic_defaults(self) -> dict[str, Any]:
-        """Per-topic config defaults resolved from the log.* properties."""
-        return resolve_topic_defaults({k: self.values.get(k) for k in self.explicit})
+        """Per-topic config defaults resolved from the log.* properties (dynamic ones first)."""
+        names = set(self.explicit) | set(self.dynamic_default) | set(self.dynamic_broker)
+        return resolve_topic_defaults({k: self.values.get(k) for k in names})
+
+    def set_dynamic(self, default: Mapping[str, Any], broker: Mapping[str, Any]) -> None:
+        """Replace the dynamic layers (parsed values, see ``check_dynamic_configs``): a value is
+        this broker's dynamic one, else the cluster default, else server.properties', else
+        Kafka's default (``DynamicBrokerConfig`` precedence)."""
+        self.dynamic_default = dict(default)
+        self.dynamic_broker = dict(broker)
+        for name in DYNAMIC_BROKER_CONFIGS:
+            if name in self.dynamic_broker:
+                self.values[name] = self.dynamic_broker[name]
+            elif name in self.dynamic_default:
+                self.values[name] = self.dynamic_default[name]
+            else:
+                self.values[name] = self.static_values[name]
+
+    def layers(self, name: str) -> list[tuple[Any, ConfigSource]]:
+        """Where ``name`` is set, most specific first (Kafka's ``configSynonyms`` sources)."""
+        out: list[tuple[Any, ConfigSource]] = []
+        if name in self.dynamic_broker:
+            out.append((self.dynamic_broker[name], ConfigSource.DYNAMIC_BROKER_CONFIG))
+        if name in self.dynamic_default:
+            out.append((self.dynamic_default[name], ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG))
+        if name in self.explicit:
+            out.append((self.static_values[name], ConfigSource.STATIC_BROKER_CONFIG))
+        return out
 
     def source(self, name: str) -> ConfigSource:
-        return ConfigSource.STATIC_BROKER_CONFIG if name in self.explicit else ConfigSource.DEFAULT_CONFIG
+        found = self.layers(name)
+        return found[0][1] if found else ConfigSource.DEFAULT_CONFIG
 
     def describe(self) -> list[tuple[ConfigKey, Any, ConfigSource]]:
         """Every broker key with its value and source, for DescribeConfigs."""
@@ -660,9 +724,12 @@ class BrokerConfig:
 
 __all__ = [
     "BROKER_KEYS",
+    "DYNAMIC_BROKER_CONFIGS",
     "BrokerConfig",
     "ConfigError",
     "Listener",
+    "broker_synonyms",
+    "check_dynamic_configs",
     "parse_connection_overrides",
     "parse_properties",
 ]

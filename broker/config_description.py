@@ -2,9 +2,11 @@
 
 Each entry has a value, a source and, on request, its synonyms in Kafka's
 order of precedence (``ConfigHelper.createTopicConfigEntry`` /
-``createBrokerConfigEntry``): the topic override, then each broker property that
-supplies the default and is set in server.properties (STATIC_BROKER_CONFIG),
-then Kafka's built-in default (DEFAULT_CONFIG).
+``createBrokerConfigEntry``): the topic override, then for each broker property that
+supplies the default (most specific first) its dynamic per-broker value
+(DYNAMIC_BROKER_CONFIG), its dynamic cluster default (DYNAMIC_DEFAULT_BROKER_CONFIG) and
+its server.properties value (STATIC_BROKER_CONFIG), then Kafka's built-in default
+(DEFAULT_CONFIG). Broker configs that may change dynamically are not read-only.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from broker.config import BROKER_KEYS, BrokerConfig
+from broker.config import BROKER_KEYS, DYNAMIC_BROKER_CONFIGS, BrokerConfig, broker_synonyms
 from storage.config_def import ConfigSource, ConfigType, render_value
 from storage.log_config import TOPIC_CONFIGS
 
@@ -40,10 +42,8 @@ def describe_topic_configs(config: BrokerConfig, overrides: Mapping[str, Any]) -
         default_entry = None
         for prop, _factor in tkey.synonyms:
             bkey = BROKER_KEYS[prop]
-            if prop in config.explicit:
-                synonyms.append(
-                    (prop, render_value(bkey.type, config[prop]), ConfigSource.STATIC_BROKER_CONFIG)
-                )
+            for value, layer in config.layers(prop):
+                synonyms.append((prop, render_value(bkey.type, value), layer))
             if default_entry is None and bkey.default is not None:
                 default_entry = (prop, render_value(bkey.type, bkey.default), ConfigSource.DEFAULT_CONFIG)
         synonyms.append(default_entry or (name, key.render(key.default), ConfigSource.DEFAULT_CONFIG))
@@ -65,19 +65,33 @@ def describe_topic_configs(config: BrokerConfig, overrides: Mapping[str, Any]) -
     return out
 
 
-def describe_broker_configs(config: BrokerConfig) -> list[ConfigEntry]:
+def describe_broker_configs(config: BrokerConfig, *, per_broker: bool = True) -> list[ConfigEntry]:
+    """This broker's configs (``per_broker``), or the cluster-wide dynamic defaults only (the
+    broker resource named "": ``currentDynamicDefaultConfigs``, without per-broker values)."""
     out = []
-    for key, value, source in config.describe():
-        rendered = None if key.sensitive else key.render(value)
-        synonyms = [(key.name, rendered, source)]
-        if source == ConfigSource.STATIC_BROKER_CONFIG and key.default is not None:
-            synonyms.append((key.name, key.render(key.default), ConfigSource.DEFAULT_CONFIG))
+    for key, value, _source in config.describe():
+        if not per_broker and key.name not in config.dynamic_default:
+            continue
+        synonyms: list[tuple[str, str | None, ConfigSource]] = []
+        for name in broker_synonyms(key.name):
+            skey = BROKER_KEYS[name]
+            for v, layer in config.layers(name):
+                if per_broker or layer != ConfigSource.DYNAMIC_BROKER_CONFIG:
+                    synonyms.append((name, None if skey.sensitive else skey.render(v), layer))
+            if skey.default is not None:
+                synonyms.append(
+                    (name, None if skey.sensitive else skey.render(skey.default), ConfigSource.DEFAULT_CONFIG)
+                )
+        if per_broker:
+            rendered = None if key.sensitive else key.render(value)
+        else:
+            rendered = None if key.sensitive else key.render(config.dynamic_default[key.name])
         out.append(
             ConfigEntry(
                 name=key.name,
                 value=rendered,
-                source=source,
-                read_only=True,  # no dynamic broker configs
+                source=synonyms[0][2] if synonyms else ConfigSource.DEFAULT_CONFIG,
+                read_only=key.name not in DYNAMIC_BROKER_CONFIGS,
                 sensitive=key.sensitive,
                 type=key.type,
                 doc=key.doc,

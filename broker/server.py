@@ -664,6 +664,12 @@ class KafkaServer:
             self.connections.discard(conn)
             self._forget(conn.ip)
 
+    def connection_limits_changed(self) -> None:
+        """A dynamic ``max.connections`` change: paused listeners accept again if there is room."""
+        for acceptor in self._acceptors:
+            if not acceptor.accepting and self.quotas.slot_available(acceptor.listener):
+                acceptor.start()
+
     def _forget(self, ip: str) -> None:
         self.quotas.dec(ip)
         if self.stopping:

@@ -353,6 +353,48 @@ class GroupCoordinator:
             )
         return results
 
+    def delete_offsets(
+        self, group_id: str, partitions: Sequence[tuple[str, int]]
+    ) -> tuple[ErrorCode, dict[tuple[str, int], ErrorCode]]:
+        """OffsetDelete (Kafka's ``GroupCoordinator.handleDeleteOffsets``): (group error,
+        error per partition). An Empty group loses the offsets asked for; a consumer group
+        rebalancing or Stable keeps those of topics its members subscribe to
+        (GROUP_SUBSCRIBED_TO_TOPIC) and loses the others; any other group: NON_EMPTY_GROUP.
+        A group left Empty without offsets goes, as in ``cleanupGroupMetadata``."""
+        error = self._validate_group_status(group_id, allow_empty_id=False)
+        if error is not None:
+            return error, {}
+        group = self.groups.get(group_id)
+        if group is None or group.is_state(S.DEAD):
+            return ErrorCode.GROUP_ID_NOT_FOUND, {}
+        results: dict[tuple[str, int], ErrorCode] = {}
+        if group.is_state(S.EMPTY):
+            eligible = list(partitions)
+        elif group.is_consumer_group():  # PreparingRebalance, CompletingRebalance, Stable
+            eligible = []
+            for tp in partitions:
+                if group.is_subscribed_to_topic(tp[0]):
+                    results[tp] = ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC
+                else:
+                    eligible.append(tp)
+        else:
+            return ErrorCode.NON_EMPTY_GROUP, {}
+        records: dict[int, list[tuple[bytes, bytes | None]]] = defaultdict(list)
+        p = self.partition_for(group_id)
+        for topic, partition in eligible:
+            if self.offsets.remove(group_id, topic, partition):
+                records[p].append((encode_offset_key(group_id, topic, partition), None))
+            results[(topic, partition)] = ErrorCode.NONE
+        deleted = len(records[p])
+        dead: list[Group] = []
+        if group.is_state(S.EMPTY) and not self.offsets.has_offsets(group_id):
+            group.transition_to(S.DEAD, self.time_ms())
+            dead.append(group)
+        self._remove_groups(dead, records)
+        if deleted:
+            log.info("deleted %d committed offsets of group %s", deleted, group_id)
+        return ErrorCode.NONE, results
+
     def _remove_groups(self, groups: Iterable[Group], extra: dict[int, list] | None = None) -> int:
         """Drop dead groups with their offsets; tombstones go to the log (errors only logged)."""
         records: dict[int, list[tuple[bytes, bytes | None]]] = defaultdict(list)

@@ -14,6 +14,13 @@ questions in both modes; the answers come from different places:
   NOT_CONTROLLER on a broker that is not the active controller, as ZooKeeper-mode Kafka
   does without forwarding (clients find the controller in Metadata and retry); the
   Metadata auto-creation writes the znodes from any broker.
+
+Topic config changes (AlterConfigs, IncrementalAlterConfigs: ``alter_topic_config``) replace
+the topic's override set: embedded, in the overrides file and on the logs at once; in
+ZooKeeper mode any broker writes ``/config/topics/<t>`` and a change notification
+(``AdminZkClient.changeTopicConfig``, as ZooKeeper-mode Kafka's ``ZkAdminManager`` does on
+whichever broker gets the request), and every broker's config change listener
+(``coordinator.zk_config_manager``) applies it to the logs it hosts.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from coordinator.cluster_state import NO_LEADER, LiveBroker, PartitionState, Top
 from coordinator.controller import Controller
 from coordinator.zk_admin import AdminZkClient
 from protocol.errors import ErrorCode, KafkaError
+from storage.config_def import ConfigError
 from storage.log_config import parse_stored_topic_overrides, parse_topic_overrides
 
 log = logging.getLogger(__name__)
@@ -98,6 +106,23 @@ class TopicAdmin(Protocol):
         validate_only: bool,
         timeout_ms: int,
     ) -> None: ...
+
+    async def alter_topic_config(self, name: str, configs: Mapping[str, str], *, validate_only: bool) -> None:
+        """Replace the config overrides of an existing topic with ``configs`` (string values),
+        validated as CreateTopics validates them: INVALID_CONFIG, UNKNOWN_TOPIC_OR_PARTITION."""
+        ...
+
+
+def _check_topic_configs(configs: Mapping[str, str]) -> dict[str, Any]:
+    """``LogConfig.validate`` of a whole override set (INVALID_CONFIG with the reason)."""
+    try:
+        return parse_topic_overrides(configs)
+    except ConfigError as exc:
+        raise KafkaError(ErrorCode.INVALID_CONFIG, str(exc)) from None
+
+
+def _no_such_topic(name: str) -> KafkaError:
+    return KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"The topic '{name}' does not exist.")
 
 
 # ---------------------------------------------------------------------- embedded mode
@@ -203,6 +228,18 @@ class EmbeddedTopicAdmin:
         self.controller.check_partition_limit(adding, self.defaults.max_partitions)
         if not validate_only:
             await self.controller.add_partitions_async(name, new_total)
+
+    async def alter_topic_config(self, name: str, configs: Mapping[str, str], *, validate_only: bool) -> None:
+        topic = self.controller.topic(name)
+        if topic is None or self.controller.is_busy(name):
+            raise _no_such_topic(name)
+        overrides = _check_topic_configs(configs)
+        if validate_only:
+            return
+        # The overrides file and every log of the topic, then the controller's registry
+        # (DescribeConfigs and CreateTopics' answers read it).
+        self.controller.log_manager.set_topic_overrides(name, overrides)
+        topic.overrides = dict(overrides)
 
 
 async def _topic_id_of(creation: Awaitable[TopicMetadata]) -> uuid.UUID:
@@ -410,6 +447,15 @@ class ZkTopicAdmin:
         await self.admin.add_partitions(name, new_total, assignments, validate_only=validate_only)
         if not validate_only:
             await self._await(lambda: self._has_leaders(name, new_total), timeout_ms, "Partition creation")
+
+    async def alter_topic_config(self, name: str, configs: Mapping[str, str], *, validate_only: bool) -> None:
+        """``AdminZkClient.validateTopicConfig`` then ``changeTopicConfig`` (any broker)."""
+        loop = asyncio.get_running_loop()
+        if await loop.run_in_executor(None, self.admin.read_topic, name) is None:
+            raise _no_such_topic(name)
+        _check_topic_configs(configs)
+        if not validate_only:
+            await self.admin.change_topic_config(name, dict(configs))
 
     async def close(self) -> None:
         for task in list(self._tasks):

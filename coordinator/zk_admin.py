@@ -321,6 +321,30 @@ class AdminZkClient:
             makepath=True,
         )
 
+    def change_broker_config_blocking(self, entity: str, config: Mapping[str, str]) -> None:
+        """``changeBrokerConfig``: ``/config/brokers/<id>`` (or ``<default>``, the cluster-wide
+        defaults) and a change notification, for every broker's config change listener."""
+        self._write_entity_config("brokers", entity, config)
+
+    def _write_entity_config(self, entity_type: str, name: str, config: Mapping[str, str]) -> None:
+        path = zd.config_entity_path(entity_type, name)
+        data = zd.encode_config(config)
+        try:
+            self.zk.set_data(path, data, -1)
+        except NoNodeError:
+            self.zk._client().create(path, data, makepath=True)
+        self.zk._client().create(
+            f"{zd.CONFIG_CHANGES_PATH}/{zd.CONFIG_CHANGE_PREFIX}",
+            zd.encode_config_change(f"{entity_type}/{name}"),
+            sequence=True,
+            makepath=True,
+        )
+
+    def entity_config(self, entity_type: str, name: str) -> dict[str, str]:
+        """``fetchEntityConfig``: ``/config/<type>/<name>`` ({} if missing)."""
+        (found,) = get_many(self.zk, [zd.config_entity_path(entity_type, name)])
+        return zd.decode_config(found[0]) if found is not None else {}
+
     def topic_config(self, name: str) -> dict[str, str]:
         (found,) = get_many(self.zk, [zd.config_entity_path("topics", name)])
         return zd.decode_config(found[0]) if found is not None else {}

@@ -666,6 +666,24 @@ class LogManager:
             if topic == name:
                 plog.config = config
 
+    def topic_overrides(self, name: str) -> dict[str, Any] | None:
+        """The config overrides of a topic hosted here ({} if none), None if not hosted."""
+        if name not in self._topic_ids:
+            return None
+        return dict(self._overrides.get(name, {}))
+
+    def set_topic_defaults(self, defaults: Mapping[str, Any]) -> None:
+        """Kafka's ``LogManager.reconfigureDefaultLogConfig`` (a dynamic broker config changed):
+        new topic defaults, and a new config for every log (those without an override of a
+        changed key take the new default)."""
+        self.topic_defaults = dict(defaults)
+        configs: dict[str, LogConfig] = {}
+        for (topic, _), plog in self._logs.items():
+            config = configs.get(topic)
+            if config is None:
+                config = configs[topic] = self._config_for(topic)
+            plog.config = config
+
     # ------------------------------------------------------------------ overrides file
 
     @property

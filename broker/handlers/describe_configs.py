@@ -2,12 +2,16 @@
 
 Behaviour:
 - Topic resources (type 2): every topic config with its value and source
-  (TOPIC_CONFIG for an override (in ZooKeeper mode read from ``/config/topics/<t>``), STATIC_BROKER_CONFIG when server.properties
-  sets the broker default, else DEFAULT_CONFIG); UNKNOWN_TOPIC_OR_PARTITION for
-  a missing topic, INVALID_TOPIC_EXCEPTION for an illegal name.
-- Broker resources (type 4): every broker config this broker knows, read-only;
-  the name must be this broker's id (or empty for the cluster default), else
-  INVALID_REQUEST. Sensitive values are null.
+  (TOPIC_CONFIG for an override (in ZooKeeper mode read from ``/config/topics/<t>``);
+  else where the broker default comes from: DYNAMIC_BROKER_CONFIG (this broker's dynamic
+  config), DYNAMIC_DEFAULT_BROKER_CONFIG (the cluster-wide one), STATIC_BROKER_CONFIG
+  (server.properties), else DEFAULT_CONFIG); UNKNOWN_TOPIC_OR_PARTITION for a missing
+  topic, INVALID_TOPIC_EXCEPTION for an illegal name.
+- Broker resources (type 4): this broker's id: every broker config it knows, with the
+  same sources; those that may change dynamically (``broker.config.DYNAMIC_BROKER_CONFIGS``)
+  are not read-only. The empty name (the cluster default): only the configs set
+  dynamically at the cluster level, as Kafka (``currentDynamicDefaultConfigs``). Any other
+  name: INVALID_REQUEST. Sensitive values are null.
 - ``configuration_keys`` (null = all) filters the entries; ``include_synonyms``
   adds the precedence chain; ``include_documentation`` (v3+) the docs.
 - No file work; each resource costs its ~40 entries, so resources are handled in slices of
@@ -16,8 +20,7 @@ Behaviour:
 Version notes: v1 adds config_source and synonyms (is_default is v0 only);
 v3 adds config_type and documentation; v4 is flexible.
 
-Not implemented: broker logger resources (type 8) answer INVALID_REQUEST;
-dynamic broker configs do not exist here.
+Not implemented: broker logger resources (type 8) answer INVALID_REQUEST.
 """
 
 from __future__ import annotations
@@ -93,7 +96,7 @@ async def handle_describe_configs(
                         f"Unexpected broker id, expected {broker.broker_id} or empty string, "
                         f"but received {res.resource_name}",
                     )
-                entries = describe_broker_configs(broker.config)
+                entries = describe_broker_configs(broker.config, per_broker=res.resource_name != "")
             elif res.resource_type == BROKER_LOGGER:
                 raise KafkaError(
                     ErrorCode.INVALID_REQUEST, "Broker logger configs are not supported by Moldau"

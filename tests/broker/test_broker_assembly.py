@@ -163,6 +163,34 @@ class FakeZooKeeper:
         return SimpleNamespace(version=version + 1)
 
 
+class FakeDynamicConfigStore:
+    """``/config/brokers`` with no dynamic broker configs."""
+
+    def __init__(self, admin) -> None:
+        self.admin = admin
+
+    def read(self, entity: str) -> dict:
+        return {}
+
+    def write(self, entity: str, config) -> None:
+        raise AssertionError("nothing is written at start")
+
+
+class FakeConfigManager:
+    """The config change listener: records its life cycle."""
+
+    def __init__(self, zk, handlers, **kwargs) -> None:
+        self.zk = zk
+        self.handlers = handlers
+        self.events = zk.events
+
+    async def start(self) -> None:
+        self.events.append("config changes start")
+
+    async def stop(self) -> None:
+        self.events.append("config changes stop")
+
+
 class FakeKafkaController:
     """Records its life cycle; never becomes active."""
 
@@ -195,6 +223,8 @@ def test_the_zookeeper_session_is_the_brokers_and_shared(tmp_path, monkeypatch):
 
     monkeypatch.setattr(broker_module, "ZooKeeperClient", make)
     monkeypatch.setattr(broker_module, "KafkaController", make_controller)
+    monkeypatch.setattr(broker_module, "ZkDynamicConfigStore", FakeDynamicConfigStore)
+    monkeypatch.setattr(broker_module, "ZkConfigManager", FakeConfigManager)
 
     async def scenario():
         clock = fake_clock()
@@ -224,6 +254,7 @@ def test_the_zookeeper_session_is_the_brokers_and_shared(tmp_path, monkeypatch):
             "zk start",
             "zk cluster id",
             "zk create",
+            "config changes start",  # topic and broker config changes, before any request
             "listen",
             "zk register",
             "controller startup",

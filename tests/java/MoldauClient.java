@@ -45,6 +45,8 @@ import org.apache.kafka.common.protocol.Errors;
  *   describe-cluster
  *   delete-topic NAME...
  *   api-versions
+ *   incremental-alter-configs, delete-records, describe-log-dirs, alter-group-offsets,
+ *   delete-group-offsets   (see AdminOpsCommand)
  *   warmup             (no broker needed: loads the client classes, for a class-data-sharing archive)
  *   batch              (reads commands from stdin, one per line, arguments separated by tabs; each
  *                       command's output ends with {"op":"batch-done","status":N}: one JVM for many calls)
@@ -126,6 +128,16 @@ public final class MoldauClient {
                 return deleteTopics(args);
             case "api-versions":
                 return apiVersions(args);
+            case "incremental-alter-configs":
+                return AdminOpsCommand.incrementalAlterConfigs(args);
+            case "delete-records":
+                return AdminOpsCommand.deleteRecords(args);
+            case "describe-log-dirs":
+                return AdminOpsCommand.describeLogDirs(args);
+            case "alter-group-offsets":
+                return AdminOpsCommand.alterGroupOffsets(args);
+            case "delete-group-offsets":
+                return AdminOpsCommand.deleteGroupOffsets(args);
             case "warmup":
                 return warmup(args);
             case "produce":

@@ -406,6 +406,45 @@ class JavaClient:
     def api_versions(self) -> dict[str, Any]:
         return self.run("api-versions").last
 
+    def incremental_alter_configs(
+        self,
+        kind: str,
+        name: str,
+        *,
+        set_: Mapping[str, Any] | None = None,
+        delete: Sequence[str] = (),
+        append: Mapping[str, Any] | None = None,
+        subtract: Mapping[str, Any] | None = None,
+        validate_only: bool = False,
+    ) -> dict[str, Any]:
+        args = [kind, name, *_opts(set_=set_, append=append, subtract=subtract, validate_only=validate_only)]
+        for key in delete:
+            args += ["--delete", key]
+        return self.run("incremental-alter-configs", *args).last
+
+    def delete_records(self, offsets: Mapping[tuple[str, int], int]) -> dict[str, Any]:
+        """``offsets``: (topic, partition) -> the new log start offset (-1: the high watermark)."""
+        return self.run(
+            "delete-records", *_opts(offset={f"{t}:{p}": o for (t, p), o in offsets.items()})
+        ).last
+
+    def describe_log_dirs(self, *brokers: int) -> dict[str, Any]:
+        args: list[str] = []
+        for b in brokers:
+            args += ["--broker", str(b)]
+        return self.run("describe-log-dirs", *args).last
+
+    def alter_group_offsets(self, group: str, offsets: Mapping[tuple[str, int], int]) -> dict[str, Any]:
+        return self.run(
+            "alter-group-offsets", group, *_opts(offset={f"{t}:{p}": o for (t, p), o in offsets.items()})
+        ).last
+
+    def delete_group_offsets(self, group: str, *partitions: tuple[str, int]) -> dict[str, Any]:
+        args = [group]
+        for t, p in partitions:
+            args += ["--partition", f"{t}:{p}"]
+        return self.run("delete-group-offsets", *args).last
+
     # ---------------------------------------------------------------- data
 
     def produce(

@@ -1,0 +1,218 @@
+"""Dynamic broker configs and the config change handlers (Kafka's ``DynamicBrokerConfig``,
+``BrokerConfigHandler``, ``TopicConfigHandler``).
+
+The broker configs Kafka lets change without a restart (``broker.config.DYNAMIC_BROKER_CONFIGS``)
+are kept at two levels above server.properties: the cluster-wide default and this broker's
+own (a per-broker value wins). Where they are stored:
+
+- ZooKeeper mode: ``/config/brokers/<default>`` and ``/config/brokers/<id>``
+  (``{"version":1,"config":{...}}``, values as strings), written with a change notification
+  so every broker's config change listener (``coordinator.zk_config_manager``) applies it;
+- a lone broker: ``dynamic-broker-configs.json`` in the first log dir, next to
+  ``topic-config-overrides.json``: ``{"version": 1, "brokers": {"<default>": {...},
+  "<id>": {...}}}`` (values as strings), written atomically.
+
+They are read at start before any log is loaded into a partition (so the topic defaults
+include them), and applied live on every change (``reconfigure``): the log manager's topic
+defaults (``LogManager.reconfigureDefaultLogConfig``: every log without an override takes
+the new value) and the connection limits (``DynamicConnectionQuota``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from broker.config import BrokerConfig, check_dynamic_configs
+from coordinator.zk_admin import AdminZkClient
+from storage.config_def import ConfigError
+from storage.durable_io import atomic_write
+from storage.log_config import parse_stored_topic_overrides
+
+if TYPE_CHECKING:
+    from broker.server import KafkaServer
+    from storage.log_manager import LogManager
+
+log = logging.getLogger(__name__)
+
+DEFAULT_ENTITY = "<default>"  # ZooKeeperInternals.DEFAULT_STRING: the cluster-wide entity
+DYNAMIC_CONFIGS_FILE = "dynamic-broker-configs.json"
+DYNAMIC_CONFIGS_VERSION = 1
+
+
+class DynamicConfigStore(Protocol):
+    """Where the dynamic broker configs live (blocking calls, run off the loop)."""
+
+    def read(self, entity: str) -> dict[str, str]: ...
+
+    def write(self, entity: str, config: Mapping[str, str]) -> None: ...
+
+
+class FileDynamicConfigStore:
+    """A lone broker: ``dynamic-broker-configs.json`` in the first log dir."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def _read_all(self) -> dict[str, dict[str, str]]:
+        """Raises OSError or ValueError (not JSON, or not this layout)."""
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        brokers = data.get("brokers") if isinstance(data, dict) else None
+        if (
+            not isinstance(data, dict)
+            or data.get("version") != DYNAMIC_CONFIGS_VERSION
+            or not isinstance(brokers, dict)
+            or not all(isinstance(c, dict) for c in brokers.values())
+        ):
+            raise ValueError("unsupported content")
+        return {str(k): {str(n): str(v) for n, v in c.items()} for k, c in brokers.items()}
+
+    def read(self, entity: str) -> dict[str, str]:
+        """At start: an unreadable file stops the broker with a one-line reason."""
+        try:
+            return self._read_all().get(entity, {})
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"cannot read {self.path}: {exc}; restore or delete it") from None
+
+    def write(self, entity: str, config: Mapping[str, str]) -> None:
+        brokers = self._read_all()
+        if config:
+            brokers[entity] = dict(config)
+        else:
+            brokers.pop(entity, None)
+        data = {"version": DYNAMIC_CONFIGS_VERSION, "brokers": brokers}
+        atomic_write(self.path, json.dumps(data, indent=2, sort_keys=True).encode() + b"\n")
+
+
+class ZkDynamicConfigStore:
+    """ZooKeeper mode: ``/config/brokers/<entity>`` with a change notification."""
+
+    def __init__(self, admin: AdminZkClient) -> None:
+        self.admin = admin
+
+    def read(self, entity: str) -> dict[str, str]:
+        return self.admin.entity_config("brokers", entity)
+
+    def write(self, entity: str, config: Mapping[str, str]) -> None:
+        self.admin.change_broker_config_blocking(entity, config)
+
+
+def _parse_stored(entity: str, raw: Mapping[str, str], per_broker: bool) -> dict[str, Any]:
+    """Stored values that cannot be used (another version's, hand edits) are skipped with a
+    warning rather than stopping the broker (Kafka logs and ignores them too)."""
+    out: dict[str, Any] = {}
+    for name, value in raw.items():
+        try:
+            out.update(check_dynamic_configs({name: value}, per_broker=per_broker))
+        except ConfigError as exc:
+            log.warning("ignoring dynamic broker config %s of %s: %s", name, entity, exc)
+    return out
+
+
+class DynamicBrokerConfig:
+    """This broker's dynamic configs: loaded at start, changed by the admin APIs (or, in
+    ZooKeeper mode, by any broker through the change listener), applied live."""
+
+    def __init__(self, config: BrokerConfig, broker_id: int, store: DynamicConfigStore) -> None:
+        self.config = config
+        self.broker_id = broker_id
+        self.store = store
+        self.raw: dict[str, dict[str, str]] = {DEFAULT_ENTITY: {}, str(broker_id): {}}
+        self._log_manager: LogManager | None = None
+        self._server: KafkaServer | None = None
+        self._lock = asyncio.Lock()
+
+    def entity(self, resource_name: str) -> str:
+        """The stored entity of a broker resource name ("" is the cluster default)."""
+        return DEFAULT_ENTITY if resource_name == "" else resource_name
+
+    def load(self) -> None:
+        """Blocking: read both levels and set them on the config (before the logs use it)."""
+        for entity in (DEFAULT_ENTITY, str(self.broker_id)):
+            self.raw[entity] = dict(self.store.read(entity))
+        self._set_layers()
+
+    def attach(self, log_manager: LogManager, server: KafkaServer) -> None:
+        """The components a change reconfigures (built after ``load``)."""
+        self._log_manager = log_manager
+        self._server = server
+        self.reconfigure()
+
+    def _set_layers(self) -> None:
+        self.config.set_dynamic(
+            _parse_stored(DEFAULT_ENTITY, self.raw[DEFAULT_ENTITY], per_broker=False),
+            _parse_stored(str(self.broker_id), self.raw[str(self.broker_id)], per_broker=True),
+        )
+
+    def current(self, resource_name: str) -> dict[str, str]:
+        return dict(self.raw.get(self.entity(resource_name), {}))
+
+    async def alter(
+        self,
+        resource_name: str,
+        change: Callable[[dict[str, str]], dict[str, str]],
+        *,
+        validate_only: bool,
+    ) -> None:
+        """Replace one level's configs (``resource_name`` "" or this broker's id) with
+        ``change(current)``; raises ConfigError for what Kafka refuses (KafkaError from
+        ``change``). Persisted, then applied here (in ZooKeeper mode every broker's listener
+        applies it too). One change at a time: a read-modify-write of the stored set."""
+        async with self._lock:
+            entity = self.entity(resource_name)
+            config = change(self.current(resource_name))
+            parsed = check_dynamic_configs(config, per_broker=resource_name != "")
+            if parsed.get("max.connections.per.ip") == 0 and not self.config.max_connections_per_ip_overrides:
+                # KafkaConfig's check, run by DynamicBrokerConfig.validate on the new config.
+                raise ConfigError(
+                    "max.connections.per.ip can be set to zero only if"
+                    " max.connections.per.ip.overrides property is set"
+                )
+            if validate_only:
+                return
+            await asyncio.get_running_loop().run_in_executor(None, self.store.write, entity, dict(config))
+            self.process_config_changes(entity, config)
+
+    def process_config_changes(self, entity_name: str, config: Mapping[str, str]) -> None:
+        """``BrokerConfigHandler``: the cluster default or this broker's configs changed."""
+        if entity_name not in (DEFAULT_ENTITY, str(self.broker_id)):
+            return  # another broker's
+        if self.raw.get(entity_name) == dict(config):
+            return
+        self.raw[entity_name] = dict(config)
+        self._set_layers()
+        log.info("dynamic broker configs of %s are now %s", entity_name, dict(config))
+        self.reconfigure()
+
+    def reconfigure(self) -> None:
+        """Push the effective values to the components that use them."""
+        cfg = self.config
+        if self._log_manager is not None:
+            self._log_manager.set_topic_defaults(cfg.topic_defaults())
+        server = self._server
+        if server is not None:
+            server.quotas.max_connections = cfg["max.connections"]
+            server.quotas.max_per_ip = cfg["max.connections.per.ip"]
+            server.connection_limits_changed()
+
+
+class TopicConfigHandler:
+    """``TopicConfigHandler`` (ZooKeeper mode): a topic's overrides changed in
+    ``/config/topics/<t>``; the logs this broker hosts take them at once."""
+
+    def __init__(self, log_manager: LogManager) -> None:
+        self.log_manager = log_manager
+
+    def process_config_changes(self, entity_name: str, config: Mapping[str, str]) -> None:
+        overrides = parse_stored_topic_overrides(entity_name, config)
+        current = self.log_manager.topic_overrides(entity_name)
+        if current is None or current == overrides:
+            return  # not hosted here (a log created later reads /config/topics), or unchanged
+        self.log_manager.set_topic_overrides(entity_name, overrides)

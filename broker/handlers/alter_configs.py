@@ -1,0 +1,65 @@
+"""AlterConfigs (key 33), versions 0-2.
+
+Behaviour (Kafka's ``ConfigAdminManager.preprocess`` for the legacy request, see
+``broker.config_admin``): the configs given REPLACE the resource's whole set (Kafka's
+semantics: a config not named loses its override or dynamic value). Topics (type 2): the
+new override set is validated as CreateTopics validates (INVALID_CONFIG,
+UNKNOWN_TOPIC_OR_PARTITION) and stored (the overrides file and the logs at once; in
+ZooKeeper mode ``/config/topics/<t>`` and a change notification, from any broker, applied
+by every broker to the logs it hosts). Brokers (type 4, "" for the cluster default or this
+broker's id): the dynamic broker configs, applied live; configs that need a restart answer
+INVALID_REQUEST "Cannot update these configs dynamically: Set(...)". A null value answers
+INVALID_REQUEST. ``validate_only`` checks everything and changes nothing.
+
+Version notes: v1 is the same (throttling before the answer); v2 is flexible.
+
+Not implemented: authorization; ``alter.config.policy.class.name``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from broker.config_admin import alter_resource, bounded_message, check_config_names, duplicated_resources
+from broker.handlers import RequestContext, handler
+from protocol.errors import ErrorCode, KafkaError
+from protocol.messages import AlterConfigsRequest, AlterConfigsResponse, ApiKey
+from storage.config_def import ConfigKey
+
+Result = AlterConfigsResponse.AlterConfigsResourceResponse
+
+
+@handler(ApiKey.ALTER_CONFIGS, versions=(0, 2))
+async def handle_alter_configs(ctx: RequestContext, request: AlterConfigsRequest) -> AlterConfigsResponse:
+    twice = duplicated_resources([(r.resource_type, r.resource_name) for r in request.resources])
+    results = []
+    for res in request.resources:
+        result = Result(
+            error_code=0, error_message=None, resource_type=res.resource_type, resource_name=res.resource_name
+        )
+        results.append(result)
+        try:
+            if (res.resource_type, res.resource_name) in twice:
+                raise KafkaError(ErrorCode.INVALID_REQUEST, "Each resource must appear at most once.")
+            check_config_names(
+                [c.name for c in res.configs], [c.name for c in res.configs if c.value is None]
+            )
+            given = {c.name: c.value or "" for c in res.configs}
+
+            def replaced(
+                _current: dict[str, str], _keys: Mapping[str, ConfigKey], given=given
+            ) -> dict[str, str]:
+                return dict(given)
+
+            await alter_resource(
+                ctx,
+                res.resource_type,
+                res.resource_name,
+                replaced,
+                validate_only=request.validate_only,
+                incremental=False,
+            )
+        except KafkaError as exc:
+            result.error_code = exc.code
+            result.error_message = bounded_message(exc.message)
+    return AlterConfigsResponse(throttle_time_ms=0, responses=results)

@@ -1,0 +1,104 @@
+"""ZkConfigManager (Kafka's config change listener) against a real ZooKeeper."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Mapping
+
+import pytest
+
+from coordinator import zk_data as zd
+from coordinator.zk_admin import AdminZkClient
+from coordinator.zk_config_manager import CHANGE_EXPIRATION_MS, ZkConfigManager, parse_notification
+from coordinator.zookeeper import ZooKeeperClient
+from tests.support.zookeeper_server import zookeeper_shared
+
+__all__ = ["zookeeper_shared"]  # the module's ZooKeeper fixture
+
+
+def test_notifications_of_both_versions():
+    assert parse_notification(b'{"version":2,"entity_path":"topics/t.1"}') == ("topics", "t.1")
+    assert parse_notification(b'{"version":1,"entity_type":"brokers","entity_name":"<default>"}') == (
+        "brokers",
+        "<default>",
+    )
+    for bad in (b"", b"[]", b"{", b'{"version":2,"entity_path":"topics"}', b'{"version":3}'):
+        assert parse_notification(bad) is None
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.changes: list[tuple[str, dict[str, str]]] = []
+
+    def process_config_changes(self, entity_name: str, config: Mapping[str, str]) -> None:
+        self.changes.append((entity_name, dict(config)))
+
+
+@pytest.fixture
+def zk(zookeeper_shared):
+    client = ZooKeeperClient(
+        zookeeper_shared.connect(f"/cfg_{uuid.uuid4().hex[:8]}"),
+        session_timeout_ms=10_000,
+        time_ms=lambda: int(time.time() * 1000),
+    )
+    client.start()
+    client.create_persistent_paths()
+    yield client
+    client.close()
+
+
+def test_stored_configs_at_start_then_changes_in_sequence_order(zk):
+    admin = AdminZkClient(zk)
+    admin.change_topic_config_blocking("before", {"retention.ms": "1"})
+    topics, brokers = Recorder(), Recorder()
+
+    async def scenario() -> None:
+        manager = ZkConfigManager(
+            zk, {"topics": topics, "brokers": brokers}, time_ms=lambda: int(time.time() * 1000)
+        )
+        await manager.start()
+        # The stored config, then the pending notification of it (Kafka's startup does both).
+        assert topics.changes == [("before", {"retention.ms": "1"})] * 2
+        topics.changes.clear()
+        loop = asyncio.get_running_loop()
+        for value in ("2", "3"):
+            await loop.run_in_executor(None, admin.change_topic_config_blocking, "t", {"retention.ms": value})
+        await loop.run_in_executor(
+            None, admin.change_broker_config_blocking, "<default>", {"log.retention.ms": "9"}
+        )
+        # An entity type without handler is skipped.
+        await loop.run_in_executor(
+            None,
+            lambda: zk._client().create(
+                f"{zd.CONFIG_CHANGES_PATH}/{zd.CONFIG_CHANGE_PREFIX}",
+                zd.encode_config_change("users/alice"),
+                sequence=True,
+            ),
+        )
+        deadline = time.monotonic() + 20
+        while not brokers.changes and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        # Each notification re-reads the entity's current config (both say 3 once read late).
+        assert [name for name, _ in topics.changes] in (["t", "t"], ["t"])
+        assert topics.changes[-1] == ("t", {"retention.ms": "3"})
+        assert brokers.changes == [("<default>", {"log.retention.ms": "9"})]
+        await manager.stop()
+
+    asyncio.run(scenario())
+
+
+def test_expired_notifications_are_purged(zk):
+    admin = AdminZkClient(zk)
+    admin.change_topic_config_blocking("old", {"retention.ms": "1"})
+    later = int(time.time() * 1000) + CHANGE_EXPIRATION_MS + 60_000
+
+    async def scenario() -> None:
+        manager = ZkConfigManager(zk, {"topics": Recorder()}, time_ms=lambda: later)
+        await manager.start()
+        await manager.stop()
+
+    asyncio.run(scenario())
+    assert zk._client().get_children(zd.CONFIG_CHANGES_PATH) == []
+    assert zd.decode_config(zk.get_data("/config/topics/old")[0]) == {"retention.ms": "1"}  # the config stays
