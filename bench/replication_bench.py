@@ -317,7 +317,7 @@ def compare(report: dict[str, Any], earlier: dict[str, Any], tolerance_pct: floa
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--rounds", type=int, default=3, help="measured rounds (default 3)")
+    ap.add_argument("--rounds", type=int, default=5, help="measured rounds (default 5)")
     ap.add_argument("--warmup-rounds", type=int, default=1, help="discarded rounds at 1/5 of the records")
     ap.add_argument("--records", type=int, default=150_000, help="1 KiB records per phase (default 150,000)")
     ap.add_argument("--json", type=Path, help="also write every sample and the summary to this file")
