@@ -95,14 +95,23 @@ class Sample:
     p99_ms: float
     wall_seconds: float
     broker_cpu_seconds: float  # summed over the setup's brokers
+    leader_cpu_seconds: float  # the partition leader's share of it
     others_cores: float
 
     @property
     def cpu_seconds_per_gb(self) -> float:
         return self.broker_cpu_seconds / (self.records * RECORD_SIZE / GB)
 
+    @property
+    def leader_cpu_seconds_per_gb(self) -> float:
+        return self.leader_cpu_seconds / (self.records * RECORD_SIZE / GB)
+
     def as_dict(self) -> dict[str, Any]:
-        return {**dataclasses.asdict(self), "cpu_seconds_per_gb": self.cpu_seconds_per_gb}
+        return {
+            **dataclasses.asdict(self),
+            "cpu_seconds_per_gb": self.cpu_seconds_per_gb,
+            "leader_cpu_seconds_per_gb": self.leader_cpu_seconds_per_gb,
+        }
 
 
 @contextlib.contextmanager
@@ -129,8 +138,8 @@ def run_rf3(tmp: Path, zookeeper: ZooKeeperServer, round_no: int) -> Iterator[Se
         yield Setup(RF3, brokers, 3, RF3_TOPIC_CONFIGS)
 
 
-def create_topic(jvm: ClientJvm, setup: Setup, topic: str) -> None:
-    """The topic, and (RF 3) every replica in the ISR before anything is measured."""
+def create_topic(jvm: ClientJvm, setup: Setup, topic: str) -> int:
+    """The topic, and (RF 3) every replica in the ISR before anything is measured; its leader's id."""
     jvm.client.bootstrap = setup.bootstrap
     created = jvm.client.create_topic(topic, 1, setup.replication, configs=setup.configs)
     if not created.get("ok"):
@@ -140,7 +149,7 @@ def create_topic(jvm: ClientJvm, setup: Setup, topic: str) -> None:
         described = jvm.client.describe_topics(topic)
         partitions = described[0].get("partitions", []) if described and described[0].get("ok") else []
         if partitions and all(len(p.get("isr", [])) == setup.replication for p in partitions):
-            return
+            return int(partitions[0]["leader"])
         if time.monotonic() > deadline:
             raise RuntimeError(
                 f"{setup.name}: {topic} not fully in sync after {ISR_TIMEOUT_S:.0f} s: {described}"
@@ -148,7 +157,9 @@ def create_topic(jvm: ClientJvm, setup: Setup, topic: str) -> None:
         time.sleep(0.2)  # polling an observable condition (the ISR) with a deadline
 
 
-def run_phase(jvm: ClientJvm, setup: Setup, topic: str, records: int, round_no: int, warmup: bool) -> Sample:
+def run_phase(
+    jvm: ClientJvm, setup: Setup, topic: str, leader: int, records: int, round_no: int, warmup: bool
+) -> Sample:
     jvm.client.bootstrap = setup.bootstrap
     jvm.collect_garbage()
     os.sync()
@@ -171,6 +182,8 @@ def run_phase(jvm: ClientJvm, setup: Setup, topic: str, records: int, round_no: 
         p99_ms=float(result["p99_ms"]),
         wall_seconds=wall,
         broker_cpu_seconds=sum(used[pid] for pid in broker_pids),
+        # Cluster brokers have ids 0..N-1 in the order of setup.brokers; RF 1's one broker leads.
+        leader_cpu_seconds=used[broker_pids[leader if len(broker_pids) > 1 else 0]],
         others_cores=max(0.0, others) / wall,
     )
 
@@ -205,8 +218,8 @@ def run_rounds(args: argparse.Namespace, runtime: PerfJavaRuntime, jcmd: str | N
                         if not primed["ok"]:
                             raise RuntimeError(f"{name}: the first records failed: {primed}")
                         topic = f"repl-{round_no}"
-                        create_topic(jvm, setup, topic)
-                        samples.append(run_phase(jvm, setup, topic, records, round_no, warmup))
+                        leader = create_topic(jvm, setup, topic)
+                        samples.append(run_phase(jvm, setup, topic, leader, records, round_no, warmup))
         finally:
             zookeeper.stop()
     return samples
@@ -221,6 +234,7 @@ def summarize(samples: Sequence[Sample]) -> dict[str, Any]:
             "mb_per_sec": spread([s.mb_per_sec for s in mine]),
             "p99_ms": spread([s.p99_ms for s in mine]),
             "cpu_seconds_per_gb": spread([s.cpu_seconds_per_gb for s in mine]),
+            "leader_cpu_seconds_per_gb": spread([s.leader_cpu_seconds_per_gb for s in mine]),
             "wall_seconds": spread([s.wall_seconds for s in mine]),
         }
     rf1 = {s.round: s for s in measured if s.setup == RF1}
@@ -276,6 +290,11 @@ def print_report(report: dict[str, Any]) -> None:
         f"{'met' if ratio['mb_per_sec_of_medians'] >= 0.40 else 'NOT met'}"
     )
     print(f"RF3/RF1 broker CPU per GB: {ratio['cpu_seconds_per_gb_of_medians']:.2f}")
+    leader = summary[RF3]["leader_cpu_seconds_per_gb"]["median"]
+    print(
+        f"RF 3 CPU s/GB (medians): the leader {leader:.2f}, "
+        f"the two followers {summary[RF3]['cpu_seconds_per_gb']['median'] - leader:.2f} together"
+    )
     others = summary["others_cores"]
     print(
         f"other processes during the measured phases: median {others['median']:.2f} cores "
