@@ -150,7 +150,7 @@ class MoldauStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         self._available_now: dict[tuple[str, int], int] | None = None
 
     def _scan(self) -> LogDirs:
-        return LogDirs.scan(self.opts.log_dirs)
+        return LogDirs.scan_brokers(self.opts.broker_log_dirs)
 
     def initialOffset(self) -> StreamOffsets:
         dirs = self._scan()

@@ -15,7 +15,17 @@ from spark_jobs.planner import Plan, plan_batch
 
 def add_source_arguments(parser: argparse.ArgumentParser) -> None:
     """Log dirs, topic/partition/offset selection and Spark settings, common to every job."""
-    parser.add_argument("log_dirs", nargs="+", help="Moldau log dirs (the broker's log.dirs)")
+    parser.add_argument(
+        "log_dirs",
+        nargs="+",
+        help="Moldau log dirs (the broker's log.dirs); with --brokers, one comma list per broker",
+    )
+    parser.add_argument(
+        "--brokers",
+        action="store_true",
+        help="each argument is one broker's log dirs (comma list) of a replicated cluster: "
+        "each partition is read once, from the replica with the highest high watermark",
+    )
     sel = parser.add_mutually_exclusive_group()
     sel.add_argument("--topics", help="comma list of topics (default: every non-internal topic)")
     sel.add_argument("--topic-pattern", help="regex of topic names (full match)")
@@ -54,7 +64,10 @@ def _pairs(items: Iterable[str], what: str) -> dict[str, str]:
 
 def source_options(args: argparse.Namespace) -> dict[str, str]:
     """The moldau data source options for the parsed arguments."""
-    opts = {"logDirs": ",".join(args.log_dirs)}
+    if getattr(args, "brokers", False):
+        opts = {"brokerLogDirs": ";".join(args.log_dirs)}
+    else:
+        opts = {"logDirs": ",".join(args.log_dirs)}
     for name, option in (
         ("topics", "topics"),
         ("topic_pattern", "topicPattern"),

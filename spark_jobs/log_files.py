@@ -177,6 +177,31 @@ class LogDirs:
                 found[parsed] = _partition_files(entry, parsed, high_watermarks, log_starts)
         return cls(dirs, found)
 
+    @classmethod
+    def scan_brokers(cls, brokers: Sequence[Iterable[str | Path]]) -> LogDirs:
+        """The partitions of several brokers' log dirs, each from one replica.
+
+        Each broker's dirs are scanned as :meth:`scan` does (a partition in two
+        dirs of one broker is refused). Of the copies of a partition on several
+        brokers, the one with the highest checkpointed high watermark is kept,
+        the first broker's on a tie: its data up to that high watermark is
+        committed (Kafka's leader advances the HW only over the ISR, and a
+        follower's HW never passes its own log end), whereas a lagging
+        follower's copy stops earlier.
+        """
+        if len(brokers) == 1:
+            return cls.scan(brokers[0])
+        every_dir: list[Path] = []
+        best: dict[tuple[str, int], PartitionFiles] = {}
+        for broker_dirs in brokers:
+            one = cls.scan(broker_dirs)
+            every_dir.extend(one.dirs)
+            for tp, pf in one.partitions.items():
+                kept = best.get(tp)
+                if kept is None or pf.high_watermark > kept.high_watermark:
+                    best[tp] = pf
+        return cls(tuple(every_dir), dict(sorted(best.items())))
+
     def select(
         self,
         topics: Sequence[str] | None = None,

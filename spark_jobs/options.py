@@ -27,7 +27,15 @@ default, skips aborted transactions; ``read_uncommitted``),
 ``maxBytesPerPartition`` (default 32 MiB per Spark input partition),
 ``minPartitions`` (split segments further to get at least this many),
 ``maxOffsetsPerTrigger`` (streaming rate limit). Log dirs come from
-``load(path)`` (comma-separated like ``log.dirs``, or a list) or ``logDirs``.
+``load(path)`` (comma-separated like ``log.dirs``, or a list) or ``logDirs``:
+the log dirs of one broker, where a partition may be in one dir only.
+
+Several brokers of a replicated cluster: ``brokerLogDirs``, each broker's log
+dirs comma-separated, brokers separated by ``;`` (``/b1/logs;/b2/logs;/b3/logs``).
+Each partition is then read once, from the copy whose high watermark in its
+``replication-offset-checkpoint`` is highest (an in-sync replica: the leader's
+or a follower's that caught up), the first broker's on a tie, and never past
+that high watermark (see ``LogDirs.scan_brokers``).
 """
 
 from __future__ import annotations
@@ -59,7 +67,8 @@ class OffsetSpec:
 
 @dataclass(frozen=True)
 class ReadOptions:
-    log_dirs: tuple[str, ...]
+    log_dirs: tuple[str, ...]  # every log dir, of every broker
+    broker_log_dirs: tuple[tuple[str, ...], ...]  # the log dirs of each broker (one for logDirs)
     topics: tuple[str, ...] | None
     topic_pattern: str | None
     partitions: Any  # None | set[int] | dict[str, set[int]]
@@ -115,6 +124,29 @@ def parse_log_dirs(opts: dict[str, str]) -> tuple[str, ...]:
     if not dirs:
         raise OptionError("no log dir given: use load(<log dir>[,<log dir>...]) or option logDirs")
     return tuple(dict.fromkeys(dirs))
+
+
+def parse_broker_log_dirs(opts: dict[str, str]) -> tuple[tuple[str, ...], ...]:
+    """``brokerLogDirs`` (``b1dir1,b1dir2;b2dir1;...``), else the one broker of ``logDirs`` / ``load()``."""
+    raw = opts.get("brokerlogdirs")
+    if raw is None:
+        return (parse_log_dirs(opts),)
+    if any(key in opts for key in ("paths", "path", "logdirs")):
+        raise OptionError("give either brokerLogDirs or logDirs / load(<log dirs>), not both")
+    brokers = []
+    seen: set[str] = set()
+    for group in raw.split(";"):
+        dirs = tuple(dict.fromkeys(d.strip() for d in group.split(",") if d.strip()))
+        if not dirs:
+            continue
+        again = seen.intersection(dirs)
+        if again:
+            raise OptionError(f"brokerLogDirs names log dir {sorted(again)[0]} twice")
+        seen.update(dirs)
+        brokers.append(dirs)
+    if not brokers:
+        raise OptionError("brokerLogDirs is empty: use e.g. brokerLogDirs=/b1/logs;/b2/logs;/b3/logs")
+    return tuple(brokers)
 
 
 def _parse_partition_list(raw: str, name: str) -> Any:
@@ -238,8 +270,10 @@ def parse_options(options: Mapping[str, str], *, streaming: bool) -> ReadOptions
     )
     if isolation not in ("read_committed", "read_uncommitted"):
         raise OptionError(f"isolationLevel must be read_committed or read_uncommitted, not {isolation!r}")
+    brokers = parse_broker_log_dirs(opts)
     return ReadOptions(
-        log_dirs=parse_log_dirs(opts),
+        log_dirs=tuple(d for dirs in brokers for d in dirs),
+        broker_log_dirs=brokers,
         topics=topics,
         topic_pattern=pattern,
         partitions=partitions,

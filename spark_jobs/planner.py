@@ -5,7 +5,9 @@ Offsets resolve as Spark's Kafka source resolves them against a broker
 earliest is the log start offset, latest the high watermark recorded in
 ``replication-offset-checkpoint``, a timestamp the first committed offset
 whose record timestamp is at least that (through the time index). Nothing at
-or past the high watermark is ever planned.
+or past the high watermark is ever planned. Over several brokers' log dirs
+(``brokerLogDirs``) each partition is planned on one replica's copy, the one
+with the highest high watermark (``LogDirs.scan_brokers``).
 """
 
 from __future__ import annotations
@@ -164,7 +166,7 @@ def split_reads(
 
 def plan_batch(opts: ReadOptions, dirs: LogDirs | None = None) -> Plan:
     """Everything a batch query reads: per partition [start, min(end, high watermark))."""
-    dirs = dirs or LogDirs.scan(opts.log_dirs)
+    dirs = dirs or LogDirs.scan_brokers(opts.broker_log_dirs)
     chosen = select(opts, dirs, warn_missing=True)
     starts = resolve(opts.starting, chosen, starting=True, no_match_latest=opts.no_match_latest)
     ends = resolve(opts.ending, chosen, starting=False)
