@@ -344,3 +344,108 @@ def test_a_follower_cut_off_leaves_the_isr_and_returns_while_confluent_produces(
     assert len(load.acked) == load.sent
     logs = check_replicas(cluster, topic, 1, acked)
     assert len(logs[0]) == load.sent
+
+
+def offsets_leader(brokers: Cluster) -> int | None:
+    """The leader of ``__consumer_offsets-0`` (the only partition here): the group coordinator."""
+    live = [i for i in range(brokers.n) if brokers.alive(i)]
+    view = agreed_metadata(brokers, ["__consumer_offsets"], live)
+    if view is None:
+        return None
+    part = view.topic("__consumer_offsets").get(0)
+    return part.leader if part is not None and part.leader in live else None
+
+
+def wait_coordinator(brokers: Cluster, not_on: int | None = None) -> int:
+    """The group coordinator's broker once there is one (and it is not ``not_on``)."""
+    found = wait_until(
+        lambda: (c := offsets_leader(brokers)) is not None and c != not_on and (c,), "a group coordinator", 60
+    )
+    return found[0]
+
+
+def test_a_consumer_group_reads_across_leader_kills_and_its_offsets_survive_the_coordinator(
+    zk_cluster: Cluster,
+) -> None:
+    """A confluent-kafka consumer in a group (committing as it goes) keeps reading while the
+    group coordinator's broker and the topic's leader are killed; after a commit the
+    coordinator's broker is killed again and a new member of the group resumes at the
+    committed offset."""
+    import threading
+
+    from confluent_kafka import Consumer, TopicPartition
+
+    from tests.cluster.test_replication import produce
+
+    topic, group = "failover-group", f"group-{uuid.uuid4().hex[:6]}"
+    create_rf3_topic(zk_cluster, topic, partitions=1)
+    config = {
+        "bootstrap.servers": zk_cluster.bootstrap,
+        "group.id": group,
+        "enable.auto.commit": False,
+        "auto.offset.reset": "earliest",
+        "session.timeout.ms": 45_000,
+    }
+    load = ConfluentLoad(zk_cluster.bootstrap, topic, interval=0.01)
+    consumed: list[tuple[int, bytes]] = []
+    stop = threading.Event()
+
+    def read() -> None:
+        consumer = Consumer(config)
+        consumer.subscribe([topic])
+        while not stop.is_set():
+            msg = consumer.poll(0.5)
+            if msg is None or msg.error():
+                continue
+            consumed.append((msg.offset(), msg.value()))
+            if len(consumed) % 50 == 0:
+                consumer.commit(asynchronous=True)  # failures during a failover are retried later
+        consumer.commit(asynchronous=False)
+        consumer.close()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        for kill in range(2):  # the coordinator's broker, then the topic's leader
+            before = len(consumed)
+            wait_until(lambda n=before: len(consumed) > n + 100, "the group consuming", 90)
+            leader = wait_until(lambda: full_isr(zk_cluster, topic, 1), "the topic in sync", 120)[0]
+            victim = wait_coordinator(zk_cluster) if kill == 0 else leader
+            zk_cluster.kill(victim)
+            wait_coordinator(zk_cluster, not_on=victim)
+            before = len(consumed)
+            wait_until(lambda n=before: len(consumed) > n + 100, "the group consuming after the kill", 90)
+            zk_cluster.start_broker(victim)
+            wait_until(lambda: full_isr(zk_cluster, topic, 1), f"broker {victim} back in the ISR", 120)
+    finally:
+        load.stop()
+    assert load.unflushed == 0 and not load.errors, load.errors[:5]
+    acked = {(o, v.encode()) for _, o, v in load.acked}
+    wait_until(lambda: acked <= set(consumed), "every acknowledged record consumed", 90)
+    stop.set()
+    reader.join(60)
+    assert not reader.is_alive()
+    read_offsets = [o for o, _ in consumed]
+    # across the kills the member may re-read from its last commit, never skip
+    assert set(read_offsets) == set(range(max(read_offsets) + 1))
+
+    probe = Consumer(config)
+    try:
+        committed = probe.committed([TopicPartition(topic, 0)], timeout=30)[0].offset
+    finally:
+        probe.close()
+    assert committed == max(read_offsets) + 1
+    coordinator = wait_coordinator(zk_cluster)
+    zk_cluster.kill(coordinator)
+    wait_coordinator(zk_cluster, not_on=coordinator)
+    new_offsets = produce(zk_cluster, topic, [b"after-%d" % i for i in range(10)])
+    assert min(new_offsets) == committed
+    resumed = Consumer(config)
+    resumed.subscribe([topic])
+    try:
+        first = wait_until(
+            lambda: (m := resumed.poll(1.0)) is not None and not m.error() and m, "a record", 90
+        )
+        assert (first.offset(), first.value()) == (committed, b"after-0")
+    finally:
+        resumed.close()
