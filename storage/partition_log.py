@@ -996,7 +996,10 @@ def _holds_records(data: bytes) -> bool:
     while pos + HEADER_SIZE <= size:
         if _INT32.unpack_from(data, pos + HEADER_SIZE - 4)[0] > 0:
             return True
-        pos += LOG_OVERHEAD + _INT32.unpack_from(data, pos + 8)[0]
+        batch_size = LOG_OVERHEAD + _INT32.unpack_from(data, pos + 8)[0]
+        if batch_size < HEADER_SIZE:  # not a batch: stop here as if it held records
+            return True
+        pos += batch_size
     return False
 
 
