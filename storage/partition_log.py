@@ -28,6 +28,7 @@ import contextlib
 import logging
 import os
 import random
+import struct
 import time
 import uuid
 from bisect import bisect_right
@@ -41,6 +42,8 @@ from protocol.errors import ErrorCode, KafkaError
 from protocol.primitives import DecodeError
 from protocol.record_batch import (
     CURRENT_MAGIC,
+    HEADER_SIZE,
+    LOG_OVERHEAD,
     NO_TIMESTAMP,
     BatchHeader,
     compute_crc,
@@ -66,6 +69,8 @@ from storage.segment import (
 )
 
 log = logging.getLogger(__name__)
+
+_INT32 = struct.Struct(">i")
 
 # ListOffsets special timestamps (ListOffsetsRequest)
 LATEST_TIMESTAMP = -1
@@ -110,7 +115,7 @@ class LogAppendInfo(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class FetchDataInfo:
-    """Whole batches read from one segment."""
+    """Whole batches read from one segment (or more, past segments that end in emptied batches)."""
 
     records: bytes
     fetch_offset: int
@@ -582,7 +587,10 @@ class PartitionLog:
         max_offset: int | None = None,
         min_one_batch: bool = True,
     ) -> FetchDataInfo:
-        """Whole batches from the one holding ``offset``, from a single segment (Kafka's ``LocalLog.read``).
+        """Whole batches from the first whose last offset >= ``offset`` (an offset the cleaner
+        removed reads from the next batch), from a single segment (Kafka's ``LocalLog.read``)
+        unless that segment's part holds only emptied batches: then the read goes on into the
+        next segments until a batch holds records.
 
         Up to ``max_bytes``, but at least one whole batch when ``min_one_batch``
         (KIP-74); nothing at or past ``max_offset`` (the high watermark for
@@ -605,18 +613,20 @@ class PartitionLog:
         if offset < self.log_start_offset or offset > leo:
             raise self._out_of_range(offset)
         limit = leo if max_offset is None else min(max_offset, leo)
-        empty = FetchDataInfo(b"", offset)
         if offset >= limit:
-            return empty
+            return FetchDataInfo(b"", offset)
+        # One consistent segment list for the whole read (a cleaner swap replaces the tuple).
         segments = self._segments
         bases = self._bases
         i = max(0, bisect_right(bases, offset) - 1)
+        chunks: list[bytes] = []
+        position = offset
         while i < len(segments):
             seg = segments[i]
             if seg.base_offset >= limit:
-                return empty
+                break
             seg_end = bases[i + 1] if i + 1 < len(segments) else leo
-            batch = seg.translate_offset(offset)
+            batch = seg.translate_offset(position)
             if batch is None:
                 i += 1
                 continue
@@ -627,7 +637,7 @@ class PartitionLog:
                 cut = seg.translate_offset(limit, start)
                 max_pos = cut.position if cut is not None else seg.size
             if max_pos <= start:
-                return empty
+                break
             budget = max(max_bytes, batch.size) if min_one_batch else max_bytes
             end = start + budget
             if end >= max_pos:
@@ -635,10 +645,22 @@ class PartitionLog:
             else:
                 end = seg.batch_boundary_at_or_before(start, end)
             if end <= start:
-                return empty
+                break
             data = seg.pread(start, end - start)
-            return FetchDataInfo(data, offset)
-        return empty
+            chunks.append(data)
+            # Kafka reads one segment. Moldau's cleaner keeps each group's last batch, emptied
+            # (storage.log_cleaner), so a cleaned segment may end in (or hold only) batches
+            # without records: an answer of those alone would give a consumer nothing
+            # (librdkafka takes it for a too small fetch size and, after a few, fails with
+            # MSG_SIZE_TOO_LARGE). Such a read goes on into the next segment, within the budget.
+            if end < seg.size or seg_end >= limit or _holds_records(data):
+                break
+            max_bytes = max(max_bytes - len(data), 0)
+            position = seg_end
+            i += 1
+        if not chunks:
+            return FetchDataInfo(b"", offset)
+        return FetchDataInfo(chunks[0] if len(chunks) == 1 else b"".join(chunks), offset)
 
     # ------------------------------------------------------------------ offsets by time / epoch
 
@@ -965,6 +987,20 @@ class PartitionLog:
     @property
     def closed(self) -> bool:
         return self._closed
+
+
+def _holds_records(data: bytes) -> bool:
+    """Whether any whole batch in ``data`` holds a record (a control record counts): O(1) when
+    the first one does, as nearly always; batches the cleaner emptied are 61-byte headers."""
+    pos, size = 0, len(data)
+    while pos + HEADER_SIZE <= size:
+        if _INT32.unpack_from(data, pos + HEADER_SIZE - 4)[0] > 0:
+            return True
+        batch_size = LOG_OVERHEAD + _INT32.unpack_from(data, pos + 8)[0]
+        if batch_size < HEADER_SIZE:  # not a batch: stop here as if it held records
+            return True
+        pos += batch_size
+    return False
 
 
 def _unlink_all(paths: list[Path]) -> None:

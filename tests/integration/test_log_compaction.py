@@ -214,3 +214,43 @@ def test_kill_minus_nine_while_cleaning_loses_no_latest_value(tmp_path):
     finally:
         if broker.alive():
             broker.kill()
+
+
+def test_a_consumer_reads_through_segments_the_cleaner_emptied(tmp_path):
+    """Every segment below the last update round is superseded whole, and
+    ``min.compaction.lag.ms`` holds the cleaning until all is written, so one round leaves each
+    of them with only an emptied batch (its group's last). librdkafka doubles its fetch size at
+    each answer without a record and fails the partition with MSG_SIZE_TOO_LARGE ("might be
+    too large to fetch") once past 1 GiB, after 11 of them: every answer must hold the next
+    record, so the consumer reads the latest value of every key without an error."""
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    data = tmp_path / "data"
+    topic = "emptied"
+    keys, updates = 2000, 6
+    with BrokerProcess(data, {"log.cleaner.backoff.ms": "100"}) as broker:
+        admin = AdminClient({"bootstrap.servers": broker.bootstrap})
+        configs = {
+            "cleanup.policy": "compact",
+            "segment.bytes": str(16 * 1024),
+            "min.cleanable.dirty.ratio": "0.01",
+            "min.compaction.lag.ms": "15000",
+        }
+        for future in admin.create_topics([NewTopic(topic, 1, 1, config=configs)]).values():
+            future.result(30)
+        produce_raw(
+            broker.bootstrap,
+            topic,
+            [(f"k{k}".encode(), b"%d-" % u + b"x" * 80) for u in range(updates) for k in range(keys)],
+        )
+        wait_until(
+            lambda: checkpoint(data, topic) == segment_bases(data, topic)[-1],
+            "the cleaner to reach the active segment",
+        )
+        emptied = [p for p in (data / f"{topic}-0").glob("*.log") if 0 < p.stat().st_size < 1000]
+        assert len(emptied) > 11, "the round was to leave many emptied segments"
+        latest = latest_by_key(read_all(broker.bootstrap, topic))
+        assert len(latest) == keys
+        assert all(
+            value is not None and value.startswith(b"%d-" % (updates - 1)) for value in latest.values()
+        )
