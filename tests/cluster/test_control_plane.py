@@ -513,15 +513,22 @@ def test_group_coordinator_follows_offsets_partition_leadership(
     assert offset_fetch(zk_cluster, 1, group, topic)[0] == ErrorCode.NOT_COORDINATOR.code
     assert find_coordinator(zk_cluster, 1, group) == (0, 0)
 
+    # Broker 1, the follower, copies the commit (replication) before leadership moves.
+    def log_end(i: int) -> int:
+        return zk_cluster.run(
+            lambda: zk_cluster.broker(i).log_manager.get_log(offsets_topic, 0).log_end_offset
+        )
+
+    wait_until(lambda: log_end(1) == log_end(0) > 0, "the follower's copy of the commit")
     # Broker 1's load of the partition is held until the test lets it go.
     release = zk_cluster.run(_hold_next_load(zk_cluster, 1))
     lead_offsets(leader=1, epoch=2)
     assert offset_fetch(zk_cluster, 0, group, topic)[0] == ErrorCode.NOT_COORDINATOR.code
     assert offset_fetch(zk_cluster, 1, group, topic)[0] == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS.code
     zk_cluster.run(lambda: release.set())
-    # No replication yet: broker 1 coordinates with its own (empty) copy of the partition.
+    # The new coordinator loads its replicated copy: the commit survives the move.
     assert wait_until(lambda: offset_fetch(zk_cluster, 1, group, topic)[0] == 0, "broker 1 loaded")
-    assert offset_fetch(zk_cluster, 1, group, topic) == (0, -1)
+    assert offset_fetch(zk_cluster, 1, group, topic) == (0, 42)
     assert find_coordinator(zk_cluster, 0, group) == (0, 1)
 
 
