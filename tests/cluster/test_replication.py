@@ -295,6 +295,7 @@ def test_an_idempotent_producer_streams_through_a_leader_crash_without_loss_or_d
     acked: dict[bytes, int] = {}
     errors: list[Any] = []
     halfway = threading.Event()
+    killed = threading.Event()  # the last third is produced only after the crash
 
     def report(err: Any, msg: Any) -> None:
         if err is not None:
@@ -306,6 +307,10 @@ def test_an_idempotent_producer_streams_through_a_leader_crash_without_loss_or_d
 
     def stream() -> None:
         for i in range(total):
+            if i == 2 * total // 3:
+                deadline = time.monotonic() + 120
+                while not killed.is_set() and time.monotonic() < deadline:
+                    producer.poll(0.1)  # delivery callbacks run in poll
             producer.produce("stream", value=b"r%06d" % i, partition=0, on_delivery=report)
             producer.poll(0)
             if i % 50 == 0:
@@ -317,6 +322,7 @@ def test_an_idempotent_producer_streams_through_a_leader_crash_without_loss_or_d
     assert halfway.wait(60)
     old_leader = leader_of(cluster, "stream")
     cluster.kill(old_leader)
+    killed.set()
     assert len(acked) < total  # the crash came mid-stream
     writer.join(180)
     assert not writer.is_alive()
