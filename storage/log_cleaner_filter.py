@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from protocol import compression
-from protocol.primitives import write_varint, write_varlong
+from protocol.primitives import DecodeError, read_varlong, write_varint, write_varlong
 from protocol.record_batch import (
     COMPRESSION_MASK,
     CONTROL_MASK,
@@ -103,24 +103,6 @@ class OffsetMap:
 # ---------------------------------------------------------------------- records
 
 
-def _varint(buf: Any, pos: int) -> tuple[int, int]:
-    b = buf[pos]
-    pos += 1
-    if b < 0x80:
-        return (b >> 1) ^ -(b & 1), pos
-    result = b & 0x7F
-    shift = 7
-    while True:
-        b = buf[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        if b < 0x80:
-            return (result >> 1) ^ -(result & 1), pos
-        shift += 7
-        if shift > 63:
-            raise CorruptSegmentError("varint too long")
-
-
 class _RawRecord:
     """Where one record lies in a batch's (decompressed) records section."""
 
@@ -147,24 +129,26 @@ def scan_records(data: Any, count: int) -> list[_RawRecord]:
     try:
         for _ in range(count):
             start = pos
-            length, pos = _varint(data, pos)
+            length, pos = read_varlong(data, pos)
             end = pos + length
             if length <= 0 or end > end_all:
                 raise CorruptSegmentError("record length runs past the batch")
             body = pos
-            ts_delta, pos = _varint(data, pos + 1)
+            ts_delta, pos = read_varlong(data, pos + 1)
             ts_end = pos
-            off_delta, pos = _varint(data, pos)
-            klen, pos = _varint(data, pos)
+            off_delta, pos = read_varlong(data, pos)
+            klen, pos = read_varlong(data, pos)
             key = None
             if klen >= 0:
                 key = bytes(data[pos : pos + klen])
                 pos += klen
-            vlen, pos = _varint(data, pos)
+            vlen, pos = read_varlong(data, pos)
             out.append(_RawRecord(start, body, ts_end, end, ts_delta, off_delta, key, vlen >= 0))
             pos = end
     except IndexError:
         raise CorruptSegmentError("record runs past the batch") from None
+    except DecodeError as exc:  # a varint past the batch or over 10 bytes
+        raise CorruptSegmentError(str(exc)) from None
     return out
 
 
