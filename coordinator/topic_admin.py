@@ -35,7 +35,7 @@ from typing import Any, NamedTuple, Protocol
 
 from coordinator.cluster_state import NO_LEADER, LiveBroker, PartitionState, TopicMetadata
 from coordinator.controller import Controller
-from coordinator.zk_admin import AdminZkClient
+from coordinator.zk_admin import AdminZkClient, check_new_assignments
 from protocol.errors import ErrorCode, KafkaError
 from storage.config_def import ConfigError
 from storage.log_config import parse_stored_topic_overrides, parse_topic_overrides
@@ -224,7 +224,7 @@ class EmbeddedTopicAdmin:
         adding = new_total - topic.partitions
         if assignments is not None:
             brokers = {b.broker_id for b in self.controller.live_brokers}
-            _check_new_assignments(topic.partitions, adding, 1, assignments, brokers)
+            check_new_assignments(topic.partitions, adding, 1, assignments, sorted(brokers))
         self.controller.check_partition_limit(adding, self.defaults.max_partitions)
         if not validate_only:
             await self.controller.add_partitions_async(name, new_total)
@@ -244,13 +244,6 @@ class EmbeddedTopicAdmin:
 
 async def _topic_id_of(creation: Awaitable[TopicMetadata]) -> uuid.UUID:
     return (await asyncio.shield(creation)).topic_id
-
-
-def _check_new_assignments(
-    existing: int, adding: int, replication: int, assignments: Sequence[Sequence[int]], brokers: set[int]
-) -> None:
-    """``AdminZkClient.validateReplicaAssignment`` for a lone broker's new partitions."""
-    AdminZkClient._check_new_assignments(existing, adding, replication, assignments, sorted(brokers))
 
 
 # ---------------------------------------------------------------------- ZooKeeper mode

@@ -346,8 +346,7 @@ class AdminZkClient:
         return zd.decode_config(found[0]) if found is not None else {}
 
     def topic_config(self, name: str) -> dict[str, str]:
-        (found,) = get_many(self.zk, [zd.config_entity_path("topics", name)])
-        return zd.decode_config(found[0]) if found is not None else {}
+        return self.entity_config("topics", name)
 
     # ------------------------------------------------------------------ delete
 
@@ -405,7 +404,7 @@ class AdminZkClient:
         brokers = sorted(racks)
         adding = new_total - existing
         if assignments is not None:
-            new = self._check_new_assignments(existing, adding, len(replicas_p0), assignments, brokers)
+            new = check_new_assignments(existing, adding, len(replicas_p0), assignments, brokers)
         else:
             # createNewPartitionsAssignment: continue from the broker that leads partition 0
             start = next((i for i, b in enumerate(brokers) if b >= replicas_p0[0]), 0) if replicas_p0 else 0
@@ -426,44 +425,44 @@ class AdminZkClient:
         self.zk.set_data(zd.topic_path(name), data, found[1].version)
         return new
 
-    @staticmethod
-    def _check_new_assignments(
-        existing: int,
-        adding: int,
-        replication: int,
-        assignments: Sequence[Sequence[int]],
-        brokers: Sequence[int],
-    ) -> dict[int, list[int]]:
-        """``AdminZkClient.validateReplicaAssignment`` for the new partitions."""
-        if len(assignments) != adding:
+
+def check_new_assignments(
+    existing: int,
+    adding: int,
+    replication: int,
+    assignments: Sequence[Sequence[int]],
+    brokers: Sequence[int],
+) -> dict[int, list[int]]:
+    """``AdminZkClient.validateReplicaAssignment`` for the new partitions."""
+    if len(assignments) != adding:
+        raise KafkaError(
+            ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+            f"Increasing the number of partitions by {adding} but {len(assignments)} assignments provided.",
+        )
+    new: dict[int, list[int]] = {}
+    for i, replicas in enumerate(assignments):
+        p = existing + i
+        if not replicas:
             raise KafkaError(
                 ErrorCode.INVALID_REPLICA_ASSIGNMENT,
-                f"Increasing the number of partitions by {adding} but {len(assignments)} assignments provided.",
+                f"Cannot have replication factor of 0 for partition id {p}.",
             )
-        new: dict[int, list[int]] = {}
-        for i, replicas in enumerate(assignments):
-            p = existing + i
-            if not replicas:
-                raise KafkaError(
-                    ErrorCode.INVALID_REPLICA_ASSIGNMENT,
-                    f"Cannot have replication factor of 0 for partition id {p}.",
-                )
-            if len(set(replicas)) != len(replicas):
-                raise KafkaError(
-                    ErrorCode.INVALID_REPLICA_ASSIGNMENT,
-                    f"Duplicate brokers not allowed in replica assignment: {', '.join(map(str, replicas))} for partition id {p}.",
-                )
-            unknown = [b for b in replicas if b not in brokers]
-            if unknown:
-                raise KafkaError(
-                    ErrorCode.INVALID_REPLICA_ASSIGNMENT,
-                    f"Unknown broker(s) in replica assignment: {', '.join(map(str, unknown))}.",
-                )
-            if len(replicas) != replication:
-                raise KafkaError(
-                    ErrorCode.INVALID_REPLICA_ASSIGNMENT,
-                    f"Inconsistent replication factor between partitions, partition 0 has {replication} "
-                    f"while partitions [{p}] have replication factors [{len(replicas)}], respectively.",
-                )
-            new[p] = list(replicas)
-        return new
+        if len(set(replicas)) != len(replicas):
+            raise KafkaError(
+                ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+                f"Duplicate brokers not allowed in replica assignment: {', '.join(map(str, replicas))} for partition id {p}.",
+            )
+        unknown = [b for b in replicas if b not in brokers]
+        if unknown:
+            raise KafkaError(
+                ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+                f"Unknown broker(s) in replica assignment: {', '.join(map(str, unknown))}.",
+            )
+        if len(replicas) != replication:
+            raise KafkaError(
+                ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+                f"Inconsistent replication factor between partitions, partition 0 has {replication} "
+                f"while partitions [{p}] have replication factors [{len(replicas)}], respectively.",
+            )
+        new[p] = list(replicas)
+    return new
