@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from coordinator.principal import ANONYMOUS, KafkaPrincipal
 from protocol.messages import REQUESTS, RESPONSES
 
 if TYPE_CHECKING:
@@ -45,6 +46,8 @@ class RequestContext:
     peer: str
     connection_id: int
     listener: str
+    # who the connection authenticated as (User:ANONYMOUS on PLAINTEXT), for the authorizer
+    principal: KafkaPrincipal = ANONYMOUS
 
 
 @dataclass(frozen=True)
