@@ -258,6 +258,8 @@ class Broker:
             max_session_timeout_ms=cfg["group.max.session.timeout.ms"],
             max_group_size=cfg["group.max.size"],
             offset_metadata_max_bytes=cfg["offset.metadata.max.bytes"],
+            offsets_commit_required_acks=cfg["offsets.commit.required.acks"],
+            offsets_commit_timeout_ms=cfg["offsets.commit.timeout.ms"],
             time_ms=self.clock.time_ms,
             cluster_topics=cluster_topics,
         )

@@ -352,6 +352,20 @@ BROKER_KEYS: dict[str, ConfigKey] = {
         ),
         _k("offset.metadata.max.bytes", ConfigType.INT, 4096, "Largest commit metadata string", at_least(0)),
         _k(
+            "offsets.commit.required.acks",
+            ConfigType.SHORT,
+            -1,
+            "acks of the writes to __consumer_offsets (-1: every in-sync replica)",
+            at_least(-1),
+        ),
+        _k(
+            "offsets.commit.timeout.ms",
+            ConfigType.INT,
+            5000,
+            "How long a write to __consumer_offsets waits for the in-sync replicas",
+            at_least(1),
+        ),
+        _k(
             "group.initial.rebalance.delay.ms",
             ConfigType.INT,
             3_000,
@@ -451,7 +465,6 @@ ACCEPTED_NO_EFFECT = {
     "metrics.num.samples",
     "metrics.sample.window.ms",
     "confluent.support.metrics.enable",
-    "offsets.commit.timeout.ms",
     "offsets.load.buffer.size",
     "zookeeper.set.acl",
     "zookeeper.max.in.flight.requests",

@@ -40,7 +40,7 @@ from coordinator.group_metadata import (
     SyncResult,
 )
 from coordinator.group_offsets import OFFSETS_TOPIC
-from protocol.errors import ErrorCode, KafkaError
+from protocol.errors import ErrorCode
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +95,7 @@ class GroupMembership:
         timers: Timers,
         time_ms: Callable[[], int],
         validate_group_status: Callable[..., ErrorCode | None],
-        store_group: Callable[[Group, dict[str, bytes]], None],
+        store_group: Callable[[Group, dict[str, bytes], Callable[[ErrorCode], None]], None],
         partition_for: Callable[[str], int],
         initial_rebalance_delay_ms: int,
         min_session_timeout_ms: int,
@@ -314,34 +314,37 @@ class GroupMembership:
             if group.protocol_name != group.select_protocol():
                 self._maybe_prepare_rebalance(group, f"Group's selected protocol changes as {why}")
                 return
-            # Same protocol for the next generation: no rebalance, just persist the new id.
-            try:
-                self._store_group(group, group.group_assignment())
-            except KafkaError as exc:
-                log.warning(
-                    "group %s: cannot persist static member %s (%s); reverting to %s",
-                    group.group_id,
-                    instance_id,
-                    exc,
-                    old_member_id,
-                )
-                group.update_member(member, *old, None)
-                restored = group.replace_static_member(instance_id, new_member_id, old_member_id)
-                self.schedule_heartbeat(group, restored)
-                failed = self._join_result_for(group, "", with_members=False)
-                failed.error, failed.leader_id = exc.error, current_leader or ""
-                callback(failed)
-                return
-            if req.support_skip_assignment:
-                # JoinGroup v9 (KIP-814): a static leader learns it leads, without reassigning.
-                is_leader = group.is_leader(new_member_id)
-                result = self._join_result_for(group, new_member_id, with_members=is_leader)
-                result.skip_assignment = is_leader
-            else:
-                # Older clients get the old leader id, so a rejoining leader does not assign.
-                result = self._join_result_for(group, new_member_id, with_members=False)
-                result.leader_id = current_leader or ""
-            group.maybe_invoke_join_callback(member, result)
+            # Same protocol for the next generation: no rebalance, just persist the new id
+            # (answered once the write is committed, as Kafka's storeGroup callback).
+
+            def on_stored(error: ErrorCode) -> None:
+                if error is not ErrorCode.NONE:
+                    log.warning(
+                        "group %s: cannot persist static member %s (%s); reverting to %s",
+                        group.group_id,
+                        instance_id,
+                        error.name,
+                        old_member_id,
+                    )
+                    group.update_member(member, *old, None)
+                    restored = group.replace_static_member(instance_id, new_member_id, old_member_id)
+                    self.schedule_heartbeat(group, restored)
+                    failed = self._join_result_for(group, "", with_members=False)
+                    failed.error, failed.leader_id = error, current_leader or ""
+                    callback(failed)
+                    return
+                if req.support_skip_assignment:
+                    # JoinGroup v9 (KIP-814): a static leader learns it leads, without reassigning.
+                    is_leader = group.is_leader(new_member_id)
+                    result = self._join_result_for(group, new_member_id, with_members=is_leader)
+                    result.skip_assignment = is_leader
+                else:
+                    # Older clients get the old leader id, so a rejoining leader does not assign.
+                    result = self._join_result_for(group, new_member_id, with_members=False)
+                    result.leader_id = current_leader or ""
+                group.maybe_invoke_join_callback(member, result)
+
+            self._store_group(group, group.group_assignment(), on_stored)
         elif group.is_state(S.COMPLETING_REBALANCE):
             # The leader may already be assigning with the old id: start over.
             self._prepare_rebalance(group, f"Updating metadata as {why}")
@@ -441,11 +444,13 @@ class GroupMembership:
                 OFFSETS_TOPIC,
                 self.partition_for(group.group_id),
             )
-            try:
-                self._store_group(group, {})
-            except KafkaError as exc:
-                # The previous generation may come back after a restart; it has no live members.
-                log.warning("failed to write empty metadata for group %s: %s", group.group_id, exc)
+
+            def on_empty_stored(error: ErrorCode) -> None:
+                if error is not ErrorCode.NONE:
+                    # The previous generation may come back after a restart; it has no live members.
+                    log.warning("failed to write empty metadata for group %s: %s", group.group_id, error.name)
+
+            self._store_group(group, {}, on_empty_stored)
             return
         log.info(
             "stabilized group %s generation %d (%s-%d) with %d members",
@@ -542,20 +547,23 @@ class GroupMembership:
                 missing,
             )
         assignment = {m: assignments.get(m, b"") for m in group.members}
-        try:
-            self._store_group(group, assignment)
-        except KafkaError as exc:
-            if group.is_state(S.COMPLETING_REBALANCE) and generation_id == group.generation_id:
-                self._reset_and_propagate_assignment_error(group, exc.error)
+
+        def on_stored(error: ErrorCode) -> None:
+            # Kafka's storeGroup callback: only the generation that wrote it moves on.
+            if not (group.is_state(S.COMPLETING_REBALANCE) and generation_id == group.generation_id):
+                return
+            if error is not ErrorCode.NONE:
+                self._reset_and_propagate_assignment_error(group, error)
                 self._maybe_prepare_rebalance(
-                    group, f"Error {exc.error.name} when storing group assignment during SyncGroup"
+                    group, f"Error {error.name} when storing group assignment during SyncGroup"
                 )
-            return
-        if group.is_state(S.COMPLETING_REBALANCE) and generation_id == group.generation_id:
+                return
             for member in group.all_members():
                 member.assignment = assignment[member.member_id]
             self._propagate_assignment(group, ErrorCode.NONE)
             group.transition_to(S.STABLE, self.time_ms())
+
+        self._store_group(group, assignment, on_stored)
 
     def _reset_and_propagate_assignment_error(self, group: Group, error: ErrorCode) -> None:
         for member in group.all_members():

@@ -16,7 +16,8 @@ tools (and the Spark jobs) can read the topic:
   (``cleanup.policy=compact``, ``segment.bytes`` = ``offsets.topic.segment.bytes``;
   one marked call site, until the controller creates internal topics); records
   are appended through the broker's ReplicaManager (``PartitionAccess``) with the
-  origin COORDINATOR, in one batch per write (a commit is atomic, as Kafka's), and
+  origin COORDINATOR, in one batch per write (a commit is atomic, as Kafka's), with
+  ``offsets.commit.required.acks`` (acks=-1: answered once every in-sync replica has it), and
   replayed from the log start at broker start. The log cleaner compacts it
   (``cleanup.policy=compact``), as Kafka's; replay steps over the gaps it leaves.
 - ``OffsetStore``: the in-memory view (last value wins, tombstones delete),
@@ -35,7 +36,7 @@ import functools
 import logging
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -324,24 +325,36 @@ def decode_group_value(buf: Any) -> GroupRecord:
 def _storage_error(exc: KafkaError, *, for_offsets: bool) -> KafkaError:
     """Kafka's mapping of append errors for coordinator writes.
 
-    ``GroupMetadataManager.storeOffsets`` / ``storeGroup`` (and the new coordinator's
-    ``CoordinatorRuntime`` normalisation): replica and timeout problems ask the client
-    to retry elsewhere, too-large writes are the client's fault.
+    ``GroupMetadataManager.storeOffsets`` (``for_offsets``) and ``storeGroup``: replica
+    and timeout problems ask the client to retry (a group write that timed out makes the
+    members rejoin: REBALANCE_IN_PROGRESS), too-large writes are the client's fault.
     """
     e = exc.error
     if e in (
         ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
         ErrorCode.NOT_ENOUGH_REPLICAS,
         ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
-        ErrorCode.REQUEST_TIMED_OUT,
     ):
         return KafkaError(ErrorCode.COORDINATOR_NOT_AVAILABLE, exc.message)
+    if e is ErrorCode.REQUEST_TIMED_OUT:
+        code = ErrorCode.COORDINATOR_NOT_AVAILABLE if for_offsets else ErrorCode.REBALANCE_IN_PROGRESS
+        return KafkaError(code, exc.message)
     if e in (ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.KAFKA_STORAGE_ERROR):
         return KafkaError(ErrorCode.NOT_COORDINATOR, exc.message)
     if e in (ErrorCode.MESSAGE_TOO_LARGE, ErrorCode.RECORD_LIST_TOO_LARGE, ErrorCode.INVALID_FETCH_SIZE):
         code = ErrorCode.INVALID_COMMIT_OFFSET_SIZE if for_offsets else ErrorCode.UNKNOWN_SERVER_ERROR
         return KafkaError(code, exc.message)
-    return exc
+    return exc if for_offsets else KafkaError(ErrorCode.UNKNOWN_SERVER_ERROR, exc.message)
+
+
+async def _await_replicated(
+    pending: Awaitable[Mapping[tuple[str, int], Any]], key: tuple[str, int], *, for_offsets: bool
+) -> int:
+    """The base offset of a coordinator write once the partition's high watermark passed it."""
+    result = (await pending)[key]
+    if result.error is not None:
+        raise _storage_error(result.error, for_offsets=for_offsets)
+    return result.info.base_offset
 
 
 Record = tuple[bytes, bytes | None]
@@ -358,6 +371,8 @@ class OffsetsTopic:
         num_partitions: int,
         segment_bytes: int,
         time_ms: Callable[[], int],
+        commit_required_acks: int = -1,
+        commit_timeout_ms: int = 5000,
     ) -> None:
         # The LogManager only creates the topic and tells whether it exists (see
         # _create_partitions); every append and read goes through ``partitions``.
@@ -366,6 +381,9 @@ class OffsetsTopic:
         self.configured_partitions = num_partitions
         self.segment_bytes = segment_bytes
         self.time_ms = time_ms
+        # offsets.commit.required.acks / offsets.commit.timeout.ms (GroupCoordinatorConfig)
+        self.commit_required_acks = commit_required_acks
+        self.commit_timeout_ms = commit_timeout_ms
         self._existing: int | None = None
         self._creating: asyncio.Task | None = None
 
@@ -524,26 +542,37 @@ class OffsetsTopic:
             self._creating = None
             self._existing = None
 
-    def append(self, partition: int, records: list[Record], *, for_offsets: bool) -> int:
-        """Append ``records`` as one batch; returns its base offset. Raises mapped KafkaErrors.
+    def append(self, partition: int, records: list[Record], *, for_offsets: bool) -> int | Awaitable[int]:
+        """Append ``records`` as one batch (a commit is atomic, as Kafka's); returns its base
+        offset once the write is committed. Raises (or the awaitable raises) mapped KafkaErrors.
 
-        Through the ReplicaManager with the origin COORDINATOR; the partition decides the
-        high watermark. acks=1: the write is committed once the leader has it, as today with
-        one replica (Kafka's offsets.commit.required.acks=-1 waits for the ISR: with
-        followers this store has to wait for the high watermark).
+        Through the ReplicaManager with the origin COORDINATOR and Kafka's
+        ``offsets.commit.required.acks`` (default -1) and ``offsets.commit.timeout.ms``
+        (``GroupMetadataManager.appendForGroup``): with acks=-1 the partition's
+        ``min.insync.replicas`` is checked before the append (NOT_ENOUGH_REPLICAS) and the
+        write waits in the produce purgatory until the high watermark passes it, so an
+        acknowledged commit is on every in-sync replica. The base offset comes back at once
+        when nothing has to wait (acks=1, or a lone in-sync replica); else an awaitable.
         """
         self.ensure_created()
         batch = memoryview(bytearray(build_batch(records, timestamp=self.time_ms())))
+        key = (OFFSETS_TOPIC, partition)
         try:
-            info = self.partitions.append_to_local_log(
-                (OFFSETS_TOPIC, partition), batch, origin=AppendOrigin.COORDINATOR, required_acks=1
+            outcome = self.partitions.append_records(
+                [(key, batch)],
+                required_acks=self.commit_required_acks,
+                origin=AppendOrigin.COORDINATOR,
+                timeout_ms=self.commit_timeout_ms,
             )
-        except KafkaError as exc:
-            raise _storage_error(exc, for_offsets=for_offsets) from None
         except OSError as exc:
             log.error("cannot append to %s-%d: %s", OFFSETS_TOPIC, partition, exc)
             raise KafkaError(ErrorCode.NOT_COORDINATOR, str(exc)) from None
-        return info.base_offset
+        if not isinstance(outcome, Mapping):
+            return _await_replicated(outcome, key, for_offsets=for_offsets)
+        result = outcome[key]
+        if result.error is not None:
+            raise _storage_error(result.error, for_offsets=for_offsets)
+        return result.info.base_offset
 
     def replay(self, partition: int) -> Iterator[list[tuple[int, bytes | None, bytes | None]]]:
         """(offset, key, value) of every record of the partition, in chunks of about
@@ -607,6 +636,8 @@ class ClusterOffsetsTopic(OffsetsTopic):
         num_partitions: int,
         segment_bytes: int,
         time_ms: Callable[[], int],
+        commit_required_acks: int = -1,
+        commit_timeout_ms: int = 5000,
     ) -> None:
         super().__init__(
             None,  # type: ignore[arg-type]  # no local creation in a cluster
@@ -614,6 +645,8 @@ class ClusterOffsetsTopic(OffsetsTopic):
             num_partitions=num_partitions,
             segment_bytes=segment_bytes,
             time_ms=time_ms,
+            commit_required_acks=commit_required_acks,
+            commit_timeout_ms=commit_timeout_ms,
         )
         self.creator = creator
 

@@ -30,9 +30,9 @@ import asyncio
 import logging
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from coordinator.group_membership import (
     Cancellable,
@@ -142,6 +142,8 @@ class GroupCoordinator:
         max_session_timeout_ms: int = 1_800_000,
         max_group_size: int = 2_147_483_647,
         offset_metadata_max_bytes: int = 4096,
+        offsets_commit_required_acks: int = -1,
+        offsets_commit_timeout_ms: int = 5000,
         time_ms: Callable[[], int] | None = None,
         timers: Timers | None = None,
         cluster_topics: InternalTopicCreator | None = None,
@@ -163,6 +165,8 @@ class GroupCoordinator:
                 num_partitions=offsets_topic_partitions,
                 segment_bytes=offsets_segment_bytes,
                 time_ms=self.time_ms,
+                commit_required_acks=offsets_commit_required_acks,
+                commit_timeout_ms=offsets_commit_timeout_ms,
             )
         else:
             self.topic = ClusterOffsetsTopic(
@@ -171,6 +175,8 @@ class GroupCoordinator:
                 num_partitions=offsets_topic_partitions,
                 segment_bytes=offsets_segment_bytes,
                 time_ms=self.time_ms,
+                commit_required_acks=offsets_commit_required_acks,
+                commit_timeout_ms=offsets_commit_timeout_ms,
             )
         self.groups: dict[str, Group] = {}
         self.offsets = OffsetStore()
@@ -183,6 +189,7 @@ class GroupCoordinator:
         self.owned_partitions: set[int] | None = None
         self._coordinator_epochs: dict[int, int] = {}  # Kafka's epochForPartitionId
         self._load_tasks: dict[int, asyncio.Task] = {}
+        self._write_tasks: set[asyncio.Task] = set()  # writes waiting for the ISR (acks=-1)
         self._expiry_timer: Cancellable | None = None
         self.membership = GroupMembership(
             self.groups,
@@ -249,6 +256,8 @@ class GroupCoordinator:
         for task in self._load_tasks.values():
             task.cancel()
         self._load_tasks.clear()
+        for task in list(self._write_tasks):
+            task.cancel()
         for group in list(self.groups.values()):
             self.membership.unload(group)
         self.groups.clear()
@@ -421,10 +430,25 @@ class GroupCoordinator:
             if not recs:
                 continue
             try:
-                self.topic.append(p, recs, for_offsets=True)
+                written = self.topic.append(p, recs, for_offsets=True)
             except KafkaError as exc:
                 # As Kafka: the next expiry run (or a reload) tries again.
                 log.warning("cannot write %d tombstones to %s-%d: %s", len(recs), self.topic_name, p, exc)
+                continue
+            if not isinstance(written, int):
+                self._background(self._log_tombstones_outcome(written, len(recs), p))
+
+    async def _log_tombstones_outcome(self, written: Awaitable[int], count: int, partition: int) -> None:
+        try:
+            await written
+        except KafkaError as exc:
+            log.warning("cannot write %d tombstones to %s-%d: %s", count, self.topic_name, partition, exc)
+
+    def _background(self, coro: Coroutine[Any, Any, None]) -> None:
+        """Run a write's completion on the loop (a strong reference until it ends)."""
+        task = asyncio.get_running_loop().create_task(coro)
+        self._write_tasks.add(task)
+        task.add_done_callback(self._write_tasks.discard)
 
     # ================================================================== offsets
 
@@ -438,8 +462,11 @@ class GroupCoordinator:
         *,
         retention_ms: int = DEFAULT_RETENTION_TIME,
         api_version: int = 8,
-    ) -> list[ErrorCode]:
-        """Store offsets durably; one error per entry. Group-level errors raise KafkaError."""
+    ) -> list[ErrorCode] | Awaitable[list[ErrorCode]]:
+        """Store offsets durably; one error per entry. Group-level errors raise KafkaError.
+
+        The errors come back now when the write is committed at once, else an awaitable
+        of them (acks=-1 waiting for the in-sync replicas)."""
         error = self._validate_group_status(group_id, allow_empty_id=True)
         if error is not None:
             raise KafkaError(error)
@@ -480,17 +507,56 @@ class GroupCoordinator:
             records.append((encode_offset_key(group_id, e.topic, e.partition), encode_offset_value(om)))
             staged.append((e, om))
             results.append(ErrorCode.NONE)
-        if records:
-            try:
-                self.topic.append(self.partition_for(group_id), records, for_offsets=True)
-            except KafkaError as exc:
-                log.warning("group %s: cannot store %d offsets: %s", group_id, len(records), exc)
-                if created and not self.offsets.has_offsets(group_id):
-                    del self.groups[group_id]
-                return [exc.error if r is ErrorCode.NONE else r for r in results]
-            for e, om in staged:
-                self.offsets.put(group_id, e.topic, e.partition, om)
+        if not records:
+            return results
+        try:
+            written = self.topic.append(self.partition_for(group_id), records, for_offsets=True)
+        except KafkaError as exc:
+            return self._offsets_not_stored(group, created, records, results, exc)
+        if isinstance(written, int):
+            self._offsets_stored(group, staged)
+            return results
+        return self._complete_commit(written, group, created, staged, records, results)
+
+    async def _complete_commit(
+        self,
+        written: Awaitable[int],
+        group: Group,
+        created: bool,
+        staged: list[tuple[OffsetCommitEntry, OffsetAndMetadata]],
+        records: list[tuple[bytes, bytes | None]],
+        results: list[ErrorCode],
+    ) -> list[ErrorCode]:
+        """acks=-1: the offsets become visible once every in-sync replica has them
+        (``GroupMetadataManager.storeOffsets``' putCacheCallback)."""
+        try:
+            await written
+        except KafkaError as exc:
+            return self._offsets_not_stored(group, created, records, results, exc)
+        self._offsets_stored(group, staged)
         return results
+
+    def _offsets_stored(
+        self, group: Group, staged: list[tuple[OffsetCommitEntry, OffsetAndMetadata]]
+    ) -> None:
+        if self.groups.get(group.group_id) is not group or group.is_state(S.DEAD):
+            return  # unloaded or removed while the write waited (onOffsetCommitAppend skipped)
+        for e, om in staged:
+            self.offsets.put(group.group_id, e.topic, e.partition, om)
+
+    def _offsets_not_stored(
+        self,
+        group: Group,
+        created: bool,
+        records: list[tuple[bytes, bytes | None]],
+        results: list[ErrorCode],
+        exc: KafkaError,
+    ) -> list[ErrorCode]:
+        group_id = group.group_id
+        log.warning("group %s: cannot store %d offsets: %s", group_id, len(records), exc)
+        if created and not self.offsets.has_offsets(group_id) and self.groups.get(group_id) is group:
+            del self.groups[group_id]
+        return [exc.error if r is ErrorCode.NONE else r for r in results]
 
     def _validate_offset_commit(
         self, group: Group, member_id: str, group_instance_id: str | None, generation_id: int
@@ -716,15 +782,37 @@ class GroupCoordinator:
             ],
         )
 
-    def _store_group(self, group: Group, assignment: dict[str, bytes]) -> None:
-        """Write the group's GroupMetadataValue (``storeGroup``); raises mapped KafkaErrors."""
+    def _store_group(
+        self, group: Group, assignment: dict[str, bytes], on_stored: Callable[[ErrorCode], None]
+    ) -> None:
+        """Write the group's GroupMetadataValue (``storeGroup``); ``on_stored`` gets NONE or
+        the mapped error, now or once every in-sync replica has the write (acks=-1)."""
         try:
             value = encode_group_value(self._group_record(group, assignment))
             key = encode_group_key(group.group_id)
         except (EncodeError, ValueError) as exc:
-            raise KafkaError(ErrorCode.UNKNOWN_SERVER_ERROR, f"cannot encode group metadata: {exc}") from None
+            log.error("group %s: cannot encode group metadata: %s", group.group_id, exc)
+            on_stored(ErrorCode.UNKNOWN_SERVER_ERROR)
+            return
         p = self.partition_for(group.group_id)
-        self.topic.append(p, [(key, value)], for_offsets=False)
+        try:
+            written = self.topic.append(p, [(key, value)], for_offsets=False)
+        except KafkaError as exc:
+            on_stored(exc.error)
+            return
+        if isinstance(written, int):
+            on_stored(ErrorCode.NONE)
+        else:
+            self._background(self._complete_store_group(written, on_stored))
+
+    @staticmethod
+    async def _complete_store_group(written: Awaitable[int], on_stored: Callable[[ErrorCode], None]) -> None:
+        try:
+            await written
+        except KafkaError as exc:
+            on_stored(exc.error)
+        else:
+            on_stored(ErrorCode.NONE)
 
     async def _load_partition(self, partition: int) -> tuple[int, int]:
         """Replay one partition: last value wins, tombstones delete (``loadGroupsAndOffsets``)."""

@@ -8,8 +8,10 @@ partition's decision. The broker injects its ReplicaManager, which satisfies thi
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Mapping, Sequence
 from typing import Protocol
 
+from protocol.errors import KafkaError
 from storage.log_config import LogConfig
 from storage.partition_log import LogAppendInfo
 from storage.producer_state import AppendOrigin
@@ -28,8 +30,31 @@ class LogOffsetsView(Protocol):
     def high_watermark(self) -> int: ...
 
 
+class AppendOutcome(Protocol):
+    """One partition's append: the append info, or the error (the broker's ``PartitionAppendResult``)."""
+
+    @property
+    def info(self) -> LogAppendInfo | None: ...
+
+    @property
+    def error(self) -> KafkaError | None: ...
+
+
 class PartitionAccess(Protocol):
     """Appends and reads of the partitions this broker leads; KafkaError for a partition error."""
+
+    def append_records(
+        self,
+        entries: Sequence[tuple[tuple[str, int], memoryview]],
+        *,
+        required_acks: int,
+        origin: AppendOrigin,
+        timeout_ms: int = 0,
+    ) -> Mapping[tuple[str, int], AppendOutcome] | Awaitable[Mapping[tuple[str, int], AppendOutcome]]:
+        """Kafka's ``appendRecords``: the outcomes now, or (acks=-1, when followers must
+        catch up) an awaitable of them, completed when the high watermark passes each
+        append, at ``timeout_ms`` (REQUEST_TIMED_OUT) or when leadership moves."""
+        ...
 
     def append_to_local_log(
         self,

@@ -17,8 +17,11 @@ group's commit rules (``coordinator.groups``):
   OFFSET_METADATA_TOO_LARGE for that partition only.
 - The offsets are written to ``__consumer_offsets`` (one batch, Kafka's
   OffsetCommitKey/OffsetCommitValue records) before the answer, so they
-  survive a restart; a failed write answers the mapped storage error
-  (COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR, INVALID_COMMIT_OFFSET_SIZE).
+  survive a restart; with ``offsets.commit.required.acks=-1`` (the default)
+  the answer waits until every in-sync replica has them (up to
+  ``offsets.commit.timeout.ms``); a failed write answers the mapped storage
+  error (COORDINATOR_NOT_AVAILABLE for NOT_ENOUGH_REPLICAS(_AFTER_APPEND) and
+  REQUEST_TIMED_OUT, NOT_COORDINATOR, INVALID_COMMIT_OFFSET_SIZE).
 
 Version notes: v2-4 carry a retention time (-1: the broker's
 ``offsets.retention.minutes``; else the offset expires that long after the
@@ -33,6 +36,8 @@ epochs; authorization.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+
 from broker.handlers import RequestContext, handler
 from coordinator.groups import OffsetCommitEntry
 from protocol.errors import ErrorCode, KafkaError
@@ -40,7 +45,9 @@ from protocol.messages import ApiKey, OffsetCommitRequest, OffsetCommitResponse
 
 
 @handler(ApiKey.OFFSET_COMMIT, versions=(2, 9))
-def handle_offset_commit(ctx: RequestContext, request: OffsetCommitRequest) -> OffsetCommitResponse:
+def handle_offset_commit(
+    ctx: RequestContext, request: OffsetCommitRequest
+) -> OffsetCommitResponse | Awaitable[OffsetCommitResponse]:
     version = ctx.api_version
     cache = ctx.broker.metadata_cache
     # One slot per requested partition, in request order; None = goes to the coordinator.
@@ -64,28 +71,41 @@ def handle_offset_commit(ctx: RequestContext, request: OffsetCommitRequest) -> O
                 )
             )
         slots.append(row)
-    if entries:
-        groups = ctx.broker.groups
-        group_error: ErrorCode | None = None
-        results: list[ErrorCode] = []
-        try:
-            results = groups.commit_offsets(
-                request.group_id,
-                request.member_id,
-                request.group_instance_id,
-                request.generation_id_or_member_epoch,
-                entries,
-                retention_ms=request.retention_time_ms if version <= 4 else -1,
-                api_version=version,
-            )
-        except KafkaError as exc:
-            group_error = exc.error
-        if group_error is not None:
-            # A group-level error answers every partition of the request (getErrorResponse).
-            slots = [[group_error] * len(row) for row in slots]
-        else:
-            it = iter(results)
-            slots = [[next(it) if e is None else e for e in row] for row in slots]
+    if not entries:
+        return _response(request, slots)
+    group_error: ErrorCode | None = None
+    try:
+        results = ctx.broker.groups.commit_offsets(
+            request.group_id,
+            request.member_id,
+            request.group_instance_id,
+            request.generation_id_or_member_epoch,
+            entries,
+            retention_ms=request.retention_time_ms if version <= 4 else -1,
+            api_version=version,
+        )
+    except KafkaError as exc:
+        group_error = exc.error
+    if group_error is not None:
+        # A group-level error answers every partition of the request (getErrorResponse).
+        return _response(request, [[group_error] * len(row) for row in slots])
+    if isinstance(results, list):
+        return _response(request, _fill(slots, results))
+    return _respond_when_stored(request, slots, results)
+
+
+async def _respond_when_stored(
+    request: OffsetCommitRequest, slots: list[list[ErrorCode | None]], pending: Awaitable[list[ErrorCode]]
+) -> OffsetCommitResponse:
+    return _response(request, _fill(slots, await pending))
+
+
+def _fill(slots: list[list[ErrorCode | None]], results: list[ErrorCode]) -> list[list[ErrorCode | None]]:
+    it = iter(results)
+    return [[next(it) if e is None else e for e in row] for row in slots]
+
+
+def _response(request: OffsetCommitRequest, slots: list[list[ErrorCode | None]]) -> OffsetCommitResponse:
     return OffsetCommitResponse(
         topics=[
             OffsetCommitResponse.OffsetCommitResponseTopic(
