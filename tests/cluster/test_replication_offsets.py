@@ -155,7 +155,9 @@ def test_commits_wait_for_the_isr_and_fail_retriably_below_min_insync(cluster: C
     # the ISR (NOT_ENOUGH_REPLICAS_AFTER_APPEND) or at offsets.commit.timeout.ms
     # (REQUEST_TIMED_OUT): both COORDINATOR_NOT_AVAILABLE for the client.
     assert commit(cluster, coord, group, 5) == ErrorCode.COORDINATOR_NOT_AVAILABLE.code
-    wait_until(lambda: len(partition_view(cluster, coord, OFFSETS_TOPIC)[2]) == 2, "the follower out of the ISR")
+    wait_until(
+        lambda: len(partition_view(cluster, coord, OFFSETS_TOPIC)[2]) == 2, "the follower out of the ISR"
+    )
     end = partition_view(cluster, coord, OFFSETS_TOPIC)[3]
     # ISR 2 < min.insync.replicas 3: refused before appending (NOT_ENOUGH_REPLICAS).
     assert commit(cluster, coord, group, 6) == ErrorCode.COORDINATOR_NOT_AVAILABLE.code
