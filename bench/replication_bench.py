@@ -21,7 +21,7 @@ Every broker, the ZooKeeper server and the client share the machine: the RF 3 fi
 the cost of three brokers and ZooKeeper on the same cores.
 
 Usage: python bench/replication_bench.py [--rounds R] [--records N] [--warmup-rounds W]
-       [--json FILE] [--compare EARLIER.json [--tolerance PCT]]
+       [--json FILE] [--compare EARLIER.json [--tolerance PCT]] [--profile DIR]
 Needs a JDK (the client) and Debian's zookeeper package.
 """
 
@@ -32,6 +32,8 @@ import contextlib
 import dataclasses
 import json
 import os
+import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -157,17 +159,55 @@ def create_topic(jvm: ClientJvm, setup: Setup, topic: str) -> int:
         time.sleep(0.2)  # polling an observable condition (the ISR) with a deadline
 
 
+@contextlib.contextmanager
+def profiled(setup: Setup, leader: int, directory: Path | None, tag: str) -> Iterator[None]:
+    """With ``--profile DIR``: py-spy samples every broker of the setup during the phase
+    (collapsed stacks, ``DIR/<tag>-<setup>-<broker>[-leader].txt``; flamegraph.pl reads them)."""
+    if directory is None:
+        yield
+        return
+    py_spy = Path(sys.executable).parent / "py-spy"
+    directory.mkdir(parents=True, exist_ok=True)
+    procs = []
+    for i, broker in enumerate(setup.brokers):
+        role = "-leader" if i == leader or len(setup.brokers) == 1 else ""
+        name = f"{tag}-{setup.name.split(',')[0].replace(' ', '')}-{broker.name}{role}.txt"
+        command = [str(py_spy), "record", "--format", "raw", "--rate", "100", "-o", str(directory / name)]
+        procs.append(
+            subprocess.Popen(
+                [*command, "-p", str(broker.pid)],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        )
+    try:
+        yield
+    finally:
+        for proc in procs:
+            proc.send_signal(signal.SIGINT)
+        for proc in procs:
+            proc.wait(30)
+
+
 def run_phase(
-    jvm: ClientJvm, setup: Setup, topic: str, leader: int, records: int, round_no: int, warmup: bool
+    jvm: ClientJvm,
+    setup: Setup,
+    topic: str,
+    leader: int,
+    records: int,
+    round_no: int,
+    warmup: bool,
+    profile_dir: Path | None = None,
 ) -> Sample:
     jvm.client.bootstrap = setup.bootstrap
     jvm.collect_garbage()
     os.sync()
     broker_pids = [b.pid for b in setup.brokers]
     pids = [*broker_pids, jvm.pid, os.getpid()]
-    before = CpuSnapshot.take(pids)
-    result = jvm.client.perf_produce(topic, records, RECORD_SIZE)
-    after = CpuSnapshot.take(pids)
+    with profiled(setup, leader, None if warmup else profile_dir, f"round{round_no}"):
+        before = CpuSnapshot.take(pids)
+        result = jvm.client.perf_produce(topic, records, RECORD_SIZE)
+        after = CpuSnapshot.take(pids)
     if not result["ok"] or result["acked"] != records:
         raise RuntimeError(f"{setup.name}: perf-produce failed: {result}")
     wall = after.wall - before.wall
@@ -219,7 +259,9 @@ def run_rounds(args: argparse.Namespace, runtime: PerfJavaRuntime, jcmd: str | N
                             raise RuntimeError(f"{name}: the first records failed: {primed}")
                         topic = f"repl-{round_no}"
                         leader = create_topic(jvm, setup, topic)
-                        samples.append(run_phase(jvm, setup, topic, leader, records, round_no, warmup))
+                        samples.append(
+                            run_phase(jvm, setup, topic, leader, records, round_no, warmup, args.profile)
+                        )
         finally:
             zookeeper.stop()
     return samples
@@ -342,6 +384,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="also write every sample and the summary to this file")
     ap.add_argument("--compare", type=Path, help="an earlier --json file: is each median within tolerance?")
     ap.add_argument("--tolerance", type=float, default=15.0, help="for --compare, in %% (default 15)")
+    ap.add_argument(
+        "--profile", type=Path, help="py-spy every broker in the measured phases; stacks go to this directory"
+    )
     args = ap.parse_args(argv)
     if args.rounds < 1 or args.warmup_rounds < 0 or args.records < 1:
         ap.error("--rounds and --records must be >= 1, --warmup-rounds >= 0")
