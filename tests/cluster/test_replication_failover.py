@@ -28,7 +28,13 @@ from typing import Any
 import pytest
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from tests.cluster.test_replication import cluster, leader_of, partition_view, replica_records  # noqa: F401
+from tests.cluster.test_replication import (  # noqa: F401 (cluster: the in-process fixture)
+    cluster,
+    follower_not_controller,
+    leader_of,
+    partition_view,
+    replica_records,
+)
 from tests.cluster.zk_cluster_checks import agreed_metadata, start_cluster, wait_until
 from tests.cluster.zk_cluster_load import ConfluentLoad
 from tests.support.cluster import Cluster
@@ -399,7 +405,8 @@ def test_a_follower_cut_off_leaves_the_isr_and_returns_while_confluent_produces(
     topic = "cut-follower"
     create_topic(cluster, topic, config={"min.insync.replicas": "2"})
     leader = leader_of(cluster, topic)
-    follower = (leader + 1) % 3
+    # The leader's AlterPartition must reach the controller: the cut follower is not it.
+    follower = follower_not_controller(cluster, leader)
     load = ConfluentLoad(cluster.bootstrap, topic, interval=0.005)
     try:
         wait_until(lambda: load.acked_count() > 200, "records acknowledged before the cut", 60)
