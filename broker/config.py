@@ -647,6 +647,12 @@ class BrokerConfig:
             "log.message.timestamp.type", self.values.get("log.message.timestamp.type") or "CreateTime"
         )
         self._check_connection_limits()
+        if self.values["offsets.commit.required.acks"] > self.values["offsets.topic.replication.factor"]:
+            # KafkaConfig's require(...)
+            raise ConfigError(
+                "offsets.commit.required.acks must be greater or equal -1 and less or equal to"
+                " offsets.topic.replication.factor"
+            )
         zk = self.values["zookeeper.connect"]
         if zk is not None and not re.match(r"^[^,/\s]+(,[^,/\s]+)*(/[^\s]*)?$", zk):
             raise ConfigError(f"zookeeper.connect: {zk!r} is not host:port[,host:port][/chroot]")

@@ -228,3 +228,18 @@ def test_a_consumer_group_commits_through_a_cut_follower_once_it_returns(cluster
             assert stored_commits(cluster.log_dir(i), group)[-1] == 9, f"replica {i}"
     finally:
         consumer.close()
+
+
+def test_offsets_commit_acks_and_timeout_configs() -> None:
+    """Kafka's keys and defaults; KafkaConfig refuses acks above the topic's replication."""
+    from broker.config import BrokerConfig, ConfigError
+
+    config = BrokerConfig({})
+    assert (config["offsets.commit.required.acks"], config["offsets.commit.timeout.ms"]) == (-1, 5000)
+    assert BrokerConfig({"offsets.commit.required.acks": "1"})["offsets.commit.required.acks"] == 1
+    with pytest.raises(ConfigError, match=r"offsets\.commit\.required\.acks"):
+        BrokerConfig({"offsets.commit.required.acks": "4", "offsets.topic.replication.factor": "3"})
+    with pytest.raises(ConfigError, match=r"offsets\.commit\.required\.acks"):
+        BrokerConfig({"offsets.commit.required.acks": "-2"})
+    with pytest.raises(ConfigError, match=r"offsets\.commit\.timeout\.ms"):
+        BrokerConfig({"offsets.commit.timeout.ms": "0"})
