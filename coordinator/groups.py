@@ -516,13 +516,12 @@ class GroupCoordinator:
         if isinstance(written, int):
             self._offsets_stored(group, staged)
             return results
-        return self._complete_commit(written, group, created, staged, records, results)
+        return self._complete_commit(written, group, staged, records, results)
 
     async def _complete_commit(
         self,
         written: Awaitable[int],
         group: Group,
-        created: bool,
         staged: list[tuple[OffsetCommitEntry, OffsetAndMetadata]],
         records: list[tuple[bytes, bytes | None]],
         results: list[ErrorCode],
@@ -532,7 +531,9 @@ class GroupCoordinator:
         try:
             await written
         except KafkaError as exc:
-            return self._offsets_not_stored(group, created, records, results, exc)
+            # The simple group this commit created stays (empty, removed by the expiry run
+            # as Kafka's cleanup does): another commit to it may be waiting meanwhile.
+            return self._offsets_not_stored(group, False, records, results, exc)
         self._offsets_stored(group, staged)
         return results
 
