@@ -363,6 +363,33 @@ def test_acks_all_below_min_insync_replicas_is_refused(cluster: Cluster) -> None
     cluster.heal_link(leader, follower)
 
 
+def test_the_java_client_gets_not_enough_replicas_below_min_insync(cluster: Cluster) -> None:
+    """As above with Kafka's Java producer (acks=all, no retries): NotEnoughReplicasException."""
+    from tests.support.java_client import JavaClient, produce_args, require_java
+
+    require_java()
+    create_topic(cluster, "minisr-java", config={"min.insync.replicas": "3"})
+    leader = leader_of(cluster, "minisr-java")
+    follower = follower_not_controller(cluster, leader)
+    assert len(produce(cluster, "minisr-java", [b"a"] * 5)) == 5
+    cluster.cut_link(leader, follower)
+    produce(cluster, "minisr-java", [b"b"], acks="1", **{"enable.idempotence": False})
+    wait_until(
+        lambda: len(partition_view(cluster, leader, "minisr-java")[2]) == 2, "the follower out of the ISR"
+    )
+    end = partition_view(cluster, leader, "minisr-java")[3]
+    result = JavaClient(cluster.bootstrap).run(
+        "produce",
+        *produce_args(topic="minisr-java", count=1, partition=0, idempotence=False, retries=0),
+        timeout=120,
+    )
+    summary = result.last
+    assert not summary["ok"] and summary["failed"] == 1, summary
+    assert summary["error_counts"] == {"NotEnoughReplicasException": 1}, summary
+    assert partition_view(cluster, leader, "minisr-java")[3] == end
+    cluster.heal_link(leader, follower)
+
+
 def test_the_java_idempotent_producer_survives_a_leader_crash_exactly_once(cluster: Cluster) -> None:
     """Kafka's Java client, acks=all and idempotent, streams while the leader is killed and
     restarted: every record is in every replica's log exactly once, in order per key."""
