@@ -124,6 +124,7 @@ def handle_fetch(ctx: RequestContext, request: FetchRequest):  # -> FetchRespons
             else FetchIsolation.HIGH_WATERMARK
         ),
         replica_id=max(request.replica_id, -1),
+        file_records=ctx.sends_file_records,
     )
     infos = [
         (
