@@ -19,6 +19,19 @@ a connection that needs memory the pool cannot give stops being read until
 memory is released, as Kafka's ``Selector`` mutes a channel whose
 ``MemoryPool.tryAllocate`` failed.
 
+A frame larger than ``DIRECT_READ_MIN`` leaves its buffer to the connection once handled
+(``_recycle``): the next large frame is read into it instead of a new, zeroed one, unless a
+view of it outlived the request (a request still parked, a view kept by anyone): such a
+buffer is never reused, so nothing kept is overwritten. The idle sweep drops spares unused
+since the last sweep.
+
+Output (``broker.response_writer``). The responses produced by one pass over a connection's
+frames are written with one ``transport.write``. A Fetch answer whose records stay in the
+segment files (``FileResponse``) is written by ``FileResponseSender`` with ``os.sendfile``
+when the transport is a plain socket with nothing buffered, resuming when the socket drains;
+nothing else is written on the connection meanwhile (``_sending``). A TLS transport, or one
+still holding bytes, gets the frame through the copy path (``os.preadv`` into it).
+
 Connections. Listeners accept through ``ConnectionQuotas`` (Kafka's class of
 the same name): over ``max.connections.per.ip`` a new connection is closed at
 once; at ``max.connections`` the listener stops accepting (new connections wait
