@@ -127,7 +127,9 @@ class KafkaConnection(asyncio.BufferedProtocol):
         # The buffer of the last large frame, reused for the next one (no allocation, no
         # zeroing) once nothing holds a view of it; dropped by the idle sweep when unused.
         self._spare: bytearray | None = None
+        self._returned: bytearray | None = None  # a handled frame's buffer, spare if nobody holds it
         self._spare_used = False
+        self._head_read = False  # the last get_buffer handed out the size prefix buffer
         self._out: list[bytearray | bytes] = []  # responses of one drain, written together
         self._sender: FileResponseSender | None = None  # made at the first FileResponse
         self._sending = False  # a FileResponse waits for the socket: nothing is written after it
@@ -161,13 +163,23 @@ class KafkaConnection(asyncio.BufferedProtocol):
         log.debug("connection %d from %s closed", self.id, self.peer)
 
     def get_buffer(self, sizehint: int) -> memoryview:
+        if self._returned is not None:
+            self._settle_spare()
         frame = self._frame
-        if frame is not None and self._admitted and self._frame_size - self._filled >= DIRECT_READ_MIN:
-            if self._filled == len(frame):
-                frame = self._grow_frame(0)
-            self._direct = True
-            return memoryview(frame)[self._filled :]
+        if frame is not None:
+            if self._admitted and self._frame_size - self._filled >= DIRECT_READ_MIN:
+                if self._filled == len(frame):
+                    frame = self._grow_frame(0)
+                self._direct = True
+                return memoryview(frame)[self._filled :]
+        elif self._spare is not None:
+            # A connection sending large frames: the size prefix is read alone, then the
+            # frame straight into the spare buffer (no copy out of the shared one).
+            self._direct = False
+            self._head_read = True
+            return self.server.head_view[len(self._head) :]
         self._direct = False
+        self._head_read = False
         return self.server.read_view
 
     def buffer_updated(self, nbytes: int) -> None:
@@ -178,7 +190,11 @@ class KafkaConnection(asyncio.BufferedProtocol):
                 self._frame_complete()
                 self._drain()
             return
-        self._consume(nbytes)
+        if self._head_read:
+            self._head_read = False
+            self._consume(nbytes, self.server.head_view[len(self._head) :])
+        else:
+            self._consume(nbytes, self.server.read_view)
         self._drain()
 
     def eof_received(self) -> bool | None:
@@ -193,9 +209,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
 
     # ------------------------------------------------------------------ framing
 
-    def _consume(self, n: int) -> None:
-        """Frames out of the ``n`` bytes just read into the shared buffer."""
-        data = self.server.read_view
+    def _consume(self, n: int, data: memoryview) -> None:
+        """Frames out of the ``n`` bytes just read into ``data`` (a shared buffer)."""
         pos = 0
         while pos < n:
             if self._frame is not None:
@@ -283,22 +298,27 @@ class KafkaConnection(asyncio.BufferedProtocol):
         return spare
 
     def _recycle(self, frame: bytearray) -> None:
-        """Keep a handled large frame's buffer as the spare, unless a view of it is still held
-        (a request that outlives its handling, a record kept by someone): that one is left
-        alone, never overwritten."""
-        if not DIRECT_READ_MIN <= len(frame) <= MAX_SPARE_FRAME or self._closed:
-            return
+        """A handled large frame's buffer may become the spare: checked at the next read
+        (``_settle_spare``), when the transport no longer holds the view it read into."""
+        if DIRECT_READ_MIN <= len(frame) <= MAX_SPARE_FRAME and not self._closed:
+            self._returned = frame
+
+    def _settle_spare(self) -> None:
+        """The returned buffer becomes the spare unless a view of it is still held (a request
+        that outlived its handling, a record kept by anyone): that one is left alone, never
+        overwritten."""
+        frame, self._returned = self._returned, None
         try:
-            frame.append(0)  # a bytearray with exported views cannot change size: BufferError
+            frame.append(0)  # type: ignore[union-attr]  # a bytearray with exported views cannot change size
         except BufferError:
             return
-        del frame[-1]
+        del frame[-1]  # type: ignore[union-attr]
         self._spare = frame
 
     def release_spare(self) -> None:
         """The idle sweep: a spare unused since the last sweep is dropped."""
         if not self._spare_used:
-            self._spare = None
+            self._spare = self._returned = None
         self._spare_used = False
 
     def _grow_frame(self, at_least: int) -> bytearray:
@@ -738,6 +758,7 @@ class KafkaServer:
         # brought run in one callback, and whatever is left over is copied out.
         self.read_buffer = bytearray(READ_BUFFER)
         self.read_view = memoryview(self.read_buffer)
+        self.head_view = memoryview(bytearray(4))  # a size prefix read alone (KafkaConnection.get_buffer)
         # Fetch records go from the segment files to plain sockets with os.sendfile; False
         # (tests) sends every response through the copy path, as on a TLS connection.
         self.sendfile = True

@@ -389,9 +389,11 @@ def test_large_frames_reuse_the_connection_buffer_when_nothing_holds_it(tmp_path
             )
             w.write(_frame(0, 9, 2, request, i + 2))
             await _read_frame(r)
-            await _until(lambda: conn._spare is not None)
-            spares.add(id(conn._spare))
-        assert len(spares) == 1  # one buffer served every frame after the first
+            kept = conn._returned if conn._returned is not None else conn._spare
+            assert kept is not None
+            spares.add(id(kept))
+        assert len(spares) == 1  # one buffer served every frame
+        assert conn._spare_used
         on_disk = _expected_records(broker)
         assert len(on_disk) == sum(len(b) for b in batches)
         w.close()
