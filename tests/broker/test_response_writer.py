@@ -8,9 +8,13 @@ broker in the test's own event loop, so its connections can be inspected.
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
+import shutil
 import socket
+import ssl
 import struct
+import subprocess
 
 import pytest
 
@@ -396,6 +400,67 @@ def test_large_frames_reuse_the_connection_buffer_when_nothing_holds_it(tmp_path
         assert conn._spare_used
         on_disk = _expected_records(broker)
         assert len(on_disk) == sum(len(b) for b in batches)
+        w.close()
+
+    _run(tmp_path, scenario)
+
+
+def _self_signed(tmp_path) -> tuple[str, str]:
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("openssl is needed to make a certificate")
+    cert, key = str(tmp_path / "cert.pem"), str(tmp_path / "key.pem")
+    subprocess.run(
+        [
+            *(
+                openssl,
+                "req",
+                "-x509",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-days",
+                "1",
+                "-subj",
+                "/CN=localhost",
+            ),
+            "-keyout",
+            key,
+            "-out",
+            cert,
+        ],
+        check=True,
+        capture_output=True,
+    )
+    return cert, key
+
+
+def test_a_tls_connection_gets_the_records_through_the_copy_path(tmp_path):
+    """TLS needs the bytes in memory: the writer sees no plain socket and copies the records
+    (os.preadv into the frame); the client reads the same answer as over plain TCP."""
+    cert, key = _self_signed(tmp_path)
+    server_ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server_ctx.load_cert_chain(cert, key)
+    client_ctx = ssl.create_default_context()
+    client_ctx.check_hostname = False
+    client_ctx.verify_mode = ssl.CERT_NONE
+
+    async def scenario(broker, host, port):
+        await _produce(broker, host, port, BATCHES[:8])
+        r, w = await _connect(host, port)
+        w.write(_fetch_frame(LOG_BYTES * 2))
+        plain = await _read_frame(r)
+        w.close()
+        # The listener of this test speaks TLS from here on (the server accepts through the loop).
+        loop = asyncio.get_running_loop()
+        loop.connect_accepted_socket = functools.partial(loop.connect_accepted_socket, ssl=server_ctx)
+        before = set(broker.server.connections)
+        r, w = await asyncio.open_connection(host, port, ssl=client_ctx)
+        w.write(_fetch_frame(LOG_BYTES * 2))
+        assert await _read_frame(r) == plain
+        conn = _connection(broker, before)
+        assert conn.transport.get_extra_info("ssl_object") is not None
+        assert conn._sender is None  # never written around the TLS layer
         w.close()
 
     _run(tmp_path, scenario)
