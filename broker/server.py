@@ -491,7 +491,10 @@ class KafkaConnection(asyncio.BufferedProtocol):
         if sender is None and self.server.sendfile:
             fd = plain_socket_fd(transport)
             if fd is not None:
-                sender = self._sender = FileResponseSender(asyncio.get_running_loop(), fd)
+                try:
+                    sender = self._sender = FileResponseSender(asyncio.get_running_loop(), fd)
+                except OSError as exc:  # no descriptor left for its duplicate: copy this time
+                    log.debug("connection %d from %s: no sendfile now: %s", self.id, self.peer, exc)
         if sender is not None and not transport.get_write_buffer_size():
             try:
                 if not sender.send(response, self._file_response_sent):

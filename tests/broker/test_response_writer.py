@@ -18,6 +18,7 @@ import subprocess
 
 import pytest
 
+import broker.server as server_module
 from broker.broker import Broker
 from broker.config import BrokerConfig
 from broker.response_writer import FileResponse, encode_response, plain_socket_fd
@@ -461,6 +462,23 @@ def test_a_tls_connection_gets_the_records_through_the_copy_path(tmp_path):
         conn = _connection(broker, before)
         assert conn.transport.get_extra_info("ssl_object") is not None
         assert conn._sender is None  # never written around the TLS layer
+        w.close()
+
+    _run(tmp_path, scenario)
+
+
+def test_no_descriptor_for_the_sender_falls_back_to_the_copy_path(tmp_path, monkeypatch):
+    def no_descriptor(*args):
+        raise OSError(24, "Too many open files")
+
+    async def scenario(broker, host, port):
+        await _produce(broker, host, port, BATCHES[:8])
+        log_bytes = _expected_records(broker)
+        monkeypatch.setattr(server_module, "FileResponseSender", no_descriptor)
+        r, w = await _connect(host, port)
+        w.write(_fetch_frame(LOG_BYTES * 2))
+        response = FetchResponse.decode(memoryview(await _read_frame(r))[9:], 12)
+        assert bytes(response.responses[0].partitions[0].records) == log_bytes
         w.close()
 
     _run(tmp_path, scenario)
