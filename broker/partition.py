@@ -550,6 +550,7 @@ class Partition:
         last_fetched_epoch: int = NO_EPOCH,
         fetch_only_from_leader: bool = True,
         max_offset: int | None = None,
+        file_records: bool = False,
     ) -> LogReadInfo:
         """Whole batches from ``fetch_offset`` up to what ``isolation`` allows (Kafka's
         ``Partition.fetchRecords`` / ``readRecords``); KafkaError for a partition error.
@@ -568,7 +569,9 @@ class Partition:
             epoch, end = plog.end_offset_for_epoch(last_fetched_epoch)
             if epoch != last_fetched_epoch or end < fetch_offset:
                 diverging = (epoch, end)
-        data = plog.read(fetch_offset, max_bytes, max_offset=limit, min_one_batch=min_one_batch)
+        data = plog.read(
+            fetch_offset, max_bytes, max_offset=limit, min_one_batch=min_one_batch, file_records=file_records
+        )
         return LogReadInfo(data.records, hw, lso, start, plog.log_end_offset, diverging)
 
     def fetch_offset_for_timestamp(

@@ -60,6 +60,7 @@ from coordinator.cluster_state import INTERNAL_TOPICS, LiveBroker, PartitionStat
 from coordinator.controller import validate_topic_name
 from protocol.errors import ErrorCode, KafkaError
 from protocol.record_batch import TRANSACTIONAL_MASK
+from storage.file_records import FileRecords
 from storage.log_config import parse_topic_overrides
 from storage.log_validator import validate_produce_records
 from storage.partition_log import FetchIsolation, LogAppendInfo, TimestampAndOffset
@@ -78,6 +79,7 @@ LeadershipListener = Callable[[Sequence[Partition], Sequence[Partition]], None]
 # A topic's config overrides as strings (``/config/topics/<t>`` in ZooKeeper mode).
 TopicOverridesSource = Callable[[str], Awaitable[Mapping[str, str]]]
 EMBEDDED_LEADER_EPOCH = 0  # a lone broker's partitions never change leader
+MAX_FILE_RECORDS_PER_FETCH = 64  # FileRecords (descriptors held) in one fetch answer
 
 
 # ---------------------------------------------------------------------------- results
@@ -113,6 +115,9 @@ class FetchParams:
     max_bytes: int
     isolation: FetchIsolation
     replica_id: int = -1
+    # The records may come back as FileRecords (sent from the segment files by the
+    # connection's response writer, broker/response_writer.py) instead of bytes.
+    file_records: bool = False
 
     @property
     def is_from_follower(self) -> bool:
@@ -129,7 +134,7 @@ class FetchPartitionData(NamedTuple):
     high_watermark: int = -1
     last_stable_offset: int = -1
     log_start_offset: int = -1
-    records: bytes = b""
+    records: bytes | FileRecords = b""  # FileRecords only for FetchParams.file_records
     diverging_epoch: tuple[int, int] | None = None
 
 
@@ -649,6 +654,7 @@ class ReplicaManager:
             or any(r.error is not ErrorCode.NONE or r.diverging_epoch is not None for r in results)
         ):
             return self._count_fetched(infos, results)
+        _close_file_records(results)  # read again when the DelayedFetch completes
         statuses = []
         for key, info in infos:
             partition = self._partitions[key]  # hosted: it was just read without error
@@ -708,6 +714,9 @@ class ReplicaManager:
         total = 0
         out: list[FetchPartitionData] = []
         follower = params.replica_id if params.is_from_follower else -1
+        # Each FileRecords holds descriptors until its response is written: a fetch of many
+        # partitions reads the ones past this many as bytes.
+        file_slices = MAX_FILE_RECORDS_PER_FETCH if params.file_records else 0
         for (topic, index), info in infos:
             partition = None
             try:
@@ -719,6 +728,7 @@ class ReplicaManager:
                     min_one_batch=min_one,
                     current_leader_epoch=info.current_leader_epoch,
                     last_fetched_epoch=info.last_fetched_epoch,
+                    file_records=file_slices > 0,
                 )
             except KafkaError as exc:
                 if partition is None:
@@ -752,6 +762,8 @@ class ReplicaManager:
                     records = b""
                 elif moved:
                     self._complete_delayed_requests((topic, index))
+            if isinstance(records, FileRecords):
+                file_slices -= 1
             size = len(records)
             if size:
                 min_one = False
@@ -825,3 +837,10 @@ class ReplicaManager:
     def delete_records(self, topic: str, partition: int, offset: int) -> int:
         """Move the log start offset (Kafka's ``deleteRecords``); returns the new one."""
         return self.get_partition_or_error(topic, partition).delete_records_on_leader(offset)
+
+
+def _close_file_records(results: Sequence[FetchPartitionData]) -> None:
+    """Give back the descriptors of an answer that will not be sent."""
+    for result in results:
+        if isinstance(result.records, FileRecords):
+            result.records.close()

@@ -19,6 +19,19 @@ a connection that needs memory the pool cannot give stops being read until
 memory is released, as Kafka's ``Selector`` mutes a channel whose
 ``MemoryPool.tryAllocate`` failed.
 
+A frame larger than ``DIRECT_READ_MIN`` leaves its buffer to the connection once handled
+(``_recycle``): the next large frame is read into it instead of a new, zeroed one, unless a
+view of it outlived the request (a request still parked, a view kept by anyone): such a
+buffer is never reused, so nothing kept is overwritten. The idle sweep drops spares unused
+since the last sweep.
+
+Output (``broker.response_writer``). The responses produced by one pass over a connection's
+frames are written with one ``transport.write``. A Fetch answer whose records stay in the
+segment files (``FileResponse``) is written by ``FileResponseSender`` with ``os.sendfile``
+when the transport is a plain socket with nothing buffered, resuming when the socket drains;
+nothing else is written on the connection meanwhile (``_sending``). A TLS transport, or one
+still holding bytes, gets the frame through the copy path (``os.preadv`` into it).
+
 Connections. Listeners accept through ``ConnectionQuotas`` (Kafka's class of
 the same name): over ``max.connections.per.ip`` a new connection is closed at
 once; at ``max.connections`` the listener stops accepting (new connections wait
@@ -54,6 +67,13 @@ from broker.connection_limits import (
     normalize_ip,
 )
 from broker.handlers import CloseConnection, HandlerSpec, RequestContext, served_handlers
+from broker.response_writer import (
+    FileResponse,
+    FileResponseSender,
+    close_unsent,
+    encode_response,
+    plain_socket_fd,
+)
 from protocol.errors import ErrorCode
 from protocol.headers import API_VERSIONS_KEY, decode_request_header, peek_request_header
 from protocol.messages import ApiVersionsResponse
@@ -67,11 +87,13 @@ log = logging.getLogger(__name__)
 
 _SIZE = struct.Struct(">i")
 _SIZE_CORR = struct.Struct(">ii")
+_FRAME_OUT = (bytearray, bytes, FileResponse)
 READ_BUFFER = 256 * 1024  # the read buffer shared by all connections of a server
 FRAME_GROWTH = 1024 * 1024  # a frame's own buffer holds at most what has arrived plus this
 DIRECT_READ_MIN = 64 * 1024  # a frame with this much still to come is read straight into its buffer
 FAST_FRAME_SECONDS = 0.05  # a frame whose first FRAME_GROWTH bytes came this fast is not grown by steps
 MAX_PENDING_FRAMES = 64
+MAX_SPARE_FRAME = 2 * FRAME_GROWTH  # a larger frame's buffer is not kept for the next one
 ACCEPT_BATCH = 64  # connections accepted per readiness callback of a listening socket
 _PAUSED_PENDING = 1  # too many frames read ahead of their handling
 _PAUSED_MEMORY = 2  # waiting for the request memory pool
@@ -102,6 +124,15 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self._held = 0  # bytes accounted in the pool for this connection's frames
         self._held_large = 0  # of which frames above SMALL_REQUEST_BYTES
         self._pending: deque[bytearray] = deque()
+        # The buffer of the last large frame, reused for the next one (no allocation, no
+        # zeroing) once nothing holds a view of it; dropped by the idle sweep when unused.
+        self._spare: bytearray | None = None
+        self._returned: bytearray | None = None  # a handled frame's buffer, spare if nobody holds it
+        self._spare_used = False
+        self._head_read = False  # the last get_buffer handed out the size prefix buffer
+        self._out: list[bytearray | bytes] = []  # responses of one drain, written together
+        self._sender: FileResponseSender | None = None  # made at the first FileResponse
+        self._sending = False  # a FileResponse waits for the socket: nothing is written after it
         self._busy = False  # a handler is running for this connection
         self._paused = 0  # _PAUSED_* flags
         self._writing_paused = False
@@ -127,17 +158,28 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self.server.connection_closed(self)
         if self._task is not None and not self._task.done():
             self._task.cancel()
+        self._close_sender()
         self._release_all()
         log.debug("connection %d from %s closed", self.id, self.peer)
 
     def get_buffer(self, sizehint: int) -> memoryview:
+        if self._returned is not None:
+            self._settle_spare()
         frame = self._frame
-        if frame is not None and self._admitted and self._frame_size - self._filled >= DIRECT_READ_MIN:
-            if self._filled == len(frame):
-                frame = self._grow_frame(0)
-            self._direct = True
-            return memoryview(frame)[self._filled :]
+        if frame is not None:
+            if self._admitted and self._frame_size - self._filled >= DIRECT_READ_MIN:
+                if self._filled == len(frame):
+                    frame = self._grow_frame(0)
+                self._direct = True
+                return memoryview(frame)[self._filled :]
+        elif self._spare is not None:
+            # A connection sending large frames: the size prefix is read alone, then the
+            # frame straight into the spare buffer (no copy out of the shared one).
+            self._direct = False
+            self._head_read = True
+            return self.server.head_view[len(self._head) :]
         self._direct = False
+        self._head_read = False
         return self.server.read_view
 
     def buffer_updated(self, nbytes: int) -> None:
@@ -148,7 +190,11 @@ class KafkaConnection(asyncio.BufferedProtocol):
                 self._frame_complete()
                 self._drain()
             return
-        self._consume(nbytes)
+        if self._head_read:
+            self._head_read = False
+            self._consume(nbytes, self.server.head_view[len(self._head) :])
+        else:
+            self._consume(nbytes, self.server.read_view)
         self._drain()
 
     def eof_received(self) -> bool | None:
@@ -163,9 +209,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
 
     # ------------------------------------------------------------------ framing
 
-    def _consume(self, n: int) -> None:
-        """Frames out of the ``n`` bytes just read into the shared buffer."""
-        data = self.server.read_view
+    def _consume(self, n: int, data: memoryview) -> None:
+        """Frames out of the ``n`` bytes just read into ``data`` (a shared buffer)."""
         pos = 0
         while pos < n:
             if self._frame is not None:
@@ -191,7 +236,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
                 # Whole in this read: it is in memory already, so it is accounted even
                 # over the cap; reading stops below until the pool has room again.
                 self._hold(size)
-                self._pending.append(bytearray(data[pos : pos + size]))
+                self._pending.append(self._frame_buffer(data[pos : pos + size], size))
                 pos += size
                 continue
             self._begin_frame(size, data[pos:n])
@@ -214,8 +259,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
             capacity = avail
             self.pool.waiting_bytes += avail
             self._wait_for_memory(size)
-        frame = bytearray(capacity)
-        frame[:avail] = arrived
+        frame = self._frame_buffer(arrived, capacity)
         self._frame, self._frame_size, self._filled = frame, size, avail
         self._frame_started = self.server.monotonic()
 
@@ -233,6 +277,49 @@ class KafkaConnection(asyncio.BufferedProtocol):
         if end == self._frame_size:
             self._frame_complete()
         return pos + take
+
+    def _frame_buffer(self, arrived: memoryview, capacity: int) -> bytearray:
+        """A buffer of ``capacity`` bytes starting with ``arrived``: the spare one if there is one
+        and the frame is large (its size is what counts; what follows ``arrived`` is overwritten)."""
+        spare = self._spare
+        if spare is None or capacity < DIRECT_READ_MIN:
+            if len(arrived) == capacity:
+                return bytearray(arrived)
+            frame = bytearray(capacity)
+            frame[: len(arrived)] = arrived
+            return frame
+        self._spare = None
+        self._spare_used = True
+        if len(spare) > capacity:
+            del spare[capacity:]
+        while len(spare) < capacity:
+            spare += _ZEROS[: min(FRAME_GROWTH, capacity - len(spare))]
+        spare[: len(arrived)] = arrived
+        return spare
+
+    def _recycle(self, frame: bytearray) -> None:
+        """A handled large frame's buffer may become the spare: checked at the next read
+        (``_settle_spare``), when the transport no longer holds the view it read into."""
+        if DIRECT_READ_MIN <= len(frame) <= MAX_SPARE_FRAME and not self._closed:
+            self._returned = frame
+
+    def _settle_spare(self) -> None:
+        """The returned buffer becomes the spare unless a view of it is still held (a request
+        that outlived its handling, a record kept by anyone): that one is left alone, never
+        overwritten."""
+        frame, self._returned = self._returned, None
+        try:
+            frame.append(0)  # type: ignore[union-attr]  # a bytearray with exported views cannot change size
+        except BufferError:
+            return
+        del frame[-1]  # type: ignore[union-attr]
+        self._spare = frame
+
+    def release_spare(self) -> None:
+        """The idle sweep: a spare unused since the last sweep is dropped."""
+        if not self._spare_used:
+            self._spare = self._returned = None
+        self._spare_used = False
 
     def _grow_frame(self, at_least: int) -> bytearray:
         """More room for the frame being read: all of it if its bytes come fast, else
@@ -332,36 +419,113 @@ class KafkaConnection(asyncio.BufferedProtocol):
 
     def is_idle_since(self, cutoff: float) -> bool:
         """No bytes in or out since ``cutoff`` and nothing being handled or sent."""
-        if self.last_active >= cutoff or self._busy or self._pending or self._writing_paused:
+        if self.last_active >= cutoff or self._busy or self._pending or self._writing_paused or self._sending:
             return False
         return self.transport is None or not self.transport.get_write_buffer_size()
 
     # ------------------------------------------------------------------ dispatch
 
     def _drain(self) -> None:
-        while self._pending and not self._busy and not self._writing_paused and not self._closed:
+        """Handle the frames read, in order, while the connection may; the responses of one
+        pass are written together (one system call for a burst of pipelined requests)."""
+        while (
+            self._pending
+            and not self._busy
+            and not self._writing_paused
+            and not self._closed
+            and not self._sending
+        ):
             frame = self._pending.popleft()
             try:
                 result = self._dispatch(frame)
             except CloseConnection as exc:
+                self._flush()
                 self.close(str(exc))
                 return
             except Exception:  # a bug in a handler: close this connection only
                 log.exception("connection %d from %s: handler failed, closing", self.id, self.peer)
+                self._flush()
                 self.close(None)
                 return
-            if result is not None and not isinstance(result, bytearray | bytes):
+            if result is not None and not isinstance(result, _FRAME_OUT):
                 self._busy = True
                 self._task = asyncio.ensure_future(self._finish(result, len(frame)))
+                self._flush()
                 return
             if result is not None:
-                self.transport.write(result)  # type: ignore[union-attr]
-                self.last_active = self.server.monotonic()
+                self._emit(result)
             self._release(len(frame))
+            self._recycle(frame)
+        self._flush()
         if self._paused & _PAUSED_PENDING and len(self._pending) < MAX_PENDING_FRAMES // 2:
             self._set_paused(_PAUSED_PENDING, False)
 
-    async def _finish(self, pending: Awaitable[bytearray | None], frame_size: int) -> None:
+    # ------------------------------------------------------------------ output
+
+    def _emit(self, out: bytearray | bytes | FileResponse) -> None:
+        """Queue a response after the ones before it (written by ``_flush``, or now for a
+        FileResponse, which the ones before it precede)."""
+        self.last_active = self.server.monotonic()
+        if isinstance(out, FileResponse):
+            self._send_file_response(out)
+        else:
+            self._out.append(out)
+
+    def _flush(self) -> None:
+        out = self._out
+        if not out or self._closed:
+            out.clear()
+            return
+        self._out = []
+        self.transport.write(out[0] if len(out) == 1 else b"".join(out))  # type: ignore[union-attr]
+
+    def _send_file_response(self, response: FileResponse) -> None:
+        """Records from the segment files to the socket (``os.sendfile``) when the transport is
+        a plain socket with nothing buffered; else the copy path (``os.preadv`` into the frame)."""
+        self._flush()
+        transport = self.transport
+        if self._closed or transport is None:
+            response.close()
+            return
+        sender = self._sender
+        if sender is None and self.server.sendfile:
+            fd = plain_socket_fd(transport)
+            if fd is not None:
+                try:
+                    sender = self._sender = FileResponseSender(asyncio.get_running_loop(), fd)
+                except OSError as exc:  # no descriptor left for its duplicate: copy this time
+                    log.debug("connection %d from %s: no sendfile now: %s", self.id, self.peer, exc)
+        if sender is not None and not transport.get_write_buffer_size():
+            try:
+                if not sender.send(response, self._file_response_sent):
+                    self._sending = True  # the rest follows when the socket takes it
+            except OSError as exc:
+                self.close(f"cannot send a response: {exc}")
+            return
+        try:
+            data = response.materialize()
+        except OSError as exc:
+            self.close(f"cannot read the records of a response: {exc}")
+            return
+        finally:
+            response.close()
+        transport.write(data)
+
+    def _file_response_sent(self, error: BaseException | None) -> None:
+        self._sending = False
+        if error is not None:
+            self.close(f"cannot send a response: {error}")
+            return
+        self.last_active = self.server.monotonic()
+        self._drain()
+
+    def _close_sender(self) -> None:
+        sender, self._sender = self._sender, None
+        self._sending = False
+        if sender is not None:
+            sender.close()
+
+    async def _finish(self, pending: Awaitable[bytearray | FileResponse | None], frame_size: int) -> None:
         try:
             out = await pending
         except asyncio.CancelledError:
@@ -374,10 +538,12 @@ class KafkaConnection(asyncio.BufferedProtocol):
             self.close(None)
             return
         if self._closed:
+            if isinstance(out, FileResponse):
+                out.close()
             return
         if out is not None:
-            self.transport.write(out)  # type: ignore[union-attr]
-            self.last_active = self.server.monotonic()
+            self._emit(out)
+            self._flush()
         # Kafka releases a request's buffer once it has been handled (RequestChannel).
         self._release(frame_size)
         self._busy = False
@@ -420,6 +586,9 @@ class KafkaConnection(asyncio.BufferedProtocol):
             self.listener,
         )
         interceptor = self.server.interceptor
+        # Fetch answers may keep their records in the segment files (sent by _emit), except
+        # to a test's interceptor, which may look at them.
+        ctx.sends_file_records = interceptor is None
         if interceptor is not None:  # tests only (see RequestInterceptor)
             response = interceptor.intercept(
                 self, api_key, api_version, header, request, functools.partial(spec.fn, ctx)
@@ -437,23 +606,24 @@ class KafkaConnection(asyncio.BufferedProtocol):
 
     async def _respond_later(
         self, spec: HandlerSpec, ctx: RequestContext, coro: Awaitable[Any]
-    ) -> bytearray | None:
+    ) -> bytearray | FileResponse | None:
         response = await coro
         if response is None:
             return None
+        if self._closed:  # nobody to answer: give back what it holds (FileRecords)
+            close_unsent(response)
+            return None
         return self._encode(spec, ctx, response)
 
-    def _encode(self, spec: HandlerSpec, ctx: RequestContext, response: Any) -> bytearray:
+    def _encode(self, spec: HandlerSpec, ctx: RequestContext, response: Any) -> bytearray | FileResponse:
         version = ctx.api_version
         flexible_header = spec.api_key != API_VERSIONS_KEY and spec.request_cls.is_flexible(version)
-        w = bytearray(9 if flexible_header else 8)
         try:
-            response.write(w, version)
+            return encode_response(response, version, ctx.correlation_id, 9 if flexible_header else 8)
         except EncodeError:
             log.error("cannot encode %s v%d: %r", spec.response_cls.NAME, version, response)
+            close_unsent(response)
             raise
-        _SIZE_CORR.pack_into(w, 0, len(w) - 4, ctx.correlation_id)
-        return w
 
     def _unsupported_api_versions(self, correlation_id: int, spec: HandlerSpec) -> bytearray:
         # KIP-511: a v0-encoded ApiVersionsResponse (v0 header) with UNSUPPORTED_VERSION and
@@ -475,6 +645,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         if reason:
             log.log(level, "closing connection %d from %s: %s", self.id, self.peer, reason)
         self._closed = True
+        self._close_sender()
         self._release_all()
         if self.transport is not None:
             self.transport.close()
@@ -590,6 +761,10 @@ class KafkaServer:
         # brought run in one callback, and whatever is left over is copied out.
         self.read_buffer = bytearray(READ_BUFFER)
         self.read_view = memoryview(self.read_buffer)
+        self.head_view = memoryview(bytearray(4))  # a size prefix read alone (KafkaConnection.get_buffer)
+        # Fetch records go from the segment files to plain sockets with os.sendfile; False
+        # (tests) sends every response through the copy path, as on a TLS connection.
+        self.sendfile = True
         self.stopping = False
         self.idle_closed = 0
         self._acceptors: list[_Acceptor] = []
@@ -689,6 +864,8 @@ class KafkaServer:
             for conn in [c for c in self.connections if c.is_idle_since(cutoff)]:
                 self.idle_closed += 1
                 conn.close(f"idle for more than connections.max.idle.ms={self.idle_ms}", level=logging.DEBUG)
+            for conn in self.connections:
+                conn.release_spare()
 
     async def stop(self) -> None:
         self.stopping = True

@@ -25,6 +25,7 @@ Kafka's ``UnifiedLog.roll``); the next ``flush`` fsyncs it, before the segments.
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
 import random
@@ -52,6 +53,7 @@ from protocol.record_batch import (
     set_partition_leader_epoch,
 )
 from storage.durable_io import fsync_dir
+from storage.file_records import MIN_FILE_SLICE, FileRecords
 from storage.leader_epoch import EpochEndOffset, LeaderEpochFileCache
 from storage.log_config import LogConfig
 from storage.log_dir_failure import LogDirState
@@ -117,7 +119,7 @@ class LogAppendInfo(NamedTuple):
 class FetchDataInfo:
     """Whole batches read from one segment (or more, past segments that end in emptied batches)."""
 
-    records: bytes
+    records: bytes | FileRecords  # FileRecords only when the read asked for them
     fetch_offset: int
 
 
@@ -586,6 +588,7 @@ class PartitionLog:
         *,
         max_offset: int | None = None,
         min_one_batch: bool = True,
+        file_records: bool = False,
     ) -> FetchDataInfo:
         """Whole batches from the first whose last offset >= ``offset`` (an offset the cleaner
         removed reads from the next batch), from a single segment (Kafka's ``LocalLog.read``)
@@ -597,9 +600,19 @@ class PartitionLog:
         consumers). KafkaError(OFFSET_OUT_OF_RANGE) outside [log start, log end];
         KAFKA_STORAGE_ERROR when the file cannot be read (the dir goes offline, as Kafka's
         ``LocalLog.read`` maps an IOException to KafkaStorageException).
+
+        ``file_records``: a read of at least ``MIN_FILE_SLICE`` bytes returns a ``FileRecords``
+        (the bytes left in the segment files, for the response writer to send from there)
+        instead of the bytes.
         """
         try:
-            return self._read(offset, max_bytes, max_offset=max_offset, min_one_batch=min_one_batch)
+            return self._read(
+                offset,
+                max_bytes,
+                max_offset=max_offset,
+                min_one_batch=min_one_batch,
+                file_records=file_records,
+            )
         except OSError as exc:
             self.dir_state.report(exc, f"reading {self.name} at offset {offset}")
             raise KafkaError(
@@ -607,7 +620,13 @@ class PartitionLog:
             ) from None
 
     def _read(
-        self, offset: int, max_bytes: int, *, max_offset: int | None, min_one_batch: bool
+        self,
+        offset: int,
+        max_bytes: int,
+        *,
+        max_offset: int | None,
+        min_one_batch: bool,
+        file_records: bool = False,
     ) -> FetchDataInfo:
         leo = self.log_end_offset
         if offset < self.log_start_offset or offset > leo:
@@ -619,7 +638,7 @@ class PartitionLog:
         segments = self._segments
         bases = self._bases
         i = max(0, bisect_right(bases, offset) - 1)
-        chunks: list[bytes] = []
+        chunks: list = []  # bytes, or FileRecords when file_records
         position = offset
         while i < len(segments):
             seg = segments[i]
@@ -646,21 +665,37 @@ class PartitionLog:
                 end = seg.batch_boundary_at_or_before(start, end)
             if end <= start:
                 break
-            data = seg.pread(start, end - start)
+            size = end - start
+            data = (
+                _file_slice_or_bytes(seg, start, size)
+                if file_records and size >= MIN_FILE_SLICE
+                else seg.pread(start, size)
+            )
             chunks.append(data)
             # Kafka reads one segment. Moldau's cleaner keeps each group's last batch, emptied
             # (storage.log_cleaner), so a cleaned segment may end in (or hold only) batches
             # without records: an answer of those alone would give a consumer nothing
             # (librdkafka takes it for a too small fetch size and, after a few, fails with
             # MSG_SIZE_TOO_LARGE). Such a read goes on into the next segment, within the budget.
-            if end < seg.size or seg_end >= limit or _holds_records(data):
+            if end < seg.size or seg_end >= limit:
                 break
-            max_bytes = max(max_bytes - len(data), 0)
+            if _holds_records(data if isinstance(data, bytes) else seg.pread(start, size)):
+                break
+            max_bytes = max(max_bytes - size, 0)
             position = seg_end
             i += 1
         if not chunks:
             return FetchDataInfo(b"", offset)
-        return FetchDataInfo(chunks[0] if len(chunks) == 1 else b"".join(chunks), offset)
+        if len(chunks) == 1:
+            return FetchDataInfo(chunks[0], offset)
+        if any(isinstance(c, FileRecords) for c in chunks):  # rare: a read across segments
+            return FetchDataInfo(
+                FileRecords.join([c for c in chunks if isinstance(c, FileRecords)])
+                if all(isinstance(c, FileRecords) for c in chunks)
+                else b"".join(c if isinstance(c, bytes) else c.read() for c in chunks),
+                offset,
+            )
+        return FetchDataInfo(b"".join(chunks), offset)
 
     # ------------------------------------------------------------------ offsets by time / epoch
 
@@ -987,6 +1022,17 @@ class PartitionLog:
     @property
     def closed(self) -> bool:
         return self._closed
+
+
+def _file_slice_or_bytes(seg: LogSegment, start: int, size: int) -> FileRecords | bytes:
+    """The bytes left in the file, or read now when no descriptor is left to hold them (a
+    full descriptor table is no failure of the log dir)."""
+    try:
+        return seg.file_slice(start, size)
+    except OSError as exc:
+        if exc.errno not in (errno.EMFILE, errno.ENFILE):
+            raise
+        return seg.pread(start, size)
 
 
 def _holds_records(data: bytes) -> bool:

@@ -49,6 +49,7 @@ from protocol.record_batch import (
 from protocol.records import decode_batch
 from storage.config_def import LONG_MAX
 from storage.durable_io import fsync_file_if_exists
+from storage.file_records import FileRecords
 from storage.index import OffsetIndex, TimeIndex, TimestampOffset
 
 log = logging.getLogger(__name__)
@@ -348,6 +349,10 @@ class LogSegment:
 
     def pread(self, position: int, size: int) -> bytes:
         return os.pread(self._file(), size, position)
+
+    def file_slice(self, position: int, size: int) -> FileRecords:
+        """``size`` bytes at ``position`` left in the file, to be sent from it (see storage.file_records)."""
+        return FileRecords.of_file(self._file(), position, size)
 
     def read_header(self, position: int) -> BatchHeader | None:
         """The 61-byte header of the batch at ``position``, None past the end."""

@@ -48,6 +48,9 @@ class RequestContext:
     listener: str
     # who the connection authenticated as (User:ANONYMOUS on PLAINTEXT), for the authorizer
     principal: KafkaPrincipal = ANONYMOUS
+    # the connection's response writer sends FileRecords (records left in the segment
+    # files, broker/response_writer.py); handlers called directly get bytes
+    sends_file_records: bool = False
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,10 @@
 
 Behaviour (Kafka's ``KafkaApis.handleFetchRequest`` / ``ReplicaManager.fetchMessages``):
 - Each partition returns whole batches starting with the batch that contains
-  the fetch offset (clients skip the records before it), read straight from
-  the segment file without decoding, up to ``partition_max_bytes``; the whole
+  the fetch offset (clients skip the records before it), left in the segment
+  file (``FileRecords``, sent with ``os.sendfile`` by the connection when
+  ``ctx.sends_file_records``) or read as bytes, never decoded, up to
+  ``partition_max_bytes``; the whole
   response stays within ``max_bytes`` (capped by ``fetch.max.bytes``, KIP-541),
   except that the first partition with data returns at least one whole batch
   even above the limits (KIP-74).
@@ -124,6 +126,7 @@ def handle_fetch(ctx: RequestContext, request: FetchRequest):  # -> FetchRespons
             else FetchIsolation.HIGH_WATERMARK
         ),
         replica_id=max(request.replica_id, -1),
+        file_records=ctx.sends_file_records,
     )
     infos = [
         (
