@@ -44,6 +44,10 @@ class MetadataCache:
         self._states: dict[str, dict[int, PartitionState]] = {}
         # Requests waiting for the cluster view to change (DelayedCreatePartitions, ...).
         self._waiters: list[tuple[Callable[[], bool], asyncio.Future[None]]] = []
+        # Bumped by every change: what is derived from the view (the Metadata handler's
+        # encoded topic entries) is valid for one generation.
+        self.generation = 0
+        self.derived: dict[object, object] = {}  # owned by its users, emptied on every change
 
     # ------------------------------------------------------------------ ClusterMetadataListener
 
@@ -145,6 +149,8 @@ class MetadataCache:
                 self._waiters.remove(entry)
 
     def _notify(self) -> None:
+        self.generation += 1
+        self.derived.clear()
         if not self._waiters:
             return
         waiting = []
