@@ -44,15 +44,15 @@ class LeaderEpochFileCache:
         self._epochs: list[int] = []
         self._offsets: list[int] = []
         if checkpoint:
-            if not self.path.exists():
-                # Kafka's CheckpointFile creates the (empty) file with the partition.
-                self.path.touch()
             try:
                 entries = self._file.read()
             except CheckpointError as exc:
                 # Kafka would fail the log dir; the cache is rebuilt from the batches instead.
                 log.warning("ignoring unreadable %s (%s); epochs rebuilt from the log", self.path, exc)
                 entries = []
+            if not entries and not self.path.exists():
+                # Kafka's CheckpointFile creates the (empty) file with the partition.
+                self.path.touch()
             for epoch, start in entries:
                 self._put(EpochEntry(epoch, start))
         # What the checkpoint file holds: a write that would not change it is skipped.
