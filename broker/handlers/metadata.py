@@ -42,8 +42,9 @@ ZooKeeper mode: a broker that has not yet received the controller's first Update
 controller: librdkafka asks again for a controller only at its metadata refresh interval.
 
 Scale: the topic entries of an all-topics answer are built and encoded once per
-(version, listener, authorized operations) and reused until the cluster view changes (the
-MetadataCache's generation), so asking for 10,000 partitions costs a join of byte strings.
+(version, listener, authorized operations) and reused until the topic changes (the
+MetadataCache's ``topic_version``) or the brokers do, so asking for 10,000 partitions costs a
+join of byte strings.
 Those Topic objects are shared between answers: never mutate one, build a new one instead
 (the encoder uses the stored bytes only for the very objects they were made from).
 
@@ -176,7 +177,7 @@ def encode_topic(topic: Topic, version: int) -> bytes:
 
 
 def _all_topics(ctx: RequestContext, include_ops: bool) -> tuple[list[Topic], dict[int, tuple[Topic, bytes]]]:
-    """Every topic's entry, from the encoded entries of this cluster-view generation."""
+    """Every topic's entry, re-encoded only for topics changed since (or after a broker change)."""
     cache = ctx.broker.metadata_cache
     version = ctx.api_version
     key = ("metadata-topics", version, ctx.listener, include_ops)
@@ -188,14 +189,15 @@ def _all_topics(ctx: RequestContext, include_ops: bool) -> tuple[list[Topic], di
     encoded: dict[int, tuple[Topic, bytes]] = {}
     for name in cache.topic_names():
         entry = entries.get(name)
-        if entry is None:
+        changed = cache.topic_version(name)
+        if entry is None or entry[0] != changed:
             t = cache.get_topic(name)
             if t is None:
                 continue
             topic = topic_response(ctx, t, include_ops)
-            entry = entries[name] = (topic, encode_topic(topic, version))
-        topics.append(entry[0])
-        encoded[id(entry[0])] = entry
+            entry = entries[name] = (changed, topic, encode_topic(topic, version))
+        topics.append(entry[1])
+        encoded[id(entry[1])] = entry[1:]
     return topics, encoded
 
 
