@@ -17,7 +17,9 @@ Phases, against a broker subprocess (``tests/support/broker_process.py``) on a f
    batch and the client's round trip, medians over the rounds;
 5. ``--producers`` (default 500) idempotent aiokafka producers in one process, each sending
    ``--sends`` records with ``send_and_wait`` to partitions of the topics: each request's
-   latency as the producer sees it, p50/p99/max.
+   latency as the producer sees it, p50/p99/max (the client process's own load included),
+   the broker's CPU share meanwhile, and the broker's own Produce times (p50/p99 as the
+   upper bounds of its TotalTimeMs histogram buckets, from its Prometheus endpoint).
 
 Every figure is printed; medians are over ``--rounds`` rounds (their spread is printed). The
 machine's load average is printed with them: on a shared machine compare runs, never trust
@@ -226,6 +228,39 @@ async def many_producers(
     return start_s, elapsed, latencies, broker_cpu
 
 
+def produce_time_buckets(port: int) -> dict[float, float]:
+    """The broker's own Produce TotalTimeMs histogram (cumulative counts by upper bound, ms),
+    from its Prometheus endpoint."""
+    import urllib.request
+
+    text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=30).read().decode()
+    out: dict[float, float] = {}
+    for line in text.splitlines():
+        if line.startswith("kafka_network_requestmetrics_totaltimems_bucket") and 'request="Produce"' in line:
+            le = re.search(r'le="([^"]+)"', line)
+            if le:
+                out[float(le.group(1))] = float(line.rsplit(" ", 1)[1])
+    return out
+
+
+def bucket_quantile(before: dict[float, float], after: dict[float, float], q: float) -> float:
+    """The upper bound of the bucket holding quantile ``q`` of the observations in between."""
+    bounds = sorted(after)
+    total = after[bounds[-1]] - before.get(bounds[-1], 0)
+    for bound in bounds:
+        if after[bound] - before.get(bound, 0) >= q * total:
+            return bound
+    return float("inf")
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--topics", type=int, default=100)
@@ -247,7 +282,10 @@ def main() -> None:
     )
 
     with tempfile.TemporaryDirectory(prefix="moldau-scale-", dir=args.dir) as tmp:
-        broker = BrokerProcess(Path(tmp) / "data", {"num.partitions": "1"})
+        metrics_port = free_port()
+        broker = BrokerProcess(
+            Path(tmp) / "data", {"num.partitions": "1", "metrics.prometheus.port": str(metrics_port)}
+        )
         broker.start(300)
         try:
             pid = broker.proc.pid
@@ -303,6 +341,7 @@ def main() -> None:
                     f"round trip, µs: {spread(trip)}"
                 )
             if args.producers:
+                buckets_before = produce_time_buckets(metrics_port)
                 start_s, elapsed, lat, broker_cpu = asyncio.run(
                     many_producers(
                         broker.bootstrap, broker.proc.pid, names, per_topic, args.producers, args.sends
@@ -314,6 +353,12 @@ def main() -> None:
                     f"{len(lat)} sends in {elapsed:.1f} s, broker CPU {broker_cpu:.1f} s "
                     f"({broker_cpu / max(elapsed, 1e-9) * 100:.0f}% of one core); per-send latency ms "
                     f"p50 {statistics.median(ms):.1f}, p99 {p99(ms):.1f}, max {max(ms):.1f}"
+                )
+                buckets_after = produce_time_buckets(metrics_port)
+                print(
+                    "  the broker's own Produce time (TotalTimeMs histogram, bucket upper bounds), ms: "
+                    f"p50 <= {bucket_quantile(buckets_before, buckets_after, 0.5)}, "
+                    f"p99 <= {bucket_quantile(buckets_before, buckets_after, 0.99)}"
                 )
             print(f"load average at the end {load()}")
         finally:
