@@ -67,10 +67,13 @@ def _response(
 
 
 def _build(
-    context: FetchContext, results: Sequence[FetchPartitionData], committed: bool, version: int
+    context: FetchContext | FetchRequest, results: Sequence[FetchPartitionData], committed: bool, version: int
 ) -> FetchResponse:
     """The answer: the partitions the session context keeps, in its order (consecutive
-    partitions of one topic under one topic entry, as Kafka's ``FetchResponse.of``)."""
+    partitions of one topic under one topic entry, as Kafka's ``FetchResponse.of``). Given a
+    FetchRequest instead, every partition it names, sessionless (replica fetcher tests)."""
+    if isinstance(context, FetchRequest):
+        context = FetchContext(_fetch_data(context, version), ErrorCode.NONE)
     session_error, session_id, send = context.answer(results)
     topics: list[TopicResponse] = []
     parts: list[PartitionData] = []
@@ -136,11 +139,8 @@ def handle_fetch(ctx: RequestContext, request: FetchRequest):  # -> FetchRespons
     return _respond_when_ready(context, results, committed, version)
 
 
-def _session_context(ctx: RequestContext, request: FetchRequest) -> FetchContext:
-    """The fetch's session context: what to read (the request's partitions, or its
-    session's) and how to answer (broker/fetch_session.py)."""
-    version = ctx.api_version
-    fetch_data = [
+def _fetch_data(request: FetchRequest, version: int) -> list[tuple[SessionPartition, FetchPartitionInfo]]:
+    return [
         (
             SessionPartition(t.topic, None, p.partition),
             FetchPartitionInfo(
@@ -154,6 +154,13 @@ def _session_context(ctx: RequestContext, request: FetchRequest) -> FetchContext
         for t in request.topics
         for p in t.partitions
     ]
+
+
+def _session_context(ctx: RequestContext, request: FetchRequest) -> FetchContext:
+    """The fetch's session context: what to read (the request's partitions, or its
+    session's) and how to answer (broker/fetch_session.py)."""
+    version = ctx.api_version
+    fetch_data = _fetch_data(request, version)
     forgotten = [
         SessionPartition(t.topic, None, p) for t in request.forgotten_topics_data or () for p in t.partitions
     ]
