@@ -217,11 +217,12 @@ class LogLoader:
                 # As Kafka since KAFKA-7283, indexes are not read at load; only their sizes
                 # are checked, and the entries of the active segment.
                 try:
-                    seg.index.check_file_size()
-                    seg.time_index.check_file_size()
                     if i == len(bases) - 1:
-                        seg.index.sanity_check()
+                        seg.index.sanity_check()  # checks the file size too
                         seg.time_index.sanity_check()
+                    else:
+                        seg.index.check_file_size()
+                        seg.time_index.check_file_size()
                 except (ValueError, OSError) as exc:
                     # Kafka's LogLoader.loadSegmentFiles (CorruptIndexException).
                     log.warning(
