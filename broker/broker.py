@@ -45,6 +45,7 @@ from broker.dynamic_config import (
     TopicConfigHandler,
     ZkDynamicConfigStore,
 )
+from broker.fetch_session import FetchManager, FetchSessionCache
 from broker.handlers import load_handlers
 from broker.metadata_cache import MetadataCache
 from broker.metrics import BrokerMetrics
@@ -97,6 +98,7 @@ class Broker:
     dynamic_config: DynamicBrokerConfig
     metadata_cache: MetadataCache
     replica_manager: ReplicaManager
+    fetch_manager: FetchManager
     groups: GroupCoordinator
 
     def __init__(self, config: BrokerConfig, *, clock: Clock = SYSTEM_CLOCK) -> None:
@@ -104,6 +106,10 @@ class Broker:
         self.clock = clock
         self.metrics = BrokerMetrics(config["metrics.prometheus.port"], config["metrics.prometheus.host"])
         self.server = KafkaServer(self)
+        # KIP-227 fetch sessions (broker memory only: a restart forgets them).
+        self.fetch_manager = FetchManager(
+            FetchSessionCache(config["max.incremental.fetch.session.cache.slots"], clock.time_ms)
+        )
         self.broker_id: int = max(config.broker_id, 0)
         self.cluster_id: str = ""
         self.advertised: list[Listener] = []

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from coordinator.cluster_state import (
     NO_LEADER,
@@ -44,11 +44,18 @@ class MetadataCache:
         self._states: dict[str, dict[int, PartitionState]] = {}
         # Requests waiting for the cluster view to change (DelayedCreatePartitions, ...).
         self._waiters: list[tuple[Callable[[], bool], asyncio.Future[None]]] = []
+        # What is derived from the view (the Metadata handler's encoded topic entries) is
+        # valid while ``topic_version(name)`` stays; ``derived`` is emptied when the brokers
+        # change (their endpoints decide a partition's leader and error).
+        self.derived: dict[object, object] = {}
+        self._changes = 0
+        self._topic_changed: dict[str, int] = {}
 
     # ------------------------------------------------------------------ ClusterMetadataListener
 
     def on_brokers_changed(self, brokers: Sequence[LiveBroker]) -> None:
         self._brokers = {b.broker_id: b for b in brokers}
+        self.derived.clear()
         self._notify()
 
     def on_topics_changed(
@@ -62,6 +69,7 @@ class MetadataCache:
             self._topics_by_id[topic.topic_id] = topic
         for state in states:
             self._states.setdefault(state.topic, {})[state.partition] = state
+        self._topics_touched(topics.keys() | {state.topic for state in states})
         self._notify()
 
     def on_topic_deleted(self, topic: TopicMetadata) -> None:
@@ -69,6 +77,7 @@ class MetadataCache:
         if known is not None:
             self._topics_by_id.pop(known.topic_id, None)
         self._states.pop(topic.name, None)
+        self._topics_touched((topic.name,))
         self._notify()
 
     def set_controller(self, controller_id: int) -> None:
@@ -92,7 +101,10 @@ class MetadataCache:
         names (a topic first seen without one gets a random id, never shown to clients
         as the controller always sends ids from IBP 2.8 on).
         """
-        self._brokers = {b.broker_id: b for b in brokers}
+        new_brokers = {b.broker_id: b for b in brokers}
+        if new_brokers != self._brokers:
+            self.derived.clear()
+        self._brokers = new_brokers
         self.controller_id = controller_id if controller_id >= 0 else NO_CONTROLLER
         self.has_cluster_view = True
         touched: set[str] = set()
@@ -121,6 +133,7 @@ class MetadataCache:
             topic = TopicMetadata(name, topic_id, len(parts), dict(old.overrides) if old is not None else {})
             self._topics[name] = topic
             self._topics_by_id[topic_id] = topic
+        self._topics_touched(touched)
         self._notify()
         return deleted
 
@@ -143,6 +156,15 @@ class MetadataCache:
         finally:
             if entry in self._waiters:
                 self._waiters.remove(entry)
+
+    def _topics_touched(self, names: Iterable[str]) -> None:
+        self._changes += 1
+        for name in names:
+            self._topic_changed[name] = self._changes
+
+    def topic_version(self, name: str) -> int:
+        """Changes whenever the topic or one of its partition states changes."""
+        return self._topic_changed.get(name, 0)
 
     def _notify(self) -> None:
         if not self._waiters:

@@ -8,7 +8,9 @@ On disk, as Kafka lays them out (big-endian, no header):
 As Kafka's ``AbstractIndex``, a new index file is preallocated to
 ``segment.index.bytes`` rounded down to a whole entry, and trimmed to its
 entries when the segment becomes inactive (roll) or is closed; the active
-segment's index is re-extended when it is reopened (``resize``).
+segment's index is re-extended when it is reopened for its next write. As Kafka's
+``LazyIndex``, an index holds no file descriptor until it is written: a new one is
+created preallocated and closed, an idle active segment's is opened at its first entry.
 
 Differences from Kafka, all internal: the entries live in memory (``array``)
 and each new entry is written to the file with ``os.pwrite`` instead of
@@ -106,12 +108,19 @@ class _Index:
         self.path = path
         self.base_offset = base_offset
         self._fd: int | None = None
+        # Kafka's LazyIndex: a writable (active segment's) index opens its file, preallocated,
+        # only at its first write, so an idle partition holds no index descriptor.
+        self._writable = writable
         self._loaded = False
         self._entries = 0
         self._max_index_size = max_index_size
         self._max_entries = max_index_size // self.entry_size
+        self._preallocated = False  # the file holds a zero tail past the entries
         if writable:
+            # A new index is created preallocated as Kafka's AbstractIndex does, then its
+            # descriptor is closed until the first write.
             self._open_writable(max_index_size)
+            self._close_descriptor()
 
     # -- file life cycle
 
@@ -166,6 +175,10 @@ class _Index:
 
     @property
     def writable(self) -> bool:
+        return self._writable
+
+    @property
+    def holds_descriptor(self) -> bool:
         return self._fd is not None
 
     @property
@@ -187,10 +200,12 @@ class _Index:
         return self.entries * self.entry_size
 
     def resize(self, max_index_size: int) -> None:
-        """Reopen for appends with room for ``max_index_size`` bytes (active segment)."""
-        self._ensure_loaded()
+        """Writable again with room for ``max_index_size`` bytes (active segment); the file is
+        opened and preallocated at the next write."""
+        self._writable = True
         if self._fd is None:
-            self._open_writable(max_index_size)
+            self._max_index_size = max_index_size
+            self._max_entries = max_index_size // self.entry_size
         else:
             self._resize_file(max_index_size)
 
@@ -198,18 +213,31 @@ class _Index:
         """Shrink the file to its entries (Kafka trims when the segment becomes read-only)."""
         if self._fd is not None:
             os.ftruncate(self._fd, self._entries * self.entry_size)
+        elif self._preallocated:
+            self._ensure_loaded()
+            with contextlib.suppress(FileNotFoundError):
+                os.truncate(self.path, self._entries * self.entry_size)
+        self._preallocated = False
+
+    def _close_descriptor(self) -> None:
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)
+            self._preallocated = True
 
     def close(self) -> None:
         """Trim and close; the entries stay readable (kept in READ_ONLY_CACHE)."""
-        if self._fd is not None:
+        self._writable = False
+        if self._fd is not None or self._preallocated:
             self.trim_to_valid_size()
-            os.close(self._fd)
-            self._fd = None
+            self._close_descriptor()
+            self._preallocated = False
             if self._loaded:
                 READ_ONLY_CACHE.add(self)
 
     def close_handler(self) -> None:
         """Close the file without trimming (the file is about to be deleted)."""
+        self._writable = False
         READ_ONLY_CACHE.remove(self)
         if self._fd is not None:
             os.close(self._fd)
@@ -229,10 +257,19 @@ class _Index:
         """fsync the index file (opened by path: safe from another thread)."""
         fsync_file_if_exists(self.path)
 
+    def _writable_fd(self) -> int:
+        """The descriptor for a write, opened (and preallocated) at the first one."""
+        fd = self._fd
+        if fd is None:
+            if not self._writable:
+                raise OSError(f"index {self.path} is not open for writing")
+            self._open_writable(self._max_index_size)
+            fd = self._fd
+            assert fd is not None
+        return fd
+
     def _write_entry(self, data: bytes) -> None:
-        if self._fd is None:
-            raise OSError(f"index {self.path} is not open for writing")
-        os.pwrite(self._fd, data, self._entries * self.entry_size)
+        os.pwrite(self._writable_fd(), data, self._entries * self.entry_size)
 
     def reset(self) -> None:
         """Drop every entry (recovery rebuilds the index from the log); the file is not read."""
@@ -251,6 +288,7 @@ class _Index:
         else:
             with contextlib.suppress(FileNotFoundError):
                 os.truncate(self.path, size)
+            self._preallocated = False
 
     def truncate_to(self, offset: int) -> None:
         """Remove every entry with offset >= ``offset`` (Kafka's ``truncateTo``)."""
@@ -329,7 +367,7 @@ class OffsetIndex(_Index):
             raise IndexOffsetError(f"Attempt to append to a full index (size = {n}).")
         fd = self._fd
         if fd is None:
-            raise OSError(f"index {self.path} is not open for writing")
+            fd = self._writable_fd()
         os.pwrite(fd, _OFFSET_ENTRY.pack(rel, position), n * 8)
         self._rel.append(rel)
         self._pos.append(position)

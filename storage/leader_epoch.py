@@ -44,17 +44,19 @@ class LeaderEpochFileCache:
         self._epochs: list[int] = []
         self._offsets: list[int] = []
         if checkpoint:
-            if not self.path.exists():
-                # Kafka's CheckpointFile creates the (empty) file with the partition.
-                self.path.touch()
             try:
                 entries = self._file.read()
             except CheckpointError as exc:
                 # Kafka would fail the log dir; the cache is rebuilt from the batches instead.
                 log.warning("ignoring unreadable %s (%s); epochs rebuilt from the log", self.path, exc)
                 entries = []
+            if not entries and not self.path.exists():
+                # Kafka's CheckpointFile creates the (empty) file with the partition.
+                self.path.touch()
             for epoch, start in entries:
                 self._put(EpochEntry(epoch, start))
+        # What the checkpoint file holds: a write that would not change it is skipped.
+        self._persisted = (list(self._epochs), list(self._offsets))
 
     # ------------------------------------------------------------------ queries
 
@@ -128,15 +130,21 @@ class LeaderEpochFileCache:
         self._epochs.append(entry.epoch)
         self._offsets.append(entry.start_offset)
 
-    def truncate_from_end(self, end_offset: int) -> None:
-        """Drop epochs starting at or after ``end_offset`` (log truncated to it)."""
+    def truncate_from_end(self, end_offset: int, *, flush: bool = True) -> None:
+        """Drop epochs starting at or after ``end_offset`` (log truncated to it).
+
+        ``flush=False`` (log loading, Kafka's ``truncateFromEndAsyncFlush``) leaves the file
+        for the next write or ``flush``: stale entries read back after a crash are dropped
+        again by the next load.
+        """
         if self._offsets and end_offset <= self._offsets[-1]:
             n = bisect.bisect_left(self._offsets, end_offset)
             del self._epochs[n:]
             del self._offsets[n:]
-            self._flush()
+            if flush:
+                self._flush()
 
-    def truncate_from_start(self, start_offset: int) -> None:
+    def truncate_from_start(self, start_offset: int, *, flush: bool = True) -> None:
         """Drop epochs wholly before ``start_offset``; the one spanning it now starts there.
 
         Kafka's ``truncateFromStart`` (log start offset moved forward).
@@ -147,7 +155,8 @@ class LeaderEpochFileCache:
         del self._epochs[:n]
         del self._offsets[:n]
         self._offsets[0] = start_offset
-        self._flush()
+        if flush:
+            self._flush()
 
     def clear(self) -> None:
         if self._epochs:
@@ -155,6 +164,12 @@ class LeaderEpochFileCache:
             self._offsets.clear()
             self._flush()
 
+    def flush(self) -> None:
+        """Write the checkpoint if it differs from the entries (after unflushed truncations)."""
+        self._flush()
+
     def _flush(self) -> None:
-        if self._checkpoint:
-            self._file.write(self.entries())
+        if not self._checkpoint or self._persisted == (self._epochs, self._offsets):
+            return
+        self._file.write(self.entries())
+        self._persisted = (list(self._epochs), list(self._offsets))

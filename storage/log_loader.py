@@ -31,6 +31,7 @@ visible to anyone, in whatever thread constructs the ``PartitionLog``.
 from __future__ import annotations
 
 import logging
+import os
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -41,8 +42,11 @@ from storage.leader_epoch import LeaderEpochFileCache
 from storage.log_config import LogConfig
 from storage.producer_state import AppendOrigin, ProducerStateManager
 from storage.segment import (
+    CLEANED_SUFFIX,
+    DELETED_SUFFIX,
     INDEX_SUFFIX,
     LOG_SUFFIX,
+    SWAP_SUFFIX,
     TIME_INDEX_SUFFIX,
     TXN_INDEX_SUFFIX,
     LogSegment,
@@ -52,6 +56,10 @@ from storage.segment import (
 )
 
 log = logging.getLogger(__name__)
+
+# Files a crash of the cleaner or of a deletion may leave (``clean_leftover_files``).
+LEFTOVER_SUFFIXES = (DELETED_SUFFIX, ".tmp", CLEANED_SUFFIX, SWAP_SUFFIX)
+INDEX_SUFFIXES = (INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX)
 
 
 class LoadedLog(NamedTuple):
@@ -148,25 +156,32 @@ class LogLoader:
         recovery_point = log_end if clean else min(self.recovery_point, log_end)
 
         cache = self.leader_epoch_cache
-        cache.truncate_from_end(log_end)
-        cache.truncate_from_start(start)
+        # Kafka's truncateFrom*AsyncFlush: the file follows at the next write (an empty
+        # partition's epoch, dropped here, is assigned again by make_leader: no write at all).
+        cache.truncate_from_end(log_end, flush=False)
+        cache.truncate_from_start(start, flush=False)
         self._rebuild_producer_state(segments, start, log_end)
         return LoadedLog(segments, start, log_end, recovery_point)
 
     def _open_segments(self) -> list[LogSegment]:
         """The directory's segments, oldest first, recovered where needed (none active yet)."""
-        clean_leftover_files(
-            self.dir,
-            index_interval_bytes=self.config.index_interval_bytes,
-            max_index_size=self.config.segment_index_bytes,
-        )
-        bases = sorted(offset_from_filename(p.name) for p in self.dir.glob("*" + LOG_SUFFIX))
+        # One listing of the directory serves every check below (a clean start of many
+        # partitions is dominated by per-partition system calls).
+        names = os.listdir(self.dir)
+        if any(name.endswith(LEFTOVER_SUFFIXES) for name in names):
+            clean_leftover_files(
+                self.dir,
+                index_interval_bytes=self.config.index_interval_bytes,
+                max_index_size=self.config.segment_index_bytes,
+            )
+            names = os.listdir(self.dir)
+        bases = sorted(offset_from_filename(name) for name in names if name.endswith(LOG_SUFFIX))
         present = set(bases)
-        for pattern in ("*" + INDEX_SUFFIX, "*" + TIME_INDEX_SUFFIX, "*" + TXN_INDEX_SUFFIX):
-            for idx in self.dir.glob(pattern):
-                if offset_from_filename(idx.name) not in present:
-                    log.info("%s: deleting index %s that has no log file", self.name, idx.name)
-                    idx.unlink()
+        for name in names:
+            if name.endswith(INDEX_SUFFIXES) and offset_from_filename(name) not in present:
+                log.info("%s: deleting index %s that has no log file", self.name, name)
+                (self.dir / name).unlink()
+        files = set(names)
         # Kafka's LogLoader.recoverLog: after an unclean shutdown every segment from the
         # one holding the recovery point onwards is scanned; a bad batch ends the log.
         first_unflushed = len(bases)
@@ -186,10 +201,10 @@ class LogLoader:
             segments.append(seg)
             if i >= first_unflushed:
                 needs_recovery.add(base)
-            elif not seg.index.path.exists() or not seg.time_index.path.exists():
+            elif seg.index.path.name not in files or seg.time_index.path.name not in files:
                 # Kafka's LogLoader.loadSegmentFiles (NoSuchFileException), at its level. Kafka
                 # starts a missing time index empty; Moldau rebuilds it as well.
-                missing = "offset index" if not seg.index.path.exists() else "time index"
+                missing = "offset index" if seg.index.path.name not in files else "time index"
                 log.error(
                     "%s: Could not find %s file corresponding to log file %s, recovering segment "
                     "and rebuilding index files...",
@@ -202,11 +217,12 @@ class LogLoader:
                 # As Kafka since KAFKA-7283, indexes are not read at load; only their sizes
                 # are checked, and the entries of the active segment.
                 try:
-                    seg.index.check_file_size()
-                    seg.time_index.check_file_size()
                     if i == len(bases) - 1:
-                        seg.index.sanity_check()
+                        seg.index.sanity_check()  # checks the file size too
                         seg.time_index.sanity_check()
+                    else:
+                        seg.index.check_file_size()
+                        seg.time_index.check_file_size()
                 except (ValueError, OSError) as exc:
                     # Kafka's LogLoader.loadSegmentFiles (CorruptIndexException).
                     log.warning(

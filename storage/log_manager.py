@@ -247,7 +247,9 @@ class LogManager:
         recovery_points = self._read_offsets(d, RECOVERY_POINT_CHECKPOINT)
         start_offsets = self._read_offsets(d, LOG_START_OFFSET_CHECKPOINT)
         high_watermarks = self._read_offsets(d, HIGH_WATERMARK_CHECKPOINT)
-        entries = sorted(p for p in d.iterdir() if p.is_dir())
+        with os.scandir(d) as listing:
+            entries = sorted(Path(e.path) for e in listing if e.is_dir())
+        configs: dict[str, LogConfig] = {}  # one (immutable) config per topic
         if not clean and any(parse_topic_partition(p.name) for p in entries):
             log.info("%s: no clean shutdown marker; recovering unflushed segments", d)
         remaining = sum(1 for p in entries if parse_topic_partition(p.name) is not None)
@@ -270,9 +272,12 @@ class LogManager:
                 )
             topic, _ = parsed
             topic_id = self._topic_id_for(path, topic)
+            config = configs.get(topic)
+            if config is None:
+                config = configs[topic] = self._config_for(topic)
             plog = PartitionLog(
                 path,
-                self._config_for(topic),
+                config,
                 topic_id=topic_id,
                 log_start_offset=start_offsets.get(parsed, 0),
                 recovery_point=recovery_points.get(parsed, 0),
@@ -341,6 +346,7 @@ class LogManager:
                 continue
             try:
                 plog.mark_flushed(plog.flush())
+                plog.leader_epoch_cache.flush()  # truncations left unwritten at load
                 plog.close()
             except OSError as exc:
                 log.error("%s: error while closing: %s", plog.name, exc)

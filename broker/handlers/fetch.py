@@ -38,16 +38,19 @@ offset; v7 fetch sessions (KIP-227) and a top-level error code; v9 current
 leader epoch; v11 rack id and preferred replica; v12 flexible, diverging epoch.
 v13+ (topic ids) are not served: Java clients then keep using v12 with names.
 
-Fetch sessions: every fetch is served sessionless. A full fetch (session id 0,
-epoch 0 or -1) gets session id 0 back, which tells the client that no session
-was created, so it keeps sending full fetches; an incremental fetch naming a
-session answers FETCH_SESSION_ID_NOT_FOUND. Documented in docs/COMPATIBILITY.md.
+Fetch sessions (KIP-227, v7+; broker/fetch_session.py): a full fetch (epoch 0) creates a
+session when the cache has room and answers its id; incremental fetches (epoch > 0) name
+only changed partitions and ``forgotten_topics_data``, and their answers leave out the
+session's partitions with nothing new. Session errors (FETCH_SESSION_ID_NOT_FOUND,
+INVALID_FETCH_SESSION_EPOCH) answer no partitions and session id 0. Epoch -1 and v4-v6 are
+sessionless. Followers' fetches may use sessions too (privileged in the cache).
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Sequence
 
+from broker.fetch_session import FetchContext, SessionPartition
 from broker.handlers import RequestContext, handler
 from broker.replica_manager import FetchIsolation, FetchParams, FetchPartitionData, FetchPartitionInfo
 from protocol.errors import ErrorCode
@@ -59,59 +62,63 @@ EpochEndOffset = FetchResponse.EpochEndOffset
 READ_COMMITTED = 1
 
 
-def _response(topics: list[TopicResponse], error: ErrorCode = ErrorCode.NONE) -> FetchResponse:
-    return FetchResponse(throttle_time_ms=0, error_code=error.code, session_id=0, responses=topics)
+def _response(
+    topics: list[TopicResponse], error: ErrorCode = ErrorCode.NONE, session_id: int = 0
+) -> FetchResponse:
+    return FetchResponse(throttle_time_ms=0, error_code=error.code, session_id=session_id, responses=topics)
 
 
 def _build(
-    request: FetchRequest, results: Sequence[FetchPartitionData], committed: bool, version: int
+    context: FetchContext | FetchRequest, results: Sequence[FetchPartitionData], committed: bool, version: int
 ) -> FetchResponse:
-    """The answer, in the request's topic and partition order."""
-    it = iter(results)
-    topics = []
-    for t in request.topics:
-        parts = []
-        for p in t.partitions:
-            r = next(it)
-            error = r.error
-            if error is ErrorCode.KAFKA_STORAGE_ERROR and version < 6:
-                # FetchResponse.json: KAFKA_STORAGE_ERROR only from v6; older clients get
-                # NOT_LEADER_OR_FOLLOWER (and refresh their metadata).
-                error = ErrorCode.NOT_LEADER_OR_FOLLOWER
-            data = PartitionData(
-                partition_index=p.partition,
-                error_code=error.code,
-                high_watermark=r.high_watermark,
-                last_stable_offset=r.last_stable_offset,
-                log_start_offset=r.log_start_offset,
-                preferred_read_replica=-1,
-                records=r.records,
-            )
-            if r.error is ErrorCode.NONE:
-                data.aborted_transactions = [] if committed else None
-            if r.diverging_epoch is not None:
-                data.diverging_epoch = EpochEndOffset(
-                    epoch=r.diverging_epoch[0], end_offset=r.diverging_epoch[1]
-                )
-            parts.append(data)
-        topics.append(TopicResponse(topic=t.topic, partitions=parts))
-    return _response(topics)
+    """The answer: the partitions the session context keeps, in its order (consecutive
+    partitions of one topic under one topic entry, as Kafka's ``FetchResponse.of``). Given a
+    FetchRequest instead, every partition it names, sessionless (replica fetcher tests)."""
+    if isinstance(context, FetchRequest):
+        context = FetchContext(_fetch_data(context, version), ErrorCode.NONE)
+    session_error, session_id, send = context.answer(results)
+    topics: list[TopicResponse] = []
+    parts: list[PartitionData] = []
+    for i in send:
+        p = context.partitions[i][0]
+        r = results[i]
+        if not topics or topics[-1].topic != p.topic:
+            parts = []
+            topics.append(TopicResponse(topic=p.topic, partitions=parts))
+        error = r.error
+        if error is ErrorCode.KAFKA_STORAGE_ERROR and version < 6:
+            # FetchResponse.json: KAFKA_STORAGE_ERROR only from v6; older clients get
+            # NOT_LEADER_OR_FOLLOWER (and refresh their metadata).
+            error = ErrorCode.NOT_LEADER_OR_FOLLOWER
+        data = PartitionData(
+            partition_index=p.partition,
+            error_code=error.code,
+            high_watermark=r.high_watermark,
+            last_stable_offset=r.last_stable_offset,
+            log_start_offset=r.log_start_offset,
+            preferred_read_replica=-1,
+            records=r.records,
+        )
+        if r.error is ErrorCode.NONE:
+            data.aborted_transactions = [] if committed else None
+        if r.diverging_epoch is not None:
+            data.diverging_epoch = EpochEndOffset(epoch=r.diverging_epoch[0], end_offset=r.diverging_epoch[1])
+        parts.append(data)
+    return _response(topics, session_error, session_id)
 
 
 async def _respond_when_ready(
-    request: FetchRequest, pending: Awaitable[list[FetchPartitionData]], committed: bool, version: int
+    context: FetchContext, pending: Awaitable[list[FetchPartitionData]], committed: bool, version: int
 ) -> FetchResponse:
-    return _build(request, await pending, committed, version)
+    return _build(context, await pending, committed, version)
 
 
 @handler(ApiKey.FETCH, versions=(4, 12))
 def handle_fetch(ctx: RequestContext, request: FetchRequest):  # -> FetchResponse | Awaitable[FetchResponse]
     version = ctx.api_version
-    if version >= 7:
-        if request.session_id != 0:
-            return _response([], ErrorCode.FETCH_SESSION_ID_NOT_FOUND)
-        if request.session_epoch not in (0, -1):
-            return _response([], ErrorCode.INVALID_FETCH_SESSION_EPOCH)
+    context = _session_context(ctx, request)
+    if context.error is not ErrorCode.NONE:
+        return _response([], context.error)
     committed = request.isolation_level == READ_COMMITTED
     params = FetchParams(
         max_wait_ms=request.max_wait_ms,
@@ -128,9 +135,17 @@ def handle_fetch(ctx: RequestContext, request: FetchRequest):  # -> FetchRespons
         replica_id=max(request.replica_id, -1),
         file_records=ctx.sends_file_records,
     )
-    infos = [
+    infos = [((p.topic, p.partition), info) for p, info in context.partitions]
+    results = ctx.broker.replica_manager.fetch_messages(params, infos)
+    if isinstance(results, list):
+        return _build(context, results, committed, version)
+    return _respond_when_ready(context, results, committed, version)
+
+
+def _fetch_data(request: FetchRequest, version: int) -> list[tuple[SessionPartition, FetchPartitionInfo]]:
+    return [
         (
-            (t.topic, p.partition),
+            SessionPartition(t.topic, None, p.partition),
             FetchPartitionInfo(
                 fetch_offset=p.fetch_offset,
                 max_bytes=p.partition_max_bytes,
@@ -142,7 +157,16 @@ def handle_fetch(ctx: RequestContext, request: FetchRequest):  # -> FetchRespons
         for t in request.topics
         for p in t.partitions
     ]
-    results = ctx.broker.replica_manager.fetch_messages(params, infos)
-    if isinstance(results, list):
-        return _build(request, results, committed, version)
-    return _respond_when_ready(request, results, committed, version)
+
+
+def _session_context(ctx: RequestContext, request: FetchRequest) -> FetchContext:
+    """The fetch's session context: what to read (the request's partitions, or its
+    session's) and how to answer (broker/fetch_session.py)."""
+    version = ctx.api_version
+    fetch_data = _fetch_data(request, version)
+    forgotten = [
+        SessionPartition(t.topic, None, p) for t in request.forgotten_topics_data or () for p in t.partitions
+    ]
+    return ctx.broker.fetch_manager.new_context(
+        version, request.session_id, request.session_epoch, request.replica_id >= 0, fetch_data, forgotten
+    )

@@ -41,6 +41,13 @@ ZooKeeper mode: a broker that has not yet received the controller's first Update
 (just started) holds Metadata requests up to 5 s for it, instead of answering with no
 controller: librdkafka asks again for a controller only at its metadata refresh interval.
 
+Scale: the topic entries of an all-topics answer are built and encoded once per
+(version, listener, authorized operations) and reused until the topic changes (the
+MetadataCache's ``topic_version``) or the brokers do, so asking for 10,000 partitions costs a
+join of byte strings.
+Those Topic objects are shared between answers: never mutate one, build a new one instead
+(the encoder uses the stored bytes only for the very objects they were made from).
+
 Differs from Kafka: Kafka's AutoTopicCreationManager creates a
 missing ``__consumer_offsets`` asked for in Metadata (with the broker's configuration);
 here only the group coordinator creates it.
@@ -57,7 +64,7 @@ from coordinator.cluster_state import INTERNAL_TOPICS, NO_LEADER, TopicMetadata
 from coordinator.controller import validate_topic_name
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, MetadataRequest, MetadataResponse
-from protocol.primitives import ZERO_UUID
+from protocol.primitives import ZERO_UUID, write_uvarint
 
 # Requested names handled per loop turn: a request may name 100,000 topics (each costs some
 # microseconds, an auto-creation more), other clients are served between slices.
@@ -114,6 +121,84 @@ def topic_response(ctx: RequestContext, t: TopicMetadata, include_ops: bool) -> 
         partitions=_partitions(cache, t.name, ctx.listener, ctx.api_version),
         topic_authorized_operations=ops.TOPIC if include_ops else ops.NOT_REQUESTED,
     )
+
+
+class _AllTopicsResponse(MetadataResponse):
+    """A Metadata answer whose topics may carry their encoding already (``_encoded``:
+    ``id(topic) -> (topic, bytes)``); any other topic is encoded as usual."""
+
+    __slots__ = ("_encoded",)
+
+    def __init__(self, *, encoded: dict[int, tuple[Topic, bytes]], **fields) -> None:
+        super().__init__(**fields)
+        self._encoded = encoded
+
+    def write(self, w: bytearray, version: int) -> None:
+        if not self._encoded:
+            MetadataResponse.write(self, w, version)
+            return
+        topics = self.topics
+        self.topics = []
+        head = bytearray()
+        try:
+            MetadataResponse.write(self, head, version)
+        finally:
+            self.topics = topics
+        after = _after_topics_bytes(version)
+        w += head[: len(head) - after - _array_length_bytes(version)]
+        if version >= 9:
+            write_uvarint(w, len(topics) + 1)
+        else:
+            w += len(topics).to_bytes(4, "big", signed=True)
+        encoded = self._encoded
+        for t in topics:
+            known = encoded.get(id(t))
+            w += known[1] if known is not None and known[0] is t else encode_topic(t, version)
+        w += head[len(head) - after :]
+
+
+def _array_length_bytes(version: int) -> int:
+    """An empty topics array: a compact length (v9+) or an int32."""
+    return 1 if version >= 9 else 4
+
+
+def _after_topics_bytes(version: int) -> int:
+    """What MetadataResponse.json puts after the topics: cluster authorized operations
+    (v8-v10), the tagged fields (v9+, none here), the error code (v13+)."""
+    return (4 if 8 <= version <= 10 else 0) + (1 if version >= 9 else 0) + (2 if version >= 13 else 0)
+
+
+def encode_topic(topic: Topic, version: int) -> bytes:
+    """One topic entry as it appears in a Metadata answer of ``version``."""
+    empty = MetadataResponse().encode(version)
+    one = MetadataResponse(topics=[topic]).encode(version)
+    start = len(empty) - _after_topics_bytes(version)
+    return bytes(one[start : len(one) - _after_topics_bytes(version)])
+
+
+def _all_topics(ctx: RequestContext, include_ops: bool) -> tuple[list[Topic], dict[int, tuple[Topic, bytes]]]:
+    """Every topic's entry, re-encoded only for topics changed since (or after a broker change)."""
+    cache = ctx.broker.metadata_cache
+    version = ctx.api_version
+    key = ("metadata-topics", version, ctx.listener, include_ops)
+    entries = cache.derived.get(key)
+    if entries is None:
+        entries = cache.derived[key] = {}
+    assert isinstance(entries, dict)
+    topics: list[Topic] = []
+    encoded: dict[int, tuple[Topic, bytes]] = {}
+    for name in cache.topic_names():
+        entry = entries.get(name)
+        changed = cache.topic_version(name)
+        if entry is None or entry[0] != changed:
+            t = cache.get_topic(name)
+            if t is None:
+                continue
+            topic = topic_response(ctx, t, include_ops)
+            entry = entries[name] = (changed, topic, encode_topic(topic, version))
+        topics.append(entry[1])
+        encoded[id(entry[1])] = entry[1:]
+    return topics, encoded
 
 
 def _error_topic(name: str | None, error: ErrorCode, topic_id=ZERO_UUID) -> Topic:
@@ -186,11 +271,9 @@ async def handle_metadata(ctx: RequestContext, request: MetadataRequest) -> Meta
 
     all_topics = request.topics is None or (version == 0 and not request.topics)
     topics: list[Topic] = []
+    encoded: dict[int, tuple[Topic, bytes]] = {}
     if all_topics:
-        for name in cache.topic_names():
-            t = cache.get_topic(name)
-            if t is not None:
-                topics.append(topic_response(ctx, t, include_ops))
+        topics, encoded = _all_topics(ctx, include_ops)
     else:
         allow_auto = cfg["auto.create.topics.enable"] and (version < 4 or request.allow_auto_topic_creation)
         seen: set[str] = set()
@@ -224,7 +307,8 @@ async def handle_metadata(ctx: RequestContext, request: MetadataRequest) -> Meta
             else:
                 topics.append(topic_response(ctx, t, include_ops))
 
-    return MetadataResponse(
+    return _AllTopicsResponse(
+        encoded=encoded,
         throttle_time_ms=0,
         brokers=[
             MetadataResponse.MetadataResponseBroker(

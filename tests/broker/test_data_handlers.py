@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from broker.fetch_session import FetchManager, FetchSessionCache
 from broker.handlers import CloseConnection, RequestContext
 from broker.handlers.fetch import handle_fetch
 from broker.handlers.produce import handle_produce
@@ -34,7 +35,11 @@ class FakeReplicaManager:
 
 
 def ctx(rm: FakeReplicaManager, version: int, **config) -> RequestContext:
-    broker = SimpleNamespace(replica_manager=rm, config={"fetch.max.bytes": 1000, **config})
+    broker = SimpleNamespace(
+        replica_manager=rm,
+        config={"fetch.max.bytes": 1000, **config},
+        fetch_manager=FetchManager(FetchSessionCache(10, lambda: 0)),
+    )
     return RequestContext(broker, 0, version, 1, "test", "peer", 1, "PLAINTEXT")  # type: ignore[arg-type]
 
 
@@ -193,5 +198,6 @@ def test_fetch_answers_later_and_sessions_are_refused_before_any_read():
     rm = FakeReplicaManager(FETCHED)
     req = fetch_request()
     req.session_id = 5
+    req.session_epoch = 1
     assert handle_fetch(ctx(rm, 12), req).error_code == ErrorCode.FETCH_SESSION_ID_NOT_FOUND.code
     assert rm.calls == []

@@ -218,15 +218,87 @@ def test_isolation_levels_and_aborted_transactions(broker):
         assert com.last_stable_offset == com.high_watermark == 1
 
 
-def test_fetch_sessions_are_answered_sessionless(broker):
+def session_fetch(
+    c: WireClient,
+    session_id: int,
+    epoch: int,
+    partitions: dict[tuple[str, int], int],
+    forget: dict[str, list[int]] | None = None,
+    replica_id: int = -1,
+):
+    """A v12 fetch naming ``partitions`` ({(topic, partition): fetch offset}) and ``forget``."""
+    topics: dict[str, list[FetchRequest.FetchPartition]] = {}
+    for (topic, index), offset in partitions.items():
+        topics.setdefault(topic, []).append(
+            FetchRequest.FetchPartition(partition=index, fetch_offset=offset, partition_max_bytes=1 << 20)
+        )
+    req = FetchRequest(
+        replica_id=replica_id,
+        max_wait_ms=0,
+        min_bytes=0,
+        max_bytes=1 << 20,
+        session_id=session_id,
+        session_epoch=epoch,
+        topics=[FetchRequest.FetchTopic(topic=t, partitions=ps) for t, ps in topics.items()],
+        forgotten_topics_data=[
+            FetchRequest.ForgottenTopic(topic=t, partitions=ps) for t, ps in (forget or {}).items()
+        ],
+    )
+    resp = c.request(req, 12)
+    answered = {(t.topic, p.partition_index): p for t in resp.responses for p in t.partitions}
+    return resp, answered
+
+
+def test_incremental_fetch_sessions_answer_only_what_changed(broker):
     with WireClient(broker.host, broker.port) as c:
-        create(c, "sess")
-        full = c.request(fetch_request("sess", 0, session_id=0, session_epoch=0), 12)
-        assert full.error_code == 0 and full.session_id == 0
-        unknown = c.request(fetch_request("sess", 0, session_id=1234, session_epoch=1), 12)
-        assert unknown.error_code == ErrorCode.FETCH_SESSION_ID_NOT_FOUND.code
-        bad_epoch = c.request(fetch_request("sess", 0, session_id=0, session_epoch=3), 12)
-        assert bad_epoch.error_code == ErrorCode.INVALID_FETCH_SESSION_EPOCH.code
+        create(c, "sess", partitions=3)
+        create(c, "sess2")
+        everything = {("sess", 0): 0, ("sess", 1): 0, ("sess", 2): 0, ("sess2", 0): 0}
+        full, answered = session_fetch(c, 0, 0, everything)
+        sid = full.session_id
+        assert full.error_code == 0 and sid > 0 and set(answered) == set(everything)
+
+        # Nothing new: an incremental fetch naming nothing answers no partition.
+        resp, answered = session_fetch(c, sid, 1, {})
+        assert resp.error_code == 0 and resp.session_id == sid and answered == {}
+
+        # New records on one partition: only it is answered, with them.
+        produce(c, "sess", build_batch([(None, b"v1"), (None, b"v2")]), 1)
+        resp, answered = session_fetch(c, sid, 2, {})
+        assert list(answered) == [("sess", 1)] and answered["sess", 1].high_watermark == 2
+        assert [r.value for _, recs in decode_all(answered["sess", 1].records) for r in recs] == [
+            b"v1",
+            b"v2",
+        ]
+        # The session still fetches partition 1 from offset 0 until told otherwise; now moved on.
+        resp, answered = session_fetch(c, sid, 3, {("sess", 1): 2})
+        assert answered == {}
+
+        # Forgotten partitions are no longer fetched, even with new data.
+        resp, answered = session_fetch(c, sid, 4, {}, forget={"sess": [2]})
+        produce(c, "sess", build_batch([(None, b"w")]), 2)
+        produce(c, "sess2", build_batch([(None, b"z")]), 0)
+        resp, answered = session_fetch(c, sid, 5, {})
+        assert list(answered) == [("sess2", 0)]
+
+        # Session errors: no partitions, session id 0.
+        for bad_id, bad_epoch, error in (
+            (sid, 9, ErrorCode.INVALID_FETCH_SESSION_EPOCH),
+            (sid + 1, 6, ErrorCode.FETCH_SESSION_ID_NOT_FOUND),
+            (0, 3, ErrorCode.FETCH_SESSION_ID_NOT_FOUND),
+        ):
+            resp, answered = session_fetch(c, bad_id, bad_epoch, {})
+            assert (resp.error_code, resp.session_id, answered) == (error.code, 0, {})
+        # ... and leave the session as it was (partition sess2-0 moves past its record now).
+        resp, answered = session_fetch(c, sid, 6, {("sess2", 0): 1})
+        assert resp.error_code == 0 and answered == {}
+
+        # A sessionless fetch (epoch -1) answers every partition it names, with session id 0;
+        # naming the session closes it.
+        resp, answered = session_fetch(c, sid, -1, {("sess", 0): 0, ("sess", 1): 0})
+        assert resp.session_id == 0 and len(answered) == 2
+        resp, _ = session_fetch(c, sid, 7, {})
+        assert resp.error_code == ErrorCode.FETCH_SESSION_ID_NOT_FOUND.code
 
 
 def test_leader_epoch_fencing_and_unknown_partitions(broker):
