@@ -290,6 +290,15 @@ class PartitionLog:
             return max(first, self.log_start_offset)
         return hw
 
+    def aborted_transactions_for_read(self, fetch_offset: int, records: bytes) -> list[AbortedTxn]:
+        """The aborted transactions a read_committed fetch answers with ``records`` (read from
+        ``fetch_offset``): those overlapping [fetch_offset, offset after the last batch read)
+        (Kafka's ``LocalLog.addAbortedTransactions``). Walks the batch headers of the answer."""
+        upper = _offset_after_batches(records)
+        if upper is None:
+            return []
+        return self.collect_aborted_transactions(fetch_offset, upper)
+
     def collect_aborted_transactions(self, fetch_offset: int, upper_bound_offset: int) -> list[AbortedTxn]:
         """Aborted transactions overlapping [fetch_offset, upper_bound_offset), from the
         ``.txnindex`` of the segment holding ``fetch_offset`` on, until an entry shows that no
@@ -1055,6 +1064,21 @@ class PartitionLog:
     @property
     def closed(self) -> bool:
         return self._closed
+
+
+_BATCH_END = struct.Struct(">qi11xi")  # baseOffset, batchLength, ..., lastOffsetDelta
+
+
+def _offset_after_batches(data: bytes) -> int | None:
+    """The offset after the last whole batch in ``data``, None if it holds none."""
+    pos, size, end = 0, len(data), None
+    while pos + _BATCH_END.size <= size:
+        base, length, delta = _BATCH_END.unpack_from(data, pos)
+        if length < HEADER_SIZE - LOG_OVERHEAD or pos + LOG_OVERHEAD + length > size:
+            break
+        end = base + delta + 1
+        pos += LOG_OVERHEAD + length
+    return end
 
 
 def _holds_records(data: bytes) -> bool:

@@ -380,6 +380,8 @@ class ProducerStateManager:
         # sorts what a snapshot gives).
         self._ongoing_txns: dict[int, TxnMetadata] = {}
         self._unreplicated_txns: dict[int, TxnMetadata] = {}
+        # KIP-890 verification guards by producer id (Kafka's VerificationStateEntry).
+        self._verification_guards: dict[int, object] = {}
         self.map_end_offset = 0
         self._last_snap_offset = 0
         self._snapshots: dict[int, Path] = self._scan_snapshot_files()
@@ -555,6 +557,8 @@ class ProducerStateManager:
                     first_offset,
                     marker.control_type is ControlRecordType.ABORT,
                 )
+            # A marker ends what a pending verification was about.
+            self._verification_guards.pop(producer_id, None)
             entry.maybe_update_producer_epoch(epoch)
             entry.coordinator_epoch = marker.coordinator_epoch
             entry.current_txn_first_offset = -1
@@ -585,9 +589,30 @@ class ProducerStateManager:
         if header.is_transactional and entry.current_txn_first_offset < 0:
             entry.current_txn_first_offset = first_offset
             self._ongoing_txns[first_offset] = TxnMetadata(producer_id, first_offset)
+            self._verification_guards.pop(producer_id, None)
         return None
 
     # ------------------------------------------------------------------ transactions
+
+    def start_verification(self, producer_id: int, producer_epoch: int) -> object | None:
+        """KIP-890: a guard to hold while the coordinator is asked whether this partition is in
+        the producer's transaction; None when no verification is needed (its transaction of
+        this epoch is open here already). Kafka's ``maybeStartTransactionVerification``."""
+        entry = self._producers.get(producer_id)
+        if entry is not None and entry.has_ongoing_txn and entry.producer_epoch == producer_epoch:
+            return None
+        guard = self._verification_guards.get(producer_id)
+        if guard is None:
+            guard = self._verification_guards[producer_id] = object()
+        return guard
+
+    def verification_guard_valid(self, producer_id: int, guard: object) -> bool:
+        """Whether a verified batch may still be appended: its producer's transaction is open
+        (another batch opened it meanwhile) or no marker invalidated the guard."""
+        entry = self._producers.get(producer_id)
+        if entry is not None and entry.has_ongoing_txn:
+            return True
+        return self._verification_guards.get(producer_id) is guard
 
     def complete_txn(self, completed: CompletedTxn) -> None:
         """Kafka's ``completeTxn``: the transaction waits for the high watermark to pass its
@@ -656,6 +681,7 @@ class ProducerStateManager:
         expired = [pid for pid, e in self._producers.items() if self._is_expired(e, now_ms)]
         for pid in expired:
             del self._producers[pid]
+            self._verification_guards.pop(pid, None)
         if expired:
             log.debug("Expired %d producer ids in %s", len(expired), self.partition_dir)
 
@@ -774,6 +800,7 @@ class ProducerStateManager:
         self._producers.clear()
         self._ongoing_txns = {}
         self._unreplicated_txns = {}
+        self._verification_guards = {}
         for snap in list(self._snapshots):
             self._delete_snapshot(snap)
         self._last_snap_offset = 0
