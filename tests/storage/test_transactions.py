@@ -273,3 +273,22 @@ def test_unclean_shutdown_mid_transaction_rebuilds_txnindex_and_lso(tmp_path):
     again.update_high_watermark(again.log_end_offset)
     assert again.last_stable_offset == lso
     assert again.producer_state.last_entry(4).current_txn_first_offset == lso
+
+
+def test_dump_log_prints_the_txnindex_and_markers_the_log_wrote(tmp_path):
+    import io
+
+    from tools.dump_log import run
+
+    plog = open_log(tmp_path)
+    a, b = TxnProducer(plog, 31), TxnProducer(plog, 32)
+    a.send(2)
+    b.send()
+    a.end(committed=False, coordinator_epoch=7)
+    plog.close()
+    seg = plog.dir / "00000000000000000000"
+    out, err = io.StringIO(), io.StringIO()
+    assert run(["--files", f"{seg}.txnindex,{seg}.log", "--deep-iteration"], out, err) == 0, err.getvalue()
+    lines = out.getvalue().splitlines()
+    assert "version: 0 producerId: 31 firstOffset: 0 lastOffset: 3 lastStableOffset: 2" in lines
+    assert any("endTxnMarker: ABORT coordinatorEpoch: 7" in line for line in lines), lines
