@@ -52,6 +52,7 @@ from broker.metrics import BrokerMetrics
 from broker.partition import Partition
 from broker.replica_manager import ReplicaManager
 from broker.server import KafkaServer
+from broker.txn_partitions import AcceptingTransactionVerifier
 from coordinator.cluster_state import BrokerEndpoint, LiveBroker
 from coordinator.controller import Controller, ControllerTopicStore
 from coordinator.groups import GroupCoordinator
@@ -63,6 +64,7 @@ from coordinator.topic_admin import (
     TopicDefaults,
     ZkTopicAdmin,
 )
+from coordinator.transaction_seams import TransactionVerifier
 from coordinator.zk_admin import AdminZkClient
 from coordinator.zk_config_manager import ZkConfigManager
 from coordinator.zk_controller import KafkaController
@@ -273,11 +275,26 @@ class Broker:
     def _build_cluster_components(self) -> None:
         """The controller and its listeners (embedded mode), or the ZooKeeper-mode controller
         with this broker's MetadataCache and ReplicaManager waiting for its requests."""
-        self.replica_manager = ReplicaManager(self.broker_id, self.log_manager, self.clock.time_ms)
+        self.replica_manager = ReplicaManager(
+            self.broker_id,
+            self.log_manager,
+            self.clock.time_ms,
+            transaction_verifier=self._transaction_verifier(),
+            request_timeout_ms=self.config["request.timeout.ms"],
+        )
         if self.zookeeper is None:
             self._build_embedded()
         else:
             self._build_zookeeper_mode(self.zookeeper)
+
+    def _transaction_verifier(self) -> TransactionVerifier:
+        """KIP-890 part 1: what the produce path asks before a transaction's first batch on a
+        partition. With ``transaction.partition.verification.enable=false`` Kafka skips the
+        check: every partition is accepted. Until this broker has a transaction coordinator to
+        ask, it accepts as well (an error here would have clients retry forever)."""
+        if not self.config["transaction.partition.verification.enable"]:
+            return AcceptingTransactionVerifier()
+        return AcceptingTransactionVerifier()  # the transaction coordinator's verifier goes here
 
     def _build_embedded(self) -> None:
         """A lone broker is its own controller: every existing topic is published to the

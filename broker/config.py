@@ -314,6 +314,13 @@ BROKER_KEYS: dict[str, ConfigKey] = {
             at_least(1),
         ),
         _k("transaction.max.timeout.ms", ConfigType.INT, 900_000, "Largest transaction timeout", at_least(1)),
+        _k(
+            "transaction.partition.verification.enable",
+            ConfigType.BOOLEAN,
+            True,
+            "Verify with the transaction coordinator that a partition is in the transaction before "
+            "its first transactional batch is appended (KIP-890)",
+        ),
         # --- groups and offsets (GroupCoordinatorConfig)
         _k(
             "offsets.topic.num.partitions",

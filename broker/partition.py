@@ -22,8 +22,9 @@ request that touches a partition goes through here, so these decisions live in o
   for read_uncommitted consumers, the last stable offset for read_committed ones).
 
 For the delayed-fetch purgatory the partition counts bytes: ``bytes_below(isolation)`` is
-the number of bytes appended (``LOG_END``) or committed (high watermark, last stable offset)
-since it was hosted, so a parked fetch knows how much became readable without reading.
+the number of bytes appended (``LOG_END``) or committed (high watermark; for the last stable
+offset: as of its last move) since it was hosted, so a parked fetch knows how much became
+readable without reading.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from storage.partition_log import (
     TimestampAndOffset,
 )
 from storage.producer_state import AppendOrigin, ProducerStateEntry
+from storage.transaction_index import AbortedTxn
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +105,8 @@ class LogReadInfo(NamedTuple):
     log_start_offset: int
     log_end_offset: int
     diverging_epoch: tuple[int, int] | None = None  # (epoch, end offset), Fetch v12
+    # read_committed: the aborted transactions overlapping the records read (else None)
+    aborted_transactions: list[AbortedTxn] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +156,9 @@ class Partition:
         # bytes below the high watermark; (end offset, appended bytes) of each batch above it.
         self._appended_bytes = 0
         self._committed_bytes = 0
+        # read_committed fetches: the committed bytes as of the last move of the LSO
+        self._stable_bytes = 0
+        self._stable_at = -1
         self._uncommitted: deque[tuple[int, int]] = deque()
 
     def __repr__(self) -> str:
@@ -489,6 +496,16 @@ class Partition:
         """Bytes made readable for ``isolation`` since this partition was hosted (a counter)."""
         if isolation is FetchIsolation.LOG_END:
             return self._appended_bytes
+        if isolation is FetchIsolation.TXN_COMMITTED:
+            # Grows only when the last stable offset moves, so a parked read_committed fetch
+            # is not woken by appends of an open transaction (Kafka's DelayedFetch compares
+            # LSO offsets). The bytes below the new LSO are counted as all committed ones:
+            # an early wake-up at worst, never a missed one.
+            lso = self.log.last_stable_offset
+            if lso != self._stable_at:
+                self._stable_at = lso
+                self._stable_bytes = self._committed_bytes
+            return self._stable_bytes
         return self._committed_bytes
 
     # ------------------------------------------------------------------ append
@@ -572,7 +589,10 @@ class Partition:
         data = plog.read(
             fetch_offset, max_bytes, max_offset=limit, min_one_batch=min_one_batch, file_records=file_records
         )
-        return LogReadInfo(data.records, hw, lso, start, plog.log_end_offset, diverging)
+        aborted = None
+        if isolation is FetchIsolation.TXN_COMMITTED:
+            aborted = plog.aborted_transactions_for_read(fetch_offset, data.records, limit)
+        return LogReadInfo(data.records, hw, lso, start, plog.log_end_offset, diverging, aborted)
 
     def fetch_offset_for_timestamp(
         self, timestamp: int, *, isolation: FetchIsolation, current_leader_epoch: int = NO_EPOCH

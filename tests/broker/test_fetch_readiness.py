@@ -5,6 +5,7 @@ descriptors (FileRecords)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import os
 import uuid
@@ -23,10 +24,8 @@ def open_log_files() -> int:
     lazily at their first write, so counting every descriptor would count them too."""
     count = 0
     for fd in os.listdir("/proc/self/fd"):
-        try:
+        with contextlib.suppress(OSError):  # closed since the listing
             count += os.readlink(f"/proc/self/fd/{fd}").endswith(".log")
-        except OSError:
-            pass  # closed since the listing
     return count
 
 
