@@ -47,6 +47,7 @@ import org.apache.kafka.common.protocol.Errors;
  *   api-versions
  *   incremental-alter-configs, delete-records, describe-log-dirs, alter-group-offsets,
  *   delete-group-offsets   (see AdminOpsCommand)
+ *   alter-reassignments, list-reassignments   (see ReassignCommand)
  *   warmup             (no broker needed: loads the client classes, for a class-data-sharing archive)
  *   batch              (reads commands from stdin, one per line, arguments separated by tabs; each
  *                       command's output ends with {"op":"batch-done","status":N}: one JVM for many calls)
@@ -138,6 +139,10 @@ public final class MoldauClient {
                 return AdminOpsCommand.alterGroupOffsets(args);
             case "delete-group-offsets":
                 return AdminOpsCommand.deleteGroupOffsets(args);
+            case "alter-reassignments":
+                return ReassignCommand.alter(args);
+            case "list-reassignments":
+                return ReassignCommand.list(args);
             case "warmup":
                 return warmup(args);
             case "produce":
