@@ -434,6 +434,10 @@ class JavaClient:
             args += ["--broker", str(b)]
         return self.run("describe-log-dirs", *args).last
 
+    def create_partitions(self, topic: str, count: int) -> dict[str, Any]:
+        """``Admin.createPartitions``: grow ``topic`` to ``count`` partitions."""
+        return self.run("create-partitions", topic, "--count", str(count)).last
+
     def alter_reassignments(
         self,
         moves: Mapping[tuple[str, int], Sequence[int]] | None = None,

@@ -13,25 +13,27 @@ import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterPartitionReassignmentsResult;
+import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewPartitionReassignment;
 import org.apache.kafka.clients.admin.PartitionReassignment;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Partition reassignment commands of the driver (KIP-455).
+ * Partition admin commands of the driver: adding partitions, reassignment (KIP-455).
  *
  * <pre>
+ * create-partitions TOPIC --count N                     (the new total)
  * alter-reassignments --move TOPIC:PARTITION=B1,B2,...  (a target)
  *                     --cancel TOPIC:PARTITION          (null replicas)
  * list-reassignments [--partition TOPIC:PARTITION]...   (none: every one in progress)
  * </pre>
  *
- * One JSON line: alter gives each partition's result ({@code "ok"} or the error fields of
+ * One JSON line: create-partitions gives {@code "ok"} or the error fields; alter gives each partition's result ({@code "ok"} or the error fields of
  * {@link MoldauClient#errorFields}); list gives each reassignment's replicas, adding and
  * removing replicas.
  */
-final class ReassignCommand {
-    private ReassignCommand() {}
+final class PartitionsCommand {
+    private PartitionsCommand() {}
 
     private static Admin admin(Args args) {
         Properties p = args.clientProperties();
@@ -51,6 +53,25 @@ final class ReassignCommand {
 
     private static String name(TopicPartition tp) {
         return tp.topic() + ":" + tp.partition();
+    }
+
+    static int createPartitions(Args args) throws InterruptedException {
+        String topic = args.positional(0, "topic name");
+        int count = args.intOpt("count", -1);
+        Admin admin = admin(args);
+        try {
+            Map<String, Object> line = Json.obj("op", "create-partitions", "topic", topic);
+            try {
+                admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(count))).all().get();
+                line.put("ok", true);
+            } catch (ExecutionException e) {
+                line.putAll(MoldauClient.errorFields(e));
+            }
+            Json.emit(line);
+        } finally {
+            admin.close(Duration.ofSeconds(5));
+        }
+        return 0;
     }
 
     static int alter(Args args) throws InterruptedException {
