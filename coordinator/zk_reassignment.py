@@ -349,7 +349,7 @@ class PartitionReassignments:
         """``onBrokerStartup``: reassignments with a replica on a (re)started broker go on."""
         for tp in sorted(self.ctx.being_reassigned):
             if any(b in self.ctx.replicas(tp) for b in new_brokers):
-                await self._on_partition_reassignment(tp, self.ctx.full_assignment(tp))
+                await self._resume(tp)
 
     async def _initialize_reassignments(self) -> None:
         """``initializePartitionReassignments`` at failover: the znode's first, then those of
@@ -357,7 +357,16 @@ class PartitionReassignments:
         from_znode = await self._process_zk_reassignment()
         for tp in sorted(self.ctx.being_reassigned):
             if tp not in from_znode:
-                await self._on_partition_reassignment(tp, self.ctx.full_assignment(tp))
+                await self._resume(tp)
+
+    async def _resume(self, tp: TopicPartition) -> None:
+        """Go on with a move in flight; a failure is logged (retried at the next trigger)."""
+        try:
+            await self._on_partition_reassignment(tp, self.ctx.full_assignment(tp))
+        except ControllerMovedError:
+            raise
+        except Exception:
+            log.exception("controller %d: resuming the reassignment of %s-%d failed", self.broker_id, *tp)
 
     # ------------------------------------------------------------------ /admin/reassign_partitions
 

@@ -26,8 +26,8 @@ import pytest
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 from kafka import TopicPartition as KTopicPartition
-from kafka.admin import KafkaAdminClient
-from kafka.errors import NoReassignmentInProgressError
+from kafka.admin import KafkaAdminClient, NewPartitions
+from kafka.errors import NoReassignmentInProgressError, ReassignmentInProgressError
 from kafka.record import MemoryRecords
 from kazoo.client import KazooClient
 
@@ -312,6 +312,8 @@ def test_kafka_python_admin_reassigns_lists_and_is_refused_bad_targets(cluster: 
         ongoing = admin.list_partition_reassignments()
         assert ongoing == {tp: {"replicas": [2, 1, 0], "adding_replicas": [2], "removing_replicas": [0]}}
         assert admin.list_partition_reassignments([KTopicPartition(topic, 7)]) == {}
+        with pytest.raises(ReassignmentInProgressError):  # no partitions added meanwhile
+            admin.create_partitions({topic: NewPartitions(2)})
     wait_until(lambda: replicas_in_metadata(cluster, topic) == (2, 1), "the move completing")
     assert admin.list_partition_reassignments() == {}
     results = admin.alter_partition_reassignments({tp: None, KTopicPartition(topic, 5): [0]})
