@@ -480,14 +480,27 @@ ACCEPTED_NO_EFFECT = {
 # Broker configs that may change without a restart (Kafka's ``DynamicBrokerConfig.AllDynamicConfigs``)
 # among those Moldau has: the per-topic defaults (``DynamicLogConfig.ReconfigurableConfigs``:
 # the first broker synonym of each topic config, so ``log.retention.ms`` but not
-# ``log.retention.hours``) and the connection limits (``DynamicConnectionQuota``).
-# Left out: ``unclean.leader.election.enable`` (the controller reads it at start only),
-# ``max.connections.per.ip.overrides`` (its host names are resolved once, at start) and the
-# log cleaner's own keys (``LogCleaner.reconfigure``, which restarts the cleaner threads, is
-# not implemented: the cleaner takes its config at start).
-DYNAMIC_BROKER_CONFIGS: frozenset[str] = frozenset(
-    {t.synonyms[0][0] for t in TOPIC_CONFIGS.values() if t.synonyms} - {"unclean.leader.election.enable"}
-) | {"max.connections", "max.connections.per.ip"}
+# ``log.retention.hours``), the connection limits (``DynamicConnectionQuota``) and the log
+# cleaner's own keys (``LogCleaner.ReconfigurableConfigs``: ``LogCleaner.reconfigure`` restarts
+# the cleaner threads with them). Left out: ``unclean.leader.election.enable`` (the controller
+# reads it at start only).
+CLEANER_DYNAMIC_CONFIGS: frozenset[str] = frozenset(
+    {
+        "log.cleaner.threads",
+        "log.cleaner.dedupe.buffer.size",
+        "log.cleaner.io.buffer.load.factor",
+        "log.cleaner.io.buffer.size",
+        "log.cleaner.io.max.bytes.per.second",
+        "log.cleaner.backoff.ms",
+    }
+)
+DYNAMIC_BROKER_CONFIGS: frozenset[str] = (
+    frozenset(
+        {t.synonyms[0][0] for t in TOPIC_CONFIGS.values() if t.synonyms} - {"unclean.leader.election.enable"}
+    )
+    | {"max.connections", "max.connections.per.ip", "max.connections.per.ip.overrides"}
+    | CLEANER_DYNAMIC_CONFIGS
+)
 
 
 def broker_synonyms(name: str) -> list[str]:
@@ -507,7 +520,10 @@ def check_dynamic_configs(raw: Mapping[str, str], *, per_broker: bool) -> dict[s
     static = sorted(name for name in raw if name not in DYNAMIC_BROKER_CONFIGS)
     if static:
         raise ConfigError(f"Cannot update these configs dynamically: Set({', '.join(static)})")
-    return {name: BROKER_KEYS[name].parse(value) for name, value in raw.items() if value is not None}
+    parsed = {name: BROKER_KEYS[name].parse(value) for name, value in raw.items() if value is not None}
+    if "max.connections.per.ip.overrides" in parsed:
+        parse_connection_overrides(parsed["max.connections.per.ip.overrides"])  # raises ConfigError
+    return parsed
 
 
 _LISTENER = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)://(?P<host>\[[^\]]*\]|[^:/]*):(?P<port>\d+)$")
@@ -727,6 +743,9 @@ class BrokerConfig:
                 self.values[name] = self.dynamic_default[name]
             else:
                 self.values[name] = self.static_values[name]
+        self.max_connections_per_ip_overrides = parse_connection_overrides(
+            self.values["max.connections.per.ip.overrides"]
+        )
 
     def layers(self, name: str) -> list[tuple[Any, ConfigSource]]:
         """Where ``name`` is set, most specific first (Kafka's ``configSynonyms`` sources)."""
@@ -750,6 +769,7 @@ class BrokerConfig:
 
 __all__ = [
     "BROKER_KEYS",
+    "CLEANER_DYNAMIC_CONFIGS",
     "DYNAMIC_BROKER_CONFIGS",
     "BrokerConfig",
     "ConfigError",

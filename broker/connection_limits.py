@@ -137,6 +137,17 @@ class ConnectionQuotas:
             for info in infos:
                 self._limit_by_ip[normalize_ip(str(info[4][0]))] = count
 
+    async def update_overrides(self, overrides: dict[str, int], loop: asyncio.AbstractEventLoop) -> None:
+        """A dynamic ``max.connections.per.ip.overrides`` (Kafka's
+        ``updateMaxConnectionsPerIpOverride``): resolved first, then swapped in whole; the
+        connections already open are kept, new ones count against the new limits."""
+        resolved: dict[str, int] = {}
+        for host, count in overrides.items():
+            for info in await loop.getaddrinfo(host, None, type=socket.SOCK_STREAM):
+                resolved[normalize_ip(str(info[4][0]))] = count
+        self.overrides = dict(overrides)
+        self._limit_by_ip = resolved
+
     def limit_for(self, ip: str) -> int:
         return self._limit_by_ip.get(ip, self.max_per_ip)
 

@@ -15,22 +15,28 @@ own (a per-broker value wins). Where they are stored:
 They are read at start before any log is loaded into a partition (so the topic defaults
 include them), and applied live on every change (``reconfigure``): the log manager's topic
 defaults (``LogManager.reconfigureDefaultLogConfig``: every log without an override takes
-the new value) and the connection limits (``DynamicConnectionQuota``).
+the new value), the connection limits (``DynamicConnectionQuota``: ``max.connections``,
+``max.connections.per.ip`` and its overrides, whose host names are resolved again; the
+connections already open stay) and the log cleaner (``LogCleaner.reconfigure``: the
+``log.cleaner.*`` keys of ``broker.config.CLEANER_DYNAMIC_CONFIGS``; the throttle takes
+the new rate at once, the cleaner threads restart with the rest).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from broker.config import BrokerConfig, check_dynamic_configs
+from broker.config import BrokerConfig, check_dynamic_configs, parse_connection_overrides
 from coordinator.zk_admin import AdminZkClient
 from storage.config_def import ConfigError
 from storage.durable_io import atomic_write
+from storage.log_cleaner_manager import CleanerConfig
 from storage.log_config import parse_stored_topic_overrides
 
 if TYPE_CHECKING:
@@ -128,6 +134,9 @@ class DynamicBrokerConfig:
         self._log_manager: LogManager | None = None
         self._server: KafkaServer | None = None
         self._lock = asyncio.Lock()
+        self._cleaner_config: CleanerConfig | None = None  # what the cleaner last took
+        self._connection_overrides: dict[str, int] | None = None  # what the quotas last took
+        self._resolving: asyncio.Task | None = None
 
     def entity(self, resource_name: str) -> str:
         """The stored entity of a broker resource name ("" is the cluster default)."""
@@ -169,16 +178,48 @@ class DynamicBrokerConfig:
             entity = self.entity(resource_name)
             config = change(self.current(resource_name))
             parsed = check_dynamic_configs(config, per_broker=resource_name != "")
-            if parsed.get("max.connections.per.ip") == 0 and not self.config.max_connections_per_ip_overrides:
-                # KafkaConfig's check, run by DynamicBrokerConfig.validate on the new config.
-                raise ConfigError(
-                    "max.connections.per.ip can be set to zero only if"
-                    " max.connections.per.ip.overrides property is set"
-                )
+            self._validate(entity, parsed)
             if validate_only:
                 return
             await asyncio.get_running_loop().run_in_executor(None, self.store.write, entity, dict(config))
             self.process_config_changes(entity, config)
+
+    def _effective(self, name: str, entity: str, parsed: Mapping[str, Any]) -> Any:
+        """``name``'s value once ``entity``'s level holds ``parsed`` (the other level as is)."""
+        me = str(self.broker_id)
+        broker = parsed if entity == me else self.config.dynamic_broker
+        default = parsed if entity == DEFAULT_ENTITY else self.config.dynamic_default
+        if name in broker:
+            return broker[name]
+        if name in default:
+            return default[name]
+        return self.config.static_values[name]
+
+    def _validate(self, entity: str, parsed: Mapping[str, Any]) -> None:
+        """What ``DynamicBrokerConfig.validate`` checks of the new config beyond each value."""
+        per_ip = self._effective("max.connections.per.ip", entity, parsed)
+        overrides = parse_connection_overrides(
+            self._effective("max.connections.per.ip.overrides", entity, parsed)
+        )
+        if per_ip == 0 and not overrides:
+            # KafkaConfig's check, run on the new config.
+            raise ConfigError(
+                "max.connections.per.ip can be set to zero only if max.connections.per.ip.overrides property is set"
+            )
+        if self.config["log.cleaner.enable"] and "log.cleaner.threads" in parsed:
+            # LogCleaner.validateReconfiguration (only a running cleaner is reconfigurable)
+            threads = self._effective("log.cleaner.threads", entity, parsed)
+            current = self.config["log.cleaner.threads"]
+            if threads < 1:
+                raise ConfigError("Log cleaner threads should be at least 1")
+            if threads < current // 2:
+                raise ConfigError(
+                    f"Log cleaner threads cannot be reduced to less than half the current value {current}"
+                )
+            if threads > current * 2:
+                raise ConfigError(
+                    f"Log cleaner threads cannot be increased to more than double the current value {current}"
+                )
 
     def process_config_changes(self, entity_name: str, config: Mapping[str, str]) -> None:
         """``BrokerConfigHandler``: the cluster default or this broker's configs changed."""
@@ -196,11 +237,40 @@ class DynamicBrokerConfig:
         cfg = self.config
         if self._log_manager is not None:
             self._log_manager.set_topic_defaults(cfg.topic_defaults())
+            cleaner_config = CleanerConfig.from_broker_values(cfg.values)
+            if self._cleaner_config is None:
+                self._cleaner_config = cleaner_config  # the one the cleaner was built with
+            elif cleaner_config != self._cleaner_config:
+                self._cleaner_config = cleaner_config
+                log.info("reconfiguring the log cleaner: %s", cleaner_config)
+                self._log_manager.cleaner.reconfigure(cleaner_config)
         server = self._server
         if server is not None:
             server.quotas.max_connections = cfg["max.connections"]
             server.quotas.max_per_ip = cfg["max.connections.per.ip"]
             server.connection_limits_changed()
+            overrides = dict(cfg.max_connections_per_ip_overrides)
+            if self._connection_overrides is None:
+                self._connection_overrides = overrides  # resolved by the server at start
+            elif overrides != self._connection_overrides:
+                self._connection_overrides = overrides
+                self._resolve_overrides(server, overrides)
+
+    def _resolve_overrides(self, server: KafkaServer, overrides: dict[str, int]) -> None:
+        """``updateMaxConnectionsPerIpOverride``: the host names resolved in a task (changes
+        applied in order: a newer one waits for the one before)."""
+        previous = self._resolving
+
+        async def resolve() -> None:
+            if previous is not None:
+                with contextlib.suppress(Exception, asyncio.CancelledError):
+                    await previous
+            try:
+                await server.quotas.update_overrides(overrides, asyncio.get_running_loop())
+            except OSError as exc:
+                log.error("max.connections.per.ip.overrides: cannot resolve %s: %s", overrides, exc)
+
+        self._resolving = asyncio.get_running_loop().create_task(resolve())
 
 
 class TopicConfigHandler:

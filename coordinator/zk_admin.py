@@ -393,6 +393,12 @@ class AdminZkClient:
         if found is None:
             raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"The topic '{name}' does not exist.")
         current = zd.decode_topic(found[0])
+        if current.adding_replicas or current.removing_replicas:
+            # ZkAdminManager.createPartitions: no race with the controller's reassignment writes
+            raise KafkaError(
+                ErrorCode.REASSIGNMENT_IN_PROGRESS,
+                f"A partition reassignment is in progress for the topic '{name}'.",
+            )
         existing = len(current.partitions)
         if new_total <= existing:
             raise KafkaError(

@@ -18,15 +18,15 @@ Every broker runs one; the one that creates the ephemeral ``/controller`` is act
   ``unclean.leader.election.enable``), replicas going offline (ISR shrink keeping the
   last member, leader -1 when the leader died), controlled shutdown, preferred leader
   election (ElectLeaders, ``/admin/preferred_replica_election``, the auto rebalance),
-  AlterPartition (ISR changes from leaders), topic deletion (``TopicDeletionManager``).
+  AlterPartition (ISR changes from leaders), topic deletion (``TopicDeletionManager``),
+  partition reassignment (KIP-455 and ``/admin/reassign_partitions``, ``zk_reassignment``).
 - **Outputs**: LeaderAndIsr v7, UpdateMetadata v8, StopReplica v4 through the injected
   ``ControllerChannel`` (see ``zk_controller_channel``).
 
 ZooKeeper calls are blocking (kazoo); they run on the controller's own one-thread
 executor, batched (pipelined) where they concern many partitions.
 
-Not implemented: partition reassignment (``/admin/reassign_partitions`` and the API),
-``/isr_change_notification`` (IBP < 2.7), log-dir events, the ``/feature`` znode, broker
+Not implemented: ``/isr_change_notification`` (IBP < 2.7), log-dir events, the ``/feature`` znode, broker
 endpoint changes without re-registration, restoring the assignment of a topic grown while
 being deleted.
 """
@@ -56,6 +56,7 @@ from coordinator.zk_election import (
     elect,
     live_replicas,
 )
+from coordinator.zk_reassignment import PartitionReassignments
 from coordinator.zookeeper import (
     ControllerMovedError,
     ZooKeeperClient,
@@ -76,7 +77,7 @@ FIRST_REBALANCE_DELAY_S = 5.0  # KafkaController.onControllerFailover schedules 
 _MAX_DELETE_OPS = 500  # ops per fenced multi of a recursive delete (ZooKeeper's request size limit)
 
 
-class KafkaController(ControllerRequests):
+class KafkaController(ControllerRequests, PartitionReassignments):
     """The ZooKeeper-mode controller of one broker (active when it holds ``/controller``)."""
 
     def __init__(
@@ -259,6 +260,7 @@ class KafkaController(ControllerRequests):
             await self._process_partition_modifications(topic)
         await self._process_topic_deletion()
         await self._process_preferred_election_znode()
+        await self._process_zk_reassignment()
 
     # ------------------------------------------------------------------ election
 
@@ -430,6 +432,7 @@ class KafkaController(ControllerRequests):
             ]
         )
         await self._trigger_online_partition_state_change()
+        await self._initialize_reassignments()
         await self._resume_deletions()
         await self._process_preferred_election_znode()
         if self.auto_rebalance:
@@ -449,6 +452,13 @@ class KafkaController(ControllerRequests):
             self.ctx.assignments[t] = dict(a.partitions)
             assert a.topic_id is not None
             self.ctx.topic_ids[t] = a.topic_id
+            for p in set(a.adding_replicas) | set(a.removing_replicas):
+                if p in a.partitions:  # a reassignment in progress (resumed by the caller)
+                    self.ctx.adding_removing[(t, p)] = (
+                        tuple(a.adding_replicas.get(p, ())),
+                        tuple(a.removing_replicas.get(p, ())),
+                    )
+                    self.ctx.being_reassigned.add((t, p))
 
     # ------------------------------------------------------------------ outputs
 
@@ -465,6 +475,7 @@ class KafkaController(ControllerRequests):
                 states=c.states,
                 deleting=c.topics_to_delete,
                 inter_broker_listener=self.inter_broker_listener,
+                adding_removing=c.adding_removing,
             )
         )
 
@@ -518,6 +529,7 @@ class KafkaController(ControllerRequests):
                     batch.add_leader_and_isr([b], tp, state)
         self._send(batch)
         await self._trigger_online_partition_state_change()
+        await self._resume_reassignments_on_brokers(new)
         retry: set[str] = set()
         for t in list(self.ctx.deletion_ineligible):
             if any(b in r for r in self.ctx.assignments.get(t, {}).values() for b in new):
@@ -777,6 +789,9 @@ class KafkaController(ControllerRequests):
         self.ctx.topic_ids.pop(topic, None)
         for tp in [tp for tp in self.ctx.states if tp[0] == topic]:
             del self.ctx.states[tp]
+        for tp in [tp for tp in self.ctx.adding_removing if tp[0] == topic]:
+            del self.ctx.adding_removing[tp]
+        self.ctx.being_reassigned = {tp for tp in self.ctx.being_reassigned if tp[0] != topic}
         for s in (self.ctx.topics_to_delete, self.ctx.deletion_ineligible, self.ctx.deletion_started):
             s.discard(topic)
         self.ctx.replicas_deleted.pop(topic, None)
@@ -801,6 +816,8 @@ class KafkaController(ControllerRequests):
         for n in names:
             if n in self.ctx.assignments and n not in self.ctx.topics_to_delete:
                 log.info("controller %d: deleting topic %s", self.broker_id, n)
+                if any(tp[0] == n for tp in self.ctx.being_reassigned):
+                    self.ctx.deletion_ineligible.add(n)  # topic reassignment in progress
                 self.ctx.topics_to_delete.add(n)
                 self.ctx.replicas_deleted.setdefault(n, set())
 

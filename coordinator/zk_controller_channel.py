@@ -67,6 +67,10 @@ class ControllerView:
     states: Mapping[TopicPartition, LeaderIsrAndEpoch]
     deleting: set[str]
     inter_broker_listener: str
+    # AR and RR of partitions being reassigned (KIP-455), carried by LeaderAndIsr
+    adding_removing: Mapping[TopicPartition, tuple[tuple[int, ...], tuple[int, ...]]] = field(
+        default_factory=dict
+    )
 
 
 @dataclass
@@ -112,6 +116,7 @@ class RequestBatch:
         leaders: set[int] = set()
         for (topic, p), (state, is_new) in sorted(entries.items()):
             leaders.add(state.leader)
+            adding, removing = v.adding_removing.get((topic, p), ((), ()))
             by_topic.setdefault(topic, []).append(
                 LeaderAndIsrRequest.LeaderAndIsrPartitionState(
                     topic_name=topic,
@@ -122,8 +127,8 @@ class RequestBatch:
                     isr=list(state.isr),
                     partition_epoch=state.partition_epoch,
                     replicas=list(v.assignments.get(topic, {}).get(p, ())),
-                    adding_replicas=[],
-                    removing_replicas=[],
+                    adding_replicas=list(adding),
+                    removing_replicas=list(removing),
                     is_new=is_new,
                     leader_recovery_state=state.leader_recovery_state,
                 )

@@ -52,6 +52,7 @@ class ControllerRequests:
     _elect_partitions: Callable[..., Awaitable[Any]]
     _replicas_offline: Callable[..., Awaitable[None]]
     _on_preferred_election: Callable[[Any], None]
+    _after_isr_change: Callable[[Sequence[TopicPartition]], None]
 
     # ------------------------------------------------------------------ preferred leaders
 
@@ -270,6 +271,7 @@ class ControllerRequests:
             ]
         )
         batch = self._batch()
+        changed = []
         for (tp, new, out), result in zip(writes, results, strict=True):
             if isinstance(result, BadVersionError):
                 out.error_code = ErrorCode.INVALID_UPDATE_VERSION.code
@@ -280,7 +282,9 @@ class ControllerRequests:
                 self.ctx.states[tp] = new
                 _fill(out, new)
                 batch.add_update_metadata(self.ctx.brokers, [tp])
+                changed.append(tp)
         self._send(batch)
+        self._after_isr_change(changed)  # reassignments the new ISRs may complete
         return AlterPartitionResponse(error_code=0, topics=out_topics)
 
     def _check_alter(

@@ -31,6 +31,7 @@ CONFIG_CHANGES_PATH = "/config/changes"  # ConfigEntityChangeNotificationZNode
 CONFIG_CHANGE_PREFIX = "config_change_"  # ConfigEntityChangeNotificationSequenceZNode.SequenceNumberPrefix
 DELETE_TOPICS_PATH = "/admin/delete_topics"  # DeleteTopicsZNode
 PREFERRED_REPLICA_ELECTION_PATH = "/admin/preferred_replica_election"  # PreferredReplicaElectionZNode
+REASSIGN_PARTITIONS_PATH = "/admin/reassign_partitions"  # ReassignPartitionsZNode (legacy trigger)
 
 INITIAL_CONTROLLER_EPOCH = 0  # KafkaController.InitialControllerEpoch
 NO_LEADER = -1  # LeaderAndIsr.NoLeader
@@ -310,3 +311,31 @@ def decode_partitions_list(data: bytes | None) -> list[tuple[str, int]]:
     if not obj:
         return []
     return [(str(e["topic"]), int(e["partition"])) for e in obj.get("partitions") or ()]
+
+
+def encode_reassignment(reassignment: Mapping[tuple[str, int], Sequence[int]]) -> bytes:
+    """``ReassignPartitionsZNode.encode``: ``{"version":1,"partitions":[{"topic":..,
+    "partition":..,"replicas":[..]}]}``."""
+    return _dumps(
+        {
+            "version": 1,
+            "partitions": [
+                {"topic": t, "partition": p, "replicas": list(r)} for (t, p), r in reassignment.items()
+            ],
+        }
+    )
+
+
+def decode_reassignment(data: bytes | None) -> dict[tuple[str, int], tuple[int, ...]]:
+    """``ReassignPartitionsZNode.decode`` (``log_dirs``, written by kafka-reassign-partitions,
+    is ignored as Kafka's controller ignores it). Raises ValueError on bad content."""
+    obj = _loads(data)
+    if not obj:
+        return {}
+    try:
+        return {
+            (str(e["topic"]), int(e["partition"])): tuple(int(b) for b in e["replicas"])
+            for e in obj.get("partitions") or ()
+        }
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise ValueError(f"unreadable partition reassignment: {exc!r}") from None

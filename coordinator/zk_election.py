@@ -28,6 +28,39 @@ class Strategy(Enum):
     OFFLINE = "OfflinePartitionLeaderElectionStrategy"
     PREFERRED = "PreferredReplicaPartitionLeaderElectionStrategy"
     CONTROLLED_SHUTDOWN = "ControlledShutdownPartitionLeaderElectionStrategy"
+    REASSIGN = "ReassignPartitionLeaderElectionStrategy"
+
+
+@dataclass(frozen=True)
+class ReplicaAssignment:
+    """Kafka's ``ReplicaAssignment``: a partition's full replica set (RS) and, while it is
+    being reassigned (KIP-455), the replicas being added (AR) and removed (RR)."""
+
+    replicas: tuple[int, ...]
+    adding: tuple[int, ...] = ()
+    removing: tuple[int, ...] = ()
+
+    @property
+    def origin(self) -> tuple[int, ...]:
+        """ORS: the replicas before the reassignment."""
+        return tuple(r for r in self.replicas if r not in self.adding)
+
+    @property
+    def target(self) -> tuple[int, ...]:
+        """TRS: the replicas after it."""
+        return tuple(r for r in self.replicas if r not in self.removing)
+
+    @property
+    def being_reassigned(self) -> bool:
+        return bool(self.adding or self.removing)
+
+    def reassign_to(self, target: Sequence[int]) -> ReplicaAssignment:
+        """``ReplicaAssignment.reassignTo``: RS = TRS + ORS (target first, no duplicates)."""
+        origin = self.origin
+        full = tuple(dict.fromkeys([*target, *origin]))
+        return ReplicaAssignment(
+            full, tuple(r for r in full if r not in origin), tuple(r for r in full if r not in target)
+        )
 
 
 @dataclass
@@ -45,6 +78,24 @@ class ControllerContext:
     deletion_ineligible: set[str] = field(default_factory=set)
     deletion_started: set[str] = field(default_factory=set)
     replicas_deleted: dict[str, set[tuple[int, int]]] = field(default_factory=dict)
+    # AR and RR of partitions whose assignment has them (``partitionFullReplicaAssignment``),
+    # and Kafka's ``partitionsBeingReassigned``
+    adding_removing: dict[TopicPartition, tuple[tuple[int, ...], tuple[int, ...]]] = field(
+        default_factory=dict
+    )
+    being_reassigned: set[TopicPartition] = field(default_factory=set)
+
+    def full_assignment(self, tp: TopicPartition) -> ReplicaAssignment:
+        adding, removing = self.adding_removing.get(tp, ((), ()))
+        return ReplicaAssignment(self.replicas(tp), adding, removing)
+
+    def set_full_assignment(self, tp: TopicPartition, assignment: ReplicaAssignment) -> None:
+        """``updatePartitionFullReplicaAssignment``."""
+        self.assignments.setdefault(tp[0], {})[tp[1]] = assignment.replicas
+        if assignment.being_reassigned:
+            self.adding_removing[tp] = (assignment.adding, assignment.removing)
+        else:
+            self.adding_removing.pop(tp, None)
 
     def live(self) -> set[int]:
         return set(self.brokers) - self.shutting_down
@@ -91,6 +142,12 @@ def elect(
             )
         # KIP-704: an unclean leader recovers first (IBP >= 3.2)
         return ElectionResult(leader, (leader,), zd.RECOVERING, live_replicas(assignment, live))
+    if strategy is Strategy.REASSIGN:
+        # the first target replica (the assignment is TRS by now) live and in the ISR; ISR kept
+        leader = next((r for r in assignment if r in live and r in isr), None)
+        if leader is None:
+            return None
+        return ElectionResult(leader, isr, current.leader_recovery_state, live_replicas(assignment, live))
     if strategy is Strategy.PREFERRED:
         if assignment and assignment[0] in live and assignment[0] in isr:
             return ElectionResult(

@@ -135,6 +135,11 @@ class Throttler:
         self._period_start = clock()
         self._observed = 0.0
 
+    def update_rate(self, rate: float) -> None:
+        """``Throttler.updateDesiredRatePerSec``: the next checks use ``rate``."""
+        with self._lock:
+            self.rate = rate
+
     def maybe_throttle(self, observed: float) -> None:
         if self.rate <= 0 or self.rate >= 1e300:
             return
@@ -495,6 +500,8 @@ class LogCleaner:
         OffsetMap(self._map_memory, config.io_buffer_load_factor)
         self._executor: ThreadPoolExecutor | None = None
         self._wakeup: asyncio.Event | None = None
+        self._restart: asyncio.Event | None = None  # set by reconfigure: run() restarts the loops
+        self.restarts = 0  # times the loops were restarted with a new config
         self.rounds = 0  # cleanings completed (observable by tests and metrics)
         self.last_stats: CleanerStats | None = None
 
@@ -503,17 +510,60 @@ class LogCleaner:
         if self._wakeup is not None:
             self._wakeup.set()
 
+    def reconfigure(self, config: CleanerConfig) -> None:
+        """``LogCleaner.reconfigure`` (dynamic ``log.cleaner.*`` broker configs): the throttler
+        takes the new rate at once; the cleaner loops are stopped (a round in progress is
+        abandoned at its next chunk, as Kafka's ``shutdownCleaners``) and started again with
+        the new thread count, map size, buffer size and backoff."""
+        old, self.config = self.config, config
+        if config.io_max_bytes_per_second != old.io_max_bytes_per_second:
+            log.info("Updating log.cleaner.io.max.bytes.per.second: %s", config.io_max_bytes_per_second)
+            self.throttler.update_rate(config.io_max_bytes_per_second)
+        self.cleaner.io_buffer_size = max(config.io_buffer_size, HEADER_SIZE)
+        self._map_memory = config.dedupe_buffer_size // max(config.threads, 1)
+        if self._restart is not None:
+            self._restart.set()
+
     async def run(self) -> None:
-        """The cleaner loops, until cancelled; a cancellation stops the thread work at its next
-        chunk and waits for it, so no cleaner thread touches the logs afterwards."""
+        """The cleaner loops, until cancelled (restarted by ``reconfigure``); a cancellation
+        stops the thread work at its next chunk and waits for it, so no cleaner thread
+        touches the logs afterwards."""
         if not self.config.running:
             return
         self._wakeup = asyncio.Event()
         try:
-            await asyncio.gather(*(self._cleaner_loop(i) for i in range(self.config.threads)))
+            while True:
+                await self._run_loops()
+                self.restarts += 1
         finally:
             self.close()
             self._wakeup = None
+            self._restart = None
+
+    async def _run_loops(self) -> None:
+        """``config.threads`` loops until ``reconfigure`` (then they end between rounds)."""
+        restart = self._restart = asyncio.Event()
+        loops = [asyncio.ensure_future(self._cleaner_loop(i, restart)) for i in range(self.config.threads)]
+        waiter = asyncio.ensure_future(restart.wait())
+        try:
+            done, _ = await asyncio.wait([waiter, *loops], return_when=asyncio.FIRST_COMPLETED)
+            for t in loops:
+                if t in done:
+                    t.result()  # a loop never ends by itself: raise what ended it
+            self._stop.set()  # thread work in progress is abandoned at its next chunk
+            assert self._wakeup is not None
+            self._wakeup.set()
+            await asyncio.gather(*loops)
+        finally:
+            waiter.cancel()
+            for t in loops:
+                t.cancel()
+        # every loop has returned, so no thread works: the pool goes (its size may change)
+        if self._executor is not None:
+            self._executor.shutdown(wait=True)
+            self._executor = None
+        self._stop.clear()
+        self._wakeup.clear()
 
     def close(self) -> None:
         """Stop the thread work (at its next chunk) and wait for it."""
@@ -548,11 +598,11 @@ class LogCleaner:
         await self._write_checkpoints()
         return end
 
-    async def _cleaner_loop(self, thread_id: int) -> None:
+    async def _cleaner_loop(self, thread_id: int, restart: asyncio.Event) -> None:
         omap = OffsetMap(self._map_memory, self.config.io_buffer_load_factor)
         backoff = self.config.backoff_ms / 1000
-        while True:
-            if await self.clean_filthiest_log(omap, thread_id) is None:
+        while not restart.is_set():
+            if await self.clean_filthiest_log(omap, thread_id) is None and not restart.is_set():
                 wakeup = self._wakeup
                 assert wakeup is not None
                 with contextlib.suppress(TimeoutError):

@@ -278,19 +278,7 @@ class InProcessBroker:
             raise TopicCreationError(name, error, result.error_message)
 
     def _request(self, request: Any, version: int, timeout: float) -> Any:
-        """One request on a connection of its own (client id ``moldau-testing``)."""
-        key = request.API_KEY
-        frame = bytearray()
-        encode_request_header(
-            frame, RequestHeader(key, version, 1, "moldau-testing", request_header_version(key, version))
-        )
-        request.write(frame, version)
-        with socket.create_connection(("127.0.0.1", self.port), timeout=timeout) as sock:
-            sock.sendall(_SIZE.pack(len(frame)) + frame)
-            size = _SIZE.unpack(_recv_exact(sock, 4))[0]
-            answer = _recv_exact(sock, size)
-        pos = 4 if response_header_version(key, version) == 0 else 5
-        return RESPONSES[key].decode(answer, version, pos)
+        return request_once(self.port, request, version, timeout)
 
     # ------------------------------------------------------------------ faults
 
@@ -382,6 +370,23 @@ class InProcessBroker:
             return any(log_manager.failure_channel.state(d).full for d in log_manager.log_dirs)
 
         return bool(self.run(state))
+
+
+def request_once(port: int, request: Any, version: int, timeout: float) -> Any:
+    """One request to 127.0.0.1:``port`` on a connection of its own (client id
+    ``moldau-testing``); the decoded response."""
+    key = request.API_KEY
+    frame = bytearray()
+    encode_request_header(
+        frame, RequestHeader(key, version, 1, "moldau-testing", request_header_version(key, version))
+    )
+    request.write(frame, version)
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+        sock.sendall(_SIZE.pack(len(frame)) + frame)
+        size = _SIZE.unpack(_recv_exact(sock, 4))[0]
+        answer = _recv_exact(sock, size)
+    pos = 4 if response_header_version(key, version) == 0 else 5
+    return RESPONSES[key].decode(answer, version, pos)
 
 
 def _recv_exact(sock: socket.socket, n: int) -> bytes:

@@ -9,6 +9,15 @@ Installing the package registers it; docs/TESTING.md is the user's guide. Fixtur
   cleared, its disk freed, and it is started again if the test stopped or killed it.
 - ``moldau_broker_factory``: ``moldau_broker_factory(overrides)`` starts more brokers
   (each a one-broker cluster of its own), closed after the test.
+- ``moldau_cluster``: N brokers (default 3; ``@pytest.mark.moldau_cluster(brokers=N,
+  overrides={...})``) sharing a ZooKeeper, replicating, stopped after the test; an
+  :class:`broker.testing.cluster.InProcessCluster`.
+- ``moldau_cluster_factory``: ``moldau_cluster_factory(brokers=3, overrides=None)`` starts
+  more clusters, closed after the test.
+- ``moldau_zookeeper``: the ZooKeeper of the session's clusters (each has a chroot of its
+  own): the system's ZooKeeper started once (``broker/testing/zookeeper.py``), or the one
+  named by ``--moldau-zookeeper`` / the ini key ``moldau_zookeeper``. Tests using a cluster
+  are skipped, with the reason, where no ZooKeeper can be started (no ``java``, no jar).
 
 Broker properties: ``--moldau-override key=value`` (repeatable) on the command line,
 ``moldau_overrides`` (one ``key=value`` a line) in the ini file; the command line wins
@@ -23,12 +32,14 @@ from __future__ import annotations
 
 import contextlib
 import statistics
+import uuid
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 import pytest
 
 if TYPE_CHECKING:
+    from broker.testing.cluster import InProcessCluster
     from broker.testing.embedded import InProcessBroker
 
 _STARTS = pytest.StashKey[list[float]]()
@@ -44,6 +55,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="KEY=VALUE",
         dest="moldau_overrides",
         help="a broker property for the moldau_broker fixtures (repeatable; wins over the ini file)",
+    )
+    group.addoption(
+        "--moldau-zookeeper",
+        default=None,
+        metavar="HOST:PORT",
+        dest="moldau_zookeeper",
+        help="an external ZooKeeper for the moldau_cluster fixtures (default: start the system's)",
+    )
+    parser.addini(
+        "moldau_zookeeper",
+        default="",
+        help="an external ZooKeeper (host:port) for the moldau_cluster fixtures",
     )
     parser.addini(
         "moldau_overrides",
@@ -70,6 +93,10 @@ def pytest_configure(config: pytest.Config) -> None:
         _check(overrides)
     config.stash[_OVERRIDES] = overrides
     config.stash[_STARTS] = []
+    config.addinivalue_line(
+        "markers",
+        "moldau_cluster(brokers=3, overrides=None): the size and broker properties of the test's moldau_cluster",
+    )
 
 
 def _check(overrides: Mapping[str, str]) -> None:
@@ -161,6 +188,117 @@ def moldau_broker_factory(
     for broker in started:
         try:
             _close(request.config, broker)
+        except Exception as exc:
+            errors.append(exc)
+    if errors:
+        raise errors[0]
+
+
+# ---------------------------------------------------------------------- clusters
+
+
+class ZooKeeperEndpoint:
+    """The ZooKeeper the session's clusters share: ``connect(chroot)`` is a ``zookeeper.connect``."""
+
+    def __init__(self, connect_string: str) -> None:
+        self.connect_string = connect_string
+
+    def connect(self, chroot: str = "") -> str:
+        return self.connect_string + chroot
+
+
+@pytest.fixture(scope="session")
+def moldau_zookeeper(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ZooKeeperEndpoint]:
+    """The session's ZooKeeper: external (``--moldau-zookeeper``) or the system's, started once."""
+    external = request.config.getoption("moldau_zookeeper") or request.config.getini("moldau_zookeeper")
+    if external:
+        yield ZooKeeperEndpoint(str(external).strip())
+        return
+    from broker.testing.zookeeper import ZooKeeperProcess, zookeeper_unavailable
+
+    reason = zookeeper_unavailable()
+    if reason:
+        pytest.skip(f"moldau_cluster needs a ZooKeeper: {reason}")
+    server = ZooKeeperProcess(tmp_path_factory.mktemp("moldau-zookeeper")).start()
+    try:
+        yield ZooKeeperEndpoint(server.connect())
+    finally:
+        server.stop()
+
+
+def _start_cluster(
+    config: pytest.Config,
+    zookeeper: ZooKeeperEndpoint,
+    base_dir: object,
+    brokers: int,
+    overrides: Mapping[str, object],
+) -> InProcessCluster:
+    from broker.testing.cluster import InProcessCluster
+
+    chroot = f"/moldau-{uuid.uuid4().hex[:12]}"  # one per cluster: clusters never meet
+    cluster = InProcessCluster(
+        brokers,
+        zookeeper.connect(chroot),
+        base_dir,
+        {**config.stash[_OVERRIDES], **overrides},  # type: ignore[arg-type]
+    )
+    return cluster.start()
+
+
+def _close_cluster(config: pytest.Config, cluster: InProcessCluster) -> None:
+    try:
+        cluster.close()
+    finally:
+        config.stash[_STARTS].extend(cluster.startup_seconds)
+
+
+@pytest.fixture
+def moldau_cluster(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    moldau_zookeeper: ZooKeeperEndpoint,
+) -> Iterator[InProcessCluster]:
+    """A cluster of its own for this test: ``moldau_cluster.bootstrap_servers``."""
+    marker = request.node.get_closest_marker("moldau_cluster")
+    kwargs = dict(marker.kwargs) if marker is not None else {}
+    brokers = int(kwargs.pop("brokers", 3))
+    overrides = kwargs.pop("overrides", None) or {}
+    if kwargs:
+        raise pytest.UsageError(f"moldau_cluster marker: unknown arguments {', '.join(sorted(kwargs))}")
+    cluster = _start_cluster(
+        request.config, moldau_zookeeper, tmp_path_factory.mktemp("moldau-cluster"), brokers, overrides
+    )
+    yield cluster
+    _close_cluster(request.config, cluster)
+
+
+@pytest.fixture
+def moldau_cluster_factory(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    moldau_zookeeper: ZooKeeperEndpoint,
+) -> Iterator[Callable[..., InProcessCluster]]:
+    """``moldau_cluster_factory(brokers=3, overrides=None)``: another started cluster, closed after the test."""
+    started: list[InProcessCluster] = []
+
+    def make(brokers: int = 3, overrides: Mapping[str, object] | None = None) -> InProcessCluster:
+        cluster = _start_cluster(
+            request.config,
+            moldau_zookeeper,
+            tmp_path_factory.mktemp("moldau-cluster"),
+            brokers,
+            overrides or {},
+        )
+        started.append(cluster)
+        return cluster
+
+    yield make
+    errors: list[BaseException] = []
+    for cluster in started:
+        try:
+            _close_cluster(request.config, cluster)
         except Exception as exc:
             errors.append(exc)
     if errors:

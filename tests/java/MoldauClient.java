@@ -47,6 +47,7 @@ import org.apache.kafka.common.protocol.Errors;
  *   api-versions
  *   incremental-alter-configs, delete-records, describe-log-dirs, alter-group-offsets,
  *   delete-group-offsets   (see AdminOpsCommand)
+ *   create-partitions, alter-reassignments, list-reassignments   (see PartitionsCommand)
  *   warmup             (no broker needed: loads the client classes, for a class-data-sharing archive)
  *   batch              (reads commands from stdin, one per line, arguments separated by tabs; each
  *                       command's output ends with {"op":"batch-done","status":N}: one JVM for many calls)
@@ -138,6 +139,12 @@ public final class MoldauClient {
                 return AdminOpsCommand.alterGroupOffsets(args);
             case "delete-group-offsets":
                 return AdminOpsCommand.deleteGroupOffsets(args);
+            case "create-partitions":
+                return PartitionsCommand.createPartitions(args);
+            case "alter-reassignments":
+                return PartitionsCommand.alter(args);
+            case "list-reassignments":
+                return PartitionsCommand.list(args);
             case "warmup":
                 return warmup(args);
             case "produce":

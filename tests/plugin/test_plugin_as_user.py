@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pytest
 
+from broker.testing.zookeeper import zookeeper_unavailable
 from tests.support.broker_process import ROOT
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
@@ -34,10 +35,11 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
 EXAMPLES = ROOT / "docs" / "testing"
 PACKAGES = ("broker", "protocol", "storage", "coordinator", "spark_jobs", "tools")
 ENTRY_POINT = "broker.testing.plugin = broker.testing.plugin"
-# The example project: 13 tests; brokers started: 9 moldau_broker, 1 restart after the
-# crash, 1 from the factory, 1 session broker for 3 tests.
-EXAMPLE_TESTS = 13
-EXAMPLE_BROKER_STARTS = 12
+# The example project: 15 tests; brokers started: 9 moldau_broker, 1 restart after the
+# crash, 1 from the factory, 1 session broker for 3 tests, and 2 moldau_cluster tests of
+# 3 brokers each, one broker restarted after its crash.
+EXAMPLE_TESTS = 15
+EXAMPLE_BROKER_STARTS = 19
 
 
 def _env() -> dict[str, str]:
@@ -136,7 +138,16 @@ def _project(base: Path) -> Path:
     return project
 
 
+def _needs_zookeeper() -> None:
+    """The cluster fixtures start the system's ZooKeeper; CI has it (MOLDAU_REQUIRE_ALL makes
+    this skip a failure there)."""
+    reason = zookeeper_unavailable()
+    if reason:
+        pytest.skip(f"moldau_cluster needs a ZooKeeper: {reason}")
+
+
 def test_the_example_project_passes_with_the_installed_plugin(user_python: Path, tmp_path: Path) -> None:
+    _needs_zookeeper()
     project = _project(tmp_path)
     assert not list(project.glob("conftest.py"))
     result = _ok(_run([str(user_python), "-m", "pytest", "-p", "no:cacheprovider", "-rA"], project))
@@ -204,3 +215,64 @@ def test_the_session_broker_is_reset_after_each_test(user_python: Path, tmp_path
     )
     assert "2 passed" in result.stdout
     assert "moldau: 2 broker starts" in result.stdout  # the first start, the restart after the kill
+
+
+CLUSTER_TEST = """
+import pytest
+from confluent_kafka import Consumer, Producer
+
+from broker.testing.cluster import InProcessCluster
+
+
+def test_the_factory_and_the_fault_hooks(moldau_cluster_factory):
+    cluster = moldau_cluster_factory(brokers=2, overrides={"replica.lag.time.max.ms": 1000})
+    assert isinstance(cluster, InProcessCluster) and cluster.size == 2
+    assert len(cluster.bootstrap_servers.split(",")) == 2
+    cluster.create_topic("pairs", partitions=2, replication_factor=2)
+    cluster.wait_in_sync("pairs")
+    assert {len(cluster.partition("pairs", p).replicas) for p in (0, 1)} == {2}
+
+    producer = Producer({"bootstrap.servers": cluster.bootstrap_servers, "acks": "all"})
+    for i in range(20):
+        producer.produce("pairs", value=b"%d" % i, partition=i % 2)
+    assert producer.flush(30) == 0
+
+    victim = cluster.leader("pairs", 0)
+    cluster.restart(victim, clean=False)  # crash and recover
+    cluster.wait_in_sync("pairs")
+    dropped = cluster.drop_responses("Fetch", broker=cluster.leader("pairs", 1))
+    consumer = Consumer({"bootstrap.servers": cluster.bootstrap_servers, "group.id": "g",
+                         "auto.offset.reset": "earliest", "socket.timeout.ms": 2000})
+    consumer.subscribe(["pairs"])
+    got = []
+    while len(got) < 20:
+        message = consumer.poll(10)
+        assert message is not None and message.error() is None
+        got.append(message.value())
+    consumer.close()
+    assert sorted(got) == sorted(b"%d" % i for i in range(20))
+    assert dropped.handled == 1  # a Fetch answer (a consumer's or the follower's) was lost
+
+
+@pytest.mark.moldau_cluster(brokers=1)
+def test_the_marker_sizes_the_cluster(moldau_cluster):
+    assert moldau_cluster.size == 1 and moldau_cluster.controller() == 0
+
+
+@pytest.mark.moldau_cluster(brokers=2, overrides={"zookeeper.connect": "elsewhere:2181"})
+def test_the_cluster_chooses_its_zookeeper(moldau_cluster):
+    pass
+"""
+
+
+def test_the_cluster_fixtures_as_a_user_gets_them(user_python: Path, tmp_path: Path) -> None:
+    _needs_zookeeper()
+    project = _project(tmp_path)
+    (project / "test_cluster_hooks.py").write_text(CLUSTER_TEST)
+    result = _run(
+        [str(user_python), "-m", "pytest", "-p", "no:cacheprovider", "-rA", "test_cluster_hooks.py"], project
+    )
+    out = result.stdout
+    assert re.search(r"\b2 passed, 1 error\b", out), out[-4000:]
+    assert "zookeeper.connect is chosen for it" in out, out[-4000:]
+    assert "moldau: 4 broker starts" in out, out[-4000:]  # 2, the crashed one again, 1

@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 from broker.testing import plugin
+from broker.testing.cluster import InProcessCluster
 from broker.testing.embedded import InProcessBroker
 from tests.support.broker_process import ROOT
 
@@ -54,3 +55,16 @@ def test_every_member_and_hook_the_doc_names_exists(tmp_path: Path) -> None:
         assert name in dir(kafka), f"docs/TESTING.md names InProcessBroker.{name}"
     for name in re.findall(r"`(\w+)`", " ".join(_tables(text, "Fixture"))):
         assert callable(getattr(plugin, name, None)), f"docs/TESTING.md names a fixture {name}"
+
+
+def test_every_cluster_member_and_hook_the_doc_names_exists(tmp_path: Path) -> None:
+    cluster = InProcessCluster(3, "127.0.0.1:1/unused", tmp_path)  # not started
+    text = DOC.read_text(encoding="utf-8")
+    names = [
+        name
+        for cell in _tables(text, "Cluster member") + _tables(text, "Cluster hook")
+        for name in re.findall(r"`(\w+)", cell)
+    ]
+    assert len(names) >= 25, names
+    for name in names:
+        assert name in dir(cluster), f"docs/TESTING.md names InProcessCluster.{name}"

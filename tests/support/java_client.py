@@ -434,6 +434,30 @@ class JavaClient:
             args += ["--broker", str(b)]
         return self.run("describe-log-dirs", *args).last
 
+    def create_partitions(self, topic: str, count: int) -> dict[str, Any]:
+        """``Admin.createPartitions``: grow ``topic`` to ``count`` partitions."""
+        return self.run("create-partitions", topic, "--count", str(count)).last
+
+    def alter_reassignments(
+        self,
+        moves: Mapping[tuple[str, int], Sequence[int]] | None = None,
+        cancel: Sequence[tuple[str, int]] = (),
+    ) -> dict[str, Any]:
+        """``Admin.alterPartitionReassignments``: targets, and cancellations (null replicas)."""
+        args: list[str] = []
+        for (t, p), replicas in (moves or {}).items():
+            args += ["--move", f"{t}:{p}={','.join(map(str, replicas))}"]
+        for t, p in cancel:
+            args += ["--cancel", f"{t}:{p}"]
+        return self.run("alter-reassignments", *args).last
+
+    def list_reassignments(self, *partitions: tuple[str, int]) -> dict[str, Any]:
+        """``Admin.listPartitionReassignments`` (of ``partitions``, or all in progress)."""
+        args: list[str] = []
+        for t, p in partitions:
+            args += ["--partition", f"{t}:{p}"]
+        return self.run("list-reassignments", *args).last
+
     def alter_group_offsets(self, group: str, offsets: Mapping[tuple[str, int], int]) -> dict[str, Any]:
         return self.run(
             "alter-group-offsets", group, *_opts(offset={f"{t}:{p}": o for (t, p), o in offsets.items()})
