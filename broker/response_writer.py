@@ -34,7 +34,7 @@ import struct
 from collections.abc import Callable
 from typing import Any
 
-from protocol.messages import ProduceResponse
+from protocol.messages import FetchResponse, ProduceResponse
 from storage.file_records import FileRecords
 
 _SIZE_CORR = struct.Struct(">ii")
@@ -135,9 +135,10 @@ def encode_response(
 
 
 def _holds_file_records(response: Any) -> bool:
-    topics = getattr(response, "responses", None)
-    if not topics or not hasattr(topics[0], "partitions"):
+    # Only Fetch answers carry FileRecords (other responses have "responses" lists too).
+    if type(response) is not FetchResponse:
         return False
+    topics = response.responses
     return any(isinstance(p.records, FileRecords) for t in topics for p in t.partitions)
 
 
