@@ -314,7 +314,9 @@ class Broker:
         cfg = self.config
         self.metadata_cache = MetadataCache(self.broker_id, self.cluster_id)
         admin = AdminZkClient(zk)
-        self.controller_channel = NetworkControllerChannel(self.broker_id, cfg.inter_broker_listener)
+        self.controller_channel = NetworkControllerChannel(
+            self.broker_id, cfg.inter_broker_listener, self.security.inter_broker
+        )
         self.kafka_controller = KafkaController(
             self.broker_id,
             zk,
@@ -342,7 +344,12 @@ class Broker:
         self.groups = self._build_group_coordinator(self.log_manager, cluster_topics)
         self.groups.follow_leadership()
         self.replica_manager.add_leadership_listener(self._on_leadership_change)
-        self.replica_manager.start_replication(self.metadata_cache, cfg, broker_epoch=lambda: zk.broker_epoch)
+        self.replica_manager.start_replication(
+            self.metadata_cache,
+            cfg,
+            broker_epoch=lambda: zk.broker_epoch,
+            security=self.security.inter_broker,
+        )
         self._running.push_async_callback(self.replica_manager.stop_replication)
 
     async def _join_cluster(self, zk: ZooKeeperClient) -> None:
@@ -368,6 +375,7 @@ class Broker:
             max_retries=cfg["controlled.shutdown.max.retries"],
             retry_backoff_ms=cfg["controlled.shutdown.retry.backoff.ms"],
             request_timeout_ms=cfg["request.timeout.ms"],
+            security=self.security.inter_broker,
         )
 
     def _on_leadership_change(self, leaders: Sequence[Partition], followers: Sequence[Partition]) -> None:

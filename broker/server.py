@@ -110,7 +110,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self._released = False
         self._task: asyncio.Task | None = None
         # TLS client certificate / SASL state of this connection (broker/security)
-        self.auth = self.broker.security.authenticator(listener, self.close_after_response)
+        self.auth = self.broker.security.authenticator(listener, self.close)
 
     # ------------------------------------------------------------------ asyncio callbacks
 
@@ -484,11 +484,6 @@ class KafkaConnection(asyncio.BufferedProtocol):
         resp.write(w, 0)
         _SIZE_CORR.pack_into(w, 0, len(w) - 4, correlation_id)
         return w
-
-    def close_after_response(self, reason: str) -> None:
-        """Close once the response being written has gone (a failed authentication: the
-        client reads SASL_AUTHENTICATION_FAILED before the connection closes)."""
-        asyncio.get_running_loop().call_soon(self.close, reason)
 
     def close(self, reason: str | None, *, level: int = logging.WARNING) -> None:
         if reason:

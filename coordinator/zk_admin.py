@@ -350,6 +350,10 @@ class AdminZkClient:
         (found,) = get_many(self.zk, [zd.config_entity_path(entity_type, name)])
         return zd.decode_config(found[0]) if found is not None else {}
 
+    def entity_names(self, entity_type: str) -> list[str]:
+        """``fetchAllEntityConfigs``' names: the children of ``/config/<type>``."""
+        return sorted(get_children(self.zk, f"{zd.CONFIG_PATH}/{entity_type}"))
+
     def topic_config(self, name: str) -> dict[str, str]:
         return self.entity_config("topics", name)
 

@@ -71,7 +71,7 @@ class ConnectionAuthenticator:
         listener: ListenerSecurity,
         credentials: CredentialLookup,
         monotonic: Callable[[], float],
-        close_soon: Callable[[str], None],
+        close_soon: Callable[[str], None],  # closes the connection shortly (after the response)
     ) -> None:
         self.listener = listener
         self._credentials = credentials

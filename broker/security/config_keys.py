@@ -135,6 +135,13 @@ SECURITY_KEYS: dict[str, ConfigKey] = {
             at_least(1),
         ),
         _k(
+            "connection.failed.authentication.delay.ms",
+            ConfigType.INT,
+            100,
+            "Delay of the close of a connection whose authentication failed (the error response goes first)",
+            at_least(0),
+        ),
+        _k(
             "connections.max.reauth.ms",
             ConfigType.LONG,
             0,

@@ -79,6 +79,14 @@ class CredentialStore(Protocol):
 
     def load(self) -> dict[str, dict[str, ScramCredential]]: ...
 
+    def read_user(self, user: str) -> dict[str, ScramCredential]:
+        """The user's stored credentials, by mechanism (read from the store, not a cache)."""
+        ...
+
+    def read_all(self) -> dict[str, dict[str, ScramCredential]]:
+        """Every user with at least one credential."""
+        ...
+
     def write_user(self, user: str, credentials: Mapping[str, ScramCredential]) -> None:
         """Replace the user's SCRAM credentials (all mechanisms) with ``credentials``."""
         ...
@@ -101,7 +109,13 @@ class FileCredentialStore:
         return {str(u): {str(m): str(c) for m, c in creds.items()} for u, creds in users.items()}
 
     def load(self) -> dict[str, dict[str, ScramCredential]]:
-        return {user: credentials_of(creds) for user, creds in self._read().items()}
+        return self.read_all()
+
+    def read_all(self) -> dict[str, dict[str, ScramCredential]]:
+        return {user: c for user, creds in self._read().items() if (c := credentials_of(creds))}
+
+    def read_user(self, user: str) -> dict[str, ScramCredential]:
+        return credentials_of(self._read().get(user, {}))
 
     def write_user(self, user: str, credentials: Mapping[str, ScramCredential]) -> None:
         users = self._read()
@@ -125,6 +139,8 @@ class UserConfigWriter(Protocol):
 
     def change_user_config_blocking(self, sanitized_user: str, config: Mapping[str, str]) -> None: ...
 
+    def entity_names(self, entity_type: str) -> list[str]: ...
+
 
 class ZkCredentialStore:
     """ZooKeeper mode: ``/config/users/<user>`` with a change notification (see the module doc).
@@ -136,6 +152,17 @@ class ZkCredentialStore:
 
     def load(self) -> dict[str, dict[str, ScramCredential]]:
         return {}
+
+    def read_user(self, user: str) -> dict[str, ScramCredential]:
+        return credentials_of(self.admin.entity_config("users", sanitize(user)))
+
+    def read_all(self) -> dict[str, dict[str, ScramCredential]]:
+        out = {}
+        for name in self.admin.entity_names("users"):
+            creds = credentials_of(self.admin.entity_config("users", name))
+            if creds:
+                out[desanitize(name)] = creds
+        return out
 
     def write_user(self, user: str, credentials: Mapping[str, ScramCredential]) -> None:
         name = sanitize(user)

@@ -31,10 +31,12 @@ class BrokerSecurity:
         listeners: Mapping[str, ListenerSecurity],
         inter_broker: InterBrokerSecurity,
         monotonic: Callable[[], float],
+        failed_authentication_delay_ms: int = 100,
     ) -> None:
         self.listeners = dict(listeners)
         self.inter_broker = inter_broker
         self.monotonic = monotonic
+        self.failed_authentication_delay_s = failed_authentication_delay_ms / 1000
         self.credentials = CredentialCache()
         self._store: CredentialStore | None = None
         # PLAINTEXT authenticators never change state: one per listener, shared.
@@ -59,7 +61,7 @@ class BrokerSecurity:
         inter_broker = build_inter_broker_security(
             ib_name, ib_protocol, listener_lookup(keys, values, overrides, ib_name), overrides
         )
-        return cls(listeners, inter_broker, monotonic)
+        return cls(listeners, inter_broker, monotonic, values["connection.failed.authentication.delay.ms"])
 
     # ------------------------------------------------------------------ connections
 
@@ -67,13 +69,28 @@ class BrokerSecurity:
         sec = self.listeners.get(listener)
         return sec.ssl_context if sec is not None else None
 
-    def authenticator(self, listener: str, close_soon: Callable[[str], None]) -> ConnectionAuthenticator:
+    def authenticator(self, listener: str, close: Callable[[str], None]) -> ConnectionAuthenticator:
+        """``close(reason)`` closes the connection; after a failed authentication it is called
+        ``connection.failed.authentication.delay.ms`` later (Kafka's delayed close: the client
+        reads the error response first, and a client retrying at once is slowed down)."""
         shared = self._shared.get(listener)
         if shared is not None:
             return shared
-        return ConnectionAuthenticator(self.listeners[listener], self.credentials, self.monotonic, close_soon)
+        delay = self.failed_authentication_delay_s
+
+        def close_later(reason: str) -> None:
+            asyncio.get_running_loop().call_later(delay, close, reason)
+
+        return ConnectionAuthenticator(
+            self.listeners[listener], self.credentials, self.monotonic, close_later
+        )
 
     # ------------------------------------------------------------------ credentials
+
+    @property
+    def store(self) -> CredentialStore:
+        assert self._store is not None, "attach_store runs before the listeners open"
+        return self._store
 
     async def attach_store(self, store: CredentialStore) -> None:
         """The credential store; its users are loaded (in ZooKeeper mode the config change
