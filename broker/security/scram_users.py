@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+import time
 from pathlib import Path
 
 from broker.security.credential_store import (
@@ -49,7 +50,9 @@ def _store(args: argparse.Namespace) -> tuple[CredentialStore, object | None]:
         from coordinator.zk_admin import AdminZkClient
         from coordinator.zookeeper import ZooKeeperClient
 
-        zk = ZooKeeperClient(args.zookeeper)
+        zk = ZooKeeperClient(
+            args.zookeeper, session_timeout_ms=18_000, time_ms=lambda: int(time.time() * 1000)
+        )
         zk.start()
         return ZkCredentialStore(AdminZkClient(zk)), zk
     log_dir = Path(args.log_dir)

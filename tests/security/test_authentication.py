@@ -304,3 +304,15 @@ def test_scram_client_against_rfc7677_vector():
         b"c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ="
     )
     client.check_server_final(b"v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=")
+
+
+def test_metadata_answers_the_endpoints_of_the_listener_asked(broker, certs):
+    tls = {"SSL": _tls(certs, client_cert=False), "SASL_SSL": _tls(certs, client_cert=False)}
+    for name in LISTENERS:
+        with broker.client(name, tls.get(name)) as c:
+            if name == "SASL_PLAINTEXT":
+                assert _plain_login(c, ALICE, ALICE_PASSWORD).error_code == 0
+            elif name == "SASL_SSL":
+                assert _scram_login(c, SCRAM_SHA_256, ALICE, ALICE_PASSWORD).error_code == 0
+            metadata = c.request(MetadataRequest(topics=[]), 12)
+            assert [(b.host, b.port) for b in metadata.brokers] == [("127.0.0.1", broker.ports[name])]
