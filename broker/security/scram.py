@@ -6,7 +6,8 @@ iterations=<n>`` (``ScramCredentialUtils.credentialToString``). ``ScramSaslServe
 Kafka's ``ScramSaslServer``: only the gs2 header ``n`` (no channel binding); an authzid must
 equal the user name; extensions are accepted and ignored, except ``tokenauth=true``
 (delegation tokens, not supported by Moldau: refused as an unknown token, as Kafka refuses
-one it does not know); credentials with fewer iterations than the mechanism's minimum (4096)
+one it does not know); the client-final nonce must be the server's (or, as Kafka 3.8.1-3.9
+accepted, the client nonce followed by it: librdkafka before 2.6.1 sends that); credentials with fewer iterations than the mechanism's minimum (4096)
 are refused; the proof is checked in constant time. ``ScramSaslClient`` is the client side,
 used by this broker's inter-broker connections.
 """
@@ -146,6 +147,7 @@ class ScramSaslServer(SaslServer):
         self._client_first_bare = ""
         self._server_first = ""
         self._nonce = ""
+        self._client_nonce = ""
         self.extensions: dict[str, str] = {}
 
     def evaluate(self, token: bytes) -> bytes:
@@ -181,6 +183,7 @@ class ScramSaslServer(SaslServer):
         self._credential = credential
         self.authorization_id = username
         self._client_first_bare = m["bare"]
+        self._client_nonce = m["nonce"]
         self._nonce = m["nonce"] + base64.b64encode(secrets.token_bytes(24)).decode().replace(",", "")
         self._server_first = (
             f"r={self._nonce},s={base64.b64encode(credential.salt).decode()},i={credential.iterations}"
@@ -193,7 +196,9 @@ class ScramSaslServer(SaslServer):
         m = _CLIENT_FINAL.fullmatch(text)
         if m is None:
             raise SaslError(f"Invalid SCRAM client final message format: {text}")
-        if m["nonce"] != self._nonce:
+        # RFC 5802: the nonce the server sent. Also accepted, as Kafka 3.8.1-3.9 accepted it
+        # (endsWith): librdkafka before 2.6.1 prefixes it with its client nonce once more.
+        if m["nonce"] != self._nonce and m["nonce"] != self._client_nonce + self._nonce:
             raise SaslError("Invalid client nonce in the final client message.")
         auth_message = f"{self._client_first_bare},{self._server_first},{m['without_proof']}".encode()
         proof = base64.b64decode(m["proof"])

@@ -3,6 +3,7 @@ listeners, driven by raw Kafka frames, with the principal each connection ends u
 
 from __future__ import annotations
 
+import base64
 import socket
 import ssl
 import time
@@ -316,3 +317,26 @@ def test_metadata_answers_the_endpoints_of_the_listener_asked(broker, certs):
                 assert _scram_login(c, SCRAM_SHA_256, ALICE, ALICE_PASSWORD).error_code == 0
             metadata = c.request(MetadataRequest(topics=[]), 12)
             assert [(b.host, b.port) for b in metadata.brokers] == [("127.0.0.1", broker.ports[name])]
+
+
+def test_scram_accepts_the_nonce_of_librdkafka_before_2_6_1(broker):
+    # librdkafka < 2.6.1 answers r=<client nonce><server's r> (Kafka 3.8.1-3.9 accepted it),
+    # its proof computed over that client-final-message.
+    m = SCRAM_SHA_512
+    with broker.client("SASL_PLAINTEXT") as c:
+        assert c.request(SaslHandshakeRequest(mechanism=m.name), 1).error_code == 0
+        first_bare = "n=alice,r=cnonce"
+        server_first = c.request(
+            SaslAuthenticateRequest(auth_bytes=f"n,,{first_bare}".encode()), 2
+        ).auth_bytes
+        fields = dict(item.split("=", 1) for item in server_first.decode().split(","))
+        salted = m.salted_password(ALICE_PASSWORD, base64.b64decode(fields["s"]), int(fields["i"]))
+        without_proof = f"c=biws,r=cnonce{fields['r']}"
+        auth_message = f"{first_bare},{server_first.decode()},{without_proof}".encode()
+        client_key = m.hmac(salted, b"Client Key")
+        proof = bytes(
+            a ^ b for a, b in zip(client_key, m.hmac(m.hash(client_key), auth_message), strict=True)
+        )
+        final = f"{without_proof},p={base64.b64encode(proof).decode()}".encode()
+        answer = c.request(SaslAuthenticateRequest(auth_bytes=final), 2)
+        assert answer.error_code == 0, answer.error_message
