@@ -86,6 +86,7 @@ class ConnectionAuthenticator:
         self._reauthenticating = False
         self._supports_reauth = False  # the client spoke SaslAuthenticate v1+ (Kafka's test)
         self._bad_reauth_mechanism = ""
+        self.reauthentications = 0  # completed KIP-368 re-authentications (tests, logs)
 
     # ------------------------------------------------------------------ transport
 
@@ -202,6 +203,8 @@ class ConnectionAuthenticator:
         self.expires_at = self._monotonic() + lifetime_ms / 1000 if lifetime_ms > 0 else math.inf
         self.state = READY
         self._server = None
+        if self._reauthenticating:
+            self.reauthentications += 1
         self._reauthenticating = False
         self._update_gate()
         log.debug("authenticated as %s with %s", self.principal, self.mechanism)

@@ -340,3 +340,36 @@ def test_scram_accepts_the_nonce_of_librdkafka_before_2_6_1(broker):
         final = f"{without_proof},p={base64.b64encode(proof).decode()}".encode()
         answer = c.request(SaslAuthenticateRequest(auth_bytes=final), 2)
         assert answer.error_code == 0, answer.error_message
+
+
+def test_kafka_python_reauthenticates_on_its_connection(broker_factory):
+    from kafka import KafkaProducer
+
+    broker = broker_factory(**{"connections.max.reauth.ms": "2000"})
+    producer = KafkaProducer(
+        bootstrap_servers=f"127.0.0.1:{broker.ports['SASL_PLAINTEXT']}",
+        security_protocol="SASL_PLAINTEXT",
+        sasl_mechanism="SCRAM-SHA-256",
+        sasl_plain_username=ALICE,
+        sasl_plain_password=ALICE_PASSWORD,
+        acks="all",
+    )
+
+    def reauthenticated() -> list[int]:
+        async def read() -> list[int]:
+            conns = broker.broker.server.connections
+            return [c.auth.reauthentications for c in conns if c.listener == "SASL_PLAINTEXT"]
+
+        return broker.thread.call(read())
+
+    try:
+        deadline = time.monotonic() + 30
+        sent = 0
+        while not any(n >= 2 for n in reauthenticated()):  # two sessions renewed in place
+            assert time.monotonic() < deadline, reauthenticated()
+            producer.send("reauth", f"v{sent}".encode()).get(timeout=10)
+            sent += 1
+            time.sleep(0.05)
+    finally:
+        producer.close()
+    assert sent > 0
