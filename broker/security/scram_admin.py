@@ -34,6 +34,12 @@ CredentialInfo = DescribeUserScramCredentialsResponse.CredentialInfo
 AlterResult = AlterUserScramCredentialsResponse.AlterUserScramCredentialsResult
 
 
+def _naming(message: str, user: str) -> str:
+    """Kafka's message naming the user, the name shortened so the message stays a Kafka string."""
+    shown = user if len(user) <= 1000 else user[:1000] + "..."
+    return f"{message}: {shown}"
+
+
 def _infos(creds: dict[str, ScramCredential]) -> list:
     return [
         CredentialInfo(mechanism=m.wire_type, iterations=creds[m.name].iterations)
@@ -69,7 +75,9 @@ async def describe_user_scram_credentials(
                 DescribeResult(
                     user=user,
                     error_code=ErrorCode.DUPLICATE_RESOURCE.code,
-                    error_message=f"Cannot describe SCRAM credentials for the same user twice in a single request: {user}",
+                    error_message=_naming(
+                        "Cannot describe SCRAM credentials for the same user twice in a single request", user
+                    ),
                 )
             )
         else:
@@ -81,7 +89,7 @@ async def describe_user_scram_credentials(
                     DescribeResult(
                         user=user,
                         error_code=ErrorCode.RESOURCE_NOT_FOUND.code,
-                        error_message=f"{DESCRIBE_MISSING}: {user}",
+                        error_message=_naming(DESCRIBE_MISSING, user),
                     )
                 )
     return DescribeUserScramCredentialsResponse(error_message=None, results=results)
