@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from broker.network_client import InterBrokerClient, NetworkClientError
+from broker.security.client import PLAINTEXT_INTER_BROKER, InterBrokerSecurity
 from protocol.errors import ErrorCode
 from protocol.messages import AlterPartitionRequest, AlterPartitionResponse
 
@@ -67,10 +68,14 @@ class AlterPartitionManager:
         *,
         retry_backoff_ms: int = RETRY_BACKOFF_MS,
         request_timeout_ms: int = 30_000,
+        security: InterBrokerSecurity = PLAINTEXT_INTER_BROKER,
     ) -> None:
         self.broker_id = broker_id
         self.client = InterBrokerClient(
-            f"broker-{broker_id}-alter-partition", endpoint_for, request_timeout_ms=request_timeout_ms
+            f"broker-{broker_id}-alter-partition",
+            endpoint_for,
+            request_timeout_ms=request_timeout_ms,
+            security=security,
         )
         self._controller_id = controller_id
         self._broker_epoch = broker_epoch

@@ -51,6 +51,8 @@ from broker.metadata_cache import MetadataCache
 from broker.metrics import BrokerMetrics
 from broker.partition import Partition
 from broker.replica_manager import ReplicaManager
+from broker.security.credential_store import CREDENTIALS_FILE, FileCredentialStore, ZkCredentialStore
+from broker.security.manager import BrokerSecurity
 from broker.server import KafkaServer
 from broker.txn_partitions import AcceptingTransactionVerifier
 from coordinator.cluster_state import BrokerEndpoint, LiveBroker
@@ -102,6 +104,7 @@ class Broker:
     replica_manager: ReplicaManager
     fetch_manager: FetchManager
     groups: GroupCoordinator
+    security: BrokerSecurity
 
     def __init__(self, config: BrokerConfig, *, clock: Clock = SYSTEM_CLOCK) -> None:
         self.config = config
@@ -125,6 +128,8 @@ class Broker:
         cfg = self.config
         load_handlers()
         loop = asyncio.get_running_loop()
+        # TLS contexts and SASL configs first: a bad key store stops the start at once.
+        self.security = BrokerSecurity.from_config(cfg, self.clock.monotonic)
         for d in cfg.log_dirs:
             try:
                 d.mkdir(parents=True, exist_ok=True)
@@ -167,6 +172,11 @@ class Broker:
         )
         self._running.push_async_callback(self.producer_ids.stop)
         await self.producer_ids.start()
+        await self.security.attach_store(
+            ZkCredentialStore(AdminZkClient(self.zookeeper))
+            if self.zookeeper is not None
+            else FileCredentialStore(cfg.log_dirs[0] / CREDENTIALS_FILE)
+        )
         self._build_cluster_components()
         self.metrics.attach(self)
         self._running.push_async_callback(self.groups.stop)
@@ -174,7 +184,11 @@ class Broker:
             # ZkConfigManager: config changes made through any broker, applied here too.
             config_changes = ZkConfigManager(
                 self.zookeeper,
-                {"topics": TopicConfigHandler(self.log_manager), "brokers": self.dynamic_config},
+                {
+                    "topics": TopicConfigHandler(self.log_manager),
+                    "brokers": self.dynamic_config,
+                    "users": self.security.credentials,
+                },
                 time_ms=self.clock.time_ms,
             )
             self._running.push_async_callback(config_changes.stop)
@@ -325,7 +339,9 @@ class Broker:
         cfg = self.config
         self.metadata_cache = MetadataCache(self.broker_id, self.cluster_id)
         admin = AdminZkClient(zk)
-        self.controller_channel = NetworkControllerChannel(self.broker_id, cfg.inter_broker_listener)
+        self.controller_channel = NetworkControllerChannel(
+            self.broker_id, cfg.inter_broker_listener, self.security.inter_broker
+        )
         self.kafka_controller = KafkaController(
             self.broker_id,
             zk,
@@ -353,7 +369,12 @@ class Broker:
         self.groups = self._build_group_coordinator(self.log_manager, cluster_topics)
         self.groups.follow_leadership()
         self.replica_manager.add_leadership_listener(self._on_leadership_change)
-        self.replica_manager.start_replication(self.metadata_cache, cfg, broker_epoch=lambda: zk.broker_epoch)
+        self.replica_manager.start_replication(
+            self.metadata_cache,
+            cfg,
+            broker_epoch=lambda: zk.broker_epoch,
+            security=self.security.inter_broker,
+        )
         self._running.push_async_callback(self.replica_manager.stop_replication)
 
     async def _join_cluster(self, zk: ZooKeeperClient) -> None:
@@ -379,6 +400,7 @@ class Broker:
             max_retries=cfg["controlled.shutdown.max.retries"],
             retry_backoff_ms=cfg["controlled.shutdown.retry.backoff.ms"],
             request_timeout_ms=cfg["request.timeout.ms"],
+            security=self.security.inter_broker,
         )
 
     def _on_leadership_change(self, leaders: Sequence[Partition], followers: Sequence[Partition]) -> None:
@@ -400,7 +422,12 @@ class Broker:
 
     def _registration(self) -> BrokerRegistration:
         broker = self.live_broker()
-        return BrokerRegistration(broker_id=self.broker_id, endpoints=broker.endpoints, rack=broker.rack)
+        return BrokerRegistration(
+            broker_id=self.broker_id,
+            endpoints=broker.endpoints,
+            rack=broker.rack,
+            security_protocols=self.config.security_protocols,
+        )
 
     def _fix_advertised_ports(self) -> None:
         """A listener on port 0 advertises the port it really got."""

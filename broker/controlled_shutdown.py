@@ -34,6 +34,7 @@ import logging
 from typing import Protocol
 
 from broker.network_client import REQUEST_TIMEOUT_MS, InterBrokerClient, NetworkClientError
+from broker.security.client import PLAINTEXT_INTER_BROKER, InterBrokerSecurity
 from coordinator.cluster_state import BrokerEndpoint
 from protocol.errors import ErrorCode
 from protocol.messages import ControlledShutdownRequest, ControlledShutdownResponse
@@ -61,12 +62,15 @@ async def controlled_shutdown(
     max_retries: int,
     retry_backoff_ms: int,
     request_timeout_ms: int = REQUEST_TIMEOUT_MS,
+    security: InterBrokerSecurity = PLAINTEXT_INTER_BROKER,
 ) -> bool:
     """Ask the controller (found in ``metadata``, reached on ``listener``) to move this
     broker's leaders, up to ``max_retries`` attempts ``retry_backoff_ms`` apart; True once
     it answered NONE with nothing remaining."""
     endpoints: dict[int, tuple[str, int]] = {}  # the address each attempt resolved
-    client = InterBrokerClient(f"broker-{broker_id}", endpoints.get, request_timeout_ms=request_timeout_ms)
+    client = InterBrokerClient(
+        f"broker-{broker_id}", endpoints.get, request_timeout_ms=request_timeout_ms, security=security
+    )
     request = ControlledShutdownRequest(broker_id=broker_id, broker_epoch=broker_epoch)
     previous: tuple[int, tuple[str, int]] | None = None
     log.info("broker %d: starting controlled shutdown", broker_id)

@@ -16,6 +16,7 @@ import logging
 from typing import Any
 
 from broker.network_client import BrokerChannelManager, InterBrokerClient
+from broker.security.client import PLAINTEXT_INTER_BROKER, InterBrokerSecurity
 from coordinator.zk_data import BrokerInfo
 
 log = logging.getLogger(__name__)
@@ -24,10 +25,15 @@ log = logging.getLogger(__name__)
 class NetworkControllerChannel:
     """``ControllerChannel`` over ``BrokerChannelManager`` (one sender task per broker)."""
 
-    def __init__(self, broker_id: int, inter_broker_listener: str) -> None:
+    def __init__(
+        self,
+        broker_id: int,
+        inter_broker_listener: str,
+        security: InterBrokerSecurity = PLAINTEXT_INTER_BROKER,
+    ) -> None:
         self.listener = inter_broker_listener
         self._endpoints: dict[int, tuple[str, int]] = {}
-        self.client = InterBrokerClient(f"broker-{broker_id}", self._endpoints.get)
+        self.client = InterBrokerClient(f"broker-{broker_id}", self._endpoints.get, security=security)
         self.channels = BrokerChannelManager(self.client)
         self._removals: set[asyncio.Task] = set()
 

@@ -42,10 +42,13 @@ connection. Each connection has at most ``max_in_flight`` requests on the wire; 
 (``enqueue`` beyond raises :class:`ChannelQueueFull`); Kafka's queues are unbounded, but
 the controller supersedes stale requests, so a full queue means a broker far behind.
 
-Not implemented: TLS and SASL (plaintext only). TLS will plug in at ``_connect`` (an
-``ssl`` context passed to ``create_connection``, chosen by the destination listener's
-security protocol); SASL at ``_handshake``, between ApiVersions and marking the
-connection ready (SaslHandshake + SaslAuthenticate, KIP-152). No idle-connection reaper
+Security: ``security`` (``broker.security.client.InterBrokerSecurity``) is what this broker
+presents on the inter-broker listener: its TLS client context is given to
+``create_connection``, and its SASL exchange (SaslHandshake + SaslAuthenticate, KIP-152) runs
+after ApiVersions, before the connection is ready; a refused authentication fails the
+connect (retried after the backoff). When the other broker grants a session lifetime
+(KIP-368), an idle connection past 85% of it is replaced by a new, freshly authenticated one
+(Kafka re-authenticates in place). No idle-connection reaper
 (``connections.max.idle.ms``): inter-broker connections are few and long-lived. No
 metadata-driven node selection (``leastLoadedNode``): callers name the broker.
 """
@@ -65,6 +68,11 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from broker.security.client import (
+    PLAINTEXT_INTER_BROKER,
+    InterBrokerAuthenticationError,
+    InterBrokerSecurity,
+)
 from protocol.headers import (
     API_VERSIONS_KEY,
     RequestHeader,
@@ -207,6 +215,7 @@ class _BrokerConnection(asyncio.BufferedProtocol):
         self.transport: asyncio.Transport | None = None
         self.in_flight: deque[_InFlight] = deque()
         self.api_versions: dict[int, tuple[int, int]] = {}
+        self.reauthenticate_at = math.inf  # loop time: replace the connection once idle after this
         self.closed = asyncio.get_running_loop().create_future()  # result: the close reason
         self._writable = asyncio.Event()
         self._writable.set()
@@ -380,6 +389,7 @@ class InterBrokerClient:
         reconnect_backoff: ReconnectBackoff | None = None,
         max_in_flight: int = MAX_IN_FLIGHT,
         max_response_bytes: int = MAX_RESPONSE_BYTES,
+        security: InterBrokerSecurity = PLAINTEXT_INTER_BROKER,
     ) -> None:
         if max_in_flight < 1:
             raise ValueError("max_in_flight must be at least 1")
@@ -390,6 +400,7 @@ class InterBrokerClient:
         self.backoff = reconnect_backoff or ReconnectBackoff()
         self.max_in_flight = max_in_flight
         self.max_response_bytes = max_response_bytes
+        self.security = security
         self._nodes: dict[int, _Node] = {}
         self._closed = False
 
@@ -496,7 +507,10 @@ class InterBrokerClient:
     async def _ready(self, node: _Node) -> _BrokerConnection:
         conn = node.connection
         if conn is not None and conn.is_open:
-            return conn
+            if conn.in_flight or asyncio.get_running_loop().time() < conn.reauthenticate_at:
+                return conn
+            # The SASL session nears its end (KIP-368): a new connection authenticates again.
+            conn.close(BrokerDisconnectedError(node.broker_id, "SASL session lifetime reached"))
         if node.connecting is None or node.connecting.done():
             node.connecting = asyncio.ensure_future(self._connect(node))
             # Every caller may have given up (timeouts): the outcome is then nobody's to see.
@@ -525,11 +539,16 @@ class InterBrokerClient:
         conn: _BrokerConnection | None = None
         try:
             async with asyncio.timeout(self.connection_setup_timeout_ms / 1000):
+                tls = self.security.ssl_context
                 _, conn = await loop.create_connection(
-                    lambda: _BrokerConnection(node.broker_id, self.max_response_bytes), host, port
+                    lambda: _BrokerConnection(node.broker_id, self.max_response_bytes),
+                    host,
+                    port,
+                    ssl=tls,
+                    server_hostname=host if tls is not None else None,
                 )
                 await self._handshake(conn)
-        except (OSError, TimeoutError, NetworkClientError) as exc:
+        except (OSError, TimeoutError, NetworkClientError, InterBrokerAuthenticationError) as exc:
             if conn is not None:
                 conn.close(BrokerDisconnectedError(node.broker_id, "connection setup failed"))
             self._record_failure(node)
@@ -548,7 +567,7 @@ class InterBrokerClient:
         return conn
 
     async def _handshake(self, conn: _BrokerConnection) -> None:
-        """ApiVersions (KIP-511); TLS/SASL would follow here before the connection is ready."""
+        """ApiVersions (KIP-511), then SASL when the inter-broker listener asks for it."""
         version = ApiVersionsRequest.VALID_VERSIONS[1]
         request = ApiVersionsRequest(
             client_software_name=SOFTWARE_NAME, client_software_version=SOFTWARE_VERSION
@@ -559,12 +578,23 @@ class InterBrokerClient:
             ranges = {k.api_key: (k.min_version, k.max_version) for k in response.api_keys}
             if response.error_code == 0:
                 conn.api_versions = ranges
+                await self._authenticate(conn)
                 return
             theirs = ranges.get(API_VERSIONS_KEY)
             if response.error_code != 35 or theirs is None or theirs[1] >= version:  # 35: UNSUPPORTED_VERSION
                 break
             version = theirs[1]
         raise UnsupportedVersionError(conn.broker_id, f"ApiVersions failed (error {response.error_code})")
+
+    async def _authenticate(self, conn: _BrokerConnection) -> None:
+        async def exchange(request: Any, version: int) -> Any:
+            theirs = conn.api_versions.get(request.API_KEY, (0, version))
+            header = self._header(request.API_KEY, min(version, theirs[1]))
+            return await (await conn.send(header, request, True))
+
+        lifetime_ms = await self.security.authenticate(exchange)
+        if lifetime_ms > 0:
+            conn.reauthenticate_at = asyncio.get_running_loop().time() + 0.85 * lifetime_ms / 1000
 
     def _record_failure(self, node: _Node) -> None:
         node.next_attempt = asyncio.get_running_loop().time() + self.backoff.backoff_ms(node.failures) / 1000

@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING, Any
 
 from broker.alter_partition_manager import AlterPartitionManager
 from broker.network_client import InterBrokerClient, NetworkClientError
+from broker.security.client import PLAINTEXT_INTER_BROKER, InterBrokerSecurity
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import (
     FetchRequest,
@@ -96,10 +97,14 @@ class ReplicationSettings:
     fetch_backoff_ms: int = 1_000  # replica.fetch.backoff.ms
     socket_timeout_ms: int = 30_000  # replica.socket.timeout.ms
     lag_time_max_ms: int = 30_000  # replica.lag.time.max.ms
+    security: InterBrokerSecurity = PLAINTEXT_INTER_BROKER  # TLS / SASL on the inter-broker listener
 
     @classmethod
-    def from_config(cls, config: Any) -> ReplicationSettings:
+    def from_config(
+        cls, config: Any, security: InterBrokerSecurity = PLAINTEXT_INTER_BROKER
+    ) -> ReplicationSettings:
         return cls(
+            security=security,
             inter_broker_listener=config.inter_broker_listener,
             fetch_max_bytes=config["replica.fetch.max.bytes"],
             fetch_response_max_bytes=config["replica.fetch.response.max.bytes"],
@@ -164,6 +169,7 @@ class ReplicaFetcher:
             self.client_id,
             endpoint_for,
             request_timeout_ms=settings.socket_timeout_ms + settings.fetch_wait_max_ms,
+            security=settings.security,
         )
         self.states: dict[TopicPartition, PartitionFetchState] = {}
         self._changed = asyncio.Event()
@@ -485,6 +491,7 @@ class Replication:
             lambda: metadata_cache.controller_id,
             broker_epoch,
             replica_manager.on_isr_committed,
+            security=settings.security,
         )
         self._isr_expiration = asyncio.get_running_loop().create_task(
             self._expire_isrs(replica_manager, settings.lag_time_max_ms / 2000),

@@ -60,6 +60,7 @@ from broker.purgatory import (
     check_produce_statuses,
 )
 from broker.replica_fetcher import Replication, ReplicationSettings
+from broker.security.client import PLAINTEXT_INTER_BROKER, InterBrokerSecurity
 from broker.txn_partitions import AcceptingTransactionVerifier, TransactionVerification, TxnMarkerAppender
 from coordinator.cluster_state import INTERNAL_TOPICS, LiveBroker, PartitionState, TopicMetadata
 from coordinator.controller import validate_topic_name
@@ -292,12 +293,13 @@ class ReplicaManager:
         config: Mapping[str, Any],
         *,
         broker_epoch: Callable[[], int | None],
+        security: InterBrokerSecurity = PLAINTEXT_INTER_BROKER,
     ) -> None:
         """Follow leaders and change ISRs (ZooKeeper mode; Kafka's ``ReplicaManager.startup``):
         the replica fetchers (one per leader broker, over the inter-broker listener), the
         AlterPartition sender to the controller, and the isr-expiration task every
         ``replica.lag.time.max.ms`` / 2. ``config`` is the broker's; ``stop_replication`` ends them."""
-        settings = ReplicationSettings.from_config(config)
+        settings = ReplicationSettings.from_config(config, security)
         self.replica_lag_time_max_ms = settings.lag_time_max_ms
         for partition in self._partitions.values():
             partition.replica_lag_time_max_ms = settings.lag_time_max_ms

@@ -326,6 +326,11 @@ class AdminZkClient:
         defaults) and a change notification, for every broker's config change listener."""
         self._write_entity_config("brokers", entity, config)
 
+    def change_user_config_blocking(self, sanitized_user: str, config: Mapping[str, str]) -> None:
+        """``changeUserOrUserClientIdConfig``: ``/config/users/<user>`` (SCRAM credentials, quotas)
+        and a change notification, for every broker's credential cache."""
+        self._write_entity_config("users", sanitized_user, config)
+
     def _write_entity_config(self, entity_type: str, name: str, config: Mapping[str, str]) -> None:
         path = zd.config_entity_path(entity_type, name)
         data = zd.encode_config(config)
@@ -344,6 +349,10 @@ class AdminZkClient:
         """``fetchEntityConfig``: ``/config/<type>/<name>`` ({} if missing)."""
         (found,) = get_many(self.zk, [zd.config_entity_path(entity_type, name)])
         return zd.decode_config(found[0]) if found is not None else {}
+
+    def entity_names(self, entity_type: str) -> list[str]:
+        """``fetchAllEntityConfigs``' names: the children of ``/config/<type>``."""
+        return sorted(get_children(self.zk, f"{zd.CONFIG_PATH}/{entity_type}"))
 
     def topic_config(self, name: str) -> dict[str, str]:
         return self.entity_config("topics", name)

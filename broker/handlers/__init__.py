@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from broker.security.authenticator import PLAINTEXT_AUTHENTICATOR, ConnectionAuthenticator
 from coordinator.principal import ANONYMOUS, KafkaPrincipal
 from protocol.messages import REQUESTS, RESPONSES
 
@@ -48,6 +49,8 @@ class RequestContext:
     listener: str
     # who the connection authenticated as (User:ANONYMOUS on PLAINTEXT), for the authorizer
     principal: KafkaPrincipal = ANONYMOUS
+    # the connection's authentication state (SaslHandshake / SaslAuthenticate drive it)
+    authenticator: ConnectionAuthenticator = PLAINTEXT_AUTHENTICATOR
     # the connection's response writer sends FileRecords (records left in the segment
     # files, broker/response_writer.py); handlers called directly get bytes
     sends_file_records: bool = False

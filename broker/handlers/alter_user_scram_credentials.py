@@ -1,0 +1,29 @@
+"""AlterUserScramCredentials (key 51), version 0 (KIP-554).
+
+Behaviour: upsertions (user, mechanism, iterations, salt, salted password) and deletions
+(user, mechanism) are applied per user, as Kafka's ``ZkAdminManager``: an empty user name or
+too few (< 4096) / too many (> 16384) iterations is UNACCEPTABLE_CREDENTIAL, an unknown
+mechanism UNSUPPORTED_SASL_MECHANISM, the same (user, mechanism) twice DUPLICATE_RESOURCE,
+deleting a credential that does not exist RESOURCE_NOT_FOUND; a user with any of these is
+not changed. The rest are persisted (ZooKeeper ``/config/users/<user>`` with a change
+notification, so every broker's credential cache follows; else the local credentials file)
+and take effect at once for new authentications on this broker. Logic in
+``broker/security/scram_admin.py``.
+
+Not implemented here: authorization (Kafka requires AlterConfigs on the cluster; the
+authorizer adds it). Requests are not forwarded to a controller (ZooKeeper mode: any broker
+writes the znodes, as Kafka's ZooKeeper-mode brokers do).
+"""
+
+from __future__ import annotations
+
+from broker.handlers import RequestContext, handler
+from broker.security.scram_admin import alter_user_scram_credentials
+from protocol.messages import AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse, ApiKey
+
+
+@handler(ApiKey.ALTER_USER_SCRAM_CREDENTIALS, versions=(0, 0))
+async def handle_alter_user_scram_credentials(
+    ctx: RequestContext, request: AlterUserScramCredentialsRequest
+) -> AlterUserScramCredentialsResponse:
+    return await alter_user_scram_credentials(ctx.broker.security, request)
