@@ -8,13 +8,13 @@ broker in the test's own event loop, so its connections can be inspected.
 from __future__ import annotations
 
 import asyncio
-import functools
 import os
 import shutil
 import socket
 import ssl
 import struct
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -246,9 +246,11 @@ def _open_fds() -> int:
     return len(os.listdir("/proc/self/fd"))
 
 
-def _run(tmp_path, scenario) -> None:
+def _run(tmp_path, scenario, **config: str) -> None:
     async def main():
-        cfg = BrokerConfig({"log.dirs": str(tmp_path / "logs"), "listeners": "PLAINTEXT://127.0.0.1:0"})
+        cfg = BrokerConfig(
+            {"log.dirs": str(tmp_path / "logs"), "listeners": "PLAINTEXT://127.0.0.1:0", **config}
+        )
         broker = Broker(cfg)
         await broker.start()
         try:
@@ -440,8 +442,8 @@ def test_a_tls_connection_gets_the_records_through_the_copy_path(tmp_path):
     """TLS needs the bytes in memory: the writer sees no plain socket and copies the records
     (os.preadv into the frame); the client reads the same answer as over plain TCP."""
     cert, key = _self_signed(tmp_path)
-    server_ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    server_ctx.load_cert_chain(cert, key)
+    keystore = tmp_path / "broker-keystore.pem"
+    keystore.write_bytes(Path(key).read_bytes() + Path(cert).read_bytes())
     client_ctx = ssl.create_default_context()
     client_ctx.check_hostname = False
     client_ctx.verify_mode = ssl.CERT_NONE
@@ -452,11 +454,9 @@ def test_a_tls_connection_gets_the_records_through_the_copy_path(tmp_path):
         w.write(_fetch_frame(LOG_BYTES * 2))
         plain = await _read_frame(r)
         w.close()
-        # The listener of this test speaks TLS from here on (the server accepts through the loop).
-        loop = asyncio.get_running_loop()
-        loop.connect_accepted_socket = functools.partial(loop.connect_accepted_socket, ssl=server_ctx)
+        tls_host, tls_port = broker.server.bound[1]  # the SSL listener
         before = set(broker.server.connections)
-        r, w = await asyncio.open_connection(host, port, ssl=client_ctx)
+        r, w = await asyncio.open_connection(tls_host, tls_port, ssl=client_ctx)
         w.write(_fetch_frame(LOG_BYTES * 2))
         assert await _read_frame(r) == plain
         conn = _connection(broker, before)
@@ -464,7 +464,12 @@ def test_a_tls_connection_gets_the_records_through_the_copy_path(tmp_path):
         assert conn._sender is None  # never written around the TLS layer
         w.close()
 
-    _run(tmp_path, scenario)
+    _run(
+        tmp_path,
+        scenario,
+        listeners="PLAINTEXT://127.0.0.1:0,SSL://127.0.0.1:0",
+        **{"ssl.keystore.type": "PEM", "ssl.keystore.location": str(keystore)},
+    )
 
 
 def test_no_descriptor_for_the_sender_falls_back_to_the_copy_path(tmp_path, monkeypatch):
