@@ -53,6 +53,7 @@ from coordinator.group_offsets import (
     OffsetKey,
     OffsetsTopic,
     OffsetStore,
+    _storage_error,
     decode_group_value,
     decode_key,
     decode_offset_value,
@@ -62,8 +63,15 @@ from coordinator.group_offsets import (
     encode_offset_value,
     utf16_length,
 )
+from coordinator.group_txn_offsets import (
+    PendingOffset,
+    PendingTxnOffsets,
+    replay_resolving_txns,
+    transactional_batch,
+)
 from protocol.errors import ErrorCode, KafkaError
 from protocol.primitives import DecodeError, EncodeError
+from storage.producer_state import AppendOrigin
 
 if TYPE_CHECKING:
     from coordinator.cluster_state import LiveBroker, PartitionState, TopicMetadata
@@ -174,6 +182,7 @@ class GroupCoordinator:
             )
         self.groups: dict[str, Group] = {}
         self.offsets = OffsetStore()
+        self.pending_txn_offsets = PendingTxnOffsets()  # TxnOffsetCommits awaiting their marker
         # The GroupMetadataValue last written for each group, as written (for compaction).
         self.active = False
         self.loading: set[int] = set()
@@ -528,6 +537,87 @@ class GroupCoordinator:
             return [(t, p, om) for (t, p), om in self.offsets.group_offsets(group_id).items()]
         return [(t, p, self.offsets.get(group_id, t, p)) for t, p in partitions]
 
+    # ================================================================== transactional offsets
+
+    def commit_txn_offsets(
+        self,
+        group_id: str,
+        producer_id: int,
+        producer_epoch: int,
+        member_id: str,
+        group_instance_id: str | None,
+        generation_id: int,
+        entries: Sequence[OffsetCommitEntry],
+    ) -> list[ErrorCode]:
+        """TxnOffsetCommit (classic ``handleTxnCommitOffsets``): the offsets are written as a
+        transactional batch of the producer and held pending until its marker
+        (``coordinator.group_txn_offsets``). Group-level errors raise KafkaError."""
+        error = self._validate_group_status(group_id, allow_empty_id=True)
+        if error is not None:
+            raise KafkaError(error)
+        group = self.groups.get(group_id)
+        if group is None:
+            group = self.groups[group_id] = Group(group_id, S.EMPTY, self.time_ms())
+        if group.is_state(S.DEAD):
+            raise KafkaError(ErrorCode.COORDINATOR_NOT_AVAILABLE)
+        if member_id or group_instance_id is not None:
+            error = self.membership.validate_current_member(group, member_id, group_instance_id)
+            if error is not None:
+                raise KafkaError(error)
+        if generation_id >= 0 and generation_id != group.generation_id:
+            raise KafkaError(ErrorCode.ILLEGAL_GENERATION)
+        now = self.time_ms()
+        results: list[ErrorCode] = []
+        records: list[tuple[bytes, bytes | None]] = []
+        staged: list[tuple[OffsetCommitEntry, OffsetAndMetadata]] = []
+        for e in entries:
+            metadata = "" if e.metadata is None else e.metadata
+            if utf16_length(metadata) > self.offset_metadata_max_bytes:
+                results.append(ErrorCode.OFFSET_METADATA_TOO_LARGE)
+                continue
+            om = OffsetAndMetadata(e.offset, e.leader_epoch, metadata, now, None)
+            records.append((encode_offset_key(group_id, e.topic, e.partition), encode_offset_value(om)))
+            staged.append((e, om))
+            results.append(ErrorCode.NONE)
+        if not records:
+            return results
+        p = self.partition_for(group_id)
+        try:
+            self.topic.ensure_created()
+            info = self.topic.partitions.append_to_local_log(
+                (self.topic_name, p),
+                transactional_batch(records, producer_id, producer_epoch, now),
+                origin=AppendOrigin.COORDINATOR,
+                required_acks=1,
+            )
+        except KafkaError as exc:
+            error = _storage_error(exc, for_offsets=True).error
+            return [error if r is ErrorCode.NONE else r for r in results]
+        for e, om in staged:
+            self.pending_txn_offsets.add(
+                producer_id, group_id, (e.topic, e.partition), PendingOffset(info.base_offset, om)
+            )
+        return results
+
+    def has_pending_txn_offset(self, group_id: str, topic: str, partition: int) -> bool:
+        """OffsetFetch ``require_stable``: a transactional commit of it awaits its marker."""
+        return self.pending_txn_offsets.is_pending(group_id, (topic, partition))
+
+    def on_txn_completed(self, producer_id: int, committed: bool, offsets_partitions: Iterable[int]) -> None:
+        """``TxnCompletionListener``: the marker of ``producer_id`` was appended to these
+        partitions of ``__consumer_offsets``; their groups' pending offsets apply or go."""
+        wanted = set(offsets_partitions)
+        groups = [
+            g for g in self.pending_txn_offsets.groups_of(producer_id) if self.partition_for(g) in wanted
+        ]
+        applied = 0
+        for group_id, (topic, partition), pending in self.pending_txn_offsets.complete(producer_id, groups):
+            if committed and group_id in self.groups:
+                self.offsets.put(group_id, topic, partition, pending.offset)
+                applied += 1
+        if applied:
+            log.debug("producer %d committed %d transactional offsets", producer_id, applied)
+
     # ---------------------------------------------------------- ClusterMetadataListener
 
     def on_brokers_changed(self, brokers: Sequence[LiveBroker]) -> None:
@@ -606,6 +696,9 @@ class GroupCoordinator:
             removed += 1
         for group_id in [g for g in self.offsets.groups() if self.partition_for(g) == partition]:
             self.offsets.remove_group(group_id)
+        self.pending_txn_offsets.drop_groups(
+            g for g in self.pending_txn_offsets.all_groups() if self.partition_for(g) == partition
+        )
         log.info("unloaded %d groups of %s-%d (epoch %s)", removed, self.topic_name, partition, epoch)
 
     def _start_load(self, partition: int) -> None:
@@ -731,7 +824,9 @@ class GroupCoordinator:
         offsets: dict[OffsetKey, OffsetAndMetadata | None] = {}
         groups: dict[str, tuple[GroupRecord, bytes] | None] = {}
         replayed = 0
-        for chunk in self.topic.replay(partition):
+        # Transactional commits count at their COMMIT marker; those without one stay pending.
+        txn_replay = replay_resolving_txns(self.topic.partitions, self.topic_name, partition)
+        for chunk in txn_replay:
             replayed += len(chunk)
             for offset, key, value in chunk:
                 if key is None:
@@ -754,6 +849,18 @@ class GroupCoordinator:
                         exc,
                     )
             await asyncio.sleep(0)  # let the loop serve other requests between chunks
+        for producer_id, batch_offset, key, value in txn_replay.open_commits:
+            try:
+                k = decode_key(key)
+                if isinstance(k, OffsetKey) and value is not None:
+                    self.pending_txn_offsets.add(
+                        producer_id,
+                        k.group,
+                        (k.topic, k.partition),
+                        PendingOffset(batch_offset, decode_offset_value(value)),
+                    )
+            except DecodeError:
+                continue
         n_offsets = 0
         for k, om in offsets.items():
             if om is not None:
