@@ -86,9 +86,7 @@ def test_no_ids_at_hand_is_retriable():
 
 
 def test_exhausted_ids_are_unknown_server_error():
-    r = call(
-        ctx(FakeManager(ErrorCode.UNKNOWN_SERVER_ERROR)), InitProducerIdRequest(transactional_id=None)
-    )
+    r = call(ctx(FakeManager(ErrorCode.UNKNOWN_SERVER_ERROR)), InitProducerIdRequest(transactional_id=None))
     assert r.error_code == ErrorCode.UNKNOWN_SERVER_ERROR.code
 
 
