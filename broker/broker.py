@@ -52,6 +52,7 @@ from broker.partition import Partition
 from broker.replica_manager import ReplicaManager
 from broker.server import KafkaServer
 from broker.txn_marker_channel import TxnMarkerChannel, TxnVerifier
+from broker.txn_partitions import AcceptingTransactionVerifier
 from coordinator.cluster_state import BrokerEndpoint, LiveBroker
 from coordinator.controller import Controller, ControllerTopicStore
 from coordinator.groups import GroupCoordinator
@@ -64,6 +65,7 @@ from coordinator.topic_admin import (
     ZkTopicAdmin,
 )
 from coordinator.transaction_coordinator import TransactionConfig, TransactionCoordinator
+from coordinator.transaction_seams import TransactionVerifier
 from coordinator.zk_admin import AdminZkClient
 from coordinator.zk_config_manager import ZkConfigManager
 from coordinator.zk_controller import KafkaController
@@ -299,10 +301,8 @@ class Broker:
             cluster=cluster_topics,
             time_ms=self.clock.time_ms,
         )
-        self.txn_verifier = TxnVerifier(
-            self.broker_id, self.transactions, self.metadata_cache, listener, timeout_ms
-        )
-        self._running.push_async_callback(self.txn_verifier.close)
+        # Markers landing in __consumer_offsets apply or drop pending TxnOffsetCommits.
+        self.replica_manager.add_txn_completion_listener(self.groups)
 
     def _partition_leader(self, topic: str, partition: int) -> int | None:
         """Where a partition's transaction marker goes: its leader, -1 while it has none,
@@ -315,11 +315,37 @@ class Broker:
     def _build_cluster_components(self) -> None:
         """The controller and its listeners (embedded mode), or the ZooKeeper-mode controller
         with this broker's MetadataCache and ReplicaManager waiting for its requests."""
-        self.replica_manager = ReplicaManager(self.broker_id, self.log_manager, self.clock.time_ms)
+        cfg = self.config
+        # The verifier asks the transaction coordinator, built after the ReplicaManager it
+        # writes through: it looks the coordinator and the cluster view up when it is asked.
+        self.txn_verifier = TxnVerifier(
+            self.broker_id,
+            lambda: self.transactions,
+            lambda: self.metadata_cache,
+            cfg.inter_broker_listener,
+            cfg["request.timeout.ms"],
+        )
+        self._running.push_async_callback(self.txn_verifier.close)
+        self.replica_manager = ReplicaManager(
+            self.broker_id,
+            self.log_manager,
+            self.clock.time_ms,
+            transaction_verifier=self._transaction_verifier(),
+            request_timeout_ms=self.config["request.timeout.ms"],
+        )
         if self.zookeeper is None:
             self._build_embedded()
         else:
             self._build_zookeeper_mode(self.zookeeper)
+
+    def _transaction_verifier(self) -> TransactionVerifier:
+        """KIP-890 part 1: what the produce path asks before a transaction's first batch on a
+        partition. With ``transaction.partition.verification.enable=false`` Kafka skips the
+        check: every partition is accepted. Until this broker has a transaction coordinator to
+        ask, it accepts as well (an error here would have clients retry forever)."""
+        if not self.config["transaction.partition.verification.enable"]:
+            return AcceptingTransactionVerifier()
+        return self.txn_verifier
 
     def _build_embedded(self) -> None:
         """A lone broker is its own controller: every existing topic is published to the

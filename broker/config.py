@@ -357,6 +357,13 @@ BROKER_KEYS: dict[str, ConfigKey] = {
             "How often expired transactional ids are removed",
             at_least(1),
         ),
+        _k(
+            "transaction.partition.verification.enable",
+            ConfigType.BOOLEAN,
+            True,
+            "Verify with the transaction coordinator that a partition is in the transaction before "
+            "its first transactional batch is appended (KIP-890)",
+        ),
         # --- groups and offsets (GroupCoordinatorConfig)
         _k(
             "offsets.topic.num.partitions",

@@ -48,6 +48,7 @@ from storage.partition_log import (
     TimestampAndOffset,
 )
 from storage.producer_state import AppendOrigin, ProducerStateEntry
+from storage.transaction_index import AbortedTxn
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +104,8 @@ class LogReadInfo(NamedTuple):
     log_start_offset: int
     log_end_offset: int
     diverging_epoch: tuple[int, int] | None = None  # (epoch, end offset), Fetch v12
+    # read_committed: the aborted transactions overlapping the records read (else None)
+    aborted_transactions: list[AbortedTxn] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -569,7 +572,10 @@ class Partition:
             if epoch != last_fetched_epoch or end < fetch_offset:
                 diverging = (epoch, end)
         data = plog.read(fetch_offset, max_bytes, max_offset=limit, min_one_batch=min_one_batch)
-        return LogReadInfo(data.records, hw, lso, start, plog.log_end_offset, diverging)
+        aborted = None
+        if isolation is FetchIsolation.TXN_COMMITTED:
+            aborted = plog.aborted_transactions_for_read(fetch_offset, data.records)
+        return LogReadInfo(data.records, hw, lso, start, plog.log_end_offset, diverging, aborted)
 
     def fetch_offset_for_timestamp(
         self, timestamp: int, *, isolation: FetchIsolation, current_leader_epoch: int = NO_EPOCH

@@ -56,14 +56,16 @@ from broker.purgatory import (
     check_produce_statuses,
 )
 from broker.replica_fetcher import Replication, ReplicationSettings
+from broker.txn_partitions import AcceptingTransactionVerifier, TransactionVerification, TxnMarkerAppender
 from coordinator.cluster_state import INTERNAL_TOPICS, LiveBroker, PartitionState, TopicMetadata
 from coordinator.controller import validate_topic_name
+from coordinator.transaction_seams import TransactionVerifier, TxnCompletionListener, TxnMarker
 from protocol.errors import ErrorCode, KafkaError
-from protocol.record_batch import TRANSACTIONAL_MASK
 from storage.log_config import parse_topic_overrides
-from storage.log_validator import validate_produce_records
+from storage.log_validator import FramedBatch, validate_produce_records
 from storage.partition_log import FetchIsolation, LogAppendInfo, TimestampAndOffset
 from storage.producer_state import AppendOrigin, ProducerStateEntry
+from storage.transaction_index import AbortedTxn
 
 if TYPE_CHECKING:
     from broker.metadata_cache import MetadataCache
@@ -131,6 +133,7 @@ class FetchPartitionData(NamedTuple):
     log_start_offset: int = -1
     records: bytes = b""
     diverging_epoch: tuple[int, int] | None = None
+    aborted_transactions: Sequence[AbortedTxn] | None = None  # read_committed only
 
 
 # Messages of the errors an acks=-1 produce gets while it waits (Kafka's DelayedProduce).
@@ -156,6 +159,8 @@ class ReplicaManager:
         time_ms: Callable[[], int],
         *,
         replica_lag_time_max_ms: int = REPLICA_LAG_TIME_MAX_MS,
+        transaction_verifier: TransactionVerifier | None = None,
+        request_timeout_ms: int = 30_000,
     ) -> None:
         self.broker_id = broker_id
         self.log_manager = log_manager
@@ -182,6 +187,13 @@ class ReplicaManager:
         # Kafka's BrokerTopicStats and ISR change meters: plain counters, read by the metrics.
         self.topic_stats = BrokerTopicStats()
         self.isr_changes = IsrChangeStats()
+        # Transactions (broker/txn_partitions.py): KIP-890 verification of transactional
+        # appends (without a verifier, as with transaction.partition.verification.enable=false,
+        # every partition counts as added) and WriteTxnMarkers.
+        self.txn_verification = TransactionVerification(
+            self, transaction_verifier if transaction_verifier is not None else AcceptingTransactionVerifier()
+        )
+        self.txn_markers = TxnMarkerAppender(self, time_ms, timeout_ms=request_timeout_ms)
 
     # ------------------------------------------------------------------ partitions
 
@@ -521,6 +533,7 @@ class ReplicaManager:
         origin: AppendOrigin,
         timeout_ms: int = 0,
         produce_version: int | None = None,
+        transactional_id: str | None = None,
     ) -> dict[TopicPartition, PartitionAppendResult] | Awaitable[dict[TopicPartition, PartitionAppendResult]]:
         """Append each partition's records as leader (Kafka's ``appendRecords``).
 
@@ -529,14 +542,71 @@ class ReplicaManager:
         With acks=-1, if some partition was appended, a ``DelayedProduce`` waits up to
         ``timeout_ms`` for each appended partition's high watermark to pass its append
         (``delayedProduceRequestRequired``) and an awaitable of the results is returned.
+        A transactional batch that opens its producer's transaction on a partition is first
+        verified with the transaction coordinator (KIP-890, ``broker.txn_partitions``): then
+        an awaitable is returned as well.
         """
         if required_acks not in (-1, 0, 1):
             error = KafkaError(ErrorCode.INVALID_REQUIRED_ACKS)
             return {key: PartitionAppendResult(None, error) for key, _ in entries}
+        if produce_version is None:
+            return self._append_now(entries, {}, (), required_acks, origin, timeout_ms, None)
+        framed, errors, pending = self.txn_verification.prepare(entries, transactional_id, produce_version)
+        if not pending:
+            return self._append_now(framed, errors, (), required_acks, origin, timeout_ms, produce_version)
+        return self._verify_then_append(
+            framed,
+            errors,
+            pending,
+            transactional_id or "",
+            required_acks,
+            origin,
+            timeout_ms,
+            produce_version,
+        )
+
+    async def _verify_then_append(
+        self,
+        entries: Sequence[tuple[TopicPartition, object]],
+        errors: dict[TopicPartition, KafkaError],
+        pending: Sequence[Any],
+        transactional_id: str,
+        required_acks: int,
+        origin: AppendOrigin,
+        timeout_ms: int,
+        produce_version: int,
+    ) -> dict[TopicPartition, PartitionAppendResult]:
+        errors.update(await self.txn_verification.verify(transactional_id, pending, produce_version))
+        result = self._append_now(
+            entries, errors, pending, required_acks, origin, timeout_ms, produce_version
+        )
+        return result if isinstance(result, dict) else await result
+
+    def _append_now(
+        self,
+        entries: Sequence[tuple[TopicPartition, object]],
+        errors: Mapping[TopicPartition, KafkaError],
+        verified: Sequence[Any],
+        required_acks: int,
+        origin: AppendOrigin,
+        timeout_ms: int,
+        produce_version: int | None,
+    ) -> dict[TopicPartition, PartitionAppendResult] | Awaitable[dict[TopicPartition, PartitionAppendResult]]:
         results: dict[TopicPartition, PartitionAppendResult] = {}
         stats = self.topic_stats
         hosted = self._partitions
+        guards = {p.key: p for p in verified}
         for key, records in entries:
+            error = errors.get(key)
+            if error is None and key in guards and not self.txn_verification.guard_still_valid(guards[key]):
+                # The transaction ended while the coordinator was asked (Kafka's VerificationGuard).
+                error = KafkaError(
+                    ErrorCode.INVALID_TXN_STATE, "Record was not part of an ongoing transaction"
+                )
+            if error is not None:
+                results[key] = PartitionAppendResult(None, error)
+                stats.record_produce(key[0], error.error, False, hosted=key in hosted)
+                continue
             try:
                 info = self.append_to_local_log(
                     key, records, origin=origin, required_acks=required_acks, produce_version=produce_version
@@ -546,6 +616,10 @@ class ReplicaManager:
             except KafkaError as exc:
                 results[key] = PartitionAppendResult(None, exc)
                 stats.record_produce(key[0], exc.error, False, hosted=key in hosted)
+        for key, error in errors.items():
+            if key not in results:  # refused before the append (framing, transactional id)
+                results[key] = PartitionAppendResult(None, error)
+                stats.record_produce(key[0], error.error, False, hosted=key in hosted)
         if required_acks != -1:
             return results
         statuses = [
@@ -598,16 +672,8 @@ class ReplicaManager:
         topic, index = key
         # KafkaApis.handleProduceRequest: unknown partitions before record checks
         partition = self._partitions.get(key) or self.get_partition_or_error(topic, index)
-        if produce_version is not None:
+        if produce_version is not None and not isinstance(records, FramedBatch):
             records = validate_produce_records(records, produce_version)
-            if records.attributes & TRANSACTIONAL_MASK:
-                # No transaction coordinator exists, so no producer can hold a transactional
-                # id (InitProducerId refuses them with the same code); accepting the batch
-                # would open a transaction nothing could end.
-                raise KafkaError(
-                    ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
-                    "Transactional records are not supported by this broker",
-                )
         if topic in INTERNAL_TOPICS and origin is not AppendOrigin.COORDINATOR:
             # ReplicaManager.appendToLocalLog: Topic.isInternal without internalTopicsAllowed
             raise KafkaError(ErrorCode.INVALID_TOPIC_EXCEPTION, f"Cannot append to internal topic {topic}")
@@ -623,6 +689,15 @@ class ReplicaManager:
             # fetches wait for.
             self.fetch_purgatory.check_and_complete(key)
         return info
+
+    async def write_txn_markers(self, markers: Sequence[TxnMarker]) -> list[dict[TopicPartition, ErrorCode]]:
+        """Append each marker's COMMIT / ABORT control batch to its partitions led here, acks=-1;
+        one error per partition of each marker, in order (``broker.txn_partitions``)."""
+        return await self.txn_markers.write(markers)
+
+    def add_txn_completion_listener(self, listener: TxnCompletionListener) -> None:
+        """Told when markers landed on partitions of ``__consumer_offsets``."""
+        self.txn_markers.add_listener(listener)
 
     def _complete_delayed_requests(self, key: TopicPartition) -> None:
         """The high watermark, ISR or leadership of ``key`` changed: parked operations on it
@@ -765,6 +840,7 @@ class ReplicaManager:
                     read.log_start_offset,
                     records,
                     read.diverging_epoch,
+                    read.aborted_transactions,
                 )
             )
         return out, total

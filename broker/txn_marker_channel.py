@@ -18,7 +18,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from broker.network_client import InterBrokerClient, NetworkClientError
@@ -116,19 +116,34 @@ class TxnMarkerChannel(_InterBroker):
         return answers
 
 
-class TxnVerifier(_InterBroker):
-    """``TransactionVerifier``: the local coordinator, or AddPartitionsToTxn v4 verify_only."""
+class TxnVerifier:
+    """``TransactionVerifier``: the local coordinator, or AddPartitionsToTxn v4 verify_only.
+
+    Built before the ReplicaManager (which it is given to) and so before the coordinator and
+    the MetadataCache: it looks them up when asked (``coordinator()``, ``metadata_cache()``)."""
 
     def __init__(
         self,
         broker_id: int,
-        coordinator: TransactionCoordinator,
-        metadata_cache: MetadataCache,
+        coordinator: Callable[[], TransactionCoordinator],
+        metadata_cache: Callable[[], MetadataCache],
         listener: str,
         request_timeout_ms: int,
     ) -> None:
-        super().__init__(broker_id, metadata_cache, listener, request_timeout_ms)
+        self.broker_id = broker_id
         self.coordinator = coordinator
+        self.metadata_cache = metadata_cache
+        self.listener = listener
+        self.client = InterBrokerClient(
+            f"broker-{broker_id}", self._endpoint, request_timeout_ms=request_timeout_ms
+        )
+
+    def _endpoint(self, broker_id: int) -> tuple[str, int] | None:
+        endpoint = self.metadata_cache().endpoint(broker_id, self.listener)
+        return None if endpoint is None else (endpoint.host, endpoint.port)
+
+    async def close(self) -> None:
+        await self.client.close()
 
     async def verify(
         self,
@@ -137,8 +152,8 @@ class TxnVerifier(_InterBroker):
         producer_epoch: int,
         partitions: Sequence[TopicPartitionKey],
     ) -> dict[TopicPartitionKey, ErrorCode]:
-        txns = self.coordinator
-        state = self.metadata_cache.partition_state(txns.topic_name, txns.partition_for(transactional_id))
+        txns = self.coordinator()
+        state = self.metadata_cache().partition_state(txns.topic_name, txns.partition_for(transactional_id))
         if state is None or state.leader < 0:
             return dict.fromkeys(partitions, ErrorCode.COORDINATOR_NOT_AVAILABLE)
         if state.leader == self.broker_id:

@@ -21,7 +21,9 @@ the log start offset, log end offset and recovery point (Kafka's
    entries from the batches of the recovered segments;
 5. rebuilds the producer state (Kafka's ``UnifiedLog.rebuildProducerState``):
    the newest valid snapshot, then the batches after it replayed with
-   ``AppendOrigin.REPLICATION``.
+   ``AppendOrigin.REPLICATION``; the replay also rebuilds the ``.txnindex`` of every
+   recovered segment (recovery empties it; a torn or corrupt one makes the segment
+   recovered), starting at a snapshot no later than the first of them.
 
 The leader-epoch cache and the producer-state manager are the partition's own
 (the loader fills them in place). Everything here runs before the partition is
@@ -32,14 +34,16 @@ from __future__ import annotations
 
 import logging
 from bisect import bisect_right
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
+from protocol.control_records import EndTransactionMarker, read_end_txn_marker
+from protocol.primitives import DecodeError
 from protocol.record_batch import BatchHeader
 from storage.leader_epoch import LeaderEpochFileCache
 from storage.log_config import LogConfig
-from storage.producer_state import AppendOrigin, ProducerStateManager
+from storage.producer_state import AppendOrigin, CompletedTxn, ProducerStateManager
 from storage.segment import (
     INDEX_SUFFIX,
     LOG_SUFFIX,
@@ -50,6 +54,7 @@ from storage.segment import (
     clean_leftover_files,
     offset_from_filename,
 )
+from storage.transaction_index import AbortedTxn, CorruptTxnIndexError
 
 log = logging.getLogger(__name__)
 
@@ -69,9 +74,16 @@ def iter_batch_headers(
     """Headers of the batches holding offsets in [from_offset, end_offset), in order.
 
     ``bases`` are the segments' base offsets. Reads 64 KiB chunks and decodes
-    61-byte headers only; shared by the producer-state replay below and
-    ``PartitionLog.iter_headers``.
+    61-byte headers only; shared by ``PartitionLog.iter_headers``.
     """
+    for seg, _pos, header in iter_batch_positions(segments, bases, from_offset, end_offset):
+        yield seg, header
+
+
+def iter_batch_positions(
+    segments: Sequence[LogSegment], bases: Sequence[int], from_offset: int, end_offset: int
+) -> Iterator[tuple[LogSegment, int, BatchHeader]]:
+    """(segment, position, header) of the batches holding offsets in [from_offset, end_offset)."""
     i = max(0, bisect_right(bases, from_offset) - 1)
     for seg in segments[i:]:
         if seg.base_offset >= end_offset:
@@ -82,10 +94,58 @@ def iter_batch_headers(
             if found is None:
                 continue
             start_pos = found.position
-        for _pos, header in seg.iter_headers(start_pos):
+        for pos, header in seg.iter_headers(start_pos):
             if header.base_offset >= end_offset:
                 return
-            yield seg, header
+            yield seg, pos, header
+
+
+def read_marker_at(seg: LogSegment, position: int, header: BatchHeader) -> EndTransactionMarker | None:
+    """The COMMIT / ABORT marker of the control batch at ``position``; None for another control
+    type, an emptied batch or (logged) an undecodable one."""
+    try:
+        return read_end_txn_marker(seg.pread(position, header.size), header)
+    except DecodeError as exc:
+        log.warning("Ignoring undecodable control batch at offset %d: %s", header.base_offset, exc)
+        return None
+
+
+def replay_producer_state(
+    producer_state: ProducerStateManager,
+    segments: Sequence[LogSegment],
+    from_offset: int,
+    end_offset: int,
+    *,
+    rebuild_txn_index: Collection[int] = (),
+) -> int:
+    """Replay the batches in [from_offset, end_offset) into the producer state (origin
+    REPLICATION); returns how many carried a producer id.
+
+    Control batches are read whole for their marker (one small record each). An aborted
+    transaction whose marker lies in a segment of ``rebuild_txn_index`` (base offsets of the
+    segments recovery emptied the ``.txnindex`` of) is appended to that segment's index, with
+    the last stable offset of that moment (Kafka's ``LogSegment.recover`` -> ``updateTxnIndex``).
+    """
+    ps = producer_state
+    bases = [s.base_offset for s in segments]
+    replayed = 0
+    for seg, pos, header in iter_batch_positions(segments, bases, from_offset, end_offset):
+        if header.producer_id < 0:
+            continue
+        replayed += 1
+        marker = read_marker_at(seg, pos, header) if header.is_control else None
+        completed = ps.update(
+            header, header.base_offset, header.max_timestamp, AppendOrigin.REPLICATION, marker
+        )
+        if completed is not None and completed.is_aborted and seg.base_offset in rebuild_txn_index:
+            seg.update_txn_index(aborted_txn_of(completed, ps.last_stable_offset_for(completed)))
+    return replayed
+
+
+def aborted_txn_of(completed: CompletedTxn, last_stable_offset: int) -> AbortedTxn:
+    return AbortedTxn(
+        completed.producer_id, completed.first_offset, completed.last_offset, last_stable_offset
+    )
 
 
 class LogLoader:
@@ -123,7 +183,7 @@ class LogLoader:
         """Open, recover and check the directory; fill the epoch cache and producer state."""
         log_start_offset = self.log_start_offset
         clean = self.had_clean_shutdown
-        segments = self._open_segments()
+        segments, recovered = self._open_segments()
         if not segments:
             segments.append(self._new_segment(log_start_offset))
         last = segments[-1]
@@ -150,10 +210,10 @@ class LogLoader:
         cache = self.leader_epoch_cache
         cache.truncate_from_end(log_end)
         cache.truncate_from_start(start)
-        self._rebuild_producer_state(segments, start, log_end)
+        self._rebuild_producer_state(segments, start, log_end, recovered)
         return LoadedLog(segments, start, log_end, recovery_point)
 
-    def _open_segments(self) -> list[LogSegment]:
+    def _open_segments(self) -> tuple[list[LogSegment], set[int]]:
         """The directory's segments, oldest first, recovered where needed (none active yet)."""
         clean_leftover_files(
             self.dir,
@@ -185,6 +245,15 @@ class LogLoader:
             )
             segments.append(seg)
             if i >= first_unflushed:
+                needs_recovery.add(base)
+            elif not _txn_index_whole(seg):
+                # LogSegment.sanityCheck -> TransactionIndex.sanityCheck (CorruptIndexException).
+                log.warning(
+                    "%s: Found a corrupted transaction index corresponding to log file %s, recovering "
+                    "segment and rebuilding index files...",
+                    self.name,
+                    seg.log_path,
+                )
                 needs_recovery.add(base)
             elif not seg.index.path.exists() or not seg.time_index.path.exists():
                 # Kafka's LogLoader.loadSegmentFiles (NoSuchFileException), at its level. Kafka
@@ -246,7 +315,7 @@ class LogLoader:
                 if i + 1 < len(segments):
                     seg.on_become_inactive()
             i += 1
-        return segments
+        return segments, {s.base_offset for s in segments if s.base_offset in needs_recovery}
 
     def _recover_segment(self, seg: LogSegment, index: int, count: int) -> RecoveryResult:
         total = seg.size
@@ -277,17 +346,30 @@ class LogLoader:
             )
         return result
 
-    def _rebuild_producer_state(self, segments: list[LogSegment], log_start: int, log_end: int) -> None:
-        """Kafka's ``rebuildProducerState``: newest snapshot, then replay the batches after it."""
+    def _rebuild_producer_state(
+        self, segments: list[LogSegment], log_start: int, log_end: int, recovered: set[int]
+    ) -> None:
+        """Kafka's ``rebuildProducerState``: newest snapshot, then replay the batches after it.
+
+        When segments were recovered (their ``.txnindex`` emptied), the replay starts at a
+        snapshot no later than the first of them, so their aborted transactions are rebuilt
+        with the producer state of their time (Kafka rebuilds a recovering segment's state up
+        to its base offset first, ``LogLoader.recoverSegment``).
+        """
         ps = self.producer_state
-        replay_from = ps.load(log_start, log_end)
+        load_until = min([log_end, *(b for b in recovered if b >= log_start)])
+        replay_from = ps.load(log_start, load_until)
         replay_from = max(replay_from, log_start)
-        bases = [s.base_offset for s in segments]
-        replayed = 0
-        for _seg, header in iter_batch_headers(segments, bases, replay_from, log_end):
-            if header.producer_id >= 0:
-                ps.update(header, header.base_offset, header.max_timestamp, AppendOrigin.REPLICATION)
-                replayed += 1
+        replayed = replay_producer_state(ps, segments, replay_from, log_end, rebuild_txn_index=recovered)
         ps.update_map_end_offset(log_end)
         if replayed:
             log.info("%s: replayed %d producer batches from offset %d", self.name, replayed, replay_from)
+
+
+def _txn_index_whole(seg: LogSegment) -> bool:
+    """Whether the segment's ``.txnindex`` (if any) is whole 34-byte entries of version 0."""
+    try:
+        seg.txn_index.sanity_check()
+    except (CorruptTxnIndexError, OSError):
+        return False
+    return True

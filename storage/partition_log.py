@@ -13,6 +13,13 @@ offsets and appends nothing) -> assign offsets by patching baseOffset and
 partitionLeaderEpoch in place (outside the CRC) -> maybe roll -> one
 ``os.pwrite`` -> index bookkeeping -> producer-state update.
 
+Transactions: a control batch (a COMMIT / ABORT marker, appended with origin COORDINATOR,
+or replicated) ends its producer's transaction in the producer state; an aborted one is
+appended to the ``.txnindex`` of the segment the marker went to (Kafka's
+``UnifiedLog.append`` -> ``completeTxn`` / ``LogSegment.updateTxnIndex``). The last stable
+offset is the first offset of the oldest unfinished transaction, else the high watermark;
+``collect_aborted_transactions`` answers read_committed fetches.
+
 Threading: every method runs on the event loop, except ``flush``, which only
 fsyncs (opening files by path) and may run in an executor while the loop keeps
 appending. ``flush`` returns the offset it made durable; the caller then calls
@@ -38,6 +45,7 @@ from enum import Enum
 from pathlib import Path
 from typing import NamedTuple
 
+from protocol.control_records import EndTransactionMarker, read_end_txn_marker
 from protocol.errors import ErrorCode, KafkaError
 from protocol.primitives import DecodeError
 from protocol.record_batch import (
@@ -55,18 +63,20 @@ from storage.durable_io import fsync_dir
 from storage.leader_epoch import EpochEndOffset, LeaderEpochFileCache
 from storage.log_config import LogConfig
 from storage.log_dir_failure import LogDirState
-from storage.log_loader import LogLoader, iter_batch_headers
+from storage.log_loader import LogLoader, aborted_txn_of, iter_batch_headers, replay_producer_state
 from storage.log_validator import FramedBatch, validate_batch_for_append
-from storage.producer_state import AppendOrigin, ProducerStateManager
+from storage.producer_state import AppendOrigin, CompletedTxn, ProducerStateManager
 from storage.segment import (
     CLEANED_SUFFIX,
     INDEX_SUFFIX,
     LOG_SUFFIX,
     SWAP_SUFFIX,
     TIME_INDEX_SUFFIX,
+    TXN_INDEX_SUFFIX,
     LogSegment,
     filename_prefix,
 )
+from storage.transaction_index import AbortedTxn
 
 log = logging.getLogger(__name__)
 
@@ -219,6 +229,7 @@ class PartitionLog:
         self.log_end_offset = loaded.log_end_offset
         self.recovery_point = loaded.recovery_point
         self.high_watermark = min(max(high_watermark, self.log_start_offset), self.log_end_offset)
+        self.producer_state.on_high_watermark_updated(self.high_watermark)
 
     def __repr__(self) -> str:
         return f"PartitionLog({self.topic}-{self.partition}, start={self.log_start_offset}, end={self.log_end_offset})"
@@ -270,8 +281,37 @@ class PartitionLog:
 
     @property
     def last_stable_offset(self) -> int:
-        """Transactions are not implemented: everything below the high watermark is stable."""
-        return self.high_watermark
+        """The first offset of the oldest open transaction (or of one whose marker is not below
+        the high watermark yet), else the high watermark; never below the log start offset
+        (Kafka's ``UnifiedLog.lastStableOffset`` / ``firstUnstableOffsetMetadata``)."""
+        first = self.producer_state.first_unstable_offset()
+        hw = self.high_watermark
+        if first is not None and first < hw:
+            return max(first, self.log_start_offset)
+        return hw
+
+    def aborted_transactions_for_read(self, fetch_offset: int, records: bytes) -> list[AbortedTxn]:
+        """The aborted transactions a read_committed fetch answers with ``records`` (read from
+        ``fetch_offset``): those overlapping [fetch_offset, offset after the last batch read)
+        (Kafka's ``LocalLog.addAbortedTransactions``). Walks the batch headers of the answer."""
+        upper = _offset_after_batches(records)
+        if upper is None:
+            return []
+        return self.collect_aborted_transactions(fetch_offset, upper)
+
+    def collect_aborted_transactions(self, fetch_offset: int, upper_bound_offset: int) -> list[AbortedTxn]:
+        """Aborted transactions overlapping [fetch_offset, upper_bound_offset), from the
+        ``.txnindex`` of the segment holding ``fetch_offset`` on, until an entry shows that no
+        later one can overlap (Kafka's ``LocalLog.collectAbortedTransactions``)."""
+        segments = self._segments
+        i = max(0, bisect_right(self._bases, fetch_offset) - 1)
+        found: list[AbortedTxn] = []
+        for seg in segments[i:]:
+            result = seg.collect_aborted_txns(fetch_offset, upper_bound_offset)
+            found.extend(result.aborted)
+            if result.is_complete:
+                break
+        return found
 
     @property
     def unflushed_messages(self) -> int:
@@ -312,8 +352,9 @@ class PartitionLog:
         records = validated.buf
         header = validated.header
         ps = self.producer_state
+        marker = self._marker_of(records, header) if header.is_control else None
         if header.producer_id >= 0:
-            duplicate = ps.check_append(header, origin)
+            duplicate = ps.check_append(header, origin, marker)
             if duplicate is not None:
                 # UnifiedLog.append: a duplicate answers the original batch's offsets and
                 # timestamp (as LogAppendTime), and nothing is written.
@@ -361,7 +402,9 @@ class PartitionLog:
         if leader_epoch >= 0 and leader_epoch != self.leader_epoch_cache.latest_epoch:
             self.leader_epoch_cache.assign(leader_epoch, base)
         if header.producer_id >= 0:
-            ps.update(header, base, max_ts, origin)
+            completed = ps.update(header, base, max_ts, origin, marker)
+            if completed is not None:
+                self._complete_txn(seg, completed)
         ps.update_map_end_offset(last + 1)
         if (
             self.log_end_offset - self.recovery_point >= cfg.flush_messages
@@ -371,6 +414,32 @@ class PartitionLog:
         return LogAppendInfo(
             base, last, validated.log_append_time, self.log_start_offset, header.records_count, size
         )
+
+    def _marker_of(self, batch: memoryview | bytes, header: BatchHeader) -> EndTransactionMarker | None:
+        """The COMMIT / ABORT marker of a control batch; CORRUPT_MESSAGE when it cannot be read
+        (Kafka: InvalidRecordException from ``EndTransactionMarker.deserialize``)."""
+        try:
+            return read_end_txn_marker(batch, header)
+        except DecodeError as exc:
+            raise KafkaError(
+                ErrorCode.CORRUPT_MESSAGE,
+                f"Invalid control batch at offset {header.base_offset} of {self.name}: {exc}",
+            ) from None
+
+    def _complete_txn(self, seg: LogSegment, completed: CompletedTxn) -> None:
+        """Kafka's ``UnifiedLog`` append of a marker: an aborted transaction goes into the
+        ``.txnindex`` of the segment the marker was written to."""
+        if not completed.is_aborted:
+            return
+        lso = self.producer_state.last_stable_offset_for(completed)
+        try:
+            seg.update_txn_index(aborted_txn_of(completed, lso))
+        except OSError as exc:
+            self.dir_state.report(exc, f"writing the transaction index of {self.name}")
+            raise KafkaError(
+                ErrorCode.KAFKA_STORAGE_ERROR,
+                f"Error while writing the transaction index of {self.name}: {exc}",
+            ) from None
 
     def append_as_follower(self, records: memoryview | bytes) -> int:
         """Append batches fetched from the leader as they are; returns the bytes appended.
@@ -452,7 +521,10 @@ class PartitionLog:
             if epoch >= 0 and epoch != cache.latest_epoch:
                 cache.assign(epoch, base)  # UnifiedLog.maybeAssignEpochStartOffset
             if header.producer_id >= 0:
-                ps.update(header, base, max_ts, AppendOrigin.REPLICATION)
+                marker = self._marker_of(buf[pos : pos + size], header) if header.is_control else None
+                completed = ps.update(header, base, max_ts, AppendOrigin.REPLICATION, marker)
+                if completed is not None:
+                    self._complete_txn(seg, completed)
         ps.update_map_end_offset(self.log_end_offset)
         if self.dir_state.full:
             self.dir_state.write_succeeded()
@@ -517,10 +589,10 @@ class PartitionLog:
         ps = self.producer_state
         end = self.log_end_offset
         replay_from = max(ps.load(self.log_start_offset, end), self.log_start_offset)
-        for _seg, header in self.iter_headers(replay_from, end):
-            if header.producer_id >= 0:
-                ps.update(header, header.base_offset, header.max_timestamp, AppendOrigin.REPLICATION)
+        # The kept segments' .txnindex entries were cut at the new end (LogSegment.truncate_to).
+        replay_producer_state(ps, self._segments, replay_from, end)
         ps.update_map_end_offset(end)
+        ps.on_high_watermark_updated(self.high_watermark)
 
     def maybe_increment_log_start_offset(self, offset: int) -> None:
         """Move the log start offset up to the leader's (a follower), never past the high watermark."""
@@ -569,6 +641,7 @@ class PartitionLog:
     def update_high_watermark(self, offset: int) -> None:
         """Set the high watermark, kept within [log start, log end] (Kafka's ``updateHighWatermark``)."""
         self.high_watermark = min(max(offset, self.log_start_offset), self.log_end_offset)
+        self.producer_state.on_high_watermark_updated(self.high_watermark)
 
     # ------------------------------------------------------------------ read
 
@@ -872,7 +945,11 @@ class PartitionLog:
         ):
             return False
         prefix = filename_prefix(cleaned_base)
-        suffixes = (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX)
+        suffixes: tuple[str, ...] = (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX)
+        if (self.dir / (prefix + TXN_INDEX_SUFFIX + CLEANED_SUFFIX)).exists():
+            # The cleaner wrote the aborted transactions it kept (storage.log_cleaner); it
+            # commits with the other files (the commit point is the last .cleaned rename).
+            suffixes = (TXN_INDEX_SUFFIX, *suffixes)
         try:
             for suffix in suffixes:
                 os.replace(
@@ -987,6 +1064,21 @@ class PartitionLog:
     @property
     def closed(self) -> bool:
         return self._closed
+
+
+_BATCH_END = struct.Struct(">qi11xi")  # baseOffset, batchLength, ..., lastOffsetDelta
+
+
+def _offset_after_batches(data: bytes) -> int | None:
+    """The offset after the last whole batch in ``data``, None if it holds none."""
+    pos, size, end = 0, len(data), None
+    while pos + _BATCH_END.size <= size:
+        base, length, delta = _BATCH_END.unpack_from(data, pos)
+        if length < HEADER_SIZE - LOG_OVERHEAD or pos + LOG_OVERHEAD + length > size:
+            break
+        end = base + delta + 1
+        pos += LOG_OVERHEAD + length
+    return end
 
 
 def _holds_records(data: bytes) -> bool:

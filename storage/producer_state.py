@@ -38,6 +38,18 @@ batch a second time. The bound that makes "before" certain:
   2^30, half the sequence space, is where "before" stops being distinguishable from a gap
   after the last sequence (serial number arithmetic, RFC 1982).
 
+Transactions (Kafka's ProducerAppendInfo / ProducerStateManager): the first transactional
+batch of a producer opens its transaction at that batch's offset (``current_txn_first_offset``,
+and an entry of the open transactions, kept oldest first); a COMMIT or ABORT marker (a
+control batch, appended by the coordinator) ends it, after two checks: the producer epoch
+(INVALID_PRODUCER_EPOCH below the current one) and the coordinator epoch (a marker of a lower
+coordinator epoch than the last one seen is TRANSACTION_COORDINATOR_FENCED); replication only
+warns. An ended transaction keeps holding the last stable offset back until the high
+watermark passes its marker (``on_high_watermark_updated``, Kafka's unreplicatedTxns);
+``first_unstable_offset`` is the oldest of both. The partition log records aborted ones in the
+``.txnindex`` (``storage.transaction_index``) with ``last_stable_offset_for``. A marker of a
+transaction without data completes nothing (Kafka: it changes neither LSO nor index).
+
 Snapshots are Kafka's ``<20-digit offset>.snapshot`` files (ProducerSnapshot.json v1): int16
 version | uint32 CRC-32C of everything after the first 6 bytes | int32 count | 46-byte entries
 (ProducerId int64, Epoch int16, LastSequence int32, LastOffset int64, OffsetDelta int32,
@@ -73,6 +85,7 @@ from typing import NamedTuple
 
 import crc32c as _crc32c
 
+from protocol.control_records import ControlRecordType, EndTransactionMarker
 from protocol.errors import ErrorCode, KafkaError
 from protocol.record_batch import INT32_MAX, BatchHeader, decrement_sequence
 from storage.durable_io import atomic_write, fsync_dir, fsync_file_if_exists
@@ -127,6 +140,33 @@ class BatchMetadata(NamedTuple):
     @property
     def first_offset(self) -> int:
         return self.last_offset - self.offset_delta
+
+
+class CompletedTxn(NamedTuple):
+    """A transaction a COMMIT or ABORT marker ended (Kafka's ``CompletedTxn``): its first data
+    offset and the marker's offset."""
+
+    producer_id: int
+    first_offset: int
+    last_offset: int
+    is_aborted: bool
+
+
+class TxnMetadata:
+    """An open transaction (Kafka's ``TxnMetadata``); ``last_offset`` is set once its marker is
+    appended, while it waits for the high watermark to pass the marker."""
+
+    __slots__ = ("first_offset", "last_offset", "producer_id")
+
+    def __init__(self, producer_id: int, first_offset: int, last_offset: int = -1) -> None:
+        self.producer_id = producer_id
+        self.first_offset = first_offset
+        self.last_offset = last_offset
+
+    def __repr__(self) -> str:
+        return (
+            f"TxnMetadata(producer_id={self.producer_id}, first={self.first_offset}, last={self.last_offset})"
+        )
 
 
 class ProducerStateEntry:
@@ -334,6 +374,14 @@ class ProducerStateManager:
         self.duplicate_sequence_error = duplicate_sequence_error
         self._time_ms = time_ms
         self._producers: dict[int, ProducerStateEntry] = {}
+        # Kafka's ongoingTxns / unreplicatedTxns, keyed by first offset, oldest first: open
+        # transactions, and ended ones whose marker the high watermark has not passed yet.
+        # Transactions start in offset order, so insertion order is offset order (``load``
+        # sorts what a snapshot gives).
+        self._ongoing_txns: dict[int, TxnMetadata] = {}
+        self._unreplicated_txns: dict[int, TxnMetadata] = {}
+        # KIP-890 verification guards by producer id (Kafka's VerificationStateEntry).
+        self._verification_guards: dict[int, object] = {}
         self.map_end_offset = 0
         self._last_snap_offset = 0
         self._snapshots: dict[int, Path] = self._scan_snapshot_files()
@@ -345,17 +393,24 @@ class ProducerStateManager:
 
     # ---------------------------------------------------------------------- append path
 
-    def check_append(self, header: BatchHeader, origin: AppendOrigin) -> BatchMetadata | None:
+    def check_append(
+        self, header: BatchHeader, origin: AppendOrigin, marker: EndTransactionMarker | None = None
+    ) -> BatchMetadata | None:
         """Kafka's rules for one batch about to be appended (see the module docstring).
 
         Returns None to go ahead, or the cached BatchMetadata the batch duplicates. Raises
         KafkaError INVALID_PRODUCER_EPOCH, OUT_OF_ORDER_SEQUENCE_NUMBER,
-        DUPLICATE_SEQUENCE_NUMBER or INVALID_TXN_STATE. Batches without a producer id pass.
+        DUPLICATE_SEQUENCE_NUMBER or INVALID_TXN_STATE; for a transaction marker
+        (``marker``, a control batch) INVALID_PRODUCER_EPOCH or TRANSACTION_COORDINATOR_FENCED.
+        Batches without a producer id pass.
         """
         producer_id = header.producer_id
         if producer_id < 0:
             return None
         entry = self._producers.get(producer_id)
+        if header.is_control:
+            self._check_end_txn_marker(entry, header, origin, marker)
+            return None
         epoch = header.producer_epoch
         first_seq = header.base_sequence
         last_seq = header.last_sequence
@@ -386,6 +441,30 @@ class ProducerStateManager:
                     f"started at offset {entry.current_txn_first_offset} is open",
                 )
         return None
+
+    @staticmethod
+    def _check_end_txn_marker(
+        entry: ProducerStateEntry | None,
+        header: BatchHeader,
+        origin: AppendOrigin,
+        marker: EndTransactionMarker | None,
+    ) -> None:
+        """ProducerAppendInfo.appendEndTxnMarker's checks: the producer epoch, then the
+        coordinator epoch (a marker of an older coordinator is fenced). Replication only warns."""
+        if entry is None or origin is AppendOrigin.REPLICATION:
+            return
+        if header.producer_epoch < entry.producer_epoch:
+            raise KafkaError(
+                ErrorCode.INVALID_PRODUCER_EPOCH,
+                f"Epoch of producer {header.producer_id} is {header.producer_epoch}, which is smaller "
+                f"than the last seen epoch {entry.producer_epoch}",
+            )
+        if marker is not None and entry.coordinator_epoch > marker.coordinator_epoch:
+            raise KafkaError(
+                ErrorCode.TRANSACTION_COORDINATOR_FENCED,
+                f"Invalid coordinator epoch for producer {header.producer_id}: "
+                f"{marker.coordinator_epoch} (zombie), {entry.coordinator_epoch} (current)",
+            )
 
     def _check_sequence(
         self,
@@ -425,15 +504,26 @@ class ProducerStateManager:
             f"number), {current_last_seq} (current end sequence number)",
         )
 
-    def update(self, header: BatchHeader, first_offset: int, timestamp: int, origin: AppendOrigin) -> None:
+    def update(
+        self,
+        header: BatchHeader,
+        first_offset: int,
+        timestamp: int,
+        origin: AppendOrigin,
+        marker: EndTransactionMarker | None = None,
+    ) -> CompletedTxn | None:
         """Record a batch written at ``first_offset`` (ProducerAppendInfo.append + update).
 
         ``timestamp`` is the batch max timestamp as written (the log append time on
-        LogAppendTime topics). Never raises: validation is ``check_append``.
+        LogAppendTime topics). For a control batch ``marker`` is its COMMIT / ABORT marker
+        (None for an emptied or unknown control batch); the transaction it ends is returned
+        (Kafka's ``CompletedTxn``, only for a transaction that had data) and moves from the
+        open transactions to those waiting for the high watermark (``complete_txn``).
+        Never raises: validation is ``check_append``.
         """
         producer_id = header.producer_id
         if producer_id < 0:
-            return
+            return None
         last_offset = first_offset + header.last_offset_delta
         if last_offset + 1 > self.map_end_offset:
             self.map_end_offset = last_offset + 1
@@ -454,11 +544,28 @@ class ProducerStateManager:
             )
 
         if header.is_control:
-            # An end-transaction marker (ProducerAppendInfo.appendEndTxnMarker): no batch metadata.
+            if marker is None:
+                # An emptied control batch: its transaction was cleaned away (Kafka: no-op).
+                return None
+            # ProducerAppendInfo.appendEndTxnMarker: no batch metadata; only a transaction
+            # that had data is completed (an empty one changes neither LSO nor .txnindex).
+            completed = None
+            if entry.has_ongoing_txn:
+                completed = CompletedTxn(
+                    producer_id,
+                    entry.current_txn_first_offset,
+                    first_offset,
+                    marker.control_type is ControlRecordType.ABORT,
+                )
+            # A marker ends what a pending verification was about.
+            self._verification_guards.pop(producer_id, None)
             entry.maybe_update_producer_epoch(epoch)
+            entry.coordinator_epoch = marker.coordinator_epoch
             entry.current_txn_first_offset = -1
             entry.last_timestamp = timestamp
-            return
+            if completed is not None:
+                self.complete_txn(completed)
+            return completed
 
         first_seq = header.base_sequence
         count = header.last_offset_delta + 1
@@ -481,6 +588,82 @@ class ProducerStateManager:
         entry.last_timestamp = timestamp
         if header.is_transactional and entry.current_txn_first_offset < 0:
             entry.current_txn_first_offset = first_offset
+            self._ongoing_txns[first_offset] = TxnMetadata(producer_id, first_offset)
+            self._verification_guards.pop(producer_id, None)
+        return None
+
+    # ------------------------------------------------------------------ transactions
+
+    def start_verification(self, producer_id: int, producer_epoch: int) -> object | None:
+        """KIP-890: a guard to hold while the coordinator is asked whether this partition is in
+        the producer's transaction; None when no verification is needed (its transaction of
+        this epoch is open here already). Kafka's ``maybeStartTransactionVerification``."""
+        entry = self._producers.get(producer_id)
+        if entry is not None and entry.has_ongoing_txn and entry.producer_epoch == producer_epoch:
+            return None
+        guard = self._verification_guards.get(producer_id)
+        if guard is None:
+            guard = self._verification_guards[producer_id] = object()
+        return guard
+
+    def verification_guard_valid(self, producer_id: int, guard: object) -> bool:
+        """Whether a verified batch may still be appended: its producer's transaction is open
+        (another batch opened it meanwhile) or no marker invalidated the guard."""
+        entry = self._producers.get(producer_id)
+        if entry is not None and entry.has_ongoing_txn:
+            return True
+        return self._verification_guards.get(producer_id) is guard
+
+    def complete_txn(self, completed: CompletedTxn) -> None:
+        """Kafka's ``completeTxn``: the transaction waits for the high watermark to pass its
+        marker before it stops holding the last stable offset back."""
+        txn = self._ongoing_txns.pop(completed.first_offset, None)
+        if txn is None:
+            log.warning("%s: completed transaction %s was not open", self.partition_dir.name, completed)
+            return
+        txn.last_offset = completed.last_offset
+        self._unreplicated_txns[completed.first_offset] = txn
+
+    def last_stable_offset_for(self, completed: CompletedTxn) -> int:
+        """The LSO to record with an aborted transaction in ``.txnindex`` (Kafka's
+        ``lastStableOffset(completedTxn)``): the first offset of the oldest other open
+        transaction, else the offset after the marker."""
+        for txn in self._ongoing_txns.values():
+            if txn.producer_id != completed.producer_id:
+                return txn.first_offset
+        return completed.last_offset + 1
+
+    def on_high_watermark_updated(self, high_watermark: int) -> None:
+        """Kafka's ``onHighWatermarkUpdated``: ended transactions whose marker is below the
+        high watermark no longer count."""
+        unreplicated = self._unreplicated_txns
+        while unreplicated:
+            first = next(iter(unreplicated))
+            if unreplicated[first].last_offset >= high_watermark:
+                break
+            del unreplicated[first]
+
+    def first_unstable_offset(self) -> int | None:
+        """The first offset of the oldest open (or not yet replicated) transaction, None if none
+        (Kafka's ``firstUnstableOffset``)."""
+        first = None
+        if self._unreplicated_txns:
+            first = next(iter(self._unreplicated_txns))
+        if self._ongoing_txns:
+            ongoing = next(iter(self._ongoing_txns))
+            first = ongoing if first is None else min(first, ongoing)
+        return first
+
+    def ongoing_txns(self) -> list[TxnMetadata]:
+        """The open transactions, oldest first."""
+        return list(self._ongoing_txns.values())
+
+    def _reset_txns_from_entries(self) -> None:
+        txns = sorted(
+            (e.current_txn_first_offset, e.producer_id) for e in self._producers.values() if e.has_ongoing_txn
+        )
+        self._ongoing_txns = {first: TxnMetadata(pid, first) for first, pid in txns}
+        self._unreplicated_txns = {}
 
     def update_map_end_offset(self, offset: int) -> None:
         """The offset up to which the state reflects the log (the next snapshot's name)."""
@@ -498,6 +681,7 @@ class ProducerStateManager:
         expired = [pid for pid, e in self._producers.items() if self._is_expired(e, now_ms)]
         for pid in expired:
             del self._producers[pid]
+            self._verification_guards.pop(pid, None)
         if expired:
             log.debug("Expired %d producer ids in %s", len(expired), self.partition_dir)
 
@@ -533,8 +717,11 @@ class ProducerStateManager:
             for entry in entries:
                 if not self._is_expired(entry, now):
                     self._producers[entry.producer_id] = entry
+            # Kafka's loadProducerEntry: a snapshot's CurrentTxnFirstOffset is an open transaction.
+            self._reset_txns_from_entries()
             self.map_end_offset = self._last_snap_offset = offset
             return offset
+        self._reset_txns_from_entries()
         self.map_end_offset = self._last_snap_offset = log_start_offset
         return log_start_offset
 
@@ -598,6 +785,12 @@ class ProducerStateManager:
         """
         for offset in [o for o in self._snapshots if o < new_log_start_offset]:
             self._delete_snapshot(offset)
+        # Kafka's onLogStartOffsetIncremented: ended transactions below the start are gone.
+        self._unreplicated_txns = {
+            first: txn
+            for first, txn in self._unreplicated_txns.items()
+            if txn.last_offset >= new_log_start_offset
+        }
         if self.map_end_offset < new_log_start_offset:
             self.map_end_offset = new_log_start_offset
         self._last_snap_offset = max(self._snapshots, default=new_log_start_offset)
@@ -605,6 +798,9 @@ class ProducerStateManager:
     def truncate_fully_and_start_at(self, offset: int) -> None:
         """Forget every producer and snapshot; the log restarts at ``offset``."""
         self._producers.clear()
+        self._ongoing_txns = {}
+        self._unreplicated_txns = {}
+        self._verification_guards = {}
         for snap in list(self._snapshots):
             self._delete_snapshot(snap)
         self._last_snap_offset = 0

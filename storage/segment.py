@@ -50,6 +50,7 @@ from protocol.records import decode_batch
 from storage.config_def import LONG_MAX
 from storage.durable_io import fsync_file_if_exists
 from storage.index import OffsetIndex, TimeIndex, TimestampOffset
+from storage.transaction_index import AbortedTxn, TransactionIndex, TxnIndexSearchResult
 
 log = logging.getLogger(__name__)
 
@@ -183,6 +184,7 @@ class LogSegment:
         self.time_index = TimeIndex(
             directory / (prefix + TIME_INDEX_SUFFIX + suffix), base_offset, max_index_size, writable=active
         )
+        self.txn_index = TransactionIndex(directory / (prefix + TXN_INDEX_SUFFIX + suffix), base_offset)
         self.bytes_since_last_index_entry = 0
         self._max_ts: TimestampOffset | None = None  # loaded lazily from the time index
         self._rolling_based_timestamp: int | None = None  # max timestamp of the first batch
@@ -329,6 +331,13 @@ class LogSegment:
                 self.index.truncate_to(last_offset)
                 self.time_index.truncate_to(last_offset)
             raise
+
+    def update_txn_index(self, txn: AbortedTxn) -> None:
+        """Record an aborted transaction whose marker is in this segment (Kafka's ``updateTxnIndex``)."""
+        self.txn_index.append(txn)
+
+    def collect_aborted_txns(self, fetch_offset: int, upper_bound_offset: int) -> TxnIndexSearchResult:
+        return self.txn_index.collect_aborted_txns(fetch_offset, upper_bound_offset)
 
     def _index_batch(self, position: int, size: int, last_offset: int, max_timestamp: int) -> None:
         """Kafka's per-batch index rule (shared by append and recovery)."""
@@ -497,6 +506,8 @@ class LogSegment:
         """
         self.index.reset()
         self.time_index.reset()
+        # Rebuilt by the producer-state replay that follows recovery (storage.log_loader).
+        self.txn_index.reset()
         self._max_ts = TimestampOffset(NO_TIMESTAMP, self.base_offset)
         self._rolling_based_timestamp = None
         self.bytes_since_last_index_entry = 0
@@ -588,6 +599,7 @@ class LogSegment:
         position = batch.position
         self.index.truncate_to(offset)
         self.time_index.truncate_to(offset)
+        self.txn_index.truncate_to(offset)
         self.index.resize(self.max_index_size)
         self.time_index.resize(self.max_index_size)
         removed = self.size - position
@@ -630,6 +642,7 @@ class LogSegment:
         fsync_file_if_exists(self.log_path)
         self.index.flush()
         self.time_index.flush()
+        self.txn_index.flush()
 
     def close(self) -> None:
         """Final time-index entry, trim and close the indexes, close the log file."""
@@ -651,7 +664,7 @@ class LogSegment:
         self._closed = True
 
     def files(self) -> list[Path]:
-        return [self.log_path, self.index.path, self.time_index.path]
+        return [self.log_path, self.index.path, self.time_index.path, self.txn_index.path]
 
     def rename_for_deletion(self) -> list[Path]:
         """Rename the files to ``*.deleted`` (Kafka's ``changeFileSuffixes("", ".deleted")``)."""
@@ -660,6 +673,7 @@ class LogSegment:
             (self.log_path, None),
             (self.index.path, self.index.rename_to),
             (self.time_index.path, self.time_index.rename_to),
+            (self.txn_index.path, self.txn_index.rename_to),
         ):
             target = path.with_name(path.name + DELETED_SUFFIX)
             if rename is not None:

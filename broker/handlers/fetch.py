@@ -8,8 +8,11 @@ Behaviour (Kafka's ``KafkaApis.handleFetchRequest`` / ``ReplicaManager.fetchMess
   except that the first partition with data returns at least one whole batch
   even above the limits (KIP-74).
 - Consumers read up to the high watermark (read_uncommitted) or the last stable
-  offset (read_committed: equal to the high watermark until transactions exist;
-  ``aborted_transactions`` is then an empty list, null for read_uncommitted).
+  offset (read_committed: the first offset of the oldest open transaction, else the high
+  watermark), whole batches only. read_committed answers carry ``aborted_transactions``:
+  (producer id, first offset) of each aborted transaction overlapping the records returned,
+  from the segments' ``.txnindex`` (Kafka's ``collectAbortedTxns``); null for
+  read_uncommitted. ``last_stable_offset`` is the partition's LSO in every version.
 - A fetch offset below the log start offset or above the log end offset:
   OFFSET_OUT_OF_RANGE (with the partition's offsets so the client can reset).
   A partition error carries an empty record set, never null, as Kafka's (librdkafka
@@ -54,6 +57,7 @@ from protocol.messages import ApiKey, FetchRequest, FetchResponse
 TopicResponse = FetchResponse.FetchableTopicResponse
 PartitionData = FetchResponse.PartitionData
 EpochEndOffset = FetchResponse.EpochEndOffset
+AbortedTransaction = FetchResponse.AbortedTransaction
 READ_COMMITTED = 1
 
 
@@ -86,7 +90,7 @@ def _build(
                 records=r.records,
             )
             if r.error is ErrorCode.NONE:
-                data.aborted_transactions = [] if committed else None
+                data.aborted_transactions = _aborted(r) if committed else None
             if r.diverging_epoch is not None:
                 data.diverging_epoch = EpochEndOffset(
                     epoch=r.diverging_epoch[0], end_offset=r.diverging_epoch[1]
@@ -94,6 +98,14 @@ def _build(
             parts.append(data)
         topics.append(TopicResponse(topic=t.topic, partitions=parts))
     return _response(topics)
+
+
+def _aborted(r: FetchPartitionData) -> list[AbortedTransaction]:
+    """read_committed: the aborted transactions overlapping the records returned."""
+    return [
+        AbortedTransaction(producer_id=t.producer_id, first_offset=t.first_offset)
+        for t in r.aborted_transactions or ()
+    ]
 
 
 async def _respond_when_ready(

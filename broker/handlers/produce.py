@@ -24,8 +24,13 @@ Behaviour:
   Kafka's ReplicaManager refuses client appends to them. The partition result
   carries the base offset (a duplicate's original one), log append time and log
   start offset, or an error code, record errors and message (v8+).
-- Transactional batches: TRANSACTIONAL_ID_AUTHORIZATION_FAILED (no
-  transactions yet; InitProducerId refuses transactional ids the same way).
+- Transactional batches need the request's transactional id
+  (TRANSACTIONAL_ID_AUTHORIZATION_FAILED otherwise, as Kafka's KafkaApis). The first one
+  of a producer on a partition where it has no open transaction is verified with the
+  transaction coordinator first (KIP-890 part 1, ``broker/txn_partitions.py``):
+  INVALID_TXN_STATE when the partition was not added to the transaction, NOT_ENOUGH_REPLICAS
+  (retriable) while the coordinator cannot answer, INVALID_PRODUCER_EPOCH when fenced.
+  ``transaction.partition.verification.enable=false`` skips the check, as Kafka does.
 - zstd below v7: UNSUPPORTED_COMPRESSION_TYPE. Unknown topic or partition:
   UNKNOWN_TOPIC_OR_PARTITION (topics are auto-created by Metadata, as in Kafka).
 - A partition whose log dir failed or is full: KAFKA_STORAGE_ERROR (retriable);
@@ -39,7 +44,7 @@ hints: a partition answered NOT_LEADER_OR_FOLLOWER carries ``CurrentLeader`` {le
 leader epoch} (from the hosted partition, else the MetadataCache, else -1/-1) and the
 response's ``NodeEndpoints`` lists that leader on the request's listener if it is alive
 (Kafka's ``KafkaApis.handleProduceRequest`` / ``getCurrentLeader``); v11
-TRANSACTION_ABORTABLE (no transactions yet). v12+ (transaction v2, topic ids) are not served.
+TRANSACTION_ABORTABLE (a verification answer kept as is from v11). v12+ (transaction v2, topic ids) are not served.
 """
 
 from __future__ import annotations
@@ -168,6 +173,7 @@ def handle_produce(
         origin=AppendOrigin.CLIENT,
         timeout_ms=request.timeout_ms,
         produce_version=ctx.api_version,
+        transactional_id=request.transactional_id,
     )
     if isinstance(results, dict):
         return _build(ctx, request, results)

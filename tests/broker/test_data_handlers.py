@@ -70,6 +70,7 @@ def test_produce_hands_every_partition_to_the_replica_manager_and_answers_in_ord
         "origin": AppendOrigin.CLIENT,
         "timeout_ms": 1234,
         "produce_version": 9,
+        "transactional_id": None,
     }
     ok, bad = resp.responses[0].partition_responses
     assert (ok.index, ok.error_code, ok.base_offset, ok.log_append_time_ms, ok.log_start_offset) == (

@@ -280,9 +280,9 @@ def test_producer_id_with_negative_sequence_is_invalid_record(vbroker):
         assert_refused(c, INVALID_RECORD, build_batch([(b"k", b"v")], producer_id=77, producer_epoch=0))
 
 
-def test_transactional_batch_is_refused_without_transactions(vbroker):
-    """No transaction coordinator yet: a transactional batch gets
-    TRANSACTIONAL_ID_AUTHORIZATION_FAILED, as InitProducerId answers transactional ids."""
+def test_transactional_batch_without_transactional_id_is_refused(vbroker):
+    """KafkaApis.handleProduceRequest: transactional records in a request without a
+    transactional id get TRANSACTIONAL_ID_AUTHORIZATION_FAILED."""
     pid, epoch = init_producer_id(vbroker)
     batch = build_batch(
         [(b"k", b"v")], producer_id=pid, producer_epoch=epoch, base_sequence=0, transactional=True

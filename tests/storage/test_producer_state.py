@@ -6,6 +6,7 @@ import logging
 
 import pytest
 
+from protocol.control_records import ControlRecordType, EndTransactionMarker
 from protocol.errors import ErrorCode, KafkaError
 from protocol.record_batch import CONTROL_MASK, INT32_MAX, TRANSACTIONAL_MASK, BatchHeader, increment_sequence
 from storage.producer_state import (
@@ -50,13 +51,15 @@ class Log:
         self.psm = psm
         self.end = 0
 
-    def append(self, h: BatchHeader, origin: AppendOrigin = CLIENT) -> BatchMetadata | int:
+    def append(
+        self, h: BatchHeader, origin: AppendOrigin = CLIENT, marker: EndTransactionMarker | None = None
+    ) -> BatchMetadata | int:
         """The first offset written, or the BatchMetadata of the duplicated batch."""
-        dup = self.psm.check_append(h, origin)
+        dup = self.psm.check_append(h, origin, marker)
         if dup is not None:
             return dup
         first = self.end
-        self.psm.update(h, first, h.max_timestamp, origin)
+        self.psm.update(h, first, h.max_timestamp, origin, marker)
         self.end += h.records_count
         self.psm.update_map_end_offset(self.end)
         return first
@@ -284,7 +287,7 @@ def test_non_transactional_batch_while_transaction_open_is_invalid_txn_state(log
 def test_end_transaction_marker_closes_the_transaction(psm, log):
     log.append(header(0, 1, attrs=TRANSACTIONAL_MASK))
     marker = header(-1, 1, attrs=TRANSACTIONAL_MASK | CONTROL_MASK, ts=T0 + 7)
-    log.append(marker, COORDINATOR)
+    log.append(marker, COORDINATOR, EndTransactionMarker(ControlRecordType.COMMIT, 0))
     entry = psm.last_entry(PID)
     assert entry.current_txn_first_offset == -1
     assert entry.last_seq == 0  # markers add no batch metadata

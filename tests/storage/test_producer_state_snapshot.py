@@ -8,6 +8,7 @@ import struct
 
 import pytest
 
+from protocol.control_records import ControlRecordType, EndTransactionMarker
 from protocol.errors import ErrorCode, KafkaError
 from protocol.record_batch import CONTROL_MASK, TRANSACTIONAL_MASK, BatchHeader
 from storage.producer_state import (
@@ -69,7 +70,9 @@ class Log:
         replay_from = psm.load(log_start, self.end)
         for first, h in self.batches:
             if first >= replay_from:
-                psm.update(h, first, h.max_timestamp, AppendOrigin.REPLICATION)
+                # The control batches of these tests are COMMIT markers (read from the log in a replay).
+                marker = EndTransactionMarker(ControlRecordType.COMMIT, 0) if h.is_control else None
+                psm.update(h, first, h.max_timestamp, AppendOrigin.REPLICATION, marker)
         psm.update_map_end_offset(self.end)
         return Log(psm, list(self.batches))
 
@@ -321,7 +324,9 @@ def test_replayed_end_transaction_marker_is_restored(tmp_path):
     log = Log(ProducerStateManager(tmp_path, time_ms=clock()))
     log.append(header(1, 0, 2, attrs=TRANSACTIONAL_MASK))
     marker = header(1, -1, 1, attrs=TRANSACTIONAL_MASK | CONTROL_MASK)
-    log.psm.update(marker, log.end, T0, AppendOrigin.COORDINATOR)
+    log.psm.update(
+        marker, log.end, T0, AppendOrigin.COORDINATOR, EndTransactionMarker(ControlRecordType.COMMIT, 0)
+    )
     log.batches.append((log.end, marker))
     log.end += 1
     log2 = log.restart(tmp_path, time_ms=clock())
