@@ -40,12 +40,19 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 final class TxnCommand {
     private TxnCommand() {}
 
-    private static KafkaProducer<byte[], byte[]> producer(Args args, String transactionalId) {
+    /** The client properties with --property overrides (read before checkAllUsed). */
+    private static Properties base(Args args) {
         Properties p = args.clientProperties();
+        args.applyExtraProperties(p);
+        return p;
+    }
+
+    private static KafkaProducer<byte[], byte[]> producer(Properties base, String transactionalId) {
+        Properties p = new Properties();
+        p.putAll(base);
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
-        args.applyExtraProperties(p);
         return new KafkaProducer<>(p);
     }
 
@@ -59,10 +66,11 @@ final class TxnCommand {
         int transactions = args.intOpt("transactions", 10);
         int perTxn = args.intOpt("records-per-txn", 5);
         int abortEvery = args.intOpt("abort-every", 2);
+        Properties base = base(args);
         args.checkAllUsed();
         List<Object> committed = Json.list();
         List<Object> aborted = Json.list();
-        try (KafkaProducer<byte[], byte[]> producer = producer(args, txnId)) {
+        try (KafkaProducer<byte[], byte[]> producer = producer(base, txnId)) {
             producer.initTransactions();
             for (int i = 0; i < transactions; i++) {
                 producer.beginTransaction();
@@ -73,6 +81,7 @@ final class TxnCommand {
                     producer.send(new ProducerRecord<>(topic, utf8("k" + j), utf8(v)));
                 }
                 if (abortEvery > 0 && (i + 1) % abortEvery == 0) {
+                    producer.flush();  // written, then aborted (unsent records would just be dropped)
                     producer.abortTransaction();
                     aborted.addAll(values);
                 } else {
@@ -93,7 +102,9 @@ final class TxnCommand {
         long expect = args.longOpt("expect", 0);
         int abortEvery = args.intOpt("abort-every", 0);
         long timeoutMs = args.longOpt("timeout-ms", 60_000);
-        Properties cp = args.clientProperties();
+        Properties base = base(args);
+        Properties cp = new Properties();
+        cp.putAll(base);
         cp.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         cp.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         cp.put(ConsumerConfig.GROUP_ID_CONFIG, group);
@@ -107,7 +118,7 @@ final class TxnCommand {
         int txns = 0;
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(cp);
-                KafkaProducer<byte[], byte[]> producer = producer(args, txnId)) {
+                KafkaProducer<byte[], byte[]> producer = producer(base, txnId)) {
             producer.initTransactions();
             consumer.subscribe(List.of(input));
             while (copied < expect && System.nanoTime() < deadline) {
@@ -145,14 +156,15 @@ final class TxnCommand {
     static int fence(Args args) {
         String topic = args.required("topic");
         String txnId = args.required("transactional-id");
+        Properties base = base(args);
         args.checkAllUsed();
         String fencedError = null;
-        try (KafkaProducer<byte[], byte[]> first = producer(args, txnId)) {
+        try (KafkaProducer<byte[], byte[]> first = producer(base, txnId)) {
             first.initTransactions();
             first.beginTransaction();
             first.send(new ProducerRecord<>(topic, utf8("k"), utf8("fenced")));
             first.flush();
-            try (KafkaProducer<byte[], byte[]> second = producer(args, txnId)) {
+            try (KafkaProducer<byte[], byte[]> second = producer(base, txnId)) {
                 second.initTransactions();
                 second.beginTransaction();
                 second.send(new ProducerRecord<>(topic, utf8("k"), utf8("winner")));

@@ -287,6 +287,7 @@ def test_confluent_kafka_transactions(txn_broker):
         for j, v in enumerate(values):
             p.produce(topic, key=str(j).encode(), value=v.encode())
         if i % 2:
+            p.flush(TIMEOUT_S)  # written, then aborted (unflushed records are just purged)
             p.abort_transaction(TIMEOUT_S)
             aborted += values
         else:
@@ -309,6 +310,7 @@ def test_kafka_python_transactions(txn_broker):
         for j, v in enumerate(values):
             p.send(topic, key=str(j).encode(), value=v.encode())
         if i % 3 == 2:
+            p.flush()
             p.abort_transaction()
             aborted += values
         else:
@@ -344,7 +346,7 @@ def test_aiokafka_transactions(txn_broker):
                 if i % 2:
                     await p.begin_transaction()
                     for j, v in enumerate(values):
-                        await p.send(topic, key=str(j).encode(), value=v.encode())
+                        await p.send_and_wait(topic, key=str(j).encode(), value=v.encode())
                     await p.abort_transaction()
                     aborted.extend(values)
                 else:
