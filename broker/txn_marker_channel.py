@@ -40,10 +40,7 @@ VERIFY_VERSION = 4  # AddPartitionsToTxn v4: the brokers' batched form with veri
 
 
 def _error(code: int) -> ErrorCode:
-    try:
-        return ErrorCode(code)
-    except ValueError:
-        return ErrorCode.UNKNOWN_SERVER_ERROR
+    return ErrorCode.for_code(code)
 
 
 class _InterBroker:
