@@ -22,9 +22,9 @@ tools (and the Spark jobs) can read the topic:
 - ``OffsetStore``: the in-memory view (last value wins, tombstones delete),
   with Kafka's expiry rule (``OffsetExpirationConditionImpl``).
 
-Not implemented: transactional offset commits (no transaction coordinator
-yet; transactional batches replay like plain ones, control batches are
-skipped).
+Transactional offset commits (TxnOffsetCommit) are ``coordinator.group_txn_offsets``:
+held pending until their marker; ``replay`` here yields plain records only, the
+group coordinator's loader resolves transactional batches by their markers.
 """
 
 from __future__ import annotations
