@@ -23,8 +23,9 @@ tools (and the Spark jobs) can read the topic:
   with Kafka's expiry rule (``OffsetExpirationConditionImpl``).
 
 Transactional offset commits (TxnOffsetCommit) are ``coordinator.group_txn_offsets``:
-held pending until their marker; ``replay`` here yields plain records only, the
-group coordinator's loader resolves transactional batches by their markers.
+held pending until their marker; the group coordinator's loader reads the topic with
+``group_txn_offsets.replay_resolving_txns``, which resolves transactional batches by
+their markers.
 """
 
 from __future__ import annotations
