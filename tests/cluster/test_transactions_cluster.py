@@ -4,7 +4,9 @@ A transaction spanning partitions led by different brokers commits atomically (m
 to each partition's leader over WriteTxnMarkers), and an open transaction survives the
 kill -9 of its coordinator: ``__transaction_state`` (replication factor 3) moves to another
 broker, which loads it and completes the commit the producer then asks for. read_committed
-consumers see every committed record once and nothing of the aborted transaction.
+consumers see every committed record once and nothing of the aborted transaction. A commit
+whose markers could not go out before its coordinator crashed (PrepareCommit durable) is
+completed by the next coordinator.
 """
 
 from __future__ import annotations
@@ -18,7 +20,10 @@ import pytest
 from confluent_kafka import Consumer, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from tests.cluster.zk_cluster_checks import agreed_metadata, start_cluster, wait_until
+from broker.testing.interception import Close
+from protocol.messages import ApiKey
+from tests.cluster.zk_cluster_checks import OVERRIDES, agreed_metadata, start_cluster, wait_until
+from tests.support.cluster import Cluster
 
 pytestmark = [pytest.mark.integration, pytest.mark.zookeeper]
 
@@ -135,3 +140,53 @@ def test_transaction_across_leaders_survives_coordinator_failover(zk_cluster):
     p.commit_transaction(TIMEOUT_S)
     seen = read_committed(bootstrap, topic, len(committed) + 1)
     assert sorted(seen) == sorted([*committed, "after-restart"])
+
+
+def test_prepared_commit_completes_after_the_coordinator_crashes(zookeeper_shared, tmp_path):
+    """EndTxn answered (PrepareCommit durable) but the markers held back; the coordinator
+    crashes; its successor loads PrepareCommit, sends the markers and completes the commit."""
+    overrides = {
+        **OVERRIDES,
+        "transaction.state.log.num.partitions": "1",
+        "offsets.topic.num.partitions": "1",
+    }
+    with Cluster(
+        3,
+        zookeeper=zookeeper_shared,
+        zk_chroot=f"/txnp_{uuid.uuid4().hex[:8]}",
+        base_dir=tmp_path,
+        overrides=overrides,
+    ) as cluster:
+        topic = "prepared"
+        admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+        assert admin.create_topics([NewTopic(topic, PARTITIONS, 3)])[topic].result(60) is None
+        wait_until(lambda: leaders(cluster, topic, PARTITIONS), "leaders of the topic", 60)
+        p = Producer({"bootstrap.servers": cluster.bootstrap, "transactional.id": "prepared"})
+        p.init_transactions(TIMEOUT_S)
+        coordinator = wait_until(lambda: leaders(cluster, "__transaction_state", 1), "the coordinator", 60)[0]
+        # every WriteTxnMarkers is refused (the connection closed) until the crash
+        cluster.control(None, ApiKey.WRITE_TXN_MARKERS, lambda r: Close(), keep=True)
+        p.begin_transaction()
+        values = [f"prepared-p{q}" for q in range(PARTITIONS)]
+        for q, v in enumerate(values):
+            p.produce(topic, value=v.encode(), partition=q)
+        p.commit_transaction(TIMEOUT_S)  # answered once PrepareCommit is durable
+
+        def state(i: int) -> str:
+            return cluster.run(lambda: cluster.broker(i).transactions.describe("prepared").state)
+
+        assert state(coordinator) == "PrepareCommit"
+        cluster.kill(coordinator)
+        cluster.clear_controls()
+        moved = wait_until(
+            lambda: (
+                (found := leaders(cluster, "__transaction_state", 1)) and found[0] != coordinator and found
+            ),
+            "a new transaction coordinator",
+            TIMEOUT_S,
+        )
+        wait_until(
+            lambda: state(moved[0]) == "CompleteCommit", "the commit completed by the new coordinator", 60
+        )
+        assert sorted(read_committed(cluster.bootstrap, topic, PARTITIONS)) == sorted(values)
+        cluster.restart(coordinator)
