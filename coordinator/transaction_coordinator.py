@@ -29,13 +29,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import time
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import Protocol
+from collections.abc import Callable, Coroutine, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from coordinator.group_offsets import InternalTopicCreator
+from coordinator.transaction_listing import TxnDescription, TxnListing, describe_metadata, list_metadata
 from coordinator.transaction_log import (
     TRANSACTION_STATE_TOPIC,
     LocalTopicCreator,
@@ -96,26 +96,6 @@ class InitResult:
     error: ErrorCode
     producer_id: int = NO_PRODUCER_ID
     producer_epoch: int = NO_PRODUCER_EPOCH
-
-
-@dataclass(slots=True)
-class TxnDescription:
-    """One DescribeTransactions entry."""
-
-    error: ErrorCode
-    state: str = ""
-    timeout_ms: int = 0
-    start_ms: int = -1
-    producer_id: int = NO_PRODUCER_ID
-    producer_epoch: int = NO_PRODUCER_EPOCH
-    partitions: dict[str, list[int]] = field(default_factory=dict)
-
-
-@dataclass(slots=True)
-class TxnListing:
-    transactional_id: str
-    producer_id: int
-    state: str
 
 
 def _wall_ms() -> int:
@@ -652,6 +632,7 @@ class TransactionCoordinator:
     # ================================================================== Describe, List
 
     def describe(self, transactional_id: str) -> TxnDescription:
+        """DescribeTransactions for one id (``handleDescribeTransactions``)."""
         if not self.active:
             return TxnDescription(ErrorCode.COORDINATOR_NOT_AVAILABLE)
         if not transactional_id:
@@ -660,20 +641,7 @@ class TransactionCoordinator:
             _, _, meta = self._state_of(transactional_id)
         except KafkaError as exc:
             return TxnDescription(exc.error)
-        if meta is None or meta.state is S.DEAD:
-            return TxnDescription(ErrorCode.TRANSACTIONAL_ID_NOT_FOUND)
-        topics: dict[str, list[int]] = {}
-        for topic, p in sorted(meta.partitions):
-            topics.setdefault(topic, []).append(p)
-        return TxnDescription(
-            ErrorCode.NONE,
-            meta.state.display_name,
-            meta.timeout_ms,
-            meta.start_ms,
-            meta.producer_id,
-            meta.producer_epoch,
-            topics,
-        )
+        return describe_metadata(meta)
 
     def list_transactions(
         self,
@@ -685,40 +653,9 @@ class TransactionCoordinator:
         """``listTransactionStates``: (error, unknown state filters, matching transactions)."""
         if not self.active:
             return ErrorCode.COORDINATOR_NOT_AVAILABLE, [], []
-        wanted_states: set[TxnState] = set()
-        unknown: list[str] = []
-        for name in states:
-            state = TxnState.from_name(name)
-            if state is None:
-                unknown.append(name)
-            else:
-                wanted_states.add(state)
-        pids = set(producer_ids)
-        pattern = None
-        if id_pattern:
-            try:
-                pattern = re.compile(id_pattern)
-            except re.error:
-                return ErrorCode.INVALID_REGULAR_EXPRESSION, unknown, []
         error = ErrorCode.COORDINATOR_LOAD_IN_PROGRESS if self.loading else ErrorCode.NONE
-        now = self.time_ms()
-        out: list[TxnListing] = []
-        if unknown and not wanted_states:
-            return error, unknown, out  # only unknown states asked for: nothing matches
-        for txns in self.txns.values():
-            for meta in txns.values():
-                if meta.state is S.DEAD:
-                    continue
-                if wanted_states and meta.state not in wanted_states:
-                    continue
-                if pids and meta.producer_id not in pids:
-                    continue
-                if duration_ms >= 0 and (meta.state is not S.ONGOING or now - meta.start_ms <= duration_ms):
-                    continue
-                if pattern is not None and pattern.fullmatch(meta.transactional_id) is None:
-                    continue
-                out.append(TxnListing(meta.transactional_id, meta.producer_id, meta.state.display_name))
-        return error, unknown, out
+        every = (meta for txns in self.txns.values() for meta in txns.values())
+        return list_metadata(every, error, states, producer_ids, duration_ms, id_pattern, self.time_ms())
 
     # ================================================================== timers
 
@@ -810,7 +747,7 @@ class TransactionCoordinator:
             del txns[meta.transactional_id]
             log.info("expired transactional id %s", meta.transactional_id)
 
-    def _spawn(self, coro: object) -> None:
-        task = asyncio.get_running_loop().create_task(coro)  # type: ignore[arg-type]
+    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
         self._background.add(task)
         task.add_done_callback(self._background.discard)

@@ -186,11 +186,6 @@ def decode_txn_value(buf: Any) -> TxnLogValue:
 # ---------------------------------------------------------------- the topic
 
 
-class AppendResultView(Protocol):
-    @property
-    def error(self) -> KafkaError | None: ...
-
-
 class TxnLogAccess(Protocol):
     """What the transaction coordinator needs of the broker's ReplicaManager."""
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
@@ -195,6 +195,3 @@ class TransactionMarkerSender:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-
-    def in_flight(self) -> Sequence[str]:
-        return list(self._tasks)
