@@ -17,12 +17,26 @@ Kafka's classic ``GroupMetadata.pendingTransactionalOffsetCommits`` with
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from protocol.errors import KafkaError
+from coordinator.group_offsets import (
+    OFFSETS_TOPIC,
+    OffsetAndMetadata,
+    OffsetKey,
+    OffsetsTopic,
+    _storage_error,
+    decode_key,
+    decode_offset_value,
+    encode_offset_key,
+    encode_offset_value,
+    utf16_length,
+)
+from protocol.errors import ErrorCode, KafkaError
+from protocol.primitives import DecodeError
 from protocol.record_batch import iter_batches
 from protocol.records import build_batch, decode_batch
+from storage.producer_state import AppendOrigin
 
 TopicPartition = tuple[str, int]
 
@@ -44,6 +58,18 @@ class PendingTxnOffsets:
     def add(self, producer_id: int, group_id: str, tp: TopicPartition, pending: PendingOffset) -> None:
         self._by_producer[producer_id].setdefault(group_id, {})[tp] = pending
         self._by_group[group_id][tp].add(producer_id)
+
+    def add_open_commits(self, open_commits: Iterable[tuple[int, int, bytes, bytes | None]]) -> None:
+        """After a load: the transactional commits no marker has ended yet
+        (``ReplayResolvingTxns.open_commits``)."""
+        for producer_id, batch_offset, key, value in open_commits:
+            try:
+                k = decode_key(key)
+                if isinstance(k, OffsetKey) and value is not None:
+                    pending = PendingOffset(batch_offset, decode_offset_value(value))
+                    self.add(producer_id, k.group, (k.topic, k.partition), pending)
+            except DecodeError:
+                continue
 
     def is_pending(self, group_id: str, tp: TopicPartition) -> bool:
         by_tp = self._by_group.get(group_id)
@@ -84,6 +110,48 @@ class PendingTxnOffsets:
         for producer_id in list(self._by_producer):
             for _ in self.complete(producer_id, [g for g in self._by_producer[producer_id] if g in wanted]):
                 pass
+
+
+def write_txn_offsets(
+    topic: OffsetsTopic,
+    partition: int,
+    group_id: str,
+    producer_id: int,
+    producer_epoch: int,
+    entries: Sequence[tuple[str, int, int, int, str | None]],
+    *,
+    now_ms: int,
+    metadata_max_bytes: int,
+) -> tuple[list[ErrorCode], list[tuple[TopicPartition, PendingOffset]]]:
+    """Write (topic, partition, offset, leader epoch, metadata) entries of a TxnOffsetCommit
+    as one transactional batch of the producer to the group's partition (``storeOffsets``
+    with a producer id): an error per entry, and the pending offsets written."""
+    results: list[ErrorCode] = []
+    records: list[tuple[bytes, bytes | None]] = []
+    staged: list[tuple[TopicPartition, OffsetAndMetadata]] = []
+    for t, p, offset, leader_epoch, metadata in entries:
+        metadata = metadata or ""
+        if utf16_length(metadata) > metadata_max_bytes:
+            results.append(ErrorCode.OFFSET_METADATA_TOO_LARGE)
+            continue
+        om = OffsetAndMetadata(offset, leader_epoch, metadata, now_ms, None)
+        records.append((encode_offset_key(group_id, t, p), encode_offset_value(om)))
+        staged.append(((t, p), om))
+        results.append(ErrorCode.NONE)
+    if not records:
+        return results, []
+    try:
+        topic.ensure_created()
+        info = topic.partitions.append_to_local_log(
+            (OFFSETS_TOPIC, partition),
+            transactional_batch(records, producer_id, producer_epoch, now_ms),
+            origin=AppendOrigin.COORDINATOR,
+            required_acks=1,
+        )
+    except KafkaError as exc:
+        error = _storage_error(exc, for_offsets=True).error
+        return [error if r is ErrorCode.NONE else r for r in results], []
+    return results, [(tp, PendingOffset(info.base_offset, om)) for tp, om in staged]
 
 
 def transactional_batch(

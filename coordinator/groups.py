@@ -53,7 +53,6 @@ from coordinator.group_offsets import (
     OffsetKey,
     OffsetsTopic,
     OffsetStore,
-    _storage_error,
     decode_group_value,
     decode_key,
     decode_offset_value,
@@ -64,14 +63,12 @@ from coordinator.group_offsets import (
     utf16_length,
 )
 from coordinator.group_txn_offsets import (
-    PendingOffset,
     PendingTxnOffsets,
     replay_resolving_txns,
-    transactional_batch,
+    write_txn_offsets,
 )
 from protocol.errors import ErrorCode, KafkaError
 from protocol.primitives import DecodeError, EncodeError
-from storage.producer_state import AppendOrigin
 
 if TYPE_CHECKING:
     from coordinator.cluster_state import LiveBroker, PartitionState, TopicMetadata
@@ -566,37 +563,18 @@ class GroupCoordinator:
                 raise KafkaError(error)
         if generation_id >= 0 and generation_id != group.generation_id:
             raise KafkaError(ErrorCode.ILLEGAL_GENERATION)
-        now = self.time_ms()
-        results: list[ErrorCode] = []
-        records: list[tuple[bytes, bytes | None]] = []
-        staged: list[tuple[OffsetCommitEntry, OffsetAndMetadata]] = []
-        for e in entries:
-            metadata = "" if e.metadata is None else e.metadata
-            if utf16_length(metadata) > self.offset_metadata_max_bytes:
-                results.append(ErrorCode.OFFSET_METADATA_TOO_LARGE)
-                continue
-            om = OffsetAndMetadata(e.offset, e.leader_epoch, metadata, now, None)
-            records.append((encode_offset_key(group_id, e.topic, e.partition), encode_offset_value(om)))
-            staged.append((e, om))
-            results.append(ErrorCode.NONE)
-        if not records:
-            return results
-        p = self.partition_for(group_id)
-        try:
-            self.topic.ensure_created()
-            info = self.topic.partitions.append_to_local_log(
-                (self.topic_name, p),
-                transactional_batch(records, producer_id, producer_epoch, now),
-                origin=AppendOrigin.COORDINATOR,
-                required_acks=1,
-            )
-        except KafkaError as exc:
-            error = _storage_error(exc, for_offsets=True).error
-            return [error if r is ErrorCode.NONE else r for r in results]
-        for e, om in staged:
-            self.pending_txn_offsets.add(
-                producer_id, group_id, (e.topic, e.partition), PendingOffset(info.base_offset, om)
-            )
+        results, written = write_txn_offsets(
+            self.topic,
+            self.partition_for(group_id),
+            group_id,
+            producer_id,
+            producer_epoch,
+            [(e.topic, e.partition, e.offset, e.leader_epoch, e.metadata) for e in entries],
+            now_ms=self.time_ms(),
+            metadata_max_bytes=self.offset_metadata_max_bytes,
+        )
+        for tp, pending in written:
+            self.pending_txn_offsets.add(producer_id, group_id, tp, pending)
         return results
 
     def has_pending_txn_offset(self, group_id: str, topic: str, partition: int) -> bool:
@@ -849,18 +827,7 @@ class GroupCoordinator:
                         exc,
                     )
             await asyncio.sleep(0)  # let the loop serve other requests between chunks
-        for producer_id, batch_offset, key, value in txn_replay.open_commits:
-            try:
-                k = decode_key(key)
-                if isinstance(k, OffsetKey) and value is not None:
-                    self.pending_txn_offsets.add(
-                        producer_id,
-                        k.group,
-                        (k.topic, k.partition),
-                        PendingOffset(batch_offset, decode_offset_value(value)),
-                    )
-            except DecodeError:
-                continue
+        self.pending_txn_offsets.add_open_commits(txn_replay.open_commits)
         n_offsets = 0
         for k, om in offsets.items():
             if om is not None:
