@@ -17,8 +17,9 @@ Kafka's classic ``GroupMetadata.pendingTransactionalOffsetCommits`` with
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Awaitable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from coordinator.group_offsets import (
     OFFSETS_TOPIC,
@@ -39,6 +40,7 @@ from protocol.records import build_batch, decode_batch
 from storage.producer_state import AppendOrigin
 
 TopicPartition = tuple[str, int]
+OFFSET_COMMIT_TIMEOUT_MS = 5000  # offsets.commit.timeout.ms
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +72,24 @@ class PendingTxnOffsets:
                     self.add(producer_id, k.group, (k.topic, k.partition), pending)
             except DecodeError:
                 continue
+
+    def discard(self, producer_id: int, group_id: str, tps: Iterable[TopicPartition]) -> None:
+        """A write failed: its offsets are no longer pending."""
+        groups = self._by_producer.get(producer_id, {})
+        by_tp = groups.get(group_id, {})
+        for tp in tps:
+            by_tp.pop(tp, None)
+            producers = self._by_group.get(group_id, {}).get(tp)
+            if producers is not None:
+                producers.discard(producer_id)
+                if not producers:
+                    del self._by_group[group_id][tp]
+        if group_id in self._by_group and not self._by_group[group_id]:
+            del self._by_group[group_id]
+        if group_id in groups and not by_tp:
+            del groups[group_id]
+        if producer_id in self._by_producer and not groups:
+            del self._by_producer[producer_id]
 
     def is_pending(self, group_id: str, tp: TopicPartition) -> bool:
         by_tp = self._by_group.get(group_id)
@@ -112,20 +132,36 @@ class PendingTxnOffsets:
                 pass
 
 
-def write_txn_offsets(
+class TxnOffsetsAccess(Protocol):
+    """The ReplicaManager's acks=-1 append, as the TxnOffsetCommit write uses it."""
+
+    def append_records(
+        self,
+        entries: Sequence[tuple[TopicPartition, object]],
+        *,
+        required_acks: int,
+        origin: AppendOrigin,
+        timeout_ms: int = 0,
+    ) -> Mapping[TopicPartition, Any] | Awaitable[Mapping[TopicPartition, Any]]: ...
+
+
+async def write_txn_offsets(
     topic: OffsetsTopic,
     partition: int,
     group_id: str,
     producer_id: int,
     producer_epoch: int,
     entries: Sequence[tuple[str, int, int, int, str | None]],
+    pending: PendingTxnOffsets,
     *,
     now_ms: int,
     metadata_max_bytes: int,
-) -> tuple[list[ErrorCode], list[tuple[TopicPartition, PendingOffset]]]:
+) -> list[ErrorCode]:
     """Write (topic, partition, offset, leader epoch, metadata) entries of a TxnOffsetCommit
-    as one transactional batch of the producer to the group's partition (``storeOffsets``
-    with a producer id): an error per entry, and the pending offsets written."""
+    as one transactional batch of the producer to the group's partition, acks=-1 (Kafka's
+    ``storeOffsets`` with a producer id); an error per entry. The offsets are pending from
+    before the write (``prepareTxnOffsetCommit``), so a marker that lands meanwhile (the
+    transaction timed out) finds them; a failed write takes them back."""
     results: list[ErrorCode] = []
     records: list[tuple[bytes, bytes | None]] = []
     staged: list[tuple[TopicPartition, OffsetAndMetadata]] = []
@@ -139,19 +175,31 @@ def write_txn_offsets(
         staged.append(((t, p), om))
         results.append(ErrorCode.NONE)
     if not records:
-        return results, []
+        return results
+    key = (OFFSETS_TOPIC, partition)
+    entries_in_flight = [(tp, PendingOffset(-1, om)) for tp, om in staged]
+    for tp, entry in entries_in_flight:
+        pending.add(producer_id, group_id, tp, entry)
+    error: ErrorCode | None = None
     try:
         topic.ensure_created()
-        info = topic.partitions.append_to_local_log(
-            (OFFSETS_TOPIC, partition),
-            transactional_batch(records, producer_id, producer_epoch, now_ms),
+        access: TxnOffsetsAccess = topic.partitions  # type: ignore[assignment]  # the ReplicaManager
+        answer = access.append_records(
+            [(key, transactional_batch(records, producer_id, producer_epoch, now_ms))],
+            required_acks=-1,
             origin=AppendOrigin.COORDINATOR,
-            required_acks=1,
+            timeout_ms=OFFSET_COMMIT_TIMEOUT_MS,
         )
+        if not isinstance(answer, Mapping):
+            answer = await answer
+        if answer[key].error is not None:
+            raise answer[key].error
     except KafkaError as exc:
         error = _storage_error(exc, for_offsets=True).error
-        return [error if r is ErrorCode.NONE else r for r in results], []
-    return results, [(tp, PendingOffset(info.base_offset, om)) for tp, om in staged]
+    if error is not None:
+        pending.discard(producer_id, group_id, [tp for tp, _ in entries_in_flight])
+        return [error if r is ErrorCode.NONE else r for r in results]
+    return results
 
 
 def transactional_batch(

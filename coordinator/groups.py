@@ -536,7 +536,7 @@ class GroupCoordinator:
 
     # ================================================================== transactional offsets
 
-    def commit_txn_offsets(
+    async def commit_txn_offsets(
         self,
         group_id: str,
         producer_id: int,
@@ -547,7 +547,7 @@ class GroupCoordinator:
         entries: Sequence[OffsetCommitEntry],
     ) -> list[ErrorCode]:
         """TxnOffsetCommit (classic ``handleTxnCommitOffsets``): the offsets are written as a
-        transactional batch of the producer and held pending until its marker
+        transactional batch of the producer (acks=-1) and held pending until its marker
         (``coordinator.group_txn_offsets``). Group-level errors raise KafkaError."""
         error = self._validate_group_status(group_id, allow_empty_id=True)
         if error is not None:
@@ -563,19 +563,17 @@ class GroupCoordinator:
                 raise KafkaError(error)
         if generation_id >= 0 and generation_id != group.generation_id:
             raise KafkaError(ErrorCode.ILLEGAL_GENERATION)
-        results, written = write_txn_offsets(
+        return await write_txn_offsets(
             self.topic,
             self.partition_for(group_id),
             group_id,
             producer_id,
             producer_epoch,
             [(e.topic, e.partition, e.offset, e.leader_epoch, e.metadata) for e in entries],
+            self.pending_txn_offsets,
             now_ms=self.time_ms(),
             metadata_max_bytes=self.offset_metadata_max_bytes,
         )
-        for tp, pending in written:
-            self.pending_txn_offsets.add(producer_id, group_id, tp, pending)
-        return results
 
     def has_pending_txn_offset(self, group_id: str, topic: str, partition: int) -> bool:
         """OffsetFetch ``require_stable``: a transactional commit of it awaits its marker."""

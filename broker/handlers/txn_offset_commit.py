@@ -4,7 +4,8 @@ Behaviour (Kafka's ``KafkaApis.handleTxnOffsetCommitRequest`` with the classic g
 coordinator's ``handleTxnCommitOffsets``): the offsets are written to the group's
 partition of ``__consumer_offsets`` as a transactional batch of the producer and held
 pending; they become the group's committed offsets when the transaction's COMMIT marker
-lands there, and are dropped on ABORT (``coordinator.group_txn_offsets``). The producer
+lands there, and are dropped on ABORT. The write waits for the ISR (acks=-1, Kafka's
+``offsets.commit.required.acks``) (``coordinator.group_txn_offsets``). The producer
 must have added the group with AddOffsetsToTxn first (the client always does).
 
 Errors: UNKNOWN_TOPIC_OR_PARTITION for partitions that do not exist; group-level errors
@@ -29,7 +30,9 @@ R = TxnOffsetCommitResponse
 
 
 @handler(ApiKey.TXN_OFFSET_COMMIT, versions=(0, 4))
-def handle_txn_offset_commit(ctx: RequestContext, request: TxnOffsetCommitRequest) -> TxnOffsetCommitResponse:
+async def handle_txn_offset_commit(
+    ctx: RequestContext, request: TxnOffsetCommitRequest
+) -> TxnOffsetCommitResponse:
     version = ctx.api_version
     cache = ctx.broker.metadata_cache
     slots: list[list[ErrorCode | None]] = []
@@ -53,7 +56,7 @@ def handle_txn_offset_commit(ctx: RequestContext, request: TxnOffsetCommitReques
         slots.append(row)
     if entries:
         try:
-            results = ctx.broker.groups.commit_txn_offsets(
+            results = await ctx.broker.groups.commit_txn_offsets(
                 request.group_id,
                 request.producer_id,
                 request.producer_epoch,

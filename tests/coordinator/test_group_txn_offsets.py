@@ -31,6 +31,10 @@ def marker(gc, producer_id: int, committed: bool, group: str) -> None:
     assert errors == {(OFFSETS, p): ErrorCode.NONE}
 
 
+def commit_txn(gc, *args):
+    return asyncio.run(gc.commit_txn_offsets(*args))
+
+
 def committed(gc, group: str) -> dict:
     return {(t, p): om.committed_offset for t, p, om in gc.fetch_offsets(group, None)}
 
@@ -40,9 +44,7 @@ def test_pending_until_commit_marker_then_applied(tmp_path):
     lm, gc = open_coordinator(tmp_path, clock)
     try:
         gc.commit_offsets("g", "", None, -1, [OffsetCommitEntry("t", 0, 3)])
-        assert gc.commit_txn_offsets("g", 77, 0, "", None, -1, [OffsetCommitEntry("t", 0, 10)]) == [
-            ErrorCode.NONE
-        ]
+        assert commit_txn(gc, "g", 77, 0, "", None, -1, [OffsetCommitEntry("t", 0, 10)]) == [ErrorCode.NONE]
         assert committed(gc, "g") == {("t", 0): 3}
         assert gc.has_pending_txn_offset("g", "t", 0) and not gc.has_pending_txn_offset("g", "t", 1)
         marker(gc, 77, True, "g")
@@ -57,8 +59,8 @@ def test_abort_marker_drops_them(tmp_path):
     clock = ManualClock()
     lm, gc = open_coordinator(tmp_path, clock)
     try:
-        gc.commit_txn_offsets("g", 77, 0, "", None, -1, [OffsetCommitEntry("t", 0, 10)])
-        gc.commit_txn_offsets("h", 78, 0, "", None, -1, [OffsetCommitEntry("t", 0, 20)])
+        commit_txn(gc, "g", 77, 0, "", None, -1, [OffsetCommitEntry("t", 0, 10)])
+        commit_txn(gc, "h", 78, 0, "", None, -1, [OffsetCommitEntry("t", 0, 20)])
         marker(gc, 77, False, "g")
         assert committed(gc, "g") == {}
         assert gc.has_pending_txn_offset("h", "t", 0)  # another producer's stay pending
@@ -70,11 +72,11 @@ def test_abort_marker_drops_them(tmp_path):
 def test_reload_resolves_transactional_commits(tmp_path):
     clock = ManualClock()
     lm, gc = open_coordinator(tmp_path, clock)
-    gc.commit_txn_offsets("g", 1, 0, "", None, -1, [OffsetCommitEntry("t", 0, 5)])
+    commit_txn(gc, "g", 1, 0, "", None, -1, [OffsetCommitEntry("t", 0, 5)])
     marker(gc, 1, True, "g")
-    gc.commit_txn_offsets("g", 2, 0, "", None, -1, [OffsetCommitEntry("t", 1, 6)])
+    commit_txn(gc, "g", 2, 0, "", None, -1, [OffsetCommitEntry("t", 1, 6)])
     marker(gc, 2, False, "g")
-    gc.commit_txn_offsets("g", 3, 0, "", None, -1, [OffsetCommitEntry("t", 2, 7)])  # still open
+    commit_txn(gc, "g", 3, 0, "", None, -1, [OffsetCommitEntry("t", 2, 7)])  # still open
     asyncio.run(gc.stop())
     lm.shutdown()
 
@@ -93,13 +95,13 @@ def test_member_and_generation_are_checked(tmp_path):
     clock = ManualClock()
     lm, gc = open_coordinator(tmp_path, clock)
     try:
-        gc.commit_txn_offsets("g", 1, 0, "", None, -1, [OffsetCommitEntry("t", 0, 5)])
+        commit_txn(gc, "g", 1, 0, "", None, -1, [OffsetCommitEntry("t", 0, 5)])
         for member, generation, error in (
             ("nobody", -1, ErrorCode.UNKNOWN_MEMBER_ID),
             ("", 4, ErrorCode.ILLEGAL_GENERATION),
         ):
             try:
-                gc.commit_txn_offsets("g", 1, 0, member, None, generation, [OffsetCommitEntry("t", 0, 6)])
+                commit_txn(gc, "g", 1, 0, member, None, generation, [OffsetCommitEntry("t", 0, 6)])
             except KafkaError as exc:
                 assert exc.error is error
             else:
