@@ -435,3 +435,56 @@ def test_kill_9_with_open_transactions(broker_factory):
     assert len(everything) == 31
     for p in open_producers:
         del p
+
+
+def test_confluent_kafka_send_offsets_to_transaction(txn_broker):
+    """librdkafka's consume-transform-produce: AddOffsetsToTxn and TxnOffsetCommit through its
+    group coordinator lookup; an aborted round rewinds, the committed offsets match the copy."""
+    from confluent_kafka import TopicPartition
+
+    source, sink, group = unique("ck-in"), unique("ck-out"), unique("ck-group")
+    create_topic(txn_broker.bootstrap, source, 1)
+    create_topic(txn_broker.bootstrap, sink, 1)
+    p = Producer({"bootstrap.servers": txn_broker.bootstrap})
+    for i in range(300):
+        p.produce(source, value=f"s{i}".encode())
+    assert p.flush(TIMEOUT_S) == 0
+    consumer = Consumer(
+        {
+            "bootstrap.servers": txn_broker.bootstrap,
+            "group.id": group,
+            "auto.offset.reset": "earliest",
+            "enable.auto.commit": False,
+            "isolation.level": "read_committed",
+        }
+    )
+    consumer.subscribe([source])
+    producer = Producer({"bootstrap.servers": txn_broker.bootstrap, "transactional.id": unique("ck-eos")})
+    producer.init_transactions(TIMEOUT_S)
+    copied, rounds = 0, 0
+    deadline = time.monotonic() + TIMEOUT_S
+    try:
+        while copied < 300 and time.monotonic() < deadline:
+            batch = [m for m in consumer.consume(100, 0.5) if not m.error()]
+            if not batch:
+                continue
+            rounds += 1
+            producer.begin_transaction()
+            for m in batch:
+                producer.produce(sink, value=b"copied:" + m.value())
+            positions = [TopicPartition(source, 0, batch[-1].offset() + 1)]
+            producer.send_offsets_to_transaction(positions, consumer.consumer_group_metadata(), TIMEOUT_S)
+            if rounds == 2:
+                producer.abort_transaction(TIMEOUT_S)
+                consumer.seek(TopicPartition(source, 0, batch[0].offset()))
+            else:
+                producer.commit_transaction(TIMEOUT_S)
+                copied += len(batch)
+    finally:
+        consumer.close()
+    assert copied == 300 and rounds > 2
+    out = consume_all(txn_broker.bootstrap, sink, "read_committed", 300)
+    assert sorted(v for _, _, v in out) == sorted(f"copied:s{i}" for i in range(300))
+    assert wait_until(
+        lambda: committed_offsets(txn_broker.log_dir, group) == {(source, 0): 300} or None, "offsets"
+    )
