@@ -22,8 +22,9 @@ request that touches a partition goes through here, so these decisions live in o
   for read_uncommitted consumers, the last stable offset for read_committed ones).
 
 For the delayed-fetch purgatory the partition counts bytes: ``bytes_below(isolation)`` is
-the number of bytes appended (``LOG_END``) or committed (high watermark, last stable offset)
-since it was hosted, so a parked fetch knows how much became readable without reading.
+the number of bytes appended (``LOG_END``) or committed (high watermark; for the last stable
+offset: as of its last move) since it was hosted, so a parked fetch knows how much became
+readable without reading.
 """
 
 from __future__ import annotations
@@ -155,6 +156,9 @@ class Partition:
         # bytes below the high watermark; (end offset, appended bytes) of each batch above it.
         self._appended_bytes = 0
         self._committed_bytes = 0
+        # read_committed fetches: the committed bytes as of the last move of the LSO
+        self._stable_bytes = 0
+        self._stable_at = -1
         self._uncommitted: deque[tuple[int, int]] = deque()
 
     def __repr__(self) -> str:
@@ -492,6 +496,16 @@ class Partition:
         """Bytes made readable for ``isolation`` since this partition was hosted (a counter)."""
         if isolation is FetchIsolation.LOG_END:
             return self._appended_bytes
+        if isolation is FetchIsolation.TXN_COMMITTED:
+            # Grows only when the last stable offset moves, so a parked read_committed fetch
+            # is not woken by appends of an open transaction (Kafka's DelayedFetch compares
+            # LSO offsets). The bytes below the new LSO are counted as all committed ones:
+            # an early wake-up at worst, never a missed one.
+            lso = self.log.last_stable_offset
+            if lso != self._stable_at:
+                self._stable_at = lso
+                self._stable_bytes = self._committed_bytes
+            return self._stable_bytes
         return self._committed_bytes
 
     # ------------------------------------------------------------------ append

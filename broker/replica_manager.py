@@ -23,6 +23,10 @@ never a ``PartitionLog``.
   StopReplica, the ``AlterPartitionManager`` (broker/alter_partition_manager.py) sends the
   partitions' ISR changes to the controller, and the isr-expiration task checks the led
   partitions every ``replica.lag.time.max.ms`` / 2.
+- Transactions (``broker/txn_partitions.py``): ``write_txn_markers`` appends COMMIT / ABORT
+  markers (WriteTxnMarkers, acks=-1) and tells the ``TxnCompletionListener``s about
+  ``__consumer_offsets`` ones; ``append_records`` verifies a producer's first transactional
+  batch on a partition with the injected ``TransactionVerifier`` (KIP-890) before appending.
 - ListOffsets, OffsetForLeaderEpoch, DescribeProducers and the coordinators' access
   (``coordinator.partition_access.PartitionAccess``) go through here as well.
 

@@ -20,8 +20,16 @@ reports:
   not a duplicate;
 - epoch regressions: records of an older epoch after a newer one.
 
+It also lists the transactions open at each partition's high watermark (rebuilt from the
+producer snapshots and batch headers, as the broker does): producer id, first offset (the
+partition's last stable offset is the oldest of them) and the timestamp of its first batch.
+One open for longer than ``--hanging-after-ms`` (default 900000, Kafka's
+``transaction.max.timeout.ms``: the coordinator would have aborted it) is hanging, as
+``kafka-transactions.sh find-hanging`` reports, and counts as an anomaly.
+
 The exit code is 1 when anything is found, 0 for a clean log, 2 for errors.
-Records without a producer id (non-idempotent producers) are not audited.
+Records without a producer id (non-idempotent producers) are not audited. Records are
+read read_uncommitted by default (aborted transactions' records carry sequences too).
 Everything runs in Spark SQL (window functions over each producer's records
 in offset order), so only the anomalies come back to the driver.
 """
@@ -221,8 +229,64 @@ def anomalies(annotated: Any, limit: int) -> list[dict[str, Any]]:
     return out
 
 
-def audit(spark: Any, options: dict[str, str], *, max_anomalies: int = 100) -> dict[str, Any]:
-    """Run the audit; returns per-producer rows, the first anomalies and totals."""
+TXN_COLUMNS = [
+    Column("topic", "topic", "<"),
+    Column("partition", "partition"),
+    Column("producer id", "producerId"),
+    Column("first offset", "firstOffset"),
+    Column("first timestamp", "firstTimestamp"),
+    Column("LSO", "lastStableOffset"),
+    Column("HW", "highWatermark"),
+    Column("hanging", "hanging", "<"),
+]
+HANGING_AFTER_MS = 900_000  # Kafka's transaction.max.timeout.ms
+
+
+def open_transactions(
+    options: dict[str, str], *, hanging_after_ms: int = HANGING_AFTER_MS, now_ms: int | None = None
+) -> list[dict[str, Any]]:
+    """The transactions open at the high watermark of each chosen partition, oldest first."""
+    import time
+
+    from spark_jobs.log_files import LogDirs
+    from spark_jobs.options import parse_options
+    from spark_jobs.planner import select
+
+    now = int(time.time() * 1000) if now_ms is None else now_ms
+    opts = parse_options(options, streaming=False)
+    out = []
+    for pf in select(opts, LogDirs.scan_brokers(opts.broker_log_dirs)):
+        for producer_id, first in sorted(pf.open_transactions.items(), key=lambda kv: kv[1]):
+            ts = pf.batch_timestamp(first)
+            out.append(
+                {
+                    "topic": pf.topic,
+                    "partition": pf.partition,
+                    "producerId": producer_id,
+                    "firstOffset": first,
+                    "firstTimestamp": ts,
+                    "lastStableOffset": pf.last_stable_offset,
+                    "highWatermark": pf.high_watermark,
+                    "hanging": ts >= 0 and now - ts > hanging_after_ms,
+                }
+            )
+    return out
+
+
+def audit(
+    spark: Any,
+    options: dict[str, str],
+    *,
+    max_anomalies: int = 100,
+    hanging_after_ms: int = HANGING_AFTER_MS,
+    now_ms: int | None = None,
+) -> dict[str, Any]:
+    """Run the audit; returns per-producer rows, the first anomalies, open transactions and totals.
+
+    Records are read read_uncommitted unless ``isolationLevel`` says otherwise: the sequences
+    of aborted transactions were written too, and skipping them would show as gaps."""
+    if not any(k.lower() in ("isolationlevel", "kafka.isolation.level") for k in options):
+        options = {**options, "isolationLevel": "read_uncommitted"}
     from pyspark import StorageLevel
 
     plan = plan_for(options)
@@ -243,18 +307,33 @@ def audit(spark: Any, options: dict[str, str], *, max_anomalies: int = 100) -> d
     }
     totals["producers"] = len({p["producerId"] for p in producers})
     totals["partitions"] = len({(p["topic"], p["partition"]) for p in producers})
-    return {"producers": producers, "anomalies": found, "totals": totals}
+    txns = open_transactions(options, hanging_after_ms=hanging_after_ms, now_ms=now_ms)
+    totals["openTransactions"] = len(txns)
+    totals["hangingTransactions"] = sum(1 for t in txns if t["hanging"])
+    return {"producers": producers, "anomalies": found, "openTransactions": txns, "totals": totals}
 
 
 def is_clean(result: dict[str, Any]) -> bool:
     t = result["totals"]
-    return not (t["duplicates"] or t["gaps"] or t["outOfOrder"] or t["epochRegressions"])
+    return not (
+        t["duplicates"]
+        or t["gaps"]
+        or t["outOfOrder"]
+        or t["epochRegressions"]
+        or t.get("hangingTransactions")
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="audit", description=__doc__.split("\n")[0])
     add_source_arguments(parser)
     parser.add_argument("--max-anomalies", type=int, default=100, help="anomalies to list (default 100)")
+    parser.add_argument(
+        "--hanging-after-ms",
+        type=int,
+        default=HANGING_AFTER_MS,
+        help="an open transaction older than this is hanging (default 900000)",
+    )
     args = parser.parse_args(argv)
     configure_logging(args.verbose)
     from spark_jobs.session import build_session
@@ -262,22 +341,37 @@ def main(argv: list[str] | None = None) -> int:
     try:
         spark = build_session("moldau-audit", args.master, spark_conf(args))
         with StageProgress(spark, "audit"):
-            result = audit(spark, source_options(args), max_anomalies=args.max_anomalies)
+            result = audit(
+                spark,
+                source_options(args),
+                max_anomalies=args.max_anomalies,
+                hanging_after_ms=args.hanging_after_ms,
+            )
     except Exception as exc:
         log.error("audit failed: %s", exc)
         return 2
     if args.json:
-        print_json_lines([{"totals": result["totals"]}, *result["producers"], *result["anomalies"]])
+        print_json_lines(
+            [
+                {"totals": result["totals"]},
+                *result["producers"],
+                *result["anomalies"],
+                *({"openTransaction": t} for t in result["openTransactions"]),
+            ]
+        )
     else:
         print_table(result["producers"], COLUMNS)
         if result["anomalies"]:
             print()
             print_table(result["anomalies"], ANOMALY_COLUMNS)
+        if result["openTransactions"]:
+            print()
+            print_table(result["openTransactions"], TXN_COLUMNS)
     t = result["totals"]
     clean = is_clean(result)
     (log.info if clean else log.error)(
         "audit %s: %d records of %d producers in %d partitions: %d duplicates, %d gaps "
-        "(%d sequences missing), %d out of order, %d epoch regressions",
+        "(%d sequences missing), %d out of order, %d epoch regressions, %d open transactions (%d hanging)",
         "passed" if clean else "FAILED",
         t["records"],
         t["producers"],
@@ -287,6 +381,8 @@ def main(argv: list[str] | None = None) -> int:
         t["missingSequences"],
         t["outOfOrder"],
         t["epochRegressions"],
+        t["openTransactions"],
+        t["hangingTransactions"],
     )
     if t["records"] == 0:
         log.warning("audit: no records with a producer id in the range (nothing idempotent to audit)")

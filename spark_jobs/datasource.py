@@ -13,7 +13,12 @@ Work is split into one Spark input partition per segment, or per byte range
 of a large segment (``maxBytesPerPartition``, ``minPartitions``); executors
 read whole batches straight from the ``.log`` files (``spark_jobs.range_reader``)
 and hand Arrow batches to Spark. Only committed data is read: nothing at or
-past the high watermark in ``replication-offset-checkpoint``.
+past the high watermark in ``replication-offset-checkpoint``, and with
+read_committed (the default ``isolationLevel``) nothing at or past the last
+stable offset (the first offset of a transaction still open there, rebuilt from
+the producer snapshots and batch headers), aborted transactions' records are
+skipped through the ``.txnindex`` files, and control batches (transaction
+markers) never become rows.
 
 Streaming offsets are Spark's Kafka source JSON (``{"topic":{"0":42}}``);
 each micro-batch reads up to the high watermark the broker last
@@ -155,7 +160,13 @@ class MoldauStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def initialOffset(self) -> StreamOffsets:
         dirs = self._scan()
         chosen = select(self.opts, dirs)
-        starts = resolve(self.opts.starting, chosen, starting=True, no_match_latest=self.opts.no_match_latest)
+        starts = resolve(
+            self.opts.starting,
+            chosen,
+            starting=True,
+            no_match_latest=self.opts.no_match_latest,
+            read_committed=self.opts.read_committed,
+        )
         offsets = {
             tp: check_start(dirs.partitions[tp], off, self.opts.fail_on_data_loss)
             for tp, off in starts.items()
@@ -167,7 +178,7 @@ class MoldauStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return {(pf.topic, pf.partition): pf for pf in select(self.opts, self._scan())}
 
     def _latest(self) -> dict[tuple[str, int], int]:
-        return {tp: pf.high_watermark for tp, pf in self._selected().items()}
+        return {tp: pf.end_offset(self.opts.read_committed) for tp, pf in self._selected().items()}
 
     def prepareForTriggerAvailableNow(self) -> None:
         self._available_now = self._latest()
@@ -184,7 +195,7 @@ class MoldauStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         self, start: StreamOffsets | None = None, limit: ReadLimit | None = None
     ) -> StreamOffsets:
         selected = self._selected()
-        latest = {tp: pf.high_watermark for tp, pf in selected.items()}
+        latest = {tp: pf.end_offset(self.opts.read_committed) for tp, pf in selected.items()}
         if self._available_now is not None:
             # Trigger.AvailableNow: never past what was there when the query started.
             latest = {tp: min(off, self._available_now.get(tp, off)) for tp, off in latest.items()}
@@ -221,7 +232,7 @@ class MoldauStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
                 continue
             # A partition that appeared after the query started is read from its earliest offset.
             first = check_start(pf, begin.get(tp, pf.log_start_offset), self.opts.fail_on_data_loss)
-            stop = min(stop, pf.high_watermark)
+            stop = min(stop, pf.end_offset(self.opts.read_committed))
             if stop > first:
                 chosen[tp] = pf
                 ranges.append(

@@ -10,8 +10,10 @@ anything, so it is safe next to a running broker (which appends with
   ``log-start-offset-checkpoint`` its log start offset when DeleteRecords or
   retention moved it past the first segment;
 - a partition directory holds segments ``<20-digit base offset>.log`` with their
-  sparse ``.index`` / ``.timeindex`` (``storage.index``) and, for aborted
-  transactions, ``.txnindex`` (Kafka's ``AbortedTxn``: 34-byte entries).
+  sparse ``.index`` / ``.timeindex`` (``storage.index``), for aborted
+  transactions ``.txnindex`` (Kafka's ``AbortedTxn``: 34-byte entries), and producer
+  ``.snapshot`` files; the last stable offset (where read_committed stops) is rebuilt
+  from the newest snapshot and the batch headers after it, as the broker does.
 
 The planner (:func:`plan_reads`) turns an offset range of a partition into
 byte ranges of segment files that start and end on batch boundaries, split at
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import functools
 import itertools
 import logging
 import os
@@ -39,6 +42,7 @@ from protocol.record_batch import (
     HEADER_SIZE,
     LOG_OVERHEAD,
     TIMESTAMP_TYPE_MASK,
+    TRANSACTIONAL_MASK,
 )
 from protocol.records import decode_batch
 from storage.checkpoints import (
@@ -49,6 +53,7 @@ from storage.checkpoints import (
 )
 from storage.index import CorruptIndexError, OffsetIndex, TimeIndex
 from storage.partition_log import is_partition_dir_name, parse_topic_partition
+from storage.producer_state import SNAPSHOT_SUFFIX, CorruptSnapshotError, decode_snapshot, snapshot_file_name
 from storage.segment import (
     INDEX_SUFFIX,
     LOG_SUFFIX,
@@ -131,6 +136,90 @@ class PartitionFiles:
             log.warning("%s: ignoring unreadable time index (%s)", path, exc)
             return None
         return index
+
+    def end_offset(self, read_committed: bool) -> int:
+        """Where a read stops: the last stable offset (read_committed) or the high watermark."""
+        return self.last_stable_offset if read_committed else self.high_watermark
+
+    @functools.cached_property
+    def last_stable_offset(self) -> int:
+        """The first offset of the oldest transaction open at the high watermark, else the high
+        watermark (Kafka's LSO; not checkpointed by the broker, so rebuilt from the files)."""
+        first = min(self.open_transactions.values(), default=self.high_watermark)
+        return min(max(first, self.log_start_offset), self.high_watermark)
+
+    @functools.cached_property
+    def open_transactions(self) -> dict[int, int]:
+        """Producer id -> first offset of its transaction open at the high watermark.
+
+        As the broker rebuilds its producer state: the newest readable producer snapshot at
+        or below the high watermark (``CurrentTxnFirstOffset``), then the batch headers from
+        there to the high watermark: a transactional batch opens its producer's transaction,
+        a control batch (COMMIT / ABORT marker) ends it.
+        """
+        start, open_txns = self._snapshot_open_transactions()
+        start = max(start, self.log_start_offset)
+        hw = self.high_watermark
+        if start >= hw or not self.segments:
+            return open_txns
+        for base in self.segments[self.segment_index(start) :]:
+            if base >= hw:
+                break
+            path = self.segment_path(base)
+            fd = open_segment(path)
+            try:
+                for h in _iter_headers(fd, file_size(fd), path):
+                    offset, attributes, producer_id = h[0], h[5], h[9]
+                    if offset >= hw:
+                        return open_txns
+                    if offset < start or producer_id < 0:
+                        continue
+                    if attributes & CONTROL_MASK:
+                        open_txns.pop(producer_id, None)
+                    elif attributes & TRANSACTIONAL_MASK and producer_id not in open_txns:
+                        open_txns[producer_id] = offset
+            finally:
+                os.close(fd)
+        return open_txns
+
+    def _snapshot_open_transactions(self) -> tuple[int, dict[int, int]]:
+        """(snapshot offset, open transactions) of the newest usable producer snapshot, else
+        (log start offset, none)."""
+        offsets = sorted(
+            (
+                int(p.name[: -len(SNAPSHOT_SUFFIX)])
+                for p in self.directory.glob("*" + SNAPSHOT_SUFFIX)
+                if p.name[: -len(SNAPSHOT_SUFFIX)].isdigit()
+            ),
+            reverse=True,
+        )
+        for offset in offsets:
+            if offset > self.high_watermark:
+                continue  # holds state past what is committed
+            try:
+                entries = decode_snapshot((self.directory / snapshot_file_name(offset)).read_bytes())
+            except (OSError, CorruptSnapshotError) as exc:
+                log.warning(
+                    "%s-%d: ignoring producer snapshot %d (%s)", self.topic, self.partition, offset, exc
+                )
+                continue
+            return offset, {e.producer_id: e.current_txn_first_offset for e in entries if e.has_ongoing_txn}
+        return self.log_start_offset, {}
+
+    def batch_timestamp(self, offset: int) -> int:
+        """The max timestamp of the batch holding ``offset`` (-1 when it is not found)."""
+        base = self.segments[self.segment_index(offset)] if self.segments else None
+        if base is None:
+            return -1
+        path = self.segment_path(base)
+        fd = open_segment(path)
+        try:
+            found = first_batch_ending_at_or_after(fd, path, self.offset_index(base), offset, file_size(fd))
+            if found is None:
+                return -1
+            return HEADER.unpack(os.pread(fd, HEADER_SIZE, found.position))[8]
+        finally:
+            os.close(fd)
 
     def aborted_transactions(self) -> list[AbortedTxn]:
         """Every aborted transaction recorded in the partition's ``.txnindex`` files."""
@@ -306,6 +395,26 @@ def iter_batch_bounds(fd: int, start: int, end: int, path: Path) -> Iterator[Bat
             return
         yield BatchBounds(pos, size, base, base + delta)
         pos += size
+
+
+def _iter_headers(fd: int, end: int, path: Path) -> Iterator[tuple]:
+    """The 61-byte headers (``HEADER`` fields) of the whole batches of a segment, 64 KiB reads."""
+    pos, buf, buf_start = 0, b"", 0
+    while pos + HEADER_SIZE <= end:
+        rel = pos - buf_start
+        if rel + HEADER_SIZE > len(buf):
+            buf = os.pread(fd, min(_WALK_CHUNK, end - pos), pos)
+            buf_start, rel = pos, 0
+            if len(buf) < HEADER_SIZE:
+                return
+        h = HEADER.unpack_from(buf, rel)
+        length, magic = h[1], h[3]
+        if length < _MIN_BATCH_LENGTH or magic != CURRENT_MAGIC:
+            raise LogReadError(f"{path}: no record batch at position {pos} (length {length}, magic {magic})")
+        if pos + length + LOG_OVERHEAD > end:
+            return
+        yield h
+        pos += length + LOG_OVERHEAD
 
 
 def file_size(fd: int) -> int:

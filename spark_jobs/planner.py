@@ -88,8 +88,12 @@ def resolve(
     *,
     starting: bool,
     no_match_latest: bool = False,
+    read_committed: bool = False,
 ) -> dict[TopicPartition, int]:
-    """Offsets of ``spec`` for every chosen partition (not yet checked against the log bounds)."""
+    """Offsets of ``spec`` for every chosen partition (not yet checked against the log bounds).
+
+    "latest" is the high watermark, or the last stable offset for read_committed (as a Kafka
+    consumer's ``endOffsets``)."""
     name = "startingOffsets" if starting else "endingOffsets"
     if spec.kind in ("offsets", "timestamps"):
         _check_named_partitions(spec, chosen, name + ("ByTimestamp" if spec.kind == "timestamps" else ""))
@@ -99,11 +103,15 @@ def resolve(
         if spec.kind == "earliest":
             out[tp] = pf.log_start_offset
         elif spec.kind == "latest":
-            out[tp] = pf.high_watermark
+            out[tp] = pf.end_offset(read_committed)
         elif spec.kind == "offsets":
             value = (spec.offsets or {})[tp]
             out[tp] = (
-                pf.log_start_offset if value == EARLIEST else pf.high_watermark if value == LATEST else value
+                pf.log_start_offset
+                if value == EARLIEST
+                else pf.end_offset(read_committed)
+                if value == LATEST
+                else value
             )
         else:
             ts = spec.timestamp if spec.kind == "timestamp" else (spec.offsets or {})[tp]
@@ -168,22 +176,31 @@ def plan_batch(opts: ReadOptions, dirs: LogDirs | None = None) -> Plan:
     """Everything a batch query reads: per partition [start, min(end, high watermark))."""
     dirs = dirs or LogDirs.scan_brokers(opts.broker_log_dirs)
     chosen = select(opts, dirs, warn_missing=True)
-    starts = resolve(opts.starting, chosen, starting=True, no_match_latest=opts.no_match_latest)
-    ends = resolve(opts.ending, chosen, starting=False)
+    starts = resolve(
+        opts.starting,
+        chosen,
+        starting=True,
+        no_match_latest=opts.no_match_latest,
+        read_committed=opts.read_committed,
+    )
+    ends = resolve(opts.ending, chosen, starting=False, read_committed=opts.read_committed)
     ranges = []
     for pf in chosen:
         tp = (pf.topic, pf.partition)
         start = check_start(pf, starts[tp], opts.fail_on_data_loss)
         end = ends[tp]
-        if end > pf.high_watermark:
+        # read_committed never reads past the last stable offset (an open transaction).
+        readable = pf.end_offset(opts.read_committed)
+        if end > readable:
             log.warning(
-                "%s-%d: ending offset %d is past the high watermark %d; reading up to the high watermark",
+                "%s-%d: ending offset %d is past the %s %d; reading up to it",
                 pf.topic,
                 pf.partition,
                 end,
-                pf.high_watermark,
+                "last stable offset" if opts.read_committed else "high watermark",
+                readable,
             )
-            end = pf.high_watermark
+            end = readable
         if start > end:
             # KafkaSourceRDD's check on each offset range
             raise OptionError(

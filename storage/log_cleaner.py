@@ -30,8 +30,13 @@ A round over one log (chosen by ``storage.log_cleaner_manager``), as Kafka's ``d
 5. **Swap** (``PartitionLog.replace_segments``, on the loop, then a directory fsync off it),
    group by group; the checkpoint moves to the map's end once all groups are swapped.
 
-Control batches are copied untouched: there are no transactions yet, so there are no
-aborted records to remove and markers are never discarded.
+Transactions (part of Kafka's ``CleanedTransactionMetadata``): the records of aborted
+transactions (from the ``.txnindex`` of the cleaned segments) count neither in the offset
+map nor in the cleaned segments (their batches are dropped, or kept emptied as above); the
+cleaning never passes the last stable offset (``storage.log_cleaner_manager``). Markers are
+copied untouched, so each cleaned segment gets the ``.txnindex`` entries of the segments it
+replaces (``.txnindex.cleaned``, swapped with the others). Kafka also removes markers once
+their transaction's data is gone and ``delete.retention.ms`` has passed: Moldau does not yet.
 
 Threading: the work of steps 1-4 runs in the cleaner's own thread pool
 (``log.cleaner.threads`` threads, one log each) and reads the segment files through its own
@@ -71,6 +76,7 @@ from protocol.records import records_section
 from storage.durable_io import fsync_dir
 from storage.log_cleaner_filter import (
     OFFSET_MAP_BYTES_PER_ENTRY,
+    AbortedTxnTracker,
     BatchFilter,
     CleanerStats,
     CorruptSegmentError,
@@ -91,9 +97,11 @@ from storage.segment import (
     INDEX_SUFFIX,
     LOG_SUFFIX,
     TIME_INDEX_SUFFIX,
+    TXN_INDEX_SUFFIX,
     LogSegment,
     filename_prefix,
 )
+from storage.transaction_index import AbortedTxn, write_entries
 
 log = logging.getLogger(__name__)
 
@@ -158,10 +166,19 @@ class SegmentSnapshot:
     size: int
     index_path: Path
     time_index_path: Path
+    aborted: tuple[AbortedTxn, ...] = ()  # its .txnindex entries
 
     @classmethod
     def of(cls, seg: LogSegment) -> SegmentSnapshot:
-        return cls(seg, seg.base_offset, seg.log_path, seg.size, seg.index.path, seg.time_index.path)
+        return cls(
+            seg,
+            seg.base_offset,
+            seg.log_path,
+            seg.size,
+            seg.index.path,
+            seg.time_index.path,
+            tuple(seg.txn_index.all_aborted_txns()),
+        )
 
     def index_sizes(self) -> tuple[int, int]:
         def size(p: Path) -> int:
@@ -226,6 +243,9 @@ class CleanedSegmentWriter:
         self.log_path = directory / (prefix + LOG_SUFFIX + CLEANED_SUFFIX)
         self.index_path = directory / (prefix + INDEX_SUFFIX + CLEANED_SUFFIX)
         self.time_index_path = directory / (prefix + TIME_INDEX_SUFFIX + CLEANED_SUFFIX)
+        self.txn_index_path = directory / (prefix + TXN_INDEX_SUFFIX + CLEANED_SUFFIX)
+        # The aborted transactions of the replaced segments: every marker is kept, so are they.
+        self.aborted: list[AbortedTxn] = []
         self.size = 0
         self._pending = bytearray()
         self._since_index = 0
@@ -282,6 +302,9 @@ class CleanedSegmentWriter:
                 os.fsync(fd)
             finally:
                 os.close(fd)
+        with contextlib.suppress(FileNotFoundError):
+            self.txn_index_path.unlink()  # an earlier attempt's
+        write_entries(self.txn_index_path, self.aborted)  # nothing when there is none
         if mtime_s is not None:
             os.utime(self.log_path, (mtime_s, mtime_s))
 
@@ -290,7 +313,7 @@ class CleanedSegmentWriter:
             with contextlib.suppress(OSError):
                 os.close(self._fd)
             self._fd = -1
-        for path in (self.log_path, self.index_path, self.time_index_path):
+        for path in (self.log_path, self.index_path, self.time_index_path, self.txn_index_path):
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
 
@@ -344,25 +367,41 @@ class Cleaner:
             raise CleaningAborted("the log cleaner is stopping")
 
     def build_offset_map(
-        self, omap: OffsetMap, dirty: Sequence[SegmentSnapshot], start: int, end: int, stats: CleanerStats
+        self,
+        omap: OffsetMap,
+        dirty: Sequence[SegmentSnapshot],
+        start: int,
+        end: int,
+        stats: CleanerStats,
+        aborted: Iterable[AbortedTxn] = (),
     ) -> None:
-        """Kafka's ``buildOffsetMap``: the keys of [start, end), segment by segment, until full."""
+        """Kafka's ``buildOffsetMap``: the keys of [start, end), segment by segment, until full;
+        records of aborted transactions do not count."""
         omap.clear()
+        tracker = AbortedTxnTracker(aborted)
         for i, snap in enumerate(dirty):
             next_start = dirty[i + 1].base_offset if i + 1 < len(dirty) else end
-            if self._map_segment(omap, snap, start, stats):
+            if self._map_segment(omap, snap, start, stats, tracker):
                 log.debug("offset map full in segment %d; the round ends there", snap.base_offset)
                 return
             # An offset gap at the segment's end: the map covers up to the next segment.
             omap.update_latest_offset(next_start - 1)
 
-    def _map_segment(self, omap: OffsetMap, snap: SegmentSnapshot, start: int, stats: CleanerStats) -> bool:
+    def _map_segment(
+        self,
+        omap: OffsetMap,
+        snap: SegmentSnapshot,
+        start: int,
+        stats: CleanerStats,
+        tracker: AbortedTxnTracker,
+    ) -> bool:
         max_entries = omap.max_entries
         for header, raw, _last in iter_segment_batches(snap, self.io_buffer_size, self.throttler, self.check):
             stats.map_bytes_read += header.size
+            aborted = tracker.is_aborted(header)
             if header.last_offset < start:
                 continue
-            if not header.is_control:
+            if not header.is_control and not aborted:
                 data = records_section(raw, header)
                 base = header.base_offset
                 for rec in scan_records(data, header.records_count):
@@ -385,11 +424,14 @@ class Cleaner:
         active_producers: dict[int, int],
         upper_bound: int,
         stats: CleanerStats,
+        aborted: Iterable[AbortedTxn] = (),
     ) -> CleanedSegmentWriter:
         """Kafka's ``cleanSegments`` up to the swap: ``group`` into one ``.cleaned`` segment."""
         writer = CleanedSegmentWriter(directory, group[0].base_offset, index_interval_bytes)
+        tracker = AbortedTxnTracker(aborted)
         try:
             for i, snap in enumerate(group):
+                writer.aborted.extend(snap.aborted)
                 last_segment = i == len(group) - 1
                 for header, raw, last_batch in iter_segment_batches(
                     snap, self.io_buffer_size, self.throttler, self.check
@@ -403,7 +445,7 @@ class Cleaner:
                         or header.next_offset == upper_bound
                         or (last_segment and last_batch)
                     )
-                    out = batch_filter.apply(header, raw, retain_empty, stats)
+                    out = batch_filter.apply(header, raw, retain_empty, stats, tracker.is_aborted(header))
                     if out is None:
                         continue
                     max_ts = HEADER.unpack_from(out, 0)[8]
@@ -584,7 +626,10 @@ class LogCleaner:
             bound,
             100 * ltc.cleanable_ratio,
         )
-        await self._in_thread(self.cleaner.build_offset_map, omap, dirty, first_dirty, bound, stats)
+        # The aborted transactions of the range (Kafka's collectAbortedTransactions): their
+        # records count neither in the map nor in the cleaned segments.
+        aborted = [t for s in snaps for t in s.aborted]
+        await self._in_thread(self.cleaner.build_offset_map, omap, dirty, first_dirty, bound, stats, aborted)
         end_offset = omap.latest_offset + 1
         groups = await self._in_thread(
             group_segments_by_size,
@@ -606,6 +651,7 @@ class LogCleaner:
                 active_producers=plog.last_records_of_active_producers(),
                 upper_bound=bound,
                 stats=stats,
+                aborted=aborted,
             )
             swapped = plog.replace_segments(
                 [s.segment for s in group], [s.size for s in group], group[0].base_offset

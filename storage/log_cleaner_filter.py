@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import struct
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +34,7 @@ from protocol.record_batch import (
     compute_crc,
 )
 from protocol.records import records_section
+from storage.transaction_index import AbortedTxn
 
 # Python's cost of one map entry (16-byte digest, int offset, dict slot), measured; Kafka's
 # SkimpyOffsetMap spends 40 bytes (a SHA-256 digest and a long).
@@ -248,11 +249,20 @@ class BatchFilter:
     now_ms: int
     delete_retention_ms: int
 
-    def apply(self, header: BatchHeader, raw: Any, retain_empty: bool, stats: CleanerStats) -> bytes | None:
-        """The batch to write for ``raw`` (itself when nothing changes), or None to drop it."""
+    def apply(
+        self, header: BatchHeader, raw: Any, retain_empty: bool, stats: CleanerStats, aborted: bool = False
+    ) -> bytes | None:
+        """The batch to write for ``raw`` (itself when nothing changes), or None to drop it.
+
+        ``aborted``: the batch belongs to an aborted transaction (``AbortedTxnTracker``); none
+        of its records stay (Kafka's ``Cleaner``: ``discardBatchRecords``)."""
         if header.is_control:
-            # No transactions: markers (and the data they end) are left as they are.
+            # Markers are kept (Kafka removes them once their transaction's data is gone and
+            # delete.retention.ms has passed; Moldau does not yet).
             return bytes(raw)
+        if aborted:
+            stats.messages_read += header.records_count
+            return empty_batch(header) if retain_empty else None
         data = records_section(raw, header)
         records = scan_records(data, header.records_count)
         stats.messages_read += len(records)
@@ -290,3 +300,30 @@ class BatchFilter:
         if retain_empty:
             return empty_batch(header)
         return None
+
+
+class AbortedTxnTracker:
+    """Which batches of a pass over the log belong to an aborted transaction (the part of
+    Kafka's ``CleanedTransactionMetadata`` that finds them): the aborted transactions of the
+    cleaned range (``.txnindex``), taken in first-offset order as the batches go by; a
+    producer's transactional batches are aborted from its transaction's first offset until
+    its ABORT marker (the entry's last offset)."""
+
+    def __init__(self, aborted: Iterable[AbortedTxn]) -> None:
+        self._pending = sorted(aborted, key=lambda t: t.first_offset)
+        self._next = 0
+        self._ongoing: dict[int, AbortedTxn] = {}
+
+    def is_aborted(self, header: BatchHeader) -> bool:
+        pending = self._pending
+        while self._next < len(pending) and pending[self._next].first_offset <= header.last_offset:
+            txn = pending[self._next]
+            self._ongoing[txn.producer_id] = txn
+            self._next += 1
+        pid = header.producer_id
+        if header.is_control:
+            txn = self._ongoing.get(pid)
+            if txn is not None and txn.last_offset <= header.base_offset:
+                del self._ongoing[pid]  # its ABORT marker
+            return False
+        return header.is_transactional and pid in self._ongoing

@@ -466,6 +466,7 @@ class PartitionLog:
         # UnifiedLog.analyzeAndValidateRecords: everything is checked before anything is written.
         previous_last = -1
         first = None
+        markers: dict[int, EndTransactionMarker | None] = {}  # by batch index: control batches' markers
         for i, (pos, header) in enumerate(batches):
             if header.magic != CURRENT_MAGIC:
                 raise KafkaError(
@@ -489,6 +490,8 @@ class PartitionLog:
             previous_last = header.last_offset
             if first is None and header.last_offset >= self.log_end_offset:
                 first = i
+            if header.is_control and header.producer_id >= 0:
+                markers[i] = self._marker_of(buf[pos : pos + header.size], header)
         if first is None:
             return 0
         straddling = batches[first][1]
@@ -499,7 +502,8 @@ class PartitionLog:
         ps = self.producer_state
         now = self._time_ms()
         appended = 0
-        for pos, header in batches[first:]:
+        for i in range(first, len(batches)):
+            pos, header = batches[i]
             size = header.size
             base = header.base_offset
             last = header.last_offset
@@ -521,8 +525,7 @@ class PartitionLog:
             if epoch >= 0 and epoch != cache.latest_epoch:
                 cache.assign(epoch, base)  # UnifiedLog.maybeAssignEpochStartOffset
             if header.producer_id >= 0:
-                marker = self._marker_of(buf[pos : pos + size], header) if header.is_control else None
-                completed = ps.update(header, base, max_ts, AppendOrigin.REPLICATION, marker)
+                completed = ps.update(header, base, max_ts, AppendOrigin.REPLICATION, markers.get(i))
                 if completed is not None:
                     self._complete_txn(seg, completed)
         ps.update_map_end_offset(self.log_end_offset)

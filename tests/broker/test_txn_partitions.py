@@ -183,3 +183,25 @@ async def test_a_marker_for_a_partition_led_elsewhere_is_not_leader_or_follower(
     rm.on_topics_changed({}, [PartitionState("t", 1, 1, 1, (1, ME), (1, ME))])  # another broker leads t-1
     results = await rm.write_txn_markers([marker(True, ("t", 0), ("t", 1))])
     assert results == [{("t", 0): ErrorCode.NONE, ("t", 1): ErrorCode.NOT_LEADER_OR_FOLLOWER}]
+
+
+@run_async
+async def test_a_parked_read_committed_fetch_wakes_when_the_lso_moves(log_manager):
+    from broker.replica_manager import FetchParams, FetchPartitionInfo
+    from storage.partition_log import FetchIsolation
+
+    rm = rm_with(log_manager, RecordingVerifier())
+    assert await produce(rm, 0) == {("t", 0): ErrorCode.NONE}  # offset 0, open: LSO 0
+    params = FetchParams(
+        max_wait_ms=60_000, min_bytes=1, max_bytes=1 << 20, isolation=FetchIsolation.TXN_COMMITTED
+    )
+    pending = rm.fetch_messages(params, [(("t", 0), FetchPartitionInfo(fetch_offset=0, max_bytes=1 << 20))])
+    assert not isinstance(pending, list)  # nothing below the LSO: parked
+    waiting = asyncio.ensure_future(pending)
+    assert await produce(rm, 1) == {("t", 0): ErrorCode.NONE}  # the high watermark moves, the LSO not
+    await asyncio.sleep(0)
+    assert not waiting.done()
+    await rm.write_txn_markers([marker(False, ("t", 0))])
+    [answer] = await asyncio.wait_for(waiting, 10)
+    assert answer.last_stable_offset == 3
+    assert [(t.producer_id, t.first_offset) for t in answer.aborted_transactions] == [(PID, 0)]

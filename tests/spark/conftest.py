@@ -14,6 +14,7 @@ import pytest
 from protocol import compression
 from spark_jobs.log_files import LogDirs
 from storage.log_config import LogConfig
+from storage.transaction_index import decode_entries
 from tests.spark.crafted_logs import (
     ABORT,
     COMMIT,
@@ -72,7 +73,7 @@ def _mixed_records(i: int, rng: random.Random) -> list[tuple]:
 def write_mixed(log_dir: Path) -> WrittenPartition:
     """mixed-0: 30 idempotent batches of every codec over several segments, with a
     non-idempotent batch, a LogAppendTime batch, a committed and an aborted transaction
-    (its .txnindex entry written as Kafka writes it) and a partial batch at the end."""
+    (the log writes its .txnindex entry, as Kafka does) and a partial batch at the end."""
     rng = random.Random(7)
     batches: list[Batch] = []
     aborted_positions = []
@@ -124,7 +125,11 @@ def write_mixed(log_dir: Path) -> WrittenPartition:
     first_aborted = written.base_offsets[aborted_positions[0]]
     marker = written.base_offsets[aborted_positions[-1]]
     written.rows = [r for r in written.rows if r.producer_id != TXN_ABORTED]
-    write_txn_index(written.directory, TXN_ABORTED, first_aborted, marker)
+    # The log wrote the aborted transaction's .txnindex entry itself, in the marker's segment.
+    entries = [e for p in written.directory.glob("*.txnindex") for e in decode_entries(p.read_bytes())]
+    assert [(e.producer_id, e.first_offset, e.last_offset) for e in entries] == [
+        (TXN_ABORTED, first_aborted, marker)
+    ]
     # An append in progress: the first half of a batch after the last whole one.
     partial = Batch(
         [(b"partial", b"x" * 500)], [T0 + 99_000], producer_id=AUDITED_PRODUCER, base_sequence=300
@@ -134,16 +139,6 @@ def write_mixed(log_dir: Path) -> WrittenPartition:
         f.write(partial.encode()[:200])
     set_high_watermarks(log_dir, {("mixed", 0): written.log_end_offset})
     return written
-
-
-def write_txn_index(directory: Path, producer_id: int, first: int, last: int) -> None:
-    """Kafka's AbortedTxn entry in the .txnindex of the segment holding the abort marker."""
-    import struct
-
-    bases = sorted(int(p.name.split(".")[0]) for p in directory.glob("*.log"))
-    segment = max(b for b in bases if b <= last)
-    with open(directory / f"{segment:020d}.txnindex", "ab") as f:
-        f.write(struct.pack(">hqqqq", 0, producer_id, first, last, first))
 
 
 @pytest.fixture(scope="session")

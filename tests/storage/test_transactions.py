@@ -273,3 +273,39 @@ def test_unclean_shutdown_mid_transaction_rebuilds_txnindex_and_lso(tmp_path):
     again.update_high_watermark(again.log_end_offset)
     assert again.last_stable_offset == lso
     assert again.producer_state.last_entry(4).current_txn_first_offset == lso
+
+
+def test_dump_log_prints_the_txnindex_and_markers_the_log_wrote(tmp_path):
+    import io
+
+    from tools.dump_log import run
+
+    plog = open_log(tmp_path)
+    a, b = TxnProducer(plog, 31), TxnProducer(plog, 32)
+    a.send(2)
+    b.send()
+    a.end(committed=False, coordinator_epoch=7)
+    plog.close()
+    seg = plog.dir / "00000000000000000000"
+    out, err = io.StringIO(), io.StringIO()
+    assert run(["--files", f"{seg}.txnindex,{seg}.log", "--deep-iteration"], out, err) == 0, err.getvalue()
+    lines = out.getvalue().splitlines()
+    assert "version: 0 producerId: 31 firstOffset: 0 lastOffset: 3 lastStableOffset: 2" in lines
+    assert any("endTxnMarker: ABORT coordinatorEpoch: 7" in line for line in lines), lines
+
+
+def test_a_follower_builds_the_same_txnindex_and_lso_from_the_leaders_batches(tmp_path):
+    from tests.storage.log_factory import read_all
+
+    leader = open_log(tmp_path, name="t-0")
+    a, b = TxnProducer(leader, 1), TxnProducer(leader, 2)
+    a.send(2)
+    b.send()
+    a.end(committed=False)
+    b.send()
+    follower = open_log(tmp_path / "follower", name="t-0")
+    follower.append_as_follower(read_all(leader))
+    follower.update_high_watermark(leader.high_watermark)
+    assert txn_index_bytes(follower) == txn_index_bytes(leader) != b""
+    assert follower.last_stable_offset == leader.last_stable_offset == 2
+    assert follower.producer_state.last_entry(1).coordinator_epoch == 0
