@@ -54,6 +54,7 @@ from broker.replica_manager import ReplicaManager
 from broker.security.credential_store import CREDENTIALS_FILE, FileCredentialStore, ZkCredentialStore
 from broker.security.manager import BrokerSecurity
 from broker.server import KafkaServer
+from broker.txn_marker_channel import TxnMarkerChannel, TxnVerifier
 from broker.txn_partitions import AcceptingTransactionVerifier
 from coordinator.cluster_state import BrokerEndpoint, LiveBroker
 from coordinator.controller import Controller, ControllerTopicStore
@@ -66,6 +67,7 @@ from coordinator.topic_admin import (
     TopicDefaults,
     ZkTopicAdmin,
 )
+from coordinator.transaction_coordinator import TransactionConfig, TransactionCoordinator
 from coordinator.transaction_seams import TransactionVerifier
 from coordinator.zk_admin import AdminZkClient
 from coordinator.zk_config_manager import ZkConfigManager
@@ -105,6 +107,8 @@ class Broker:
     fetch_manager: FetchManager
     groups: GroupCoordinator
     security: BrokerSecurity
+    transactions: TransactionCoordinator
+    txn_verifier: TxnVerifier  # KIP-890 verification for the ReplicaManager's produce path
 
     def __init__(self, config: BrokerConfig, *, clock: Clock = SYSTEM_CLOCK) -> None:
         self.config = config
@@ -180,6 +184,7 @@ class Broker:
         self._build_cluster_components()
         self.metrics.attach(self)
         self._running.push_async_callback(self.groups.stop)
+        self._running.push_async_callback(self.transactions.stop)
         if self.zookeeper is not None:
             # ZkConfigManager: config changes made through any broker, applied here too.
             config_changes = ZkConfigManager(
@@ -208,6 +213,7 @@ class Broker:
             self.metadata_cache.on_brokers_changed([self.live_broker()])
             await self._join_cluster(self.zookeeper)
         await self.groups.start()
+        await self.transactions.start()
         if self.zookeeper is not None and cfg["controlled.shutdown.enable"]:
             # First thing at stop, while this broker still serves (it may be the controller).
             self._running.push_async_callback(self._controlled_shutdown, self.zookeeper)
@@ -286,9 +292,62 @@ class Broker:
             cluster_topics=cluster_topics,
         )
 
+    def _build_transaction_coordinator(self, cluster_topics: ClusterInternalTopics | None) -> None:
+        """The transaction coordinator, its marker channel and the KIP-890 verifier (after
+        the group coordinator, whose ``__consumer_offsets`` partitions markers also reach)."""
+        cfg = self.config
+        listener = cfg.inter_broker_listener
+        timeout_ms = cfg["request.timeout.ms"]
+        markers = TxnMarkerChannel(
+            self.broker_id, self.replica_manager, self.metadata_cache, listener, timeout_ms
+        )
+        self._running.push_async_callback(markers.close)
+        self.transactions = TransactionCoordinator(
+            self.replica_manager,
+            self.producer_ids,
+            markers,
+            self._partition_leader,
+            config=TransactionConfig(
+                num_partitions=cfg["transaction.state.log.num.partitions"],
+                segment_bytes=cfg["transaction.state.log.segment.bytes"],
+                min_isr=cfg["transaction.state.log.min.isr"],
+                max_timeout_ms=cfg["transaction.max.timeout.ms"],
+                id_expiration_ms=cfg["transactional.id.expiration.ms"],
+                abort_timed_out_interval_ms=cfg[
+                    "transaction.abort.timed.out.transaction.cleanup.interval.ms"
+                ],
+                remove_expired_interval_ms=cfg["transaction.remove.expired.transaction.cleanup.interval.ms"],
+                request_timeout_ms=timeout_ms,
+            ),
+            local=ControllerTopicStore(self.log_manager, self.controller) if cluster_topics is None else None,
+            cluster=cluster_topics,
+            time_ms=self.clock.time_ms,
+        )
+        # Markers landing in __consumer_offsets apply or drop pending TxnOffsetCommits.
+        self.replica_manager.add_txn_completion_listener(self.groups)
+
+    def _partition_leader(self, topic: str, partition: int) -> int | None:
+        """Where a partition's transaction marker goes: its leader, -1 while it has none,
+        None once it does not exist."""
+        state = self.metadata_cache.partition_state(topic, partition)
+        if state is None:
+            return None
+        return state.leader if state.leader >= 0 else -1
+
     def _build_cluster_components(self) -> None:
         """The controller and its listeners (embedded mode), or the ZooKeeper-mode controller
         with this broker's MetadataCache and ReplicaManager waiting for its requests."""
+        cfg = self.config
+        # The verifier asks the transaction coordinator, built after the ReplicaManager it
+        # writes through: it looks the coordinator and the cluster view up when it is asked.
+        self.txn_verifier = TxnVerifier(
+            self.broker_id,
+            lambda: self.transactions,
+            lambda: self.metadata_cache,
+            cfg.inter_broker_listener,
+            cfg["request.timeout.ms"],
+        )
+        self._running.push_async_callback(self.txn_verifier.close)
         self.replica_manager = ReplicaManager(
             self.broker_id,
             self.log_manager,
@@ -308,7 +367,7 @@ class Broker:
         ask, it accepts as well (an error here would have clients retry forever)."""
         if not self.config["transaction.partition.verification.enable"]:
             return AcceptingTransactionVerifier()
-        return AcceptingTransactionVerifier()  # the transaction coordinator's verifier goes here
+        return self.txn_verifier
 
     def _build_embedded(self) -> None:
         """A lone broker is its own controller: every existing topic is published to the
@@ -326,6 +385,7 @@ class Broker:
         self.controller.register_listener(self.metadata_cache)
         self.controller.register_listener(self.replica_manager)
         self.controller.register_listener(self.groups)
+        self._build_transaction_coordinator(None)
         # The topics are known before the first request; the live broker follows the bind.
         self.controller.startup()
 
@@ -368,6 +428,10 @@ class Broker:
         )
         self.groups = self._build_group_coordinator(self.log_manager, cluster_topics)
         self.groups.follow_leadership()
+        self._build_transaction_coordinator(
+            ClusterInternalTopics(admin, self.metadata_cache, cfg["transaction.state.log.replication.factor"])
+        )
+        self.transactions.follow_leadership()
         self.replica_manager.add_leadership_listener(self._on_leadership_change)
         self.replica_manager.start_replication(
             self.metadata_cache,
@@ -408,9 +472,13 @@ class Broker:
         for partition in leaders:
             if partition.topic == self.groups.topic_name:
                 self.groups.on_election(partition.partition, partition.leader_epoch)
+            elif partition.topic == self.transactions.topic_name:
+                self.transactions.on_election(partition.partition, partition.leader_epoch)
         for partition in followers:
             if partition.topic == self.groups.topic_name:
                 self.groups.on_resignation(partition.partition, partition.leader_epoch)
+            elif partition.topic == self.transactions.topic_name:
+                self.transactions.on_resignation(partition.partition, partition.leader_epoch)
 
     def live_broker(self) -> LiveBroker:
         """This broker as the cluster sees it: its advertised listeners and rack."""

@@ -23,9 +23,10 @@ tools (and the Spark jobs) can read the topic:
 - ``OffsetStore``: the in-memory view (last value wins, tombstones delete),
   with Kafka's expiry rule (``OffsetExpirationConditionImpl``).
 
-Not implemented: transactional offset commits (no transaction coordinator
-yet; transactional batches replay like plain ones, control batches are
-skipped).
+Transactional offset commits (TxnOffsetCommit) are ``coordinator.group_txn_offsets``:
+held pending until their marker; the group coordinator's loader reads the topic with
+``group_txn_offsets.replay_resolving_txns``, which resolves transactional batches by
+their markers.
 """
 
 from __future__ import annotations

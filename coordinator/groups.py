@@ -62,6 +62,11 @@ from coordinator.group_offsets import (
     encode_offset_value,
     utf16_length,
 )
+from coordinator.group_txn_offsets import (
+    PendingTxnOffsets,
+    replay_resolving_txns,
+    write_txn_offsets,
+)
 from protocol.errors import ErrorCode, KafkaError
 from protocol.primitives import DecodeError, EncodeError
 
@@ -180,6 +185,7 @@ class GroupCoordinator:
             )
         self.groups: dict[str, Group] = {}
         self.offsets = OffsetStore()
+        self.pending_txn_offsets = PendingTxnOffsets()  # TxnOffsetCommits awaiting their marker
         # The GroupMetadataValue last written for each group, as written (for compaction).
         self.active = False
         self.loading: set[int] = set()
@@ -595,6 +601,66 @@ class GroupCoordinator:
             return [(t, p, om) for (t, p), om in self.offsets.group_offsets(group_id).items()]
         return [(t, p, self.offsets.get(group_id, t, p)) for t, p in partitions]
 
+    # ================================================================== transactional offsets
+
+    async def commit_txn_offsets(
+        self,
+        group_id: str,
+        producer_id: int,
+        producer_epoch: int,
+        member_id: str,
+        group_instance_id: str | None,
+        generation_id: int,
+        entries: Sequence[OffsetCommitEntry],
+    ) -> list[ErrorCode]:
+        """TxnOffsetCommit (classic ``handleTxnCommitOffsets``): the offsets are written as a
+        transactional batch of the producer (acks=-1) and held pending until its marker
+        (``coordinator.group_txn_offsets``). Group-level errors raise KafkaError."""
+        error = self._validate_group_status(group_id, allow_empty_id=True)
+        if error is not None:
+            raise KafkaError(error)
+        group = self.groups.get(group_id)
+        if group is None:
+            group = self.groups[group_id] = Group(group_id, S.EMPTY, self.time_ms())
+        if group.is_state(S.DEAD):
+            raise KafkaError(ErrorCode.COORDINATOR_NOT_AVAILABLE)
+        if member_id or group_instance_id is not None:
+            error = self.membership.validate_current_member(group, member_id, group_instance_id)
+            if error is not None:
+                raise KafkaError(error)
+        if generation_id >= 0 and generation_id != group.generation_id:
+            raise KafkaError(ErrorCode.ILLEGAL_GENERATION)
+        return await write_txn_offsets(
+            self.topic,
+            self.partition_for(group_id),
+            group_id,
+            producer_id,
+            producer_epoch,
+            [(e.topic, e.partition, e.offset, e.leader_epoch, e.metadata) for e in entries],
+            self.pending_txn_offsets,
+            now_ms=self.time_ms(),
+            metadata_max_bytes=self.offset_metadata_max_bytes,
+        )
+
+    def has_pending_txn_offset(self, group_id: str, topic: str, partition: int) -> bool:
+        """OffsetFetch ``require_stable``: a transactional commit of it awaits its marker."""
+        return self.pending_txn_offsets.is_pending(group_id, (topic, partition))
+
+    def on_txn_completed(self, producer_id: int, committed: bool, offsets_partitions: Iterable[int]) -> None:
+        """``TxnCompletionListener``: the marker of ``producer_id`` was appended to these
+        partitions of ``__consumer_offsets``; their groups' pending offsets apply or go."""
+        wanted = set(offsets_partitions)
+        groups = [
+            g for g in self.pending_txn_offsets.groups_of(producer_id) if self.partition_for(g) in wanted
+        ]
+        applied = 0
+        for group_id, (topic, partition), pending in self.pending_txn_offsets.complete(producer_id, groups):
+            if committed and group_id in self.groups:
+                self.offsets.put(group_id, topic, partition, pending.offset)
+                applied += 1
+        if applied:
+            log.debug("producer %d committed %d transactional offsets", producer_id, applied)
+
     # ---------------------------------------------------------- ClusterMetadataListener
 
     def on_brokers_changed(self, brokers: Sequence[LiveBroker]) -> None:
@@ -673,6 +739,9 @@ class GroupCoordinator:
             removed += 1
         for group_id in [g for g in self.offsets.groups() if self.partition_for(g) == partition]:
             self.offsets.remove_group(group_id)
+        self.pending_txn_offsets.drop_groups(
+            g for g in self.pending_txn_offsets.all_groups() if self.partition_for(g) == partition
+        )
         log.info("unloaded %d groups of %s-%d (epoch %s)", removed, self.topic_name, partition, epoch)
 
     def _start_load(self, partition: int) -> None:
@@ -820,7 +889,9 @@ class GroupCoordinator:
         offsets: dict[OffsetKey, OffsetAndMetadata | None] = {}
         groups: dict[str, tuple[GroupRecord, bytes] | None] = {}
         replayed = 0
-        for chunk in self.topic.replay(partition):
+        # Transactional commits count at their COMMIT marker; those without one stay pending.
+        txn_replay = replay_resolving_txns(self.topic.partitions, self.topic_name, partition)
+        for chunk in txn_replay:
             replayed += len(chunk)
             for offset, key, value in chunk:
                 if key is None:
@@ -843,6 +914,7 @@ class GroupCoordinator:
                         exc,
                     )
             await asyncio.sleep(0)  # let the loop serve other requests between chunks
+        self.pending_txn_offsets.add_open_commits(txn_replay.open_commits)
         n_offsets = 0
         for k, om in offsets.items():
             if om is not None:

@@ -476,6 +476,11 @@ class ClusterInternalTopics:
     async def create_internal_topic(self, topic: str, partitions: int, configs: dict[str, str]) -> None:
         registered = len(await asyncio.get_running_loop().run_in_executor(None, self.admin.broker_ids))
         replication = max(1, min(self.replication_factor, registered))
+        if "min.insync.replicas" in configs:  # __transaction_state's min ISR, capped likewise
+            configs = {
+                **configs,
+                "min.insync.replicas": str(min(int(configs["min.insync.replicas"]), replication)),
+            }
         await self.admin.create_topic(
             topic,
             partitions,

@@ -7,13 +7,8 @@ Behaviour (Kafka's ``KafkaApis.handleFindCoordinatorRequest`` / ``getCoordinator
   The offsets topic is created on this first use, as Kafka does:
   COORDINATOR_NOT_AVAILABLE (retriable) until it exists; it is created in the
   background, one partition per event-loop turn.
-- Key type 1 (transaction): no transaction coordinator exists yet, so every
-  key gets TRANSACTIONAL_ID_AUTHORIZATION_FAILED, what Kafka answers for a
-  transactional id the client may not use. Clients treat it as fatal at once:
-  librdkafka's ``init_transactions()`` fails with a fatal error and the Java
-  producer's ``initTransactions`` with TransactionalIdAuthorizationException
-  (with INVALID_REQUEST librdkafka retried for ever). InitProducerId with a
-  transactional id answers the same error, so both paths agree.
+- Key type 1 (transaction): the same for a transactional id and the leader of its
+  partition of ``__transaction_state`` (created on first use the same way).
 - Any other key type: INVALID_REQUEST (``CoordinatorType.forId`` rejects it).
 - A failed lookup carries Kafka's "no node": node id -1, host "", port -1.
 
@@ -44,7 +39,6 @@ _MESSAGES = {
     ErrorCode.COORDINATOR_NOT_AVAILABLE: "The coordinator is not available.",
     ErrorCode.INVALID_REQUEST: "This most likely occurs because of a request being malformed by the client "
     "library or the message was sent to an incompatible broker. See the broker logs for more details.",
-    ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED: "Transactional Id authorization failed.",
 }
 
 
@@ -55,6 +49,16 @@ class _Lookup(NamedTuple):
     endpoint: BrokerEndpoint | None = None
 
 
+def _leader_of(ctx: RequestContext, topic: str, partition: int) -> _Lookup:
+    """KafkaApis.getCoordinator: the leader of the key's partition of the internal topic."""
+    cache = ctx.broker.metadata_cache
+    state = cache.partition_state(topic, partition)
+    endpoint = cache.endpoint(state.leader, ctx.listener) if state is not None else None
+    if state is None or endpoint is None:
+        return _Lookup(ErrorCode.COORDINATOR_NOT_AVAILABLE)
+    return _Lookup(ErrorCode.NONE, node=cache.get_alive_broker(state.leader), endpoint=endpoint)
+
+
 def _lookup(ctx: RequestContext, key_type: int, key: str) -> _Lookup:
     """The coordinator of one key, or the error of its lookup."""
     if key_type == GROUP_KEY_TYPE:
@@ -62,22 +66,13 @@ def _lookup(ctx: RequestContext, key_type: int, key: str) -> _Lookup:
         error = groups.find_coordinator(key)
         if error is not ErrorCode.NONE:
             return _Lookup(error)
-        # KafkaApis.getCoordinator: the leader of the key's partition of the internal topic.
-        cache = ctx.broker.metadata_cache
-        state = cache.partition_state(groups.topic_name, groups.partition_for(key))
-        endpoint = cache.endpoint(state.leader, ctx.listener) if state is not None else None
-        if state is None or endpoint is None:
-            return _Lookup(ErrorCode.COORDINATOR_NOT_AVAILABLE)
-        return _Lookup(ErrorCode.NONE, node=cache.get_alive_broker(state.leader), endpoint=endpoint)
+        return _leader_of(ctx, groups.topic_name, groups.partition_for(key))
     if key_type == TRANSACTION_KEY_TYPE:
-        log.info(
-            "FindCoordinator from %s (client %s) for transactional id %r refused with "
-            "TRANSACTIONAL_ID_AUTHORIZATION_FAILED: transactions are not supported",
-            ctx.peer,
-            ctx.client_id,
-            key,
-        )
-        return _Lookup(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+        txns = ctx.broker.transactions
+        error = txns.find_coordinator(key)
+        if error is not ErrorCode.NONE:
+            return _Lookup(error)
+        return _leader_of(ctx, txns.topic_name, txns.partition_for(key))
     return _Lookup(ErrorCode.INVALID_REQUEST, f"Unknown coordinator type received: {key_type}")
 
 

@@ -8,17 +8,22 @@ null, then always blindly accept the request and return a new producerId").
 Ids come from blocks leased from ZooKeeper or the local lease file, so no two
 producers of the cluster share one, even across restarts.
 
+With a transactional id (Kafka's ``TransactionCoordinator.handleInitProducerId``,
+``coordinator.transaction_coordinator``): the id gets a producer id on first use and
+a bumped epoch on every re-init (fencing the previous producer of the id); an ongoing
+transaction is aborted first (CONCURRENT_TRANSACTIONS until that is done, the client
+retries); an exhausted epoch moves the id to a new producer id; v3+ requests with a
+producer id and epoch are KIP-360 bumps (a retry of the last bump gets the same epoch).
+
 Errors:
 - ``transactional_id`` "" -> INVALID_REQUEST (TransactionCoordinator).
-- any other transactional id -> TRANSACTIONAL_ID_AUTHORIZATION_FAILED (53):
-  transactions are not implemented, and this is what a Kafka broker answers
-  when it refuses transactions for an id (``KafkaApis.handleInitProducerIdRequest``
-  without WRITE on the TransactionalId). Every client treats it as fatal at
-  once, with no retry loop: the Java producer (``TransactionManager``'s
-  InitProducerIdHandler calls ``fatalError``) and librdkafka
-  (``rd_kafka_idemp_check_error``). The response has no error message field in
-  any version, so the reason is logged. FindCoordinator for a transactional id
-  answers the same error, so a client fails the same way on either path.
+- ``transaction_timeout_ms`` not in 1..``transaction.max.timeout.ms`` ->
+  INVALID_TRANSACTION_TIMEOUT.
+- not this id's coordinator -> NOT_COORDINATOR; its partition loading ->
+  COORDINATOR_LOAD_IN_PROGRESS; ``__transaction_state`` not writable ->
+  COORDINATOR_NOT_AVAILABLE.
+- a stale producer id/epoch (v3+) -> PRODUCER_FENCED, answered as
+  INVALID_PRODUCER_EPOCH before v4 (KafkaApis, KIP-588).
 - no block of ids at hand (the next block is still being leased, ZooKeeper is
   away) -> COORDINATOR_LOAD_IN_PROGRESS, retriable: clients try again
   (RPCProducerIdManager does the same).
@@ -27,11 +32,10 @@ Error responses carry producer id -1 and epoch -1 (``initTransactionError``).
 
 Version notes: v1 is v0; v2 is flexible; v3 adds ProducerId/ProducerEpoch
 (KIP-360, ignored without a transactional id); v4 lets the coordinator answer
-PRODUCER_FENCED (KIP-588) and v5 TRANSACTION_ABORTABLE (KIP-890), neither of
-which this broker sends. v6 (KIP-939 two-phase commit) is not served.
+PRODUCER_FENCED (KIP-588) and v5 TRANSACTION_ABORTABLE (KIP-890). v6 (KIP-939
+two-phase commit) is not served.
 
-Not implemented: transactions (transactional ids, epoch bumps by the
-coordinator, transaction timeouts); ACLs (IdempotentWrite on the cluster).
+Not implemented: ACLs (IdempotentWrite on the cluster, Write on the TransactionalId).
 """
 
 from __future__ import annotations
@@ -58,19 +62,33 @@ def _error(error: ErrorCode) -> InitProducerIdResponse:
 
 
 @handler(ApiKey.INIT_PRODUCER_ID, versions=(0, 5))
-def handle_init_producer_id(ctx: RequestContext, request: InitProducerIdRequest) -> InitProducerIdResponse:
+async def handle_init_producer_id(
+    ctx: RequestContext, request: InitProducerIdRequest
+) -> InitProducerIdResponse:
     transactional_id = request.transactional_id
     if transactional_id is not None:
-        if transactional_id == "":
-            return _error(ErrorCode.INVALID_REQUEST)
-        log.info(
-            "InitProducerId from %s (client %s) for transactional id %r refused with "
-            "TRANSACTIONAL_ID_AUTHORIZATION_FAILED: transactions are not supported",
-            ctx.peer,
-            ctx.client_id,
-            transactional_id,
+        expected = None
+        if ctx.api_version >= 3 and request.producer_id != NO_PRODUCER_ID:
+            expected = (request.producer_id, request.producer_epoch)
+        try:
+            result = await ctx.broker.transactions.init_producer_id(
+                transactional_id, request.transaction_timeout_ms, expected
+            )
+        except KafkaError as exc:  # producer ids exhausted or not leased yet
+            if not exc.error.retriable:
+                log.error("InitProducerId from %s failed: %s", ctx.peer, exc)
+            return _error(exc.error)
+        error = result.error
+        if error is ErrorCode.PRODUCER_FENCED and ctx.api_version < 4:
+            error = ErrorCode.INVALID_PRODUCER_EPOCH
+        if error is not ErrorCode.NONE:
+            return _error(error)
+        return InitProducerIdResponse(
+            throttle_time_ms=0,
+            error_code=0,
+            producer_id=result.producer_id,
+            producer_epoch=result.producer_epoch,
         )
-        return _error(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
     try:
         producer_id = ctx.broker.producer_ids.generate_producer_id()
     except KafkaError as exc:

@@ -12,9 +12,9 @@ COORDINATOR_NOT_AVAILABLE, COORDINATOR_LOAD_IN_PROGRESS.
 Version notes: v1 has no top-level error: a group error is put on each
 requested partition (``OffsetFetchRequest.getErrorResponse``); v2 adds the
 top-level error and null topics; v3 adds throttle time; v5 the leader epoch;
-v6 is flexible; v7 adds require_stable (answered at once: without
-transactions no commit is ever pending, so UNSTABLE_OFFSET_COMMIT never
-happens); v8 fetches several groups, each with its own error.
+v6 is flexible; v7 adds require_stable (a partition with a transactional
+commit awaiting its marker answers UNSTABLE_OFFSET_COMMIT, retried by the
+client); v8 fetches several groups, each with its own error.
 
 Not implemented: v0 (ZooKeeper offsets, removed in Kafka 4), v9-10 (KIP-848
 member epochs, topic ids); authorization.
@@ -46,7 +46,12 @@ def _fetch(
     by_topic: dict[str, list[tuple[int, int, int, str, ErrorCode]]] = {}
     for topic, partition, om in found:
         row = by_topic.setdefault(topic, [])
-        if om is None:
+        if require_stable and groups.has_pending_txn_offset(group_id, topic, partition):
+            # A transactional commit of it awaits its marker (Kafka's UNSTABLE_OFFSET_COMMIT).
+            row.append(
+                (partition, INVALID_OFFSET, NO_LEADER_EPOCH, NO_METADATA, ErrorCode.UNSTABLE_OFFSET_COMMIT)
+            )
+        elif om is None:
             row.append((partition, INVALID_OFFSET, NO_LEADER_EPOCH, NO_METADATA, ErrorCode.NONE))
         else:
             row.append((partition, om.committed_offset, om.leader_epoch, om.metadata, ErrorCode.NONE))

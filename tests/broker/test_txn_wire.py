@@ -35,7 +35,11 @@ READ_UNCOMMITTED, READ_COMMITTED = 0, 1
 
 @pytest.fixture(scope="module")
 def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerProcess]:
-    b = BrokerProcess(tmp_path_factory.mktemp("txn-wire") / "data")
+    # No coordinator knows these hand-made transactions: verification is off, as in Kafka
+    # with transaction.partition.verification.enable=false.
+    b = BrokerProcess(
+        tmp_path_factory.mktemp("txn-wire") / "data", {"transaction.partition.verification.enable": "false"}
+    )
     b.start()
     yield b
     b.stop()

@@ -5,6 +5,7 @@ The embedded broker tests need the broker to construct its ProducerIdManager.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 from types import SimpleNamespace
@@ -37,6 +38,10 @@ class FakeManager:
         return self.next - 1
 
 
+def call(context: RequestContext, request: InitProducerIdRequest):
+    return asyncio.run(handle_init_producer_id(context, request))
+
+
 def ctx(manager, version: int = 4) -> RequestContext:
     return RequestContext(
         broker=SimpleNamespace(producer_ids=manager),
@@ -59,8 +64,8 @@ def test_registered_for_versions_0_to_5():
 @pytest.mark.parametrize("version", range(6))
 def test_idempotent_producer_gets_a_fresh_id_with_epoch_0(version):
     m = FakeManager()
-    r1 = handle_init_producer_id(ctx(m, version), InitProducerIdRequest(transactional_id=None))
-    r2 = handle_init_producer_id(ctx(m, version), InitProducerIdRequest(transactional_id=None))
+    r1 = call(ctx(m, version), InitProducerIdRequest(transactional_id=None))
+    r2 = call(ctx(m, version), InitProducerIdRequest(transactional_id=None))
     assert (r1.error_code, r1.producer_id, r1.producer_epoch) == (0, 5000, 0)
     assert (r2.error_code, r2.producer_id, r2.producer_epoch) == (0, 5001, 0)
 
@@ -68,31 +73,12 @@ def test_idempotent_producer_gets_a_fresh_id_with_epoch_0(version):
 def test_v3_producer_id_and_epoch_are_ignored_without_transactional_id():
     m = FakeManager()
     req = InitProducerIdRequest(transactional_id=None, producer_id=77, producer_epoch=12)
-    r = handle_init_producer_id(ctx(m, 3), req)
+    r = call(ctx(m, 3), req)
     assert (r.error_code, r.producer_id, r.producer_epoch) == (0, 5000, 0)
 
 
-def test_empty_transactional_id_is_invalid_request():
-    m = FakeManager()
-    r = handle_init_producer_id(ctx(m), InitProducerIdRequest(transactional_id=""))
-    assert r.error_code == ErrorCode.INVALID_REQUEST.code
-    assert (r.producer_id, r.producer_epoch) == (-1, -1)
-    assert m.calls == 0
-
-
-def test_transactional_id_is_refused_with_a_fatal_error():
-    m = FakeManager()
-    r = handle_init_producer_id(
-        ctx(m), InitProducerIdRequest(transactional_id="txn-1", transaction_timeout_ms=60000)
-    )
-    assert r.error_code == ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code
-    assert not ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.retriable
-    assert (r.producer_id, r.producer_epoch) == (-1, -1)
-    assert m.calls == 0
-
-
 def test_no_ids_at_hand_is_retriable():
-    r = handle_init_producer_id(
+    r = call(
         ctx(FakeManager(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS)), InitProducerIdRequest(transactional_id=None)
     )
     assert r.error_code == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS.code
@@ -100,9 +86,7 @@ def test_no_ids_at_hand_is_retriable():
 
 
 def test_exhausted_ids_are_unknown_server_error():
-    r = handle_init_producer_id(
-        ctx(FakeManager(ErrorCode.UNKNOWN_SERVER_ERROR)), InitProducerIdRequest(transactional_id=None)
-    )
+    r = call(ctx(FakeManager(ErrorCode.UNKNOWN_SERVER_ERROR)), InitProducerIdRequest(transactional_id=None))
     assert r.error_code == ErrorCode.UNKNOWN_SERVER_ERROR.code
 
 
@@ -139,8 +123,9 @@ def test_wire_all_versions_and_errors(broker_factory):
         pid = fresh_id(c, 5, producer_id=ids[0], producer_epoch=3)  # ignored: a new id, epoch 0
         assert pid not in ids
         assert init_producer_id(c, 2, transactional_id="") == (ErrorCode.INVALID_REQUEST.code, -1, -1)
+        # A transactional id before __transaction_state exists: retriable.
         assert init_producer_id(c, 4, transactional_id="tx") == (
-            ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code,
+            ErrorCode.COORDINATOR_NOT_AVAILABLE.code,
             -1,
             -1,
         )

@@ -55,6 +55,7 @@ import org.apache.kafka.common.protocol.Errors;
  *   perf-produce ...   (see ProduceCommand)
  *   consume ...        (see ConsumeCommand)
  *   perf-consume ...   (see ConsumeCommand)
+ *   txn-produce, txn-copy, txn-fence   (transactions, see TxnCommand)
  * </pre>
  *
  * Kafka errors are reported, not thrown: {@code "ok":false}, the exception class name in
@@ -155,6 +156,12 @@ public final class MoldauClient {
                 return ConsumeCommand.consume(args);
             case "perf-consume":
                 return ConsumeCommand.perfConsume(args);
+            case "txn-produce":
+                return TxnCommand.produce(args);
+            case "txn-copy":
+                return TxnCommand.copy(args);
+            case "txn-fence":
+                return TxnCommand.fence(args);
             default:
                 throw new Args.UsageException("unknown command " + args.command);
         }

@@ -1,0 +1,43 @@
+"""ListTransactions (key 66), versions 0-2.
+
+Behaviour (Kafka's ``TransactionStateManager.listTransactionStates``): the
+transactional ids coordinated by this broker, filtered by state names (unknown
+names are returned in ``unknown_state_filters`` and match nothing), producer ids,
+v1's duration (ongoing transactions running longer than it, in ms; -1: no filter)
+and v2's transactional id pattern (a regular expression matched against the whole
+id; INVALID_REGULAR_EXPRESSION if it does not compile). COORDINATOR_LOAD_IN_PROGRESS
+while a partition of ``__transaction_state`` loads (with what is loaded).
+
+Not implemented: authorization (Describe on each TransactionalId).
+"""
+
+from __future__ import annotations
+
+from broker.handlers import RequestContext, handler
+from protocol.messages import ApiKey, ListTransactionsRequest, ListTransactionsResponse
+
+R = ListTransactionsResponse
+
+
+@handler(ApiKey.LIST_TRANSACTIONS, versions=(0, 2))
+def handle_list_transactions(
+    ctx: RequestContext, request: ListTransactionsRequest
+) -> ListTransactionsResponse:
+    version = ctx.api_version
+    error, unknown, found = ctx.broker.transactions.list_transactions(
+        request.state_filters,
+        request.producer_id_filters,
+        request.duration_filter if version >= 1 else -1,
+        request.transactional_id_pattern if version >= 2 else None,
+    )
+    return R(
+        throttle_time_ms=0,
+        error_code=error.code,
+        unknown_state_filters=unknown,
+        transaction_states=[
+            R.TransactionState(
+                transactional_id=t.transactional_id, producer_id=t.producer_id, transaction_state=t.state
+            )
+            for t in found
+        ],
+    )

@@ -1,0 +1,86 @@
+"""TxnOffsetCommit (key 28), versions 0-4.
+
+Behaviour (Kafka's ``KafkaApis.handleTxnOffsetCommitRequest`` with the classic group
+coordinator's ``handleTxnCommitOffsets``): the offsets are written to the group's
+partition of ``__consumer_offsets`` as a transactional batch of the producer and held
+pending; they become the group's committed offsets when the transaction's COMMIT marker
+lands there, and are dropped on ABORT. The write waits for the ISR (acks=-1, Kafka's
+``offsets.commit.required.acks``) (``coordinator.group_txn_offsets``). The producer
+must have added the group with AddOffsetsToTxn first (the client always does).
+
+Errors: UNKNOWN_TOPIC_OR_PARTITION for partitions that do not exist; group-level errors
+for every partition (INVALID_GROUP_ID, NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS,
+COORDINATOR_NOT_AVAILABLE, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID, ILLEGAL_GENERATION);
+OFFSET_METADATA_TOO_LARGE per partition; a failed write answers the mapped storage
+error.
+
+Version notes: v2 adds the leader epoch; v3 the member id, group instance id and
+generation (v0-2 commit as generation -1); v4 may answer TRANSACTION_ABORTABLE. v5
+(transaction version 2) is not served.
+"""
+
+from __future__ import annotations
+
+from broker.handlers import RequestContext, handler
+from coordinator.groups import OffsetCommitEntry
+from protocol.errors import ErrorCode, KafkaError
+from protocol.messages import ApiKey, TxnOffsetCommitRequest, TxnOffsetCommitResponse
+
+R = TxnOffsetCommitResponse
+
+
+@handler(ApiKey.TXN_OFFSET_COMMIT, versions=(0, 4))
+async def handle_txn_offset_commit(
+    ctx: RequestContext, request: TxnOffsetCommitRequest
+) -> TxnOffsetCommitResponse:
+    version = ctx.api_version
+    cache = ctx.broker.metadata_cache
+    slots: list[list[ErrorCode | None]] = []
+    entries: list[OffsetCommitEntry] = []
+    for topic in request.topics:
+        row: list[ErrorCode | None] = []
+        for p in topic.partitions:
+            if cache.partition_state(topic.name, p.partition_index) is None:
+                row.append(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+                continue
+            row.append(None)
+            entries.append(
+                OffsetCommitEntry(
+                    topic.name,
+                    p.partition_index,
+                    p.committed_offset,
+                    p.committed_leader_epoch if version >= 2 else -1,
+                    p.committed_metadata,
+                )
+            )
+        slots.append(row)
+    if entries:
+        try:
+            results = await ctx.broker.groups.commit_txn_offsets(
+                request.group_id,
+                request.producer_id,
+                request.producer_epoch,
+                request.member_id if version >= 3 else "",
+                request.group_instance_id if version >= 3 else None,
+                request.generation_id if version >= 3 else -1,
+                entries,
+            )
+            it = iter(results)
+            slots = [[next(it) if e is None else e for e in row] for row in slots]
+        except KafkaError as exc:
+            slots = [[exc.error] * len(row) for row in slots]
+    return R(
+        throttle_time_ms=0,
+        topics=[
+            R.TxnOffsetCommitResponseTopic(
+                name=topic.name,
+                partitions=[
+                    R.TxnOffsetCommitResponsePartition(
+                        partition_index=p.partition_index, error_code=e.code if e else 0
+                    )
+                    for p, e in zip(topic.partitions, row, strict=True)
+                ],
+            )
+            for topic, row in zip(request.topics, slots, strict=True)
+        ],
+    )

@@ -1,0 +1,753 @@
+"""The transaction coordinator (Kafka's ``TransactionCoordinator`` and ``TransactionStateManager``).
+
+Each transactional id belongs to one partition of ``__transaction_state``
+(``coordinator.transaction_log``); the broker leading that partition is its coordinator.
+This module keeps the ids of the partitions this broker owns (``TransactionMetadata``), serves
+InitProducerId with a transactional id, AddPartitionsToTxn (and the brokers' KIP-890
+verification), AddOffsetsToTxn, EndTxn, DescribeTransactions and ListTransactions, and drives
+a transaction's end: PrepareCommit/PrepareAbort written with acks=-1, markers sent to each
+partition's leader (``coordinator.transaction_markers``), CompleteCommit/CompleteAbort written.
+
+Loading, as the group coordinator: a lone broker replays every partition of the topic at
+start; in ZooKeeper mode (``follow_leadership``) a partition is loaded when this broker
+becomes its leader (``on_election``) and dropped on resignation. Meanwhile its ids answer
+COORDINATOR_LOAD_IN_PROGRESS, ids of partitions not owned NOT_COORDINATOR. After a load,
+transactions found in PrepareCommit/PrepareAbort get their markers sent again and ongoing
+ones are aborted when their timeout passes.
+
+Timers: every ``transaction.abort.timed.out.transaction.cleanup.interval.ms`` the ongoing
+transactions older than their timeout are aborted with a bumped epoch (the producer is
+fenced); every ``transaction.remove.expired.transaction.cleanup.interval.ms`` the ids idle
+(Empty, CompleteCommit, CompleteAbort) for ``transactional.id.expiration.ms`` are removed
+(a tombstone is written).
+
+Everything runs on the broker's event loop; a transition in flight (written but not yet
+durable) makes other requests for the id answer CONCURRENT_TRANSACTIONS.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Coroutine, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from coordinator.group_offsets import InternalTopicCreator
+from coordinator.transaction_listing import TxnDescription, TxnListing, describe_metadata, list_metadata
+from coordinator.transaction_log import (
+    TRANSACTION_STATE_TOPIC,
+    LocalTopicCreator,
+    TransactionStateTopic,
+    TxnLogAccess,
+    TxnLogValue,
+    decode_txn_key,
+    decode_txn_value,
+    encode_txn_key,
+    encode_txn_value,
+)
+from coordinator.transaction_markers import (
+    LeaderLookup,
+    MarkerOutcome,
+    PendingMarkers,
+    TransactionMarkerSender,
+)
+from coordinator.transaction_metadata import (
+    NO_PRODUCER_EPOCH,
+    NO_PRODUCER_ID,
+    TopicPartition,
+    TransactionError,
+    TransactionMetadata,
+    TxnState,
+    TxnTransit,
+    is_epoch_exhausted,
+)
+from coordinator.transaction_seams import TxnMarker, TxnMarkerWriter
+from protocol.errors import ErrorCode, KafkaError
+from protocol.primitives import DecodeError
+
+log = logging.getLogger(__name__)
+
+S = TxnState
+COMPLETE_RETRY_BACKOFF_S = 0.1
+
+
+class ProducerIdSource(Protocol):
+    def generate_producer_id(self) -> int: ...
+
+
+@dataclass(frozen=True, slots=True)
+class TransactionConfig:
+    """Kafka's ``TransactionConfig`` (the broker's transaction.* keys)."""
+
+    num_partitions: int = 50
+    segment_bytes: int = 104_857_600
+    min_isr: int = 2
+    max_timeout_ms: int = 900_000
+    id_expiration_ms: int = 604_800_000
+    abort_timed_out_interval_ms: int = 10_000
+    remove_expired_interval_ms: int = 3_600_000
+    request_timeout_ms: int = 30_000
+
+
+@dataclass(slots=True)
+class InitResult:
+    error: ErrorCode
+    producer_id: int = NO_PRODUCER_ID
+    producer_epoch: int = NO_PRODUCER_EPOCH
+
+
+def _wall_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class TransactionCoordinator:
+    """Transactional ids of the ``__transaction_state`` partitions this broker owns."""
+
+    def __init__(
+        self,
+        access: TxnLogAccess,
+        producer_ids: ProducerIdSource,
+        marker_writer: TxnMarkerWriter,
+        leader_of: LeaderLookup,
+        *,
+        config: TransactionConfig,
+        local: LocalTopicCreator | None = None,
+        cluster: InternalTopicCreator | None = None,
+        time_ms: Callable[[], int] | None = None,
+    ) -> None:
+        self.config = config
+        self.time_ms = time_ms or _wall_ms
+        self.producer_ids = producer_ids
+        self.topic = TransactionStateTopic(
+            access,
+            num_partitions=config.num_partitions,
+            segment_bytes=config.segment_bytes,
+            min_isr=config.min_isr,
+            append_timeout_ms=config.request_timeout_ms,
+            time_ms=self.time_ms,
+            local=local,
+            cluster=cluster,
+        )
+        self.markers = TransactionMarkerSender(marker_writer, leader_of)
+        # partition of __transaction_state -> its transactional ids (transactionMetadataCache)
+        self.txns: dict[int, dict[str, TransactionMetadata]] = {}
+        self.coordinator_epochs: dict[int, int] = {}
+        self.loading: set[int] = set()
+        # None: every partition is owned (a lone broker); else those led and loaded here.
+        self.owned_partitions: set[int] | None = None
+        self.active = False
+        self._load_tasks: dict[int, asyncio.Task] = {}
+        self._timers: list[asyncio.TimerHandle] = []
+        self._background: set[asyncio.Task] = set()
+
+    # ================================================================== lifecycle
+
+    @property
+    def topic_name(self) -> str:
+        return TRANSACTION_STATE_TOPIC
+
+    def partition_for(self, transactional_id: str) -> int:
+        return self.topic.partition_for(transactional_id)
+
+    async def start(self) -> None:
+        """Load (a lone broker: every existing partition; ZooKeeper mode: those elected so
+        far) and start the abort and expiry timers."""
+        self.topic.complete_interrupted_creation()
+        self.active = True
+        if self.owned_partitions is None:
+            count = self.topic.existing_partitions() or 0
+            self.loading = set(range(count))
+            for p in range(count):
+                self.coordinator_epochs.setdefault(p, 0)
+            for p in range(count):
+                await self._load_partition(p, self.coordinator_epochs[p])
+                self.loading.discard(p)
+        else:
+            for p in sorted(self.loading):
+                self._start_load(p)
+        loop = asyncio.get_running_loop()
+        self._timers = [
+            loop.call_later(self.config.abort_timed_out_interval_ms / 1000, self._abort_timer),
+            loop.call_later(self.config.remove_expired_interval_ms / 1000, self._expiry_timer),
+        ]
+
+    async def stop(self) -> None:
+        self.active = False
+        for timer in self._timers:
+            timer.cancel()
+        self._timers.clear()
+        for task in list(self._load_tasks.values()) + list(self._background):
+            task.cancel()
+        await asyncio.gather(*self._load_tasks.values(), *self._background, return_exceptions=True)
+        self._load_tasks.clear()
+        await self.markers.close()
+        await self.topic.close()
+
+    def follow_leadership(self) -> None:
+        """ZooKeeper mode: own only the partitions this broker leads (``on_election``)."""
+        if self.owned_partitions is None:
+            self.owned_partitions = set()
+
+    def find_coordinator(self, transactional_id: str) -> ErrorCode:
+        """FindCoordinator for a transactional id: COORDINATOR_NOT_AVAILABLE until the
+        topic exists (the first call starts creating it)."""
+        if not self.active:
+            return ErrorCode.COORDINATOR_NOT_AVAILABLE
+        try:
+            ready = self.topic.ready()
+        except (KafkaError, OSError) as exc:
+            log.warning("cannot create %s: %s", TRANSACTION_STATE_TOPIC, exc)
+            return ErrorCode.COORDINATOR_NOT_AVAILABLE
+        return ErrorCode.NONE if ready else ErrorCode.COORDINATOR_NOT_AVAILABLE
+
+    # ------------------------------------------------------------------ leadership
+
+    def on_election(self, partition: int, epoch: int) -> None:
+        """This broker now leads ``__transaction_state``-``partition`` (Kafka's ``onElection``)."""
+        owned = self.owned_partitions
+        if owned is None:
+            return
+        current = self.coordinator_epochs.get(partition)
+        if current is not None and epoch < current:
+            return
+        if partition in owned and current == epoch:
+            return
+        self._drop_partition(partition)
+        self.coordinator_epochs[partition] = epoch
+        self.loading.add(partition)
+        if self.active:
+            self._start_load(partition)
+
+    def on_resignation(self, partition: int, epoch: int | None) -> None:
+        """This broker no longer leads the partition: its ids are dropped, markers stop."""
+        owned = self.owned_partitions
+        if owned is None:
+            return
+        current = self.coordinator_epochs.get(partition)
+        if epoch is not None and current is not None and epoch < current:
+            return
+        if epoch is not None:
+            self.coordinator_epochs[partition] = epoch
+        self._drop_partition(partition)
+
+    def _drop_partition(self, partition: int) -> None:
+        task = self._load_tasks.pop(partition, None)
+        if task is not None:
+            task.cancel()
+        self.loading.discard(partition)
+        if self.owned_partitions is not None:
+            self.owned_partitions.discard(partition)
+        self.markers.cancel_partition(partition)
+        dropped = self.txns.pop(partition, None)
+        if dropped:
+            log.info(
+                "unloaded %d transactional ids of %s-%d", len(dropped), TRANSACTION_STATE_TOPIC, partition
+            )
+
+    def _start_load(self, partition: int) -> None:
+        epoch = self.coordinator_epochs.get(partition, 0)
+        self._load_tasks[partition] = asyncio.get_running_loop().create_task(
+            self._load_owned(partition, epoch), name=f"load-{TRANSACTION_STATE_TOPIC}-{partition}"
+        )
+
+    async def _load_owned(self, partition: int, epoch: int) -> None:
+        try:
+            await self._load_partition(partition, epoch)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("cannot load %s-%d", TRANSACTION_STATE_TOPIC, partition)
+        self._load_tasks.pop(partition, None)
+        if partition in self.loading and self.owned_partitions is not None:
+            self.loading.discard(partition)
+            self.owned_partitions.add(partition)
+            self._resume_completions(partition, epoch)
+
+    async def _load_partition(self, partition: int, epoch: int) -> None:
+        """Replay one partition (``loadTransactionMetadata``): last value wins, tombstones
+        remove; then the transactions left in PrepareCommit/PrepareAbort get their markers."""
+        values: dict[str, TxnLogValue | None] = {}
+        for chunk in self.topic.replay(partition):
+            for offset, key, value in chunk:
+                if key is None:
+                    continue
+                try:
+                    txn_id = decode_txn_key(key)
+                    values[txn_id] = None if value is None else decode_txn_value(value)
+                except DecodeError as exc:
+                    log.warning(
+                        "%s-%d offset %d: undecodable record skipped: %s",
+                        TRANSACTION_STATE_TOPIC,
+                        partition,
+                        offset,
+                        exc,
+                    )
+            await asyncio.sleep(0)
+        txns = self.txns.setdefault(partition, {})
+        for txn_id, v in values.items():
+            if v is None or v.state is S.DEAD:
+                continue
+            txns[txn_id] = TransactionMetadata(
+                txn_id,
+                producer_id=v.producer_id,
+                last_producer_id=v.previous_producer_id,
+                producer_epoch=v.producer_epoch,
+                last_producer_epoch=NO_PRODUCER_EPOCH,
+                timeout_ms=v.timeout_ms,
+                state=v.state,
+                partitions=set(v.partitions),
+                start_ms=v.start_ms,
+                last_update_ms=v.last_update_ms,
+            )
+        if txns:
+            log.info("loaded %d transactional ids from %s-%d", len(txns), TRANSACTION_STATE_TOPIC, partition)
+        if self.owned_partitions is None:
+            self._resume_completions(partition, epoch)
+
+    def _resume_completions(self, partition: int, epoch: int) -> None:
+        for meta in self.txns.get(partition, {}).values():
+            if meta.state in (S.PREPARE_COMMIT, S.PREPARE_ABORT):
+                log.info(
+                    "resuming %s of transactional id %s",
+                    meta.state.display_name,
+                    meta.transactional_id,
+                )
+                self._send_markers(meta, partition, epoch)
+
+    # ================================================================== lookups
+
+    def _state_of(self, transactional_id: str) -> tuple[int, int, TransactionMetadata | None]:
+        """(partition, coordinator epoch, metadata or None); KafkaError if not served here
+        (``getTransactionState``)."""
+        if not self.active:
+            raise KafkaError(ErrorCode.COORDINATOR_NOT_AVAILABLE)
+        p = self.partition_for(transactional_id)
+        if p in self.loading:
+            raise KafkaError(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS)
+        if self.owned_partitions is not None and p not in self.owned_partitions:
+            raise KafkaError(ErrorCode.NOT_COORDINATOR)
+        return p, self.coordinator_epochs.get(p, 0), self.txns.get(p, {}).get(transactional_id)
+
+    def _still_owner(self, partition: int, epoch: int) -> bool:
+        if not self.active or partition in self.loading:
+            return False
+        if self.owned_partitions is not None and partition not in self.owned_partitions:
+            return False
+        return self.coordinator_epochs.get(partition, 0) == epoch
+
+    async def _write(
+        self, meta: TransactionMetadata, partition: int, epoch: int, transit: TxnTransit
+    ) -> None:
+        """Write ``transit`` with acks=-1 and apply it (``appendTransactionToLog``); a failed
+        write or a lost coordinatorship drops it and raises KafkaError."""
+        key = encode_txn_key(meta.transactional_id)
+        value = (
+            None
+            if transit.state is S.DEAD
+            else encode_txn_value(
+                TxnLogValue(
+                    transit.producer_id,
+                    transit.producer_epoch,
+                    transit.timeout_ms,
+                    transit.state,
+                    transit.partitions,
+                    transit.last_update_ms,
+                    transit.start_ms,
+                )
+            )
+        )
+        try:
+            await self.topic.append(partition, key, value)
+        except KafkaError as exc:
+            meta.abort_transition()
+            log.info(
+                "cannot write %s of %s to %s-%d: %s",
+                transit.state.display_name,
+                meta.transactional_id,
+                TRANSACTION_STATE_TOPIC,
+                partition,
+                exc.error.name,
+            )
+            raise KafkaError(exc.error, exc.message) from None
+        if (
+            not self._still_owner(partition, epoch)
+            or self.txns.get(partition, {}).get(meta.transactional_id) is not meta
+        ):
+            meta.abort_transition()
+            raise KafkaError(ErrorCode.NOT_COORDINATOR)
+        meta.complete_transition(transit)
+
+    # ================================================================== InitProducerId
+
+    async def init_producer_id(
+        self, transactional_id: str, timeout_ms: int, expected: tuple[int, int] | None
+    ) -> InitResult:
+        """InitProducerId with a transactional id (``handleInitProducerId``); ``expected`` is
+        the (producer id, epoch) of a v3+ request that carries one (KIP-360)."""
+        if transactional_id == "":
+            return InitResult(ErrorCode.INVALID_REQUEST)
+        if timeout_ms <= 0 or timeout_ms > self.config.max_timeout_ms:
+            return InitResult(ErrorCode.INVALID_TRANSACTION_TIMEOUT)
+        try:
+            p, epoch, meta = self._state_of(transactional_id)
+            if meta is None:
+                meta = TransactionMetadata(
+                    transactional_id,
+                    producer_id=self.producer_ids.generate_producer_id(),
+                    last_producer_id=NO_PRODUCER_ID,
+                    producer_epoch=NO_PRODUCER_EPOCH,
+                    last_producer_epoch=NO_PRODUCER_EPOCH,
+                    timeout_ms=timeout_ms,
+                    state=S.EMPTY,
+                    last_update_ms=self.time_ms(),
+                )
+                self.txns.setdefault(p, {})[transactional_id] = meta
+            transit = self._prepare_init(meta, timeout_ms, expected)
+        except KafkaError as exc:
+            return InitResult(exc.error)
+        except TransactionError as exc:
+            return InitResult(exc.error)
+        if transit is None:
+            # An ongoing transaction: abort it with a bumped epoch first; the client retries
+            # on CONCURRENT_TRANSACTIONS and gets the epoch after it.
+            fence_epoch = meta.prepare_fence_epoch()
+            error = await self._end_transaction(
+                transactional_id, meta.producer_id, fence_epoch, committed=False, from_client=False
+            )
+            return InitResult(ErrorCode.CONCURRENT_TRANSACTIONS if error is ErrorCode.NONE else error)
+        try:
+            await self._write(meta, p, epoch, transit)
+        except KafkaError as exc:
+            return InitResult(exc.error)
+        log.info(
+            "initialized transactional id %s with producer id %d and epoch %d on %s-%d",
+            transactional_id,
+            meta.producer_id,
+            meta.producer_epoch,
+            TRANSACTION_STATE_TOPIC,
+            p,
+        )
+        return InitResult(ErrorCode.NONE, meta.producer_id, meta.producer_epoch)
+
+    def _prepare_init(
+        self, meta: TransactionMetadata, timeout_ms: int, expected: tuple[int, int] | None
+    ) -> TxnTransit | None:
+        """``prepareInitProducerIdTransit``; None: the ongoing transaction is fenced first."""
+        if meta.pending_in_progress:
+            raise TransactionError(ErrorCode.CONCURRENT_TRANSACTIONS)
+        if expected is not None:
+            pid, exp_epoch = expected
+            valid = (
+                meta.producer_epoch == NO_PRODUCER_EPOCH
+                or pid == meta.producer_id
+                or (pid == meta.last_producer_id and is_epoch_exhausted(exp_epoch))
+            )
+            if not valid:
+                raise TransactionError(ErrorCode.PRODUCER_FENCED)
+        if meta.state in (S.PREPARE_ABORT, S.PREPARE_COMMIT):
+            raise TransactionError(ErrorCode.CONCURRENT_TRANSACTIONS)
+        if meta.state is S.ONGOING:
+            return None
+        if meta.state in (S.EMPTY, S.COMPLETE_ABORT, S.COMPLETE_COMMIT):
+            now = self.time_ms()
+            if meta.epoch_exhausted and (expected is None or expected[1] == meta.producer_epoch):
+                return meta.prepare_producer_id_rotation(
+                    self.producer_ids.generate_producer_id(), timeout_ms, now, expected is not None
+                )
+            return meta.prepare_increment_epoch(timeout_ms, None if expected is None else expected[1], now)
+        raise TransactionError(ErrorCode.UNKNOWN_SERVER_ERROR, f"illegal state {meta.state.display_name}")
+
+    # ================================================================== AddPartitions, verify
+
+    async def add_partitions(
+        self,
+        transactional_id: str,
+        producer_id: int,
+        producer_epoch: int,
+        partitions: Iterable[TopicPartition],
+    ) -> ErrorCode:
+        """``handleAddPartitionsToTransaction``: one error for all the partitions."""
+        if not transactional_id:
+            return ErrorCode.INVALID_REQUEST
+        wanted = frozenset(partitions)
+        try:
+            p, epoch, meta = self._state_of(transactional_id)
+            if meta is None or meta.producer_id != producer_id:
+                return ErrorCode.INVALID_PRODUCER_ID_MAPPING
+            if meta.producer_epoch != producer_epoch:
+                return ErrorCode.PRODUCER_FENCED
+            if meta.pending_in_progress or meta.state in (S.PREPARE_COMMIT, S.PREPARE_ABORT):
+                return ErrorCode.CONCURRENT_TRANSACTIONS
+            if meta.state is S.ONGOING and wanted <= meta.partitions:
+                return ErrorCode.NONE
+            transit = meta.prepare_add_partitions(wanted, self.time_ms())
+            await self._write(meta, p, epoch, transit)
+        except (KafkaError, TransactionError) as exc:
+            return exc.error
+        return ErrorCode.NONE
+
+    def verify_partitions(
+        self,
+        transactional_id: str,
+        producer_id: int,
+        producer_epoch: int,
+        partitions: Sequence[TopicPartition],
+    ) -> dict[TopicPartition, ErrorCode]:
+        """KIP-890 part 1 (``handleVerifyPartitionsInTransaction``): NONE for each partition
+        of the ongoing transaction, INVALID_TXN_STATE for the others."""
+        try:
+            _, _, meta = self._state_of(transactional_id)
+            if meta is None or meta.producer_id != producer_id:
+                raise KafkaError(ErrorCode.INVALID_PRODUCER_ID_MAPPING)
+            if meta.producer_epoch != producer_epoch:
+                raise KafkaError(ErrorCode.PRODUCER_FENCED)
+            if meta.state in (S.PREPARE_COMMIT, S.PREPARE_ABORT):
+                raise KafkaError(ErrorCode.CONCURRENT_TRANSACTIONS)
+        except KafkaError as exc:
+            return dict.fromkeys(partitions, exc.error)
+        ongoing = meta.state is S.ONGOING
+        return {
+            tp: ErrorCode.NONE if ongoing and tp in meta.partitions else ErrorCode.INVALID_TXN_STATE
+            for tp in partitions
+        }
+
+    async def verify(
+        self,
+        transactional_id: str,
+        producer_id: int,
+        producer_epoch: int,
+        partitions: Sequence[TopicPartition],
+    ) -> dict[TopicPartition, ErrorCode]:
+        """``TransactionVerifier`` for partitions led by this broker when it is the coordinator."""
+        return self.verify_partitions(transactional_id, producer_id, producer_epoch, partitions)
+
+    # ================================================================== EndTxn
+
+    async def end_txn(
+        self, transactional_id: str, producer_id: int, producer_epoch: int, committed: bool
+    ) -> ErrorCode:
+        return await self._end_transaction(
+            transactional_id, producer_id, producer_epoch, committed=committed, from_client=True
+        )
+
+    async def _end_transaction(
+        self,
+        transactional_id: str,
+        producer_id: int,
+        producer_epoch: int,
+        *,
+        committed: bool,
+        from_client: bool,
+    ) -> ErrorCode:
+        """``endTransaction``: Prepare* written (the answer follows), markers sent, Complete*
+        written when they are all in."""
+        if not transactional_id:
+            return ErrorCode.INVALID_REQUEST
+        want = S.PREPARE_COMMIT if committed else S.PREPARE_ABORT
+        try:
+            p, epoch, meta = self._state_of(transactional_id)
+        except KafkaError as exc:
+            return exc.error
+        if meta is None or meta.producer_id != producer_id:
+            return ErrorCode.INVALID_PRODUCER_ID_MAPPING
+        fencing = meta.pending is S.PREPARE_EPOCH_FENCE
+        if (from_client and producer_epoch != meta.producer_epoch) or producer_epoch < meta.producer_epoch:
+            if fencing and not from_client:
+                meta.abort_transition()
+            return ErrorCode.PRODUCER_FENCED
+        if meta.pending_in_progress and not fencing:
+            return ErrorCode.CONCURRENT_TRANSACTIONS
+        state = meta.state
+        if state is S.ONGOING:
+            if fencing:
+                if committed:
+                    return ErrorCode.CONCURRENT_TRANSACTIONS
+                # The abort of a fence carries the bumped epoch (never returned to a client).
+                meta.pending = None
+                meta.producer_epoch = producer_epoch
+                meta.last_producer_epoch = NO_PRODUCER_EPOCH
+            transit = meta.prepare_abort_or_commit(want, self.time_ms())
+        elif state is S.COMPLETE_COMMIT:
+            return ErrorCode.NONE if committed else ErrorCode.INVALID_TXN_STATE
+        elif state is S.COMPLETE_ABORT:
+            return ErrorCode.NONE if not committed else ErrorCode.INVALID_TXN_STATE
+        elif state is S.PREPARE_COMMIT:
+            return ErrorCode.CONCURRENT_TRANSACTIONS if committed else ErrorCode.INVALID_TXN_STATE
+        elif state is S.PREPARE_ABORT:
+            return ErrorCode.CONCURRENT_TRANSACTIONS if not committed else ErrorCode.INVALID_TXN_STATE
+        else:
+            return ErrorCode.INVALID_TXN_STATE
+        try:
+            await self._write(meta, p, epoch, transit)
+        except KafkaError as exc:
+            if fencing:
+                meta.failed_epoch_fence = True
+            return exc.error
+        meta.failed_epoch_fence = False
+        self._send_markers(meta, p, epoch)
+        return ErrorCode.NONE
+
+    def _send_markers(self, meta: TransactionMetadata, partition: int, epoch: int) -> None:
+        committed = meta.state is S.PREPARE_COMMIT
+        marker = TxnMarker(
+            meta.producer_id, meta.producer_epoch, committed, epoch, tuple(sorted(meta.partitions))
+        )
+        self.markers.send(PendingMarkers(meta.transactional_id, partition, marker), self._on_markers_done)
+
+    def _on_markers_done(self, pending: PendingMarkers, outcome: MarkerOutcome) -> None:
+        if outcome is not MarkerOutcome.WRITTEN:
+            return
+        task = asyncio.get_running_loop().create_task(
+            self._complete(pending), name=f"txn-complete-{pending.transactional_id}"
+        )
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _complete(self, pending: PendingMarkers) -> None:
+        """Write CompleteCommit/CompleteAbort (``TransactionMarkerChannelManager.tryAppendToLog``),
+        retried while this broker still coordinates the transaction."""
+        txn_id = pending.transactional_id
+        partition = pending.txn_partition
+        epoch = pending.marker.coordinator_epoch
+        while self._still_owner(partition, epoch):
+            meta = self.txns.get(partition, {}).get(txn_id)
+            if (
+                meta is None
+                or meta.producer_id != pending.marker.producer_id
+                or meta.state not in (S.PREPARE_COMMIT, S.PREPARE_ABORT)
+            ):
+                return
+            if not meta.pending_in_progress:
+                try:
+                    await self._write(meta, partition, epoch, meta.prepare_complete(self.time_ms()))
+                    log.debug("completed %s of %s", meta.state.display_name, txn_id)
+                    return
+                except KafkaError as exc:
+                    if exc.error is ErrorCode.NOT_COORDINATOR:
+                        return
+            await asyncio.sleep(COMPLETE_RETRY_BACKOFF_S)
+
+    # ================================================================== Describe, List
+
+    def describe(self, transactional_id: str) -> TxnDescription:
+        """DescribeTransactions for one id (``handleDescribeTransactions``)."""
+        if not self.active:
+            return TxnDescription(ErrorCode.COORDINATOR_NOT_AVAILABLE)
+        if not transactional_id:
+            return TxnDescription(ErrorCode.INVALID_REQUEST)
+        try:
+            _, _, meta = self._state_of(transactional_id)
+        except KafkaError as exc:
+            return TxnDescription(exc.error)
+        return describe_metadata(meta)
+
+    def list_transactions(
+        self,
+        states: Iterable[str],
+        producer_ids: Iterable[int],
+        duration_ms: int = -1,
+        id_pattern: str | None = None,
+    ) -> tuple[ErrorCode, list[str], list[TxnListing]]:
+        """``listTransactionStates``: (error, unknown state filters, matching transactions)."""
+        if not self.active:
+            return ErrorCode.COORDINATOR_NOT_AVAILABLE, [], []
+        error = ErrorCode.COORDINATOR_LOAD_IN_PROGRESS if self.loading else ErrorCode.NONE
+        every = (meta for txns in self.txns.values() for meta in txns.values())
+        return list_metadata(every, error, states, producer_ids, duration_ms, id_pattern, self.time_ms())
+
+    # ================================================================== timers
+
+    def _abort_timer(self) -> None:
+        if not self.active:
+            return
+        try:
+            self.abort_timed_out_transactions()
+        finally:
+            self._timers.append(
+                asyncio.get_running_loop().call_later(
+                    self.config.abort_timed_out_interval_ms / 1000, self._abort_timer
+                )
+            )
+
+    def abort_timed_out_transactions(self) -> int:
+        """``abortTimedOutTransactions``: ongoing transactions past their timeout are aborted
+        with a bumped epoch, which fences their producer."""
+        now = self.time_ms()
+        started = 0
+        for partition, txns in self.txns.items():
+            if partition in self.loading:
+                continue
+            for meta in list(txns.values()):
+                if meta.state is not S.ONGOING or meta.pending_in_progress:
+                    continue
+                if meta.start_ms + meta.timeout_ms >= now:
+                    continue
+                fence_epoch = meta.prepare_fence_epoch()
+                log.info(
+                    "aborting transaction of %s (producer id %d) after its timeout of %d ms",
+                    meta.transactional_id,
+                    meta.producer_id,
+                    meta.timeout_ms,
+                )
+                self._spawn(
+                    self._end_transaction(
+                        meta.transactional_id,
+                        meta.producer_id,
+                        fence_epoch,
+                        committed=False,
+                        from_client=False,
+                    )
+                )
+                started += 1
+        return started
+
+    def _expiry_timer(self) -> None:
+        if not self.active:
+            return
+        try:
+            self.expire_transactional_ids()
+        finally:
+            self._timers.append(
+                asyncio.get_running_loop().call_later(
+                    self.config.remove_expired_interval_ms / 1000, self._expiry_timer
+                )
+            )
+
+    def expire_transactional_ids(self) -> int:
+        """``removeExpiredTransactionalIds``: ids idle for ``transactional.id.expiration.ms``."""
+        now = self.time_ms()
+        expired = 0
+        for partition, txns in self.txns.items():
+            if partition in self.loading:
+                continue
+            epoch = self.coordinator_epochs.get(partition, 0)
+            for meta in list(txns.values()):
+                if meta.pending_in_progress or meta.state not in (
+                    S.EMPTY,
+                    S.COMPLETE_COMMIT,
+                    S.COMPLETE_ABORT,
+                ):
+                    continue
+                if meta.last_update_ms + self.config.id_expiration_ms > now:
+                    continue
+                self._spawn(self._expire(meta, partition, epoch))
+                expired += 1
+        return expired
+
+    async def _expire(self, meta: TransactionMetadata, partition: int, epoch: int) -> None:
+        try:
+            await self._write(meta, partition, epoch, meta.prepare_dead(self.time_ms()))
+        except (KafkaError, TransactionError) as exc:
+            log.info("cannot expire transactional id %s: %s", meta.transactional_id, exc)
+            return
+        txns = self.txns.get(partition, {})
+        if txns.get(meta.transactional_id) is meta:
+            del txns[meta.transactional_id]
+            log.info("expired transactional id %s", meta.transactional_id)
+
+    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)

@@ -1,0 +1,261 @@
+"""The transaction coordinator's APIs on the wire, version by version: what ApiVersions
+advertises, InitProducerId, AddPartitionsToTxn (v0-3 and the brokers' v4+ batched form with
+verify_only), AddOffsetsToTxn, EndTxn, TxnOffsetCommit, DescribeTransactions and
+ListTransactions, with Kafka's errors (PRODUCER_FENCED as INVALID_PRODUCER_EPOCH before it
+existed, UNKNOWN_TOPIC_OR_PARTITION with OPERATION_NOT_ATTEMPTED, ...)."""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+import pytest
+
+from protocol.errors import ErrorCode
+from protocol.messages import (
+    AddOffsetsToTxnRequest,
+    AddPartitionsToTxnRequest,
+    ApiKey,
+    ApiVersionsRequest,
+    CreateTopicsRequest,
+    DescribeTransactionsRequest,
+    EndTxnRequest,
+    FindCoordinatorRequest,
+    InitProducerIdRequest,
+    ListTransactionsRequest,
+    OffsetFetchRequest,
+    TxnOffsetCommitRequest,
+)
+from tests.support.broker_process import BrokerProcess
+from tests.support.wire_client import WireClient
+
+pytestmark = pytest.mark.integration
+
+E = ErrorCode
+APT = AddPartitionsToTxnRequest
+
+
+@pytest.fixture(scope="module")
+def broker(tmp_path_factory: pytest.TempPathFactory):
+    b = BrokerProcess(
+        tmp_path_factory.mktemp("txn-wire-coord") / "data",
+        {"transaction.state.log.num.partitions": "2", "offsets.topic.num.partitions": "2"},
+    )
+    b.start()
+    yield b
+    b.stop()
+
+
+@pytest.fixture
+def client(broker):
+    with WireClient(broker.host, broker.port) as c:
+        for key_type, key in ((1, "any"), (0, "any")):
+            deadline = time.monotonic() + 30
+            while c.request(FindCoordinatorRequest(key=key, key_type=key_type), 1).error_code:
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+        c.request(
+            CreateTopicsRequest(
+                topics=[
+                    CreateTopicsRequest.CreatableTopic(name="wt", num_partitions=2, replication_factor=1)
+                ],
+                timeout_ms=10_000,
+            ),
+            5,
+        )
+        yield c
+
+
+def init(c: WireClient, txn_id: str, version: int = 4, **kw):
+    return c.request(
+        InitProducerIdRequest(transactional_id=txn_id, transaction_timeout_ms=60_000, **kw), version
+    )
+
+
+def add_v3(c: WireClient, txn_id: str, pid: int, epoch: int, parts: dict[str, list[int]], version: int = 3):
+    r = c.request(
+        APT(
+            v3_and_below_transactional_id=txn_id,
+            v3_and_below_producer_id=pid,
+            v3_and_below_producer_epoch=epoch,
+            v3_and_below_topics=[
+                APT.AddPartitionsToTxnTopic(name=t, partitions=ps) for t, ps in parts.items()
+            ],
+        ),
+        version,
+    )
+    return {
+        (t.name, p.partition_index): p.partition_error_code
+        for t in r.results_by_topic_v3_and_below
+        for p in t.results_by_partition
+    }
+
+
+def test_advertised_versions(client):
+    keys = {
+        k.api_key: (k.min_version, k.max_version) for k in client.request(ApiVersionsRequest(), 2).api_keys
+    }
+    assert keys[int(ApiKey.ADD_PARTITIONS_TO_TXN)] == (0, 5)
+    assert keys[int(ApiKey.ADD_OFFSETS_TO_TXN)] == (0, 4)
+    assert keys[int(ApiKey.END_TXN)] == (0, 4)
+    assert keys[int(ApiKey.TXN_OFFSET_COMMIT)] == (0, 4)
+    assert keys[int(ApiKey.DESCRIBE_TRANSACTIONS)] == (0, 0)
+    assert keys[int(ApiKey.LIST_TRANSACTIONS)] == (0, 2)
+    assert keys[int(ApiKey.WRITE_TXN_MARKERS)][1] >= 1
+
+
+def test_full_transaction_on_the_wire(client):
+    txn = f"w-{uuid.uuid4().hex[:6]}"
+    r = init(client, txn, 0)
+    assert r.error_code == 0 and r.producer_epoch == 0
+    pid = r.producer_id
+    assert add_v3(client, txn, pid, 0, {"wt": [0, 1], "nope": [0]}) == {
+        ("wt", 0): E.OPERATION_NOT_ATTEMPTED.code,
+        ("wt", 1): E.OPERATION_NOT_ATTEMPTED.code,
+        ("nope", 0): E.UNKNOWN_TOPIC_OR_PARTITION.code,
+    }
+    assert add_v3(client, txn, pid, 0, {"wt": [0, 1]}, 1) == {("wt", 0): 0, ("wt", 1): 0}
+    # the brokers' form: verify_only, batched
+    r = client.request(
+        APT(
+            transactions=[
+                APT.AddPartitionsToTxnTransaction(
+                    transactional_id=txn,
+                    producer_id=pid,
+                    producer_epoch=0,
+                    verify_only=True,
+                    topics=[APT.AddPartitionsToTxnTopic(name="wt", partitions=[0, 1])],
+                ),
+                APT.AddPartitionsToTxnTransaction(
+                    transactional_id=txn,
+                    producer_id=pid,
+                    producer_epoch=7,
+                    verify_only=True,
+                    topics=[APT.AddPartitionsToTxnTopic(name="wt", partitions=[0])],
+                ),
+            ]
+        ),
+        4,
+    )
+    answers = [
+        {
+            (t.name, p.partition_index): p.partition_error_code
+            for t in x.topic_results
+            for p in t.results_by_partition
+        }
+        for x in r.results_by_transaction
+    ]
+    assert answers == [{("wt", 0): 0, ("wt", 1): 0}, {("wt", 0): E.PRODUCER_FENCED.code}]
+    group = f"g-{txn}"
+    r = client.request(
+        AddOffsetsToTxnRequest(transactional_id=txn, producer_id=pid, producer_epoch=0, group_id=group), 3
+    )
+    assert r.error_code == 0
+    r = client.request(
+        TxnOffsetCommitRequest(
+            transactional_id=txn,
+            group_id=group,
+            producer_id=pid,
+            producer_epoch=0,
+            generation_id=-1,
+            member_id="",
+            topics=[
+                TxnOffsetCommitRequest.TxnOffsetCommitRequestTopic(
+                    name="wt",
+                    partitions=[
+                        TxnOffsetCommitRequest.TxnOffsetCommitRequestPartition(
+                            partition_index=0, committed_offset=42
+                        )
+                    ],
+                ),
+                TxnOffsetCommitRequest.TxnOffsetCommitRequestTopic(
+                    name="nope",
+                    partitions=[
+                        TxnOffsetCommitRequest.TxnOffsetCommitRequestPartition(
+                            partition_index=0, committed_offset=1
+                        )
+                    ],
+                ),
+            ],
+        ),
+        3,
+    )
+    assert [[p.error_code for p in t.partitions] for t in r.topics] == [
+        [0],
+        [E.UNKNOWN_TOPIC_OR_PARTITION.code],
+    ]
+    fetch = OffsetFetchRequest(
+        group_id=group,
+        topics=[OffsetFetchRequest.OffsetFetchRequestTopic(name="wt", partition_indexes=[0])],
+        require_stable=True,
+    )
+    pending = client.request(fetch, 7).topics[0].partitions[0]
+    assert pending.error_code == E.UNSTABLE_OFFSET_COMMIT.code
+    d = client.request(
+        DescribeTransactionsRequest(transactional_ids=[txn, "unknown-id"]), 0
+    ).transaction_states
+    assert (d[0].error_code, d[0].transaction_state, d[0].producer_id) == (0, "Ongoing", pid)
+    topics = {t.topic: sorted(t.partitions) for t in d[0].topics}
+    assert topics["wt"] == [0, 1] and len(topics["__consumer_offsets"]) == 1
+    assert d[1].error_code == E.TRANSACTIONAL_ID_NOT_FOUND.code
+    lst = client.request(ListTransactionsRequest(state_filters=["Ongoing"], producer_id_filters=[pid]), 0)
+    assert [t.transactional_id for t in lst.transaction_states] == [txn]
+    # a stale epoch: PRODUCER_FENCED from v2, INVALID_PRODUCER_EPOCH before
+    assert (
+        client.request(
+            EndTxnRequest(transactional_id=txn, producer_id=pid, producer_epoch=5, committed=True), 1
+        ).error_code
+        == E.INVALID_PRODUCER_EPOCH.code
+    )
+    assert (
+        client.request(
+            EndTxnRequest(transactional_id=txn, producer_id=pid, producer_epoch=5, committed=True), 3
+        ).error_code
+        == E.PRODUCER_FENCED.code
+    )
+    assert (
+        client.request(
+            EndTxnRequest(transactional_id=txn, producer_id=pid, producer_epoch=0, committed=True), 4
+        ).error_code
+        == 0
+    )
+    deadline = time.monotonic() + 30
+    while True:
+        state = client.request(DescribeTransactionsRequest(transactional_ids=[txn]), 0).transaction_states[0]
+        if state.transaction_state == "CompleteCommit":
+            break
+        assert time.monotonic() < deadline, state
+        time.sleep(0.05)
+    committed = client.request(fetch, 7).topics[0].partitions[0]
+    assert (committed.error_code, committed.committed_offset) == (0, 42)
+
+
+def test_init_errors_and_fencing_versions(client):
+    txn = f"f-{uuid.uuid4().hex[:6]}"
+    assert (
+        init(
+            client,
+            txn,
+            2,
+        ).error_code
+        == 0
+    )
+    assert (
+        client.request(
+            InitProducerIdRequest(transactional_id=txn, transaction_timeout_ms=900_001), 2
+        ).error_code
+        == E.INVALID_TRANSACTION_TIMEOUT.code
+    )
+    r = init(client, txn, 4)
+    assert r.producer_epoch == 1
+    # KIP-360 with a producer id that is not the id's: fenced, INVALID_PRODUCER_EPOCH before v4
+    assert (
+        init(client, txn, 3, producer_id=r.producer_id + 1000, producer_epoch=0).error_code
+        == E.INVALID_PRODUCER_EPOCH.code
+    )
+    assert (
+        init(client, txn, 4, producer_id=r.producer_id + 1000, producer_epoch=0).error_code
+        == E.PRODUCER_FENCED.code
+    )
+    bumped = init(client, txn, 4, producer_id=r.producer_id, producer_epoch=1)
+    assert (bumped.error_code, bumped.producer_id, bumped.producer_epoch) == (0, r.producer_id, 2)
