@@ -51,6 +51,7 @@ from broker.metrics import BrokerMetrics
 from broker.partition import Partition
 from broker.replica_manager import ReplicaManager
 from broker.server import KafkaServer
+from coordinator.acl_authorizer import Authorizer, create_authorizer
 from coordinator.cluster_state import BrokerEndpoint, LiveBroker
 from coordinator.controller import Controller, ControllerTopicStore
 from coordinator.groups import GroupCoordinator
@@ -98,6 +99,7 @@ class Broker:
     metadata_cache: MetadataCache
     replica_manager: ReplicaManager
     groups: GroupCoordinator
+    authorizer: Authorizer  # AllowAll without authorizer.class.name
 
     def __init__(self, config: BrokerConfig, *, clock: Clock = SYSTEM_CLOCK) -> None:
         self.config = config
@@ -159,6 +161,7 @@ class Broker:
         )
         self._running.push_async_callback(self.producer_ids.stop)
         await self.producer_ids.start()
+        await self._start_authorizer()
         self._build_cluster_components()
         self.metrics.attach(self)
         self._running.push_async_callback(self.groups.stop)
@@ -196,6 +199,24 @@ class Broker:
             self.cluster_id,
             ", ".join(str(a) for a in self.advertised),
         )
+
+    async def _start_authorizer(self) -> None:
+        """``authorizer.class.name``: the ACLs are loaded (ZooKeeper or the first log dir's
+        ``acls.json``) before any request is served."""
+        cfg = self.config
+        try:
+            self.authorizer = create_authorizer(
+                cfg["authorizer.class.name"],
+                super_users=cfg["super.users"],
+                allow_everyone_if_no_acl_found=cfg["allow.everyone.if.no.acl.found"],
+                zookeeper=self.zookeeper,
+                data_dir=cfg.log_dirs[0],
+                time_ms=self.clock.time_ms,
+            )
+        except ValueError as exc:
+            raise ConfigError(f"super.users / authorizer.class.name: {exc}") from None
+        self._running.push_async_callback(self.authorizer.close)
+        await self.authorizer.start()
 
     def _build_log_manager(self) -> LogManager:
         cfg = self.config

@@ -23,10 +23,11 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from coordinator.acl_model import CLUSTER_NAME, AclOperation, ResourceType
 from coordinator.principal import ANONYMOUS, KafkaPrincipal
 from protocol.messages import REQUESTS, RESPONSES
 
@@ -48,6 +49,32 @@ class RequestContext:
     listener: str
     # who the connection authenticated as (User:ANONYMOUS on PLAINTEXT), for the authorizer
     principal: KafkaPrincipal = ANONYMOUS
+
+    @property
+    def client_host(self) -> str:
+        """The client's IP address (``peer`` without its port), as ACL hosts name it."""
+        host, sep, _ = self.peer.rpartition(":")
+        return host.strip("[]") if sep else self.peer
+
+    def authorize(
+        self, operation: AclOperation, resource_type: ResourceType, name: str = CLUSTER_NAME
+    ) -> bool:
+        """May this request's principal do ``operation`` on the resource (Kafka's
+        ``AuthHelper.authorize``)? Always true without ``authorizer.class.name``."""
+        authorizer = self.broker.authorizer
+        if not authorizer.enabled:
+            return True
+        return authorizer.authorize(self.principal, self.client_host, operation, resource_type, name)
+
+    def authorized(
+        self, operation: AclOperation, resource_type: ResourceType, names: Iterable[str]
+    ) -> set[str]:
+        """The names among ``names`` this principal may do ``operation`` on (``filterByAuthorized``)."""
+        authorizer = self.broker.authorizer
+        if not authorizer.enabled:
+            return set(names)
+        principal, host = self.principal, self.client_host
+        return {n for n in set(names) if authorizer.authorize(principal, host, operation, resource_type, n)}
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from broker.handlers import CloseConnection, RequestContext
 from broker.handlers.fetch import handle_fetch
 from broker.handlers.produce import handle_produce
 from broker.replica_manager import FetchIsolation, FetchPartitionData, PartitionAppendResult
+from coordinator.acl_authorizer import AllowAll
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import FetchRequest, ProduceRequest
 from storage.log_validator import RecordValidationError
@@ -34,7 +35,9 @@ class FakeReplicaManager:
 
 
 def ctx(rm: FakeReplicaManager, version: int, **config) -> RequestContext:
-    broker = SimpleNamespace(replica_manager=rm, config={"fetch.max.bytes": 1000, **config})
+    broker = SimpleNamespace(
+        authorizer=AllowAll(), replica_manager=rm, config={"fetch.max.bytes": 1000, **config}
+    )
     return RequestContext(broker, 0, version, 1, "test", "peer", 1, "PLAINTEXT")  # type: ignore[arg-type]
 
 
