@@ -245,6 +245,28 @@ class AclBindingFilter(NamedTuple):
     operation: AclOperation
     permission_type: AclPermissionType
 
+    @classmethod
+    def from_wire(
+        cls,
+        resource_type: int,
+        name: str | None,
+        pattern_type: int,
+        principal: str | None,
+        host: str | None,
+        operation: int,
+        permission_type: int,
+    ) -> AclBindingFilter:
+        """A filter from a request's codes (an unknown code becomes UNKNOWN, see ``problem``)."""
+        return cls(
+            ResourceType(coerce_enum(ResourceType, resource_type)),
+            name,
+            PatternType(coerce_enum(PatternType, pattern_type)),
+            principal,
+            host,
+            AclOperation(coerce_enum(AclOperation, operation)),
+            AclPermissionType(coerce_enum(AclPermissionType, permission_type)),
+        )
+
     def problem(self) -> str | None:
         """Kafka's ``AclBindingFilter.isUnknown`` (an UNKNOWN element): INVALID_REQUEST."""
         if (
