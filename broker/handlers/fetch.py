@@ -31,6 +31,9 @@ Behaviour (Kafka's ``KafkaApis.handleFetchRequest`` / ``ReplicaManager.fetchMess
   watermark and log start offset. ``fetch.max.bytes`` caps them too. Consumers fetching
   from a follower get NOT_LEADER_OR_FOLLOWER (no KIP-392).
 
+Authorization: a consumer needs Read on each topic, a follower ClusterAction on the cluster;
+the partitions refused are TOPIC_AUTHORIZATION_FAILED and are not read.
+
 Version notes: v4 isolation level and aborted transactions; v5 log start
 offset; v7 fetch sessions (KIP-227) and a top-level error code; v9 current
 leader epoch; v11 rack id and preferred replica; v12 flexible, diverging epoch.
@@ -46,6 +49,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Sequence
 
+from broker.authorization import fetch_denied_topics, with_denied_fetches
 from broker.handlers import RequestContext, handler
 from broker.replica_manager import FetchIsolation, FetchParams, FetchPartitionData, FetchPartitionInfo
 from protocol.errors import ErrorCode
@@ -111,6 +115,7 @@ def handle_fetch(ctx: RequestContext, request: FetchRequest):  # -> FetchRespons
         if request.session_epoch not in (0, -1):
             return _response([], ErrorCode.INVALID_FETCH_SESSION_EPOCH)
     committed = request.isolation_level == READ_COMMITTED
+    denied = fetch_denied_topics(ctx, request)  # Read on each topic; ClusterAction for followers
     params = FetchParams(
         max_wait_ms=request.max_wait_ms,
         min_bytes=request.min_bytes,
@@ -137,9 +142,12 @@ def handle_fetch(ctx: RequestContext, request: FetchRequest):  # -> FetchRespons
             ),
         )
         for t in request.topics
+        if t.topic not in denied
         for p in t.partitions
     ]
-    results = ctx.broker.replica_manager.fetch_messages(params, infos)
+    results = ctx.broker.replica_manager.fetch_messages(params, infos) if infos or not denied else []
+    if denied:
+        results = with_denied_fetches(request, results, denied)
     if isinstance(results, list):
         return _build(request, results, committed, version)
     return _respond_when_ready(request, results, committed, version)

@@ -31,13 +31,18 @@ PRODUCER_FENCED (KIP-588) and v5 TRANSACTION_ABORTABLE (KIP-890), neither of
 which this broker sends. v6 (KIP-939 two-phase commit) is not served.
 
 Not implemented: transactions (transactional ids, epoch bumps by the
-coordinator, transaction timeouts); ACLs (IdempotentWrite on the cluster).
+coordinator, transaction timeouts).
+
+Authorization (before anything else, as ``KafkaApis``): a transactional id needs Write on it
+(TRANSACTIONAL_ID_AUTHORIZATION_FAILED); an idempotent producer IdempotentWrite on the cluster
+or Write on at least one topic (KIP-679), else CLUSTER_AUTHORIZATION_FAILED.
 """
 
 from __future__ import annotations
 
 import logging
 
+from broker.authorization import init_producer_id_error
 from broker.handlers import RequestContext, handler
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, InitProducerIdRequest, InitProducerIdResponse
@@ -60,6 +65,9 @@ def _error(error: ErrorCode) -> InitProducerIdResponse:
 @handler(ApiKey.INIT_PRODUCER_ID, versions=(0, 5))
 def handle_init_producer_id(ctx: RequestContext, request: InitProducerIdRequest) -> InitProducerIdResponse:
     transactional_id = request.transactional_id
+    denied = init_producer_id_error(ctx, transactional_id)  # TransactionalId Write / IdempotentWrite
+    if denied is not None:
+        return _error(denied)
     if transactional_id is not None:
         if transactional_id == "":
             return _error(ErrorCode.INVALID_REQUEST)
