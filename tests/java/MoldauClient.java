@@ -138,6 +138,12 @@ public final class MoldauClient {
                 return AdminOpsCommand.alterGroupOffsets(args);
             case "delete-group-offsets":
                 return AdminOpsCommand.deleteGroupOffsets(args);
+            case "create-acls":
+                return AclCommand.createAcls(args);
+            case "describe-acls":
+                return AclCommand.describeAcls(args);
+            case "delete-acls":
+                return AclCommand.deleteAcls(args);
             case "warmup":
                 return warmup(args);
             case "produce":
