@@ -50,6 +50,8 @@ from broker.metadata_cache import MetadataCache
 from broker.metrics import BrokerMetrics
 from broker.partition import Partition
 from broker.replica_manager import ReplicaManager
+from broker.security.credential_store import CREDENTIALS_FILE, FileCredentialStore, ZkCredentialStore
+from broker.security.manager import BrokerSecurity
 from broker.server import KafkaServer
 from coordinator.acl_authorizer import Authorizer, create_authorizer
 from coordinator.cluster_state import BrokerEndpoint, LiveBroker
@@ -100,6 +102,7 @@ class Broker:
     replica_manager: ReplicaManager
     groups: GroupCoordinator
     authorizer: Authorizer  # AllowAll without authorizer.class.name
+    security: BrokerSecurity
 
     def __init__(self, config: BrokerConfig, *, clock: Clock = SYSTEM_CLOCK) -> None:
         self.config = config
@@ -119,6 +122,8 @@ class Broker:
         cfg = self.config
         load_handlers()
         loop = asyncio.get_running_loop()
+        # TLS contexts and SASL configs first: a bad key store stops the start at once.
+        self.security = BrokerSecurity.from_config(cfg, self.clock.monotonic)
         for d in cfg.log_dirs:
             try:
                 d.mkdir(parents=True, exist_ok=True)
@@ -162,6 +167,11 @@ class Broker:
         self._running.push_async_callback(self.producer_ids.stop)
         await self.producer_ids.start()
         await self._start_authorizer()
+        await self.security.attach_store(
+            ZkCredentialStore(AdminZkClient(self.zookeeper))
+            if self.zookeeper is not None
+            else FileCredentialStore(cfg.log_dirs[0] / CREDENTIALS_FILE)
+        )
         self._build_cluster_components()
         self.metrics.attach(self)
         self._running.push_async_callback(self.groups.stop)
@@ -169,7 +179,11 @@ class Broker:
             # ZkConfigManager: config changes made through any broker, applied here too.
             config_changes = ZkConfigManager(
                 self.zookeeper,
-                {"topics": TopicConfigHandler(self.log_manager), "brokers": self.dynamic_config},
+                {
+                    "topics": TopicConfigHandler(self.log_manager),
+                    "brokers": self.dynamic_config,
+                    "users": self.security.credentials,
+                },
                 time_ms=self.clock.time_ms,
             )
             self._running.push_async_callback(config_changes.stop)
@@ -396,7 +410,12 @@ class Broker:
 
     def _registration(self) -> BrokerRegistration:
         broker = self.live_broker()
-        return BrokerRegistration(broker_id=self.broker_id, endpoints=broker.endpoints, rack=broker.rack)
+        return BrokerRegistration(
+            broker_id=self.broker_id,
+            endpoints=broker.endpoints,
+            rack=broker.rack,
+            security_protocols=self.config.security_protocols,
+        )
 
     def _fix_advertised_ports(self) -> None:
         """A listener on port 0 advertises the port it really got."""

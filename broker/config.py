@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from broker.security.config_keys import DEFAULT_PROTOCOL_MAP, SECURITY_KEYS, SECURITY_PROTOCOLS
 from storage.config_def import (
     LONG_MAX,
     ConfigError,
@@ -79,8 +80,8 @@ BROKER_KEYS: dict[str, ConfigKey] = {
         _k(
             "listener.security.protocol.map",
             ConfigType.STRING,
-            "PLAINTEXT:PLAINTEXT",
-            "Listener name to security protocol",
+            DEFAULT_PROTOCOL_MAP,
+            "Listener name to security protocol (PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL)",
         ),
         _k("inter.broker.listener.name", ConfigType.STRING, None, "Listener used between brokers"),
         _k("broker.rack", ConfigType.STRING, None, "Rack of the broker"),
@@ -444,6 +445,8 @@ BROKER_KEYS: dict[str, ConfigKey] = {
     ]
 }
 
+# Listeners, TLS and SASL (broker/security).
+BROKER_KEYS.update(SECURITY_KEYS)
 # Log-related broker keys that supply per-topic defaults (log.segment.bytes, ...).
 for _name, _key in broker_default_keys().items():
     BROKER_KEYS.setdefault(_name, _key)
@@ -589,7 +592,12 @@ class BrokerConfig:
         self.values: dict[str, Any] = {}
         self.unknown: list[str] = []
         self.no_effect: list[str] = []
+        # ``listener.name.<listener>.<key>``: per-listener security configs (broker/security).
+        self.listener_overrides: dict[str, str] = {}
         for name, value in raw.items():
+            if name.startswith("listener.name."):
+                self.listener_overrides[name] = value
+                continue
             key = BROKER_KEYS.get(name)
             if key is None:
                 if name in ACCEPTED_NO_EFFECT:
@@ -636,15 +644,7 @@ class BrokerConfig:
         self.advertised_listeners = (
             parse_listeners("advertised.listeners", adv) if adv else list(self.listeners)
         )
-        protocols = {}
-        for pair in str(self.values["listener.security.protocol.map"]).split(","):
-            if ":" in pair:
-                n, p = pair.split(":", 1)
-                protocols[n.strip().upper()] = p.strip().upper()
-        for lst in self.listeners:
-            proto = protocols.get(lst.name, lst.name)
-            if proto != "PLAINTEXT":
-                raise ConfigError(f"listeners: {lst} uses {proto}; only PLAINTEXT is supported")
+        self._check_security_protocols()
         dirs = self.values["log.dirs"] or [self.values["log.dir"]]
         self.log_dirs = [Path(d).expanduser() for d in dirs]
         if not self.log_dirs:
@@ -661,6 +661,31 @@ class BrokerConfig:
             raise ConfigError(
                 f"inter.broker.listener.name: {self.inter_broker_listener} must be a listener name"
                 " defined in advertised.listeners"
+            )
+
+    def _check_security_protocols(self) -> None:
+        """``listener.security.protocol.map`` and the inter-broker listener, as KafkaConfig checks them."""
+        protocols: dict[str, str] = {}
+        for pair in str(self.values["listener.security.protocol.map"]).split(","):
+            if not pair.strip():
+                continue
+            n, sep, p = pair.partition(":")
+            proto = p.strip().upper()
+            if not sep or proto not in SECURITY_PROTOCOLS:
+                raise ConfigError(
+                    f"listener.security.protocol.map: {pair.strip()!r} is not LISTENER:PROTOCOL"
+                )
+            protocols[n.strip().upper()] = proto
+        for lst in [*self.listeners, *self.advertised_listeners]:
+            if lst.name not in protocols:
+                raise ConfigError(f"listeners: no security protocol defined for listener {lst.name}")
+        self.security_protocols = protocols
+        if (
+            "inter.broker.listener.name" in self.explicit
+            and "security.inter.broker.protocol" in self.explicit
+        ):
+            raise ConfigError(
+                "Only one of inter.broker.listener.name and security.inter.broker.protocol should be set."
             )
 
     def _check_connection_limits(self) -> None:
@@ -690,7 +715,9 @@ class BrokerConfig:
     def inter_broker_listener(self) -> str:
         """``inter.broker.listener.name``, else the listener named after
         ``security.inter.broker.protocol`` (PLAINTEXT), as Kafka's KafkaConfig."""
-        return (self.values["inter.broker.listener.name"] or "PLAINTEXT").upper()
+        return (
+            self.values["inter.broker.listener.name"] or self.values["security.inter.broker.protocol"]
+        ).upper()
 
     def __getitem__(self, name: str) -> Any:
         return self.values[name]

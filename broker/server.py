@@ -54,6 +54,7 @@ from broker.connection_limits import (
     normalize_ip,
 )
 from broker.handlers import CloseConnection, HandlerSpec, RequestContext, served_handlers
+from broker.security.authenticator import AuthenticationRefused
 from protocol.errors import ErrorCode
 from protocol.headers import API_VERSIONS_KEY, decode_request_header, peek_request_header
 from protocol.messages import ApiVersionsResponse
@@ -108,6 +109,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self._closed = False
         self._released = False
         self._task: asyncio.Task | None = None
+        # TLS client certificate / SASL state of this connection (broker/security)
+        self.auth = self.broker.security.authenticator(listener, self.close_after_response)
 
     # ------------------------------------------------------------------ asyncio callbacks
 
@@ -120,6 +123,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
             with contextlib.suppress(OSError):
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.server.connections.add(self)
+        self.auth.connection_made(transport)
         log.debug("connection %d from %s", self.id, self.peer)
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -387,6 +391,14 @@ class KafkaConnection(asyncio.BufferedProtocol):
     def _dispatch(self, frame: bytearray) -> Any:
         """Handle one frame: returns the response bytes, None, or an awaitable of them."""
         mv = memoryview(frame)
+        if self.auth.gated:  # not authenticated yet, or a session that expires (KIP-368)
+            try:
+                raw_answer = self.auth.screen(mv)
+            except AuthenticationRefused as exc:
+                self.close(str(exc))
+                return None
+            if raw_answer is not None:  # a pre-KIP-152 SASL token's answer
+                return raw_answer
         try:
             api_key, api_version, correlation_id = peek_request_header(mv)
         except DecodeError as exc:
@@ -418,6 +430,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
             self.peer,
             self.id,
             self.listener,
+            self.auth.principal,
+            self.auth,
         )
         interceptor = self.server.interceptor
         if interceptor is not None:  # tests only (see RequestInterceptor)
@@ -470,6 +484,11 @@ class KafkaConnection(asyncio.BufferedProtocol):
         resp.write(w, 0)
         _SIZE_CORR.pack_into(w, 0, len(w) - 4, correlation_id)
         return w
+
+    def close_after_response(self, reason: str) -> None:
+        """Close once the response being written has gone (a failed authentication: the
+        client reads SASL_AUTHENTICATION_FAILED before the connection closes)."""
+        asyncio.get_running_loop().call_soon(self.close, reason)
 
     def close(self, reason: str | None, *, level: int = logging.WARNING) -> None:
         if reason:
@@ -578,7 +597,7 @@ class KafkaServer:
         if len(cfg.listeners) > 1:
             # Kafka's default inter-broker listener is the one named after
             # security.inter.broker.protocol (PLAINTEXT).
-            protected = (cfg["inter.broker.listener.name"] or "PLAINTEXT").upper()
+            protected = cfg.inter_broker_listener
         self.quotas = ConnectionQuotas(
             cfg["max.connections"],
             cfg["max.connections.per.ip"],
@@ -651,7 +670,9 @@ class KafkaServer:
             return made[0]
 
         try:
-            await loop.connect_accepted_socket(factory, sock)
+            await loop.connect_accepted_socket(
+                factory, sock, ssl=self.broker.security.server_ssl_context(listener)
+            )
         except BaseException as exc:
             if not made or made[0].transport is None:  # else connection_lost counts it down
                 sock.close()

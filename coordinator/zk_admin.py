@@ -326,6 +326,11 @@ class AdminZkClient:
         defaults) and a change notification, for every broker's config change listener."""
         self._write_entity_config("brokers", entity, config)
 
+    def change_user_config_blocking(self, sanitized_user: str, config: Mapping[str, str]) -> None:
+        """``changeUserOrUserClientIdConfig``: ``/config/users/<user>`` (SCRAM credentials, quotas)
+        and a change notification, for every broker's credential cache."""
+        self._write_entity_config("users", sanitized_user, config)
+
     def _write_entity_config(self, entity_type: str, name: str, config: Mapping[str, str]) -> None:
         path = zd.config_entity_path(entity_type, name)
         data = zd.encode_config(config)

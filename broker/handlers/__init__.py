@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from broker.security.authenticator import PLAINTEXT_AUTHENTICATOR, ConnectionAuthenticator
 from coordinator.acl_model import CLUSTER_NAME, AclOperation, ResourceType
 from coordinator.principal import ANONYMOUS, KafkaPrincipal
 from protocol.messages import REQUESTS, RESPONSES
@@ -49,6 +50,8 @@ class RequestContext:
     listener: str
     # who the connection authenticated as (User:ANONYMOUS on PLAINTEXT), for the authorizer
     principal: KafkaPrincipal = ANONYMOUS
+    # the connection's authentication state (SaslHandshake / SaslAuthenticate drive it)
+    authenticator: ConnectionAuthenticator = PLAINTEXT_AUTHENTICATOR
 
     @property
     def client_host(self) -> str:

@@ -1,27 +1,27 @@
 """SaslHandshake (key 17), versions 0-1.
 
-Behaviour: every listener of this broker is PLAINTEXT, where a SaslHandshake
-is answered as Kafka's ``KafkaApis.handleSaslHandshakeRequest`` answers it on
-an already-authenticated (or plaintext) channel: ILLEGAL_SASL_STATE (34) and
-an empty mechanism list. A client configured for SASL_PLAINTEXT against this
-broker thus fails at once with a named error (kafka-python: "SaslHandshake
-failed: IllegalSaslStateError"; librdkafka and the Java client likewise)
-instead of seeing its connection dropped.
+Behaviour (Kafka's ``SaslServerAuthenticator.handleHandshakeRequest``): on a SASL_PLAINTEXT or
+SASL_SSL listener, before authentication, the client names its mechanism; if the listener
+enables it (``sasl.enabled.mechanisms``) the answer is NONE with the enabled mechanisms and
+the SASL exchange follows; otherwise UNSUPPORTED_SASL_MECHANISM with the enabled mechanisms,
+and the connection is closed. On an authenticated connection a new handshake starts a
+re-authentication (KIP-368) when the client has shown it supports it (SaslAuthenticate v1+);
+otherwise, and on PLAINTEXT and SSL listeners, the answer is ILLEGAL_SASL_STATE with no
+mechanisms (``KafkaApis.handleSaslHandshakeRequest``).
 
-Version notes: v1 announces that the SASL tokens that follow are framed as
-SaslAuthenticate requests (KIP-152); the answer here is the same for both.
+Version notes: v1 announces that the SASL tokens that follow are framed as SaslAuthenticate
+requests (KIP-152); after v0 they come as raw size-prefixed frames (answered by the
+connection's authenticator, see ``broker/security/authenticator.py``).
 
-Not implemented: SASL itself (no SASL_PLAINTEXT or SASL_SSL listener, no
-mechanism, no SaslAuthenticate).
+Not implemented: the GSSAPI and OAUTHBEARER mechanisms.
 """
 
 from __future__ import annotations
 
 from broker.handlers import RequestContext, handler
-from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, SaslHandshakeRequest, SaslHandshakeResponse
 
 
 @handler(ApiKey.SASL_HANDSHAKE, versions=(0, 1))
 def handle_sasl_handshake(ctx: RequestContext, request: SaslHandshakeRequest) -> SaslHandshakeResponse:
-    return SaslHandshakeResponse(error_code=ErrorCode.ILLEGAL_SASL_STATE.code, mechanisms=[])
+    return ctx.authenticator.handshake(request.mechanism, ctx.api_version)
