@@ -21,7 +21,7 @@ NOT_REQUESTED = -(1 << 31)  # Integer.MIN_VALUE, the field's default
 def authorized_operations(ctx: RequestContext, resource_type: ResourceType, name: str = CLUSTER_NAME) -> int:
     bits = 0
     for op in SUPPORTED_OPERATIONS[resource_type]:
-        if ctx.authorize(op, resource_type, name):
+        if ctx.authorize(op, resource_type, name, log_denied=False):
             bits |= 1 << op
     return bits
 

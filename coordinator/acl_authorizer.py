@@ -86,6 +86,8 @@ class Authorizer(Protocol):
         operation: AclOperation,
         resource_type: ResourceType,
         name: str,
+        *,
+        log_denied: bool = True,
     ) -> bool: ...
 
     def authorize_by_resource_type(
@@ -117,6 +119,8 @@ class AllowAll:
         operation: AclOperation,
         resource_type: ResourceType,
         name: str,
+        *,
+        log_denied: bool = True,
     ) -> bool:
         return True
 
@@ -221,7 +225,11 @@ class AclAuthorizer:
         operation: AclOperation,
         resource_type: ResourceType,
         name: str,
+        *,
+        log_denied: bool = True,
     ) -> bool:
+        """``log_denied`` false for checks that only filter or describe (Kafka's ``logIfDenied``):
+        their refusals are audited at DEBUG, not INFO."""
         if principal in self.super_users:
             return True
         acls = self.matching_acls(resource_type, name)
@@ -245,8 +253,10 @@ class AclAuthorizer:
                 and (e.operation in granting or e.operation == AclOperation.ALL)
                 for e in acls
             )
-        if not allowed and audit.isEnabledFor(logging.INFO):
-            audit.info(
+        level = logging.INFO if log_denied else logging.DEBUG
+        if not allowed and audit.isEnabledFor(level):
+            audit.log(
+                level,
                 "Principal = %s is Denied Operation = %s from host = %s on resource = %s:LITERAL:%s",
                 principal,
                 operation.pascal,

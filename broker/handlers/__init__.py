@@ -60,24 +60,41 @@ class RequestContext:
         return host.strip("[]") if sep else self.peer
 
     def authorize(
-        self, operation: AclOperation, resource_type: ResourceType, name: str = CLUSTER_NAME
+        self,
+        operation: AclOperation,
+        resource_type: ResourceType,
+        name: str = CLUSTER_NAME,
+        *,
+        log_denied: bool = True,
     ) -> bool:
         """May this request's principal do ``operation`` on the resource (Kafka's
-        ``AuthHelper.authorize``)? Always true without ``authorizer.class.name``."""
+        ``AuthHelper.authorize``)? Always true without ``authorizer.class.name``. A check that
+        only filters or describes passes ``log_denied=False`` (not audited at INFO)."""
         authorizer = self.broker.authorizer
         if not authorizer.enabled:
             return True
-        return authorizer.authorize(self.principal, self.client_host, operation, resource_type, name)
+        return authorizer.authorize(
+            self.principal, self.client_host, operation, resource_type, name, log_denied=log_denied
+        )
 
     def authorized(
-        self, operation: AclOperation, resource_type: ResourceType, names: Iterable[str]
+        self,
+        operation: AclOperation,
+        resource_type: ResourceType,
+        names: Iterable[str],
+        *,
+        log_denied: bool = True,
     ) -> set[str]:
         """The names among ``names`` this principal may do ``operation`` on (``filterByAuthorized``)."""
         authorizer = self.broker.authorizer
         if not authorizer.enabled:
             return set(names)
         principal, host = self.principal, self.client_host
-        return {n for n in set(names) if authorizer.authorize(principal, host, operation, resource_type, n)}
+        return {
+            n
+            for n in set(names)
+            if authorizer.authorize(principal, host, operation, resource_type, n, log_denied=log_denied)
+        }
 
 
 @dataclass(frozen=True)

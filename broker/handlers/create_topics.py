@@ -97,7 +97,7 @@ async def handle_create_topics(ctx: RequestContext, request: CreateTopicsRequest
         )
     counts = Counter(t.name for t in request.topics)
     names = set(counts)
-    if ctx.authorize(AclOperation.CREATE, ResourceType.CLUSTER):
+    if ctx.authorize(AclOperation.CREATE, ResourceType.CLUSTER, log_denied=False):
         creatable = names
     else:
         creatable = ctx.authorized(AclOperation.CREATE, ResourceType.TOPIC, names)
@@ -155,7 +155,7 @@ async def handle_create_topics(ctx: RequestContext, request: CreateTopicsRequest
         except Exception as exc:  # a log dir error: the creation was undone
             _failed(result, ErrorCode.UNKNOWN_SERVER_ERROR.code, f"Cannot create the topic's logs: {exc}")
     # the created topic's configs only with DescribeConfigs on it (topic_config_error_code, v5+)
-    describable = ctx.authorized(AclOperation.DESCRIBE_CONFIGS, ResourceType.TOPIC, names)
+    describable = ctx.authorized(AclOperation.DESCRIBE_CONFIGS, ResourceType.TOPIC, names, log_denied=False)
     for result in results:
         if result.name not in describable:
             result.topic_config_error_code = ErrorCode.TOPIC_AUTHORIZATION_FAILED.code

@@ -46,9 +46,11 @@ def handle_list_groups(ctx: RequestContext, request: ListGroupsRequest) -> ListG
     types = _wanted_types(request.types_filter) if version >= 5 else set()
     if types and CLASSIC_GROUP_TYPE not in types:
         overviews = []
-    if not ctx.authorize(AclOperation.DESCRIBE, ResourceType.CLUSTER):
+    if not ctx.authorize(AclOperation.DESCRIBE, ResourceType.CLUSTER, log_denied=False):
         overviews = [
-            g for g in overviews if ctx.authorize(AclOperation.DESCRIBE, ResourceType.GROUP, g.group_id)
+            g
+            for g in overviews
+            if ctx.authorize(AclOperation.DESCRIBE, ResourceType.GROUP, g.group_id, log_denied=False)
         ]
     return ListGroupsResponse(
         error_code=error.code,

@@ -146,7 +146,7 @@ def _denied(name: str | None, topic_id=ZERO_UUID) -> Topic:
 
 def _may_create(ctx: RequestContext, name: str) -> bool:
     """Auto-creation needs Create on the cluster or on the topic."""
-    return ctx.authorize(AclOperation.CREATE, ResourceType.CLUSTER) or ctx.authorize(
+    return ctx.authorize(AclOperation.CREATE, ResourceType.CLUSTER, log_denied=False) or ctx.authorize(
         AclOperation.CREATE, ResourceType.TOPIC, name
     )
 
@@ -221,7 +221,9 @@ async def handle_metadata(ctx: RequestContext, request: MetadataRequest) -> Meta
     if all_topics:
         for name in cache.topic_names():
             t = cache.get_topic(name)
-            if t is not None and ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, name):
+            if t is not None and ctx.authorize(
+                AclOperation.DESCRIBE, ResourceType.TOPIC, name, log_denied=False
+            ):
                 topics.append(topic_response(ctx, t, include_ops))
     else:
         allow_auto = cfg["auto.create.topics.enable"] and (version < 4 or request.allow_auto_topic_creation)

@@ -37,7 +37,7 @@ def handle_offset_for_leader_epoch(
     rm = ctx.broker.replica_manager
     topics = []
     # followers need ClusterAction; consumers (KIP-320) Describe on each topic
-    if ctx.authorize(AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER):
+    if ctx.authorize(AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER, log_denied=False):
         allowed = {t.topic for t in request.topics}
     else:
         allowed = ctx.authorized(AclOperation.DESCRIBE, ResourceType.TOPIC, (t.topic for t in request.topics))

@@ -224,3 +224,15 @@ def test_invalid_bindings_refused(tmp_path: Path) -> None:
     )
     assert [r is not None and r.invalid for r in results] == [True] * 5 + [False]
     assert len(a.acls(everything())) == 1
+
+
+def test_denials_are_audited_unless_only_filtering(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    a = make(tmp_path)
+    with caplog.at_level("INFO", logger="kafka.authorizer.logger"):
+        assert not a.authorize(ALICE, HOST, Op.READ, TOPIC, "t", log_denied=False)
+        assert not caplog.records
+        assert not a.authorize(ALICE, HOST, Op.READ, TOPIC, "t")
+    (record,) = caplog.records
+    assert record.getMessage() == (
+        "Principal = User:alice is Denied Operation = Read from host = 10.0.0.1 on resource = Topic:LITERAL:t"
+    )
