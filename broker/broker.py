@@ -56,6 +56,7 @@ from broker.security.manager import BrokerSecurity
 from broker.server import KafkaServer
 from broker.txn_marker_channel import TxnMarkerChannel, TxnVerifier
 from broker.txn_partitions import AcceptingTransactionVerifier
+from coordinator.acl_authorizer import Authorizer, create_authorizer
 from coordinator.cluster_state import BrokerEndpoint, LiveBroker
 from coordinator.controller import Controller, ControllerTopicStore
 from coordinator.groups import GroupCoordinator
@@ -106,6 +107,7 @@ class Broker:
     replica_manager: ReplicaManager
     fetch_manager: FetchManager
     groups: GroupCoordinator
+    authorizer: Authorizer  # AllowAll without authorizer.class.name
     security: BrokerSecurity
     transactions: TransactionCoordinator
     txn_verifier: TxnVerifier  # KIP-890 verification for the ReplicaManager's produce path
@@ -176,6 +178,7 @@ class Broker:
         )
         self._running.push_async_callback(self.producer_ids.stop)
         await self.producer_ids.start()
+        await self._start_authorizer()
         await self.security.attach_store(
             ZkCredentialStore(AdminZkClient(self.zookeeper))
             if self.zookeeper is not None
@@ -224,6 +227,24 @@ class Broker:
             self.cluster_id,
             ", ".join(str(a) for a in self.advertised),
         )
+
+    async def _start_authorizer(self) -> None:
+        """``authorizer.class.name``: the ACLs are loaded (ZooKeeper or the first log dir's
+        ``acls.json``) before any request is served."""
+        cfg = self.config
+        try:
+            self.authorizer = create_authorizer(
+                cfg["authorizer.class.name"],
+                super_users=cfg["super.users"],
+                allow_everyone_if_no_acl_found=cfg["allow.everyone.if.no.acl.found"],
+                zookeeper=self.zookeeper,
+                data_dir=cfg.log_dirs[0],
+                time_ms=self.clock.time_ms,
+            )
+        except ValueError as exc:
+            raise ConfigError(f"super.users / authorizer.class.name: {exc}") from None
+        self._running.push_async_callback(self.authorizer.close)
+        await self.authorizer.start()
 
     def _build_log_manager(self) -> LogManager:
         cfg = self.config

@@ -478,6 +478,25 @@ BROKER_KEYS: dict[str, ConfigKey] = {
         _k(
             "replica.socket.timeout.ms", ConfigType.INT, 30_000, "Follower fetch request timeout", at_least(1)
         ),
+        # --- authorization (AclAuthorizer; coordinator.acl_authorizer)
+        _k(
+            "authorizer.class.name",
+            ConfigType.STRING,
+            "",
+            "Authorizer: empty (none, everything allowed) or Kafka's AclAuthorizer / StandardAuthorizer",
+            one_of(
+                "",
+                "kafka.security.authorizer.AclAuthorizer",
+                "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+            ),
+        ),
+        _k("super.users", ConfigType.STRING, "", "Principals allowed everything (User:a;User:b)"),
+        _k(
+            "allow.everyone.if.no.acl.found",
+            ConfigType.BOOLEAN,
+            False,
+            "Allow an action on a resource that no ACL names",
+        ),
         # --- fetch
         _k("fetch.max.bytes", ConfigType.INT, 57_671_680, "Largest fetch response (KIP-541)", at_least(0)),
         _k(

@@ -23,11 +23,12 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from broker.security.authenticator import PLAINTEXT_AUTHENTICATOR, ConnectionAuthenticator
+from coordinator.acl_model import CLUSTER_NAME, AclOperation, ResourceType
 from coordinator.principal import ANONYMOUS, KafkaPrincipal
 from protocol.messages import REQUESTS, RESPONSES
 
@@ -54,6 +55,49 @@ class RequestContext:
     # the connection's response writer sends FileRecords (records left in the segment
     # files, broker/response_writer.py); handlers called directly get bytes
     sends_file_records: bool = False
+
+    @property
+    def client_host(self) -> str:
+        """The client's IP address (``peer`` without its port), as ACL hosts name it."""
+        host, sep, _ = self.peer.rpartition(":")
+        return host.strip("[]") if sep else self.peer
+
+    def authorize(
+        self,
+        operation: AclOperation,
+        resource_type: ResourceType,
+        name: str = CLUSTER_NAME,
+        *,
+        log_denied: bool = True,
+    ) -> bool:
+        """May this request's principal do ``operation`` on the resource (Kafka's
+        ``AuthHelper.authorize``)? Always true without ``authorizer.class.name``. A check that
+        only filters or describes passes ``log_denied=False`` (not audited at INFO)."""
+        authorizer = self.broker.authorizer
+        if not authorizer.enabled:
+            return True
+        return authorizer.authorize(
+            self.principal, self.client_host, operation, resource_type, name, log_denied=log_denied
+        )
+
+    def authorized(
+        self,
+        operation: AclOperation,
+        resource_type: ResourceType,
+        names: Iterable[str],
+        *,
+        log_denied: bool = True,
+    ) -> set[str]:
+        """The names among ``names`` this principal may do ``operation`` on (``filterByAuthorized``)."""
+        authorizer = self.broker.authorizer
+        if not authorizer.enabled:
+            return set(names)
+        principal, host = self.principal, self.client_host
+        return {
+            n
+            for n in set(names)
+            if authorizer.authorize(principal, host, operation, resource_type, n, log_denied=log_denied)
+        }
 
 
 @dataclass(frozen=True)

@@ -13,15 +13,20 @@ INVALID_REQUEST. ``validate_only`` checks everything and changes nothing.
 
 Version notes: v1 is the same (throttling before the answer); v2 is flexible.
 
-Not implemented: authorization; ``alter.config.policy.class.name``.
+Authorization: AlterConfigs on the cluster for a broker resource (CLUSTER_AUTHORIZATION_FAILED),
+on the topic for a topic (TOPIC_AUTHORIZATION_FAILED), checked after the duplicate check.
+
+Not implemented: ``alter.config.policy.class.name``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+from broker.authorization import config_resource_error
 from broker.config_admin import alter_resource, bounded_message, check_config_names, duplicated_resources
 from broker.handlers import RequestContext, handler
+from coordinator.acl_model import AclOperation
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import AlterConfigsRequest, AlterConfigsResponse, ApiKey
 from storage.config_def import ConfigKey
@@ -41,6 +46,7 @@ async def handle_alter_configs(ctx: RequestContext, request: AlterConfigsRequest
         try:
             if (res.resource_type, res.resource_name) in twice:
                 raise KafkaError(ErrorCode.INVALID_REQUEST, "Each resource must appear at most once.")
+            config_resource_error(ctx, AclOperation.ALTER_CONFIGS, res.resource_type, res.resource_name)
             check_config_names(
                 [c.name for c in res.configs], [c.name for c in res.configs if c.value is None]
             )

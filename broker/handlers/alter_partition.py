@@ -24,7 +24,9 @@ Version notes: v1 adds LeaderRecoveryState (KIP-704); v2 names topics by id inst
 name (KIP-841); v3 sends the ISR as ``NewIsrWithEpochs`` (KIP-903; broker epochs are -1
 in ZooKeeper mode and not checked).
 
-Not implemented: CLUSTER_ACTION authorization (there is no authorizer); Kafka exempts
+Authorization: ClusterAction on the cluster, else CLUSTER_AUTHORIZATION_FAILED.
+
+Not implemented: Kafka exempts
 the response from throttling, and nothing is throttled here. Completing a partition
 reassignment after an ISR change (no reassignments yet).
 """
@@ -32,6 +34,7 @@ reassignment after an ISR change (no reassignments yet).
 from __future__ import annotations
 
 from broker.handlers import RequestContext, handler, zookeeper_mode
+from coordinator.acl_model import AclOperation, ResourceType
 from protocol.errors import ErrorCode
 from protocol.messages import AlterPartitionRequest, AlterPartitionResponse, ApiKey
 
@@ -40,6 +43,8 @@ from protocol.messages import AlterPartitionRequest, AlterPartitionResponse, Api
 async def handle_alter_partition(
     ctx: RequestContext, request: AlterPartitionRequest
 ) -> AlterPartitionResponse:
+    if not ctx.authorize(AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER):
+        return AlterPartitionResponse(error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED.code)
     controller = ctx.broker.kafka_controller
     if not controller.active:
         return AlterPartitionResponse(error_code=ErrorCode.NOT_CONTROLLER.code)

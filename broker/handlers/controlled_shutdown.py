@@ -21,17 +21,20 @@ Every error answer has no remaining partitions (``getErrorResponse``).
 Version notes: v1 has only BrokerId (the epoch is then -1, never stale); v2 adds
 BrokerEpoch; v3 is flexible (what a Kafka 2.4+ broker sends).
 
+Authorization: ClusterAction on the cluster, else CLUSTER_AUTHORIZATION_FAILED.
+
 Not implemented: v0 (Kafka serves 0-3). ControlledShutdown v0 has a request header
 without client id, which this server cannot tell from a v1 header (it derives header
 versions from the request version's flexibility), so v0 is neither advertised nor
-accepted; only brokers older than Kafka 0.9 send it. No CLUSTER_ACTION authorization
-(there is no authorizer); Kafka exempts the response from throttling, and nothing is
+accepted; only brokers older than Kafka 0.9 send it. Kafka exempts the response from throttling, and nothing is
 throttled here.
 """
 
 from __future__ import annotations
 
 from broker.handlers import RequestContext, handler, zookeeper_mode
+from coordinator.acl_model import AclOperation, ResourceType
+from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, ControlledShutdownRequest, ControlledShutdownResponse
 
 
@@ -39,6 +42,8 @@ from protocol.messages import ApiKey, ControlledShutdownRequest, ControlledShutd
 async def handle_controlled_shutdown(
     ctx: RequestContext, request: ControlledShutdownRequest
 ) -> ControlledShutdownResponse:
+    if not ctx.authorize(AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER):
+        return ControlledShutdownResponse(error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED.code)
     error, remaining = await ctx.broker.kafka_controller.controlled_shutdown(
         request.broker_id, request.broker_epoch
     )

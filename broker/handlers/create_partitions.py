@@ -16,6 +16,9 @@ Behaviour (Kafka's ``KafkaApis.handleCreatePartitionsRequest`` and
   forwarding), the assignment znode is updated and the answer waits until every new
   partition has a leader in this broker's metadata, or ``timeout_ms`` (REQUEST_TIMED_OUT).
 
+Authorization: Alter on each topic, else TOPIC_AUTHORIZATION_FAILED ("The topic
+authorization is failed."), after the duplicate check.
+
 Differs from Kafka: the internal topics cannot be grown (INVALID_REQUEST): a different
 ``__consumer_offsets`` count moves every group to another partition.
 
@@ -27,6 +30,7 @@ from __future__ import annotations
 from collections import Counter
 
 from broker.handlers import RequestContext, handler
+from coordinator.acl_model import AclOperation, ResourceType
 from coordinator.cluster_state import INTERNAL_TOPICS
 from coordinator.controller import validate_topic_name
 from protocol.errors import ErrorCode, KafkaError
@@ -49,6 +53,15 @@ async def handle_create_partitions(
                     name=t.name,
                     error_code=ErrorCode.INVALID_REQUEST.code,
                     error_message="Duplicate topic in request.",
+                )
+            )
+            continue
+        if not ctx.authorize(AclOperation.ALTER, ResourceType.TOPIC, t.name):
+            results.append(
+                Result(
+                    name=t.name,
+                    error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED.code,
+                    error_message="The topic authorization is failed.",
                 )
             )
             continue

@@ -30,6 +30,10 @@ Behaviour (Kafka's ``ControllerApis.createTopics`` / ``ReplicationControlManager
   refuse every topic of the request, more than ``max.partitions`` in all (KIP-578) refuse
   the topic that would pass it; both POLICY_VIOLATION with the limit in the message.
 
+Authorization: Create on the cluster, or on each topic, else TOPIC_AUTHORIZATION_FAILED
+("Authorization failed.") for it; without DescribeConfigs on a topic its configs are left out
+and ``topic_config_error_code`` (v5+) is TOPIC_AUTHORIZATION_FAILED.
+
 Version notes: v2 is the lowest Kafka 4 serves; v5 is flexible and returns
 configs; v7 returns topic ids.
 
@@ -46,6 +50,7 @@ from collections.abc import Awaitable
 
 from broker.config_description import describe_topic_configs
 from broker.handlers import RequestContext, handler
+from coordinator.acl_model import AclOperation, ResourceType
 from coordinator.controller import quoted_name
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, CreateTopicsRequest, CreateTopicsResponse
@@ -91,6 +96,11 @@ async def handle_create_topics(ctx: RequestContext, request: CreateTopicsRequest
             ],
         )
     counts = Counter(t.name for t in request.topics)
+    names = set(counts)
+    if ctx.authorize(AclOperation.CREATE, ResourceType.CLUSTER, log_denied=False):
+        creatable = names
+    else:
+        creatable = ctx.authorized(AclOperation.CREATE, ResourceType.TOPIC, names)
     results: list[Result] = []
     creations: list[tuple[Result, Awaitable[uuid.UUID]]] = []
     for t in request.topics:
@@ -101,6 +111,15 @@ async def handle_create_topics(ctx: RequestContext, request: CreateTopicsRequest
                     error_code=ErrorCode.INVALID_REQUEST.code,
                     error_message="Create topics request from client contains multiple entries for the following topics: "
                     + quoted_name(t.name),
+                )
+            )
+            continue
+        if t.name not in creatable:
+            results.append(
+                Result(
+                    name=t.name,
+                    error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED.code,
+                    error_message="Authorization failed.",
                 )
             )
             continue
@@ -135,6 +154,12 @@ async def handle_create_topics(ctx: RequestContext, request: CreateTopicsRequest
             _failed(result, exc.code, exc.message)
         except Exception as exc:  # a log dir error: the creation was undone
             _failed(result, ErrorCode.UNKNOWN_SERVER_ERROR.code, f"Cannot create the topic's logs: {exc}")
+    # the created topic's configs only with DescribeConfigs on it (topic_config_error_code, v5+)
+    describable = ctx.authorized(AclOperation.DESCRIBE_CONFIGS, ResourceType.TOPIC, names, log_denied=False)
+    for result in results:
+        if result.name not in describable:
+            result.topic_config_error_code = ErrorCode.TOPIC_AUTHORIZATION_FAILED.code
+            result.configs = []
     return CreateTopicsResponse(throttle_time_ms=0, topics=results)
 
 

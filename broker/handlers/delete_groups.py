@@ -9,12 +9,15 @@ is answered once (Kafka takes the distinct names).
 
 Version notes: v1 is the same (throttling before the answer); v2 is flexible.
 
-Not implemented: authorization.
+Authorization: Delete on each group, else GROUP_AUTHORIZATION_FAILED for it.
 """
 
 from __future__ import annotations
 
+from broker.authorization import group_denied
 from broker.handlers import RequestContext, handler
+from coordinator.acl_model import AclOperation
+from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, DeleteGroupsRequest, DeleteGroupsResponse
 
 
@@ -22,7 +25,11 @@ from protocol.messages import ApiKey, DeleteGroupsRequest, DeleteGroupsResponse
 def handle_delete_groups(ctx: RequestContext, request: DeleteGroupsRequest) -> DeleteGroupsResponse:
     names = list(dict.fromkeys(request.groups_names))
     groups = ctx.broker.groups
-    results = groups.delete_groups(names)
+    denied = group_denied(ctx, AclOperation.DELETE, names)
+    results = {
+        **groups.delete_groups([n for n in names if n not in denied]),
+        **dict.fromkeys(denied, ErrorCode.GROUP_AUTHORIZATION_FAILED),
+    }
     return DeleteGroupsResponse(
         results=[
             DeleteGroupsResponse.DeletableGroupResult(group_id=name, error_code=results[name].code)

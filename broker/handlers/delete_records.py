@@ -17,12 +17,14 @@ Version notes: v1 is the same (throttling before the answer); v2 is flexible.
 Differs from Kafka: Kafka waits (``DelayedDeleteRecords``, up to ``timeout_ms``) until every
 replica's log start offset has reached the new one, and answers the smallest; Moldau answers
 the leader's at once; the followers take the new log start offset from their next fetch
-response (``Partition.update_follower_high_watermark``). Not implemented: authorization.
+response (``Partition.update_follower_high_watermark``). Authorization: Delete on each topic, else
+TOPIC_AUTHORIZATION_FAILED for its partitions.
 """
 
 from __future__ import annotations
 
 from broker.handlers import RequestContext, handler
+from coordinator.acl_model import AclOperation, ResourceType
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, DeleteRecordsRequest, DeleteRecordsResponse
 
@@ -56,10 +58,13 @@ def _delete(ctx: RequestContext, topic: str, partition: int, offset: int) -> int
 @handler(ApiKey.DELETE_RECORDS, versions=(0, 2))
 def handle_delete_records(ctx: RequestContext, request: DeleteRecordsRequest) -> DeleteRecordsResponse:
     topics = []
+    deletable = ctx.authorized(AclOperation.DELETE, ResourceType.TOPIC, (t.name for t in request.topics))
     for t in request.topics:
         parts = []
         for p in t.partitions:
             try:
+                if t.name not in deletable:
+                    raise KafkaError(ErrorCode.TOPIC_AUTHORIZATION_FAILED)
                 low = _delete(ctx, t.name, p.partition_index, p.offset)
             except KafkaError as exc:
                 parts.append(

@@ -17,6 +17,10 @@ Behaviour:
   metadata no longer has it (Kafka's DelayedDeleteTopics), or ``timeout_ms``
   (REQUEST_TIMED_OUT). The controller's StopReplica removes every replica.
 
+Authorization (after the ``delete.topic.enable`` check): Delete on each topic, else
+TOPIC_AUTHORIZATION_FAILED; a topic named by id also needs Describe, else the answer has the
+id but not the name.
+
 Version notes: v4 is flexible; v5 adds error messages; v6 names topics by name
 or by id (``topics`` replaces ``topic_names``).
 """
@@ -24,6 +28,7 @@ or by id (``topics`` replaces ``topic_names``).
 from __future__ import annotations
 
 from broker.handlers import RequestContext, handler
+from coordinator.acl_model import AclOperation, ResourceType
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, DeleteTopicsRequest, DeleteTopicsResponse
 from protocol.primitives import ZERO_UUID
@@ -62,6 +67,17 @@ async def handle_delete_topics(ctx: RequestContext, request: DeleteTopicsRequest
                     error_code=ErrorCode.TOPIC_DELETION_DISABLED.code,
                     error_message="Topic deletion is disabled.",
                 )
+            )
+            continue
+        if topic_id != ZERO_UUID and not ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, name):
+            # named by id without Describe: the name is not disclosed
+            results.append(
+                Result(name=None, topic_id=topic_id, error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED.code)
+            )
+            continue
+        if not ctx.authorize(AclOperation.DELETE, ResourceType.TOPIC, name):
+            results.append(
+                Result(name=name, topic_id=topic_id, error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED.code)
             )
             continue
         try:

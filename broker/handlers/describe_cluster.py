@@ -3,7 +3,8 @@
 Behaviour: from the broker's MetadataCache (Kafka's ``handleDescribeCluster``): the
 cluster id, the controller id, and every alive broker with its endpoint on the listener the
 request came in on (brokers without that listener are left out). Authorized
-operations on request (no authorizer: everything a cluster supports).
+operations on request (KIP-430): what the principal may do on the cluster, 0 without
+Describe on it (no authorizer: everything a cluster supports).
 An endpoint_type of 2 (controllers, KIP-919) sent to a broker answers
 MISMATCHED_ENDPOINT_TYPE, as Kafka's brokers do.
 
@@ -43,7 +44,7 @@ def handle_describe_cluster(ctx: RequestContext, request: DescribeClusterRequest
             )
             for b, ep in cache.alive_endpoints(ctx.listener)
         ],
-        cluster_authorized_operations=ops.CLUSTER
+        cluster_authorized_operations=ops.cluster_if_describable(ctx)
         if request.include_cluster_authorized_operations
         else ops.NOT_REQUESTED,
     )

@@ -20,6 +20,10 @@ Behaviour:
 Version notes: v1 adds config_source and synonyms (is_default is v0 only);
 v3 adds config_type and documentation; v4 is flexible.
 
+Authorization: DescribeConfigs on the cluster for a broker resource
+(CLUSTER_AUTHORIZATION_FAILED), on the topic for a topic (TOPIC_AUTHORIZATION_FAILED,
+whether it exists or not).
+
 Not implemented: broker logger resources (type 8) answer INVALID_REQUEST.
 """
 
@@ -27,8 +31,10 @@ from __future__ import annotations
 
 import asyncio
 
+from broker.authorization import config_resource_error
 from broker.config_description import ConfigEntry, describe_broker_configs, describe_topic_configs
 from broker.handlers import RequestContext, handler
+from coordinator.acl_model import AclOperation
 from coordinator.controller import validate_topic_name
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, DescribeConfigsRequest, DescribeConfigsResponse
@@ -81,6 +87,7 @@ async def handle_describe_configs(
             await asyncio.sleep(0)  # other clients' requests run between slices
         result = Result(resource_type=res.resource_type, resource_name=res.resource_name, error_code=0)
         try:
+            config_resource_error(ctx, AclOperation.DESCRIBE_CONFIGS, res.resource_type, res.resource_name)
             if res.resource_type == TOPIC:
                 validate_topic_name(res.resource_name)
                 topic_overrides = overrides.get(res.resource_name)

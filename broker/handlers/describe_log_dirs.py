@@ -12,8 +12,10 @@ topics.
 Version notes: v0 was removed in Kafka 4.0; v2 is flexible; v3 adds the top-level error
 code (always NONE here); v4 adds total and usable bytes. v5 (cordoned log dirs) is not served.
 
-Not implemented: future replicas (AlterReplicaLogDirs), so no ``-future`` log is listed;
-authorization (Kafka asks for DESCRIBE on the cluster).
+Authorization: Describe on the cluster, else CLUSTER_AUTHORIZATION_FAILED (v3+ top-level
+error) with no log dirs.
+
+Not implemented: future replicas (AlterReplicaLogDirs), so no ``-future`` log is listed.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import os
 from pathlib import Path
 
 from broker.handlers import RequestContext, handler
+from coordinator.acl_model import AclOperation, ResourceType
 from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, DescribeLogDirsRequest, DescribeLogDirsResponse
 
@@ -39,6 +42,10 @@ def _space(path: Path) -> tuple[int, int]:
 @handler(ApiKey.DESCRIBE_LOG_DIRS, versions=(1, 4))
 def handle_describe_log_dirs(ctx: RequestContext, request: DescribeLogDirsRequest) -> DescribeLogDirsResponse:
     lm = ctx.broker.log_manager
+    if not ctx.authorize(AclOperation.DESCRIBE, ResourceType.CLUSTER):
+        return DescribeLogDirsResponse(
+            throttle_time_ms=0, error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED.code, results=[]
+        )
     wanted: set[tuple[str, int]] | None = None
     if request.topics is not None:
         wanted = {(t.topic, p) for t in request.topics for p in t.partitions}

@@ -7,13 +7,16 @@ coordinator epoch and current transaction start offset (-1: none). Operators
 use it to see what the idempotence checks are working from. Unknown topics or
 partitions: UNKNOWN_TOPIC_OR_PARTITION, with an error message.
 
+Authorization: Read on each topic, else TOPIC_AUTHORIZATION_FAILED for its partitions.
+
 Version notes: v0 is the only version (flexible).
 """
 
 from __future__ import annotations
 
 from broker.handlers import RequestContext, handler
-from protocol.errors import KafkaError
+from coordinator.acl_model import AclOperation, ResourceType
+from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, DescribeProducersRequest, DescribeProducersResponse
 
 TopicResponse = DescribeProducersResponse.TopicResponse
@@ -27,10 +30,13 @@ def handle_describe_producers(
 ) -> DescribeProducersResponse:
     rm = ctx.broker.replica_manager
     topics = []
+    readable = ctx.authorized(AclOperation.READ, ResourceType.TOPIC, (t.name for t in request.topics))
     for t in request.topics:
         parts = []
         for index in t.partition_indexes:
             try:
+                if t.name not in readable:
+                    raise KafkaError(ErrorCode.TOPIC_AUTHORIZATION_FAILED)
                 active = rm.describe_producers(t.name, index)
             except KafkaError as exc:
                 parts.append(

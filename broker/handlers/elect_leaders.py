@@ -30,9 +30,10 @@ Behaviour (Kafka's ``KafkaApis.handleElectLeaders``, ``ReplicaManager.electLeade
 Version notes: v0 has no ElectionType (always PREFERRED) and no top-level ErrorCode;
 v1 adds both (KIP-460); v2 is flexible.
 
-Not implemented: authorization (Kafka requires ALTER on the cluster, else
-CLUSTER_AUTHORIZATION_FAILED at the top and for every listed partition; there is no
-authorizer, so every request is allowed). Throttling (ThrottleTimeMs is always 0).
+Authorization: Alter on the cluster, else CLUSTER_AUTHORIZATION_FAILED at the top and for
+every listed partition.
+
+Not implemented: throttling (ThrottleTimeMs is always 0).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from collections.abc import Iterable, Sequence
 from broker.handlers import RequestContext, handler, zookeeper_mode
 from broker.metadata_cache import MetadataCache
 from broker.purgatory import DelayedOperation
+from coordinator.acl_model import AclOperation, ResourceType
 from coordinator.zk_election import ElectionType, TopicPartition
 from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, ElectLeadersRequest, ElectLeadersResponse
@@ -164,6 +166,9 @@ async def handle_elect_leaders(ctx: RequestContext, request: ElectLeadersRequest
         # ElectionType.valueOf throws; KafkaApis answers getErrorResponse(UNKNOWN_SERVER_ERROR).
         failed = (ErrorCode.UNKNOWN_SERVER_ERROR, None)
         return _response(((tp, failed) for tp in requested or ()), ErrorCode.UNKNOWN_SERVER_ERROR)
+    if not ctx.authorize(AclOperation.ALTER, ResourceType.CLUSTER):
+        denied = (ErrorCode.CLUSTER_AUTHORIZATION_FAILED, None)
+        return _response(((tp, denied) for tp in requested or ()), ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
     cache = ctx.broker.metadata_cache
     partitions = _all_partitions(cache) if requested is None else requested
     if zookeeper_mode(ctx.broker):

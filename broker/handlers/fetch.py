@@ -36,6 +36,9 @@ Behaviour (Kafka's ``KafkaApis.handleFetchRequest`` / ``ReplicaManager.fetchMess
   watermark and log start offset. ``fetch.max.bytes`` caps them too. Consumers fetching
   from a follower get NOT_LEADER_OR_FOLLOWER (no KIP-392).
 
+Authorization: a consumer needs Read on each topic, a follower ClusterAction on the cluster;
+the partitions refused are TOPIC_AUTHORIZATION_FAILED and are not read.
+
 Version notes: v4 isolation level and aborted transactions; v5 log start
 offset; v7 fetch sessions (KIP-227) and a top-level error code; v9 current
 leader epoch; v11 rack id and preferred replica; v12 flexible, diverging epoch.
@@ -53,6 +56,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Sequence
 
+from broker.authorization import fetch_denied_topics, with_denied_fetches
 from broker.fetch_session import FetchContext, SessionPartition
 from broker.handlers import RequestContext, handler
 from broker.replica_manager import FetchIsolation, FetchParams, FetchPartitionData, FetchPartitionInfo
@@ -132,6 +136,8 @@ def handle_fetch(ctx: RequestContext, request: FetchRequest):  # -> FetchRespons
     if context.error is not ErrorCode.NONE:
         return _response([], context.error)
     committed = request.isolation_level == READ_COMMITTED
+    # Read on each topic of the session context; ClusterAction for followers
+    denied = fetch_denied_topics(ctx, request.replica_id, (p.topic for p, _ in context.partitions))
     params = FetchParams(
         max_wait_ms=request.max_wait_ms,
         min_bytes=request.min_bytes,
@@ -147,8 +153,10 @@ def handle_fetch(ctx: RequestContext, request: FetchRequest):  # -> FetchRespons
         replica_id=max(request.replica_id, -1),
         file_records=ctx.sends_file_records,
     )
-    infos = [((p.topic, p.partition), info) for p, info in context.partitions]
-    results = ctx.broker.replica_manager.fetch_messages(params, infos)
+    infos = [((p.topic, p.partition), info) for p, info in context.partitions if p.topic not in denied]
+    results = ctx.broker.replica_manager.fetch_messages(params, infos) if infos or not denied else []
+    if denied:
+        results = with_denied_fetches([p.topic for p, _ in context.partitions], results, denied)
     if isinstance(results, list):
         return _build(context, results, committed, version)
     return _respond_when_ready(context, results, committed, version)

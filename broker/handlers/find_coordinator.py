@@ -12,6 +12,9 @@ Behaviour (Kafka's ``KafkaApis.handleFindCoordinatorRequest`` / ``getCoordinator
 - Any other key type: INVALID_REQUEST (``CoordinatorType.forId`` rejects it).
 - A failed lookup carries Kafka's "no node": node id -1, host "", port -1.
 
+Authorization (before the lookup): Describe on the group (else GROUP_AUTHORIZATION_FAILED)
+or on the transactional id (else TRANSACTIONAL_ID_AUTHORIZATION_FAILED).
+
 Version notes: v1 adds key_type and the error message (Kafka sends its error
 text, "NONE" on success); v3 is flexible; v4 batches keys (KIP-699): one
 ``coordinators`` entry per key, no top-level fields.
@@ -25,6 +28,7 @@ import logging
 from typing import NamedTuple
 
 from broker.handlers import RequestContext, handler
+from coordinator.acl_model import AclOperation, ResourceType
 from coordinator.cluster_state import BrokerEndpoint, LiveBroker
 from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, FindCoordinatorRequest, FindCoordinatorResponse
@@ -39,6 +43,8 @@ _MESSAGES = {
     ErrorCode.COORDINATOR_NOT_AVAILABLE: "The coordinator is not available.",
     ErrorCode.INVALID_REQUEST: "This most likely occurs because of a request being malformed by the client "
     "library or the message was sent to an incompatible broker. See the broker logs for more details.",
+    ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED: "Transactional Id authorization failed.",
+    ErrorCode.GROUP_AUTHORIZATION_FAILED: "Group authorization failed.",
 }
 
 
@@ -61,6 +67,13 @@ def _leader_of(ctx: RequestContext, topic: str, partition: int) -> _Lookup:
 
 def _lookup(ctx: RequestContext, key_type: int, key: str) -> _Lookup:
     """The coordinator of one key, or the error of its lookup."""
+    # KafkaApis.getCoordinator: Describe on the group / transactional id first
+    if key_type == GROUP_KEY_TYPE and not ctx.authorize(AclOperation.DESCRIBE, ResourceType.GROUP, key):
+        return _Lookup(ErrorCode.GROUP_AUTHORIZATION_FAILED)
+    if key_type == TRANSACTION_KEY_TYPE and not ctx.authorize(
+        AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, key
+    ):
+        return _Lookup(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
     if key_type == GROUP_KEY_TYPE:
         groups = ctx.broker.groups
         error = groups.find_coordinator(key)

@@ -13,14 +13,18 @@ dynamically: Set(...)". ``validate_only`` checks everything and changes nothing.
 
 Version notes: v1 is flexible.
 
-Not implemented: broker logger resources (type 8) answer INVALID_REQUEST; authorization;
+Not implemented: broker logger resources (type 8) answer INVALID_REQUEST;
 ``alter.config.policy.class.name``.
+
+Authorization: AlterConfigs on the cluster for a broker resource (CLUSTER_AUTHORIZATION_FAILED),
+on the topic for a topic (TOPIC_AUTHORIZATION_FAILED), checked after the duplicate check.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+from broker.authorization import config_resource_error
 from broker.config_admin import (
     alter_resource,
     bounded_message,
@@ -29,6 +33,7 @@ from broker.config_admin import (
     prepare_incremental_configs,
 )
 from broker.handlers import RequestContext, handler
+from coordinator.acl_model import AclOperation
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse
 from storage.config_def import ConfigKey
@@ -51,6 +56,7 @@ async def handle_incremental_alter_configs(
         try:
             if (res.resource_type, res.resource_name) in twice:
                 raise KafkaError(ErrorCode.INVALID_REQUEST, "Each resource must appear at most once.")
+            config_resource_error(ctx, AclOperation.ALTER_CONFIGS, res.resource_type, res.resource_name)
             check_config_names(
                 [c.name for c in res.configs],
                 [c.name for c in res.configs if c.value is None and c.config_operation != DELETE],

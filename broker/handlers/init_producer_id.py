@@ -35,13 +35,16 @@ Version notes: v1 is v0; v2 is flexible; v3 adds ProducerId/ProducerEpoch
 PRODUCER_FENCED (KIP-588) and v5 TRANSACTION_ABORTABLE (KIP-890). v6 (KIP-939
 two-phase commit) is not served.
 
-Not implemented: ACLs (IdempotentWrite on the cluster, Write on the TransactionalId).
+Authorization (before anything else, as ``KafkaApis``): a transactional id needs Write on it
+(TRANSACTIONAL_ID_AUTHORIZATION_FAILED); an idempotent producer IdempotentWrite on the cluster
+or Write on at least one topic (KIP-679), else CLUSTER_AUTHORIZATION_FAILED.
 """
 
 from __future__ import annotations
 
 import logging
 
+from broker.authorization import init_producer_id_error
 from broker.handlers import RequestContext, handler
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, InitProducerIdRequest, InitProducerIdResponse
@@ -66,6 +69,9 @@ async def handle_init_producer_id(
     ctx: RequestContext, request: InitProducerIdRequest
 ) -> InitProducerIdResponse:
     transactional_id = request.transactional_id
+    denied = init_producer_id_error(ctx, transactional_id)  # TransactionalId Write / IdempotentWrite
+    if denied is not None:
+        return _error(denied)
     if transactional_id is not None:
         expected = None
         if ctx.api_version >= 3 and request.producer_id != NO_PRODUCER_ID:

@@ -28,7 +28,9 @@ flexible; v7 returns the protocol type and a nullable protocol name (KIP-559);
 v8 adds the reason (KIP-800, logged); v9 adds skip_assignment (KIP-814: a
 static leader rejoining a stable group learns it leads without reassigning).
 
-Not implemented: authorization (everything is allowed); KIP-848 consumer
+Authorization: Read on the group, else GROUP_AUTHORIZATION_FAILED.
+
+Not implemented: KIP-848 consumer
 groups (ConsumerGroupHeartbeat) and upgrading a classic group to them.
 """
 
@@ -37,7 +39,9 @@ from __future__ import annotations
 import asyncio
 
 from broker.handlers import RequestContext, handler
+from coordinator.acl_model import AclOperation, ResourceType
 from coordinator.group_metadata import JoinRequest, JoinResult
+from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, JoinGroupRequest, JoinGroupResponse
 
 
@@ -75,6 +79,8 @@ def _response(version: int, result: JoinResult) -> JoinGroupResponse:
 async def handle_join_group(ctx: RequestContext, request: JoinGroupRequest) -> JoinGroupResponse:
     version = ctx.api_version
     groups = ctx.broker.groups
+    if not ctx.authorize(AclOperation.READ, ResourceType.GROUP, request.group_id):
+        return _response(version, JoinResult(ErrorCode.GROUP_AUTHORIZATION_FAILED, request.member_id))
     req = JoinRequest(
         group_id=request.group_id,
         member_id=request.member_id,

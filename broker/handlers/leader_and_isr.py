@@ -23,6 +23,8 @@ Behaviour (Kafka's ``KafkaApis.handleLeaderAndIsrRequest`` then
 Version notes: v5 answers by topic id; v6 adds LeaderRecoveryState; v7 adds
 IsKRaftController (always false from a ZooKeeper controller, ignored).
 
+Authorization: ClusterAction on the cluster, else CLUSTER_AUTHORIZATION_FAILED everywhere.
+
 Not implemented: replica fetchers (a follower does not fetch yet), LiveLeaders,
 AddingReplicas / RemovingReplicas bookkeeping, the Type field (full/incremental, KRaft
 migration), offline log dirs. v0-4 (name-keyed responses, IBP < 2.8) are not served.
@@ -35,6 +37,7 @@ import uuid
 from collections.abc import Mapping
 
 from broker.handlers import RequestContext, handler, zookeeper_mode
+from coordinator.acl_model import AclOperation, ResourceType
 from coordinator.cluster_state import PartitionState
 from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, LeaderAndIsrRequest, LeaderAndIsrResponse
@@ -81,6 +84,8 @@ async def _topic_overrides(ctx: RequestContext, topic: str) -> Mapping[str, str]
 
 @handler(ApiKey.LEADER_AND_ISR, versions=(5, 7), served_when=zookeeper_mode)
 async def handle_leader_and_isr(ctx: RequestContext, request: LeaderAndIsrRequest) -> LeaderAndIsrResponse:
+    if not ctx.authorize(AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER):
+        return _error_response(request, ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
     if is_broker_epoch_stale(ctx, request.broker_epoch):
         return _error_response(request, ErrorCode.STALE_BROKER_EPOCH)
     states: list[PartitionState] = []

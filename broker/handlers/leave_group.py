@@ -14,12 +14,13 @@ error, else the member's, as Kafka's ``LeaveGroupResponse``); v3 batches
 members with group.instance.id and answers per member; v4 is flexible; v5
 adds the reason (KIP-800, logged).
 
-Not implemented: authorization.
+Authorization: Read on the group, else GROUP_AUTHORIZATION_FAILED (no member results).
 """
 
 from __future__ import annotations
 
 from broker.handlers import RequestContext, handler
+from coordinator.acl_model import AclOperation, ResourceType
 from coordinator.group_membership import LeaveMember
 from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, LeaveGroupRequest, LeaveGroupResponse
@@ -28,6 +29,8 @@ from protocol.messages import ApiKey, LeaveGroupRequest, LeaveGroupResponse
 @handler(ApiKey.LEAVE_GROUP, versions=(0, 5))
 def handle_leave_group(ctx: RequestContext, request: LeaveGroupRequest) -> LeaveGroupResponse:
     version = ctx.api_version
+    if not ctx.authorize(AclOperation.READ, ResourceType.GROUP, request.group_id):
+        return LeaveGroupResponse(error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED.code)
     if version < 3:
         members = [LeaveMember(request.member_id)]
     else:

@@ -16,12 +16,16 @@ filter and each group's state; v5 adds the types filter and each group's type
 ("classic").
 
 Not implemented: KIP-848 consumer groups and share groups (no group has
-another type); authorization.
+another type).
+
+Authorization: with Describe on the cluster every group is listed, else only the groups the
+principal may describe.
 """
 
 from __future__ import annotations
 
 from broker.handlers import RequestContext, handler
+from coordinator.acl_model import AclOperation, ResourceType
 from coordinator.group_metadata import CLASSIC_GROUP_TYPE
 from protocol.messages import ApiKey, ListGroupsRequest, ListGroupsResponse
 
@@ -42,6 +46,12 @@ def handle_list_groups(ctx: RequestContext, request: ListGroupsRequest) -> ListG
     types = _wanted_types(request.types_filter) if version >= 5 else set()
     if types and CLASSIC_GROUP_TYPE not in types:
         overviews = []
+    if not ctx.authorize(AclOperation.DESCRIBE, ResourceType.CLUSTER, log_denied=False):
+        overviews = [
+            g
+            for g in overviews
+            if ctx.authorize(AclOperation.DESCRIBE, ResourceType.GROUP, g.group_id, log_denied=False)
+        ]
     return ListGroupsResponse(
         error_code=error.code,
         groups=[

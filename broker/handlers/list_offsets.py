@@ -13,6 +13,8 @@ Behaviour (Kafka's ``ReplicaManager.fetchOffsetForTimestamp`` / ``UnifiedLog.fet
 - Unknown partitions: UNKNOWN_TOPIC_OR_PARTITION. A partition asked for twice:
   INVALID_REQUEST for it.
 
+Authorization: Describe on each topic, else TOPIC_AUTHORIZATION_FAILED for its partitions.
+
 Version notes: v1 returns one offset with its timestamp (v0's list is gone);
 v2 isolation level; v4 leader epochs; v6 flexible; v7 max timestamp; v8
 earliest local timestamp. v9+ are not served.
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 from broker.handlers import RequestContext, handler
 from broker.replica_manager import FetchIsolation
+from coordinator.acl_model import AclOperation, ResourceType
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, ListOffsetsRequest, ListOffsetsResponse
 
@@ -37,10 +40,21 @@ def handle_list_offsets(ctx: RequestContext, request: ListOffsetsRequest) -> Lis
     committed = version >= 2 and request.isolation_level == READ_COMMITTED
     isolation = FetchIsolation.TXN_COMMITTED if committed else FetchIsolation.HIGH_WATERMARK
     seen: set[tuple[str, int]] = set()
+    describable = ctx.authorized(AclOperation.DESCRIBE, ResourceType.TOPIC, (t.name for t in request.topics))
     topics = []
     for t in request.topics:
         parts = []
         for p in t.partitions:
+            if t.name not in describable:
+                parts.append(
+                    PartitionResponse(
+                        partition_index=p.partition_index,
+                        error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED.code,
+                        timestamp=-1,
+                        offset=-1,
+                    )
+                )
+                continue
             key = (t.name, p.partition_index)
             if key in seen:
                 parts.append(

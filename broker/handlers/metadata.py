@@ -22,7 +22,13 @@ Behaviour (Kafka's ``KafkaApis.handleTopicMetadataRequest`` over its ``MetadataC
 - Internal topics (``__consumer_offsets``, ``__transaction_state``) are never created by a
   Metadata request: the broker creates them with its own configuration (the group
   coordinator on first use). Asked for while missing: UNKNOWN_TOPIC_OR_PARTITION.
-- Authorized operations (v8+): with no authorizer, everything the resource supports.
+- Authorization (``authorizer.class.name``): each topic needs Describe. Asked for all
+  topics, the others are left out; asked by name, they answer TOPIC_AUTHORIZATION_FAILED
+  whether they exist or not (by id: with the id, without the name). Auto-creation needs
+  Create on the cluster or on the topic, else TOPIC_AUTHORIZATION_FAILED.
+- Authorized operations (v8+, KIP-430): what the principal may do on each topic (and, v8-v10,
+  on the cluster: 0 without Describe on it), computed by the authorizer; with none,
+  everything the resource type supports.
 
 Version notes: v1 adds controller_id, rack, is_internal and null-means-all;
 v2 cluster_id; v3 throttle_time_ms; v4 allow_auto_topic_creation; v5
@@ -60,6 +66,7 @@ import asyncio
 from broker import authorized_operations as ops
 from broker.handlers import RequestContext, handler
 from broker.metadata_cache import MetadataCache
+from coordinator.acl_model import AclOperation, ResourceType
 from coordinator.cluster_state import INTERNAL_TOPICS, NO_LEADER, TopicMetadata
 from coordinator.controller import validate_topic_name
 from protocol.errors import ErrorCode, KafkaError
@@ -119,7 +126,7 @@ def topic_response(ctx: RequestContext, t: TopicMetadata, include_ops: bool) -> 
         topic_id=t.topic_id,
         is_internal=t.is_internal,
         partitions=_partitions(cache, t.name, ctx.listener, ctx.api_version),
-        topic_authorized_operations=ops.TOPIC if include_ops else ops.NOT_REQUESTED,
+        topic_authorized_operations=ops.topic(ctx, t.name) if include_ops else ops.NOT_REQUESTED,
     )
 
 
@@ -211,6 +218,31 @@ def _error_topic(name: str | None, error: ErrorCode, topic_id=ZERO_UUID) -> Topi
     )
 
 
+def _denied(name: str | None, topic_id=ZERO_UUID) -> Topic:
+    """A topic the principal may not describe: TOPIC_AUTHORIZATION_FAILED, never internal."""
+    return Topic(
+        error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED.code,
+        name=name,
+        topic_id=topic_id,
+        is_internal=False,
+        partitions=[],
+    )
+
+
+def _may_create(ctx: RequestContext, name: str) -> bool:
+    """Auto-creation needs Create on the cluster or on the topic."""
+    return ctx.authorize(AclOperation.CREATE, ResourceType.CLUSTER, log_denied=False) or ctx.authorize(
+        AclOperation.CREATE, ResourceType.TOPIC, name
+    )
+
+
+def _cluster_operations(ctx: RequestContext, request: MetadataRequest) -> int:
+    """v8-v10: the cluster's authorized operations, 0 without Describe on the cluster."""
+    if ctx.api_version < 8 or not request.include_cluster_authorized_operations:
+        return ops.NOT_REQUESTED
+    return ops.cluster_if_describable(ctx)
+
+
 def _ids_unsupported(version: int, request: MetadataRequest) -> bool:
     """v10-11 have the topic id field but not its use (KafkaApis refuses the request)."""
     if version not in (10, 11) or request.topics is None:
@@ -273,7 +305,17 @@ async def handle_metadata(ctx: RequestContext, request: MetadataRequest) -> Meta
     topics: list[Topic] = []
     encoded: dict[int, tuple[Topic, bytes]] = {}
     if all_topics:
-        topics, encoded = _all_topics(ctx, include_ops)
+        if broker.authorizer.enabled:
+            # Per principal: only the topics it may describe (and its own authorized operations),
+            # so not from the shared encoded entries.
+            for name in cache.topic_names():
+                t = cache.get_topic(name)
+                if t is not None and ctx.authorize(
+                    AclOperation.DESCRIBE, ResourceType.TOPIC, name, log_denied=False
+                ):
+                    topics.append(topic_response(ctx, t, include_ops))
+        else:
+            topics, encoded = _all_topics(ctx, include_ops)
     else:
         allow_auto = cfg["auto.create.topics.enable"] and (version < 4 or request.allow_auto_topic_creation)
         seen: set[str] = set()
@@ -286,15 +328,24 @@ async def handle_metadata(ctx: RequestContext, request: MetadataRequest) -> Meta
                 t = cache.get_topic_by_id(req_topic.topic_id)
                 if t is None:
                     topics.append(_error_topic(None, ErrorCode.UNKNOWN_TOPIC_ID, req_topic.topic_id))
+                elif not ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, t.name):
+                    # topic ids are not secret: the id is echoed, the name is not
+                    topics.append(_denied(None, req_topic.topic_id))
                 else:
                     topics.append(topic_response(ctx, t, include_ops))
                 continue
             if name in seen:
                 continue
             seen.add(name)
+            if not ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, name):
+                topics.append(_denied(name))  # whether it exists is not disclosed
+                continue
             t = cache.get_topic(name)
             if t is None and not allow_auto and broker.topic_admin.is_busy(name):
                 topics.append(_error_topic(name, ErrorCode.LEADER_NOT_AVAILABLE))
+                continue
+            if t is None and allow_auto and not _may_create(ctx, name):
+                topics.append(_error_topic(name, ErrorCode.TOPIC_AUTHORIZATION_FAILED))
                 continue
             if t is None and allow_auto:
                 created = _auto_create(ctx, name, budget)
@@ -319,9 +370,5 @@ async def handle_metadata(ctx: RequestContext, request: MetadataRequest) -> Meta
         cluster_id=cache.cluster_id,
         controller_id=cache.controller_id,
         topics=topics,
-        cluster_authorized_operations=(
-            ops.CLUSTER
-            if version >= 8 and request.include_cluster_authorized_operations
-            else ops.NOT_REQUESTED
-        ),
+        cluster_authorized_operations=_cluster_operations(ctx, request),
     )

@@ -31,7 +31,10 @@ group.instance.id; v8 is flexible; v9 is the KIP-848 version (classic groups
 only here).
 
 Not implemented: v0-1 (removed in Kafka 4), v10 (topic ids); KIP-848 member
-epochs; authorization.
+epochs.
+
+Authorization: Read on the group (else every partition is GROUP_AUTHORIZATION_FAILED) and
+Read on each topic (else its partitions are TOPIC_AUTHORIZATION_FAILED), as KafkaApis.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from __future__ import annotations
 from collections.abc import Awaitable
 
 from broker.handlers import RequestContext, handler
+from coordinator.acl_model import AclOperation, ResourceType
 from coordinator.groups import OffsetCommitEntry
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, OffsetCommitRequest, OffsetCommitResponse
@@ -53,9 +57,13 @@ def handle_offset_commit(
     # One slot per requested partition, in request order; None = goes to the coordinator.
     slots: list[list[ErrorCode | None]] = []
     entries: list[OffsetCommitEntry] = []
+    readable = ctx.authorized(AclOperation.READ, ResourceType.TOPIC, (t.name for t in request.topics))
     for topic in request.topics:
         row: list[ErrorCode | None] = []
         for p in topic.partitions:
+            if topic.name not in readable:
+                row.append(ErrorCode.TOPIC_AUTHORIZATION_FAILED)
+                continue
             # KafkaApis.handleOffsetCommitRequest: metadataCache.contains(topicPartition)
             if cache.partition_state(topic.name, p.partition_index) is None:
                 row.append(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
@@ -71,6 +79,8 @@ def handle_offset_commit(
                 )
             )
         slots.append(row)
+    if not ctx.authorize(AclOperation.READ, ResourceType.GROUP, request.group_id):
+        slots, entries = [[ErrorCode.GROUP_AUTHORIZATION_FAILED] * len(row) for row in slots], []
     if not entries:
         return _response(request, slots)
     group_error: ErrorCode | None = None

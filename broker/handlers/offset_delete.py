@@ -11,12 +11,14 @@ NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, COORDINATOR_LOAD_IN_PROGRESS, NON_EM
 are the response's top-level error with no topics, as Kafka's ``getErrorResponse``.
 A group left Empty with no offsets is removed.
 
-Not implemented: authorization.
+Authorization: Delete on the group (else GROUP_AUTHORIZATION_FAILED at the top) and Read on
+each topic (else its partitions are TOPIC_AUTHORIZATION_FAILED), as KafkaApis.
 """
 
 from __future__ import annotations
 
 from broker.handlers import RequestContext, handler
+from coordinator.acl_model import AclOperation, ResourceType
 from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, OffsetDeleteRequest, OffsetDeleteResponse
 
@@ -27,12 +29,17 @@ PartitionResult = OffsetDeleteResponse.OffsetDeleteResponsePartition
 @handler(ApiKey.OFFSET_DELETE, versions=(0, 0))
 def handle_offset_delete(ctx: RequestContext, request: OffsetDeleteRequest) -> OffsetDeleteResponse:
     cache = ctx.broker.metadata_cache
+    if not ctx.authorize(AclOperation.DELETE, ResourceType.GROUP, request.group_id):
+        return OffsetDeleteResponse(error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED.code, throttle_time_ms=0)
+    readable = ctx.authorized(AclOperation.READ, ResourceType.TOPIC, (t.name for t in request.topics))
     errors: dict[tuple[str, int], ErrorCode] = {}
     known: list[tuple[str, int]] = []
     for t in request.topics:
         for p in t.partitions:
             tp = (t.name, p.partition_index)
-            if cache.partition_state(*tp) is None:
+            if t.name not in readable:
+                errors[tp] = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+            elif cache.partition_state(*tp) is None:
                 errors[tp] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
             else:
                 known.append(tp)

@@ -17,7 +17,11 @@ commit awaiting its marker answers UNSTABLE_OFFSET_COMMIT, retried by the
 client); v8 fetches several groups, each with its own error.
 
 Not implemented: v0 (ZooKeeper offsets, removed in Kafka 4), v9-10 (KIP-848
-member epochs, topic ids); authorization.
+member epochs, topic ids).
+
+Authorization: Describe on the group (else GROUP_AUTHORIZATION_FAILED: the group's error, or
+every requested partition's before v2) and on each topic: named partitions of other topics
+answer TOPIC_AUTHORIZATION_FAILED, and fetching all of a group's offsets leaves them out.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from broker.handlers import RequestContext, handler
+from coordinator.acl_model import AclOperation, ResourceType
 from coordinator.group_offsets import INVALID_OFFSET, NO_LEADER_EPOCH, NO_METADATA
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, OffsetFetchRequest, OffsetFetchResponse
@@ -38,12 +43,26 @@ def _fetch(
     ctx: RequestContext, group_id: str, topics: Sequence[Any] | None, require_stable: bool
 ) -> tuple[ErrorCode, TopicOffsets]:
     groups = ctx.broker.groups
-    wanted = None if topics is None else [(t.name, p) for t in topics for p in t.partition_indexes]
+    if not ctx.authorize(AclOperation.DESCRIBE, ResourceType.GROUP, group_id):
+        return ErrorCode.GROUP_AUTHORIZATION_FAILED, []
+    named = [] if topics is None else [t.name for t in topics]
+    describable = ctx.authorized(AclOperation.DESCRIBE, ResourceType.TOPIC, named)
+    wanted = None
+    if topics is not None:
+        wanted = [(t.name, p) for t in topics if t.name in describable for p in t.partition_indexes]
     try:
         found = groups.fetch_offsets(group_id, wanted, require_stable=require_stable)
     except KafkaError as exc:
         return exc.error, []
+    if topics is None:  # all the group's offsets: only those of topics it may describe
+        found = [f for f in found if ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, f[0])]
     by_topic: dict[str, list[tuple[int, int, int, str, ErrorCode]]] = {}
+    for t in topics or ():  # KafkaApis' UNAUTHORIZED_PARTITION
+        if t.name not in describable:
+            by_topic[t.name] = [
+                (p, INVALID_OFFSET, NO_LEADER_EPOCH, NO_METADATA, ErrorCode.TOPIC_AUTHORIZATION_FAILED)
+                for p in t.partition_indexes
+            ]
     for topic, partition, om in found:
         row = by_topic.setdefault(topic, [])
         if require_stable and groups.has_pending_txn_offset(group_id, topic, partition):

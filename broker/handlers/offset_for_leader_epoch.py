@@ -12,6 +12,9 @@ Followers becoming followers ask it too (KIP-101/279, ``replica_id`` = their bro
 to truncate to their leader's history; as in Kafka 3.9 only the leader answers, for
 followers and consumers alike (NOT_LEADER_OR_FOLLOWER elsewhere).
 
+Authorization: ClusterAction on the cluster (followers) allows every topic; otherwise
+(consumers, KIP-320) Describe on each topic, else TOPIC_AUTHORIZATION_FAILED.
+
 Version notes: v2 adds current_leader_epoch and throttle time; v3 replica_id
 (consumers send -1); v4 is flexible.
 """
@@ -19,7 +22,8 @@ Version notes: v2 adds current_leader_epoch and throttle time; v3 replica_id
 from __future__ import annotations
 
 from broker.handlers import RequestContext, handler
-from protocol.errors import KafkaError
+from coordinator.acl_model import AclOperation, ResourceType
+from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse
 
 TopicResult = OffsetForLeaderEpochResponse.OffsetForLeaderTopicResult
@@ -32,10 +36,17 @@ def handle_offset_for_leader_epoch(
 ) -> OffsetForLeaderEpochResponse:
     rm = ctx.broker.replica_manager
     topics = []
+    # followers need ClusterAction; consumers (KIP-320) Describe on each topic
+    if ctx.authorize(AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER, log_denied=False):
+        allowed = {t.topic for t in request.topics}
+    else:
+        allowed = ctx.authorized(AclOperation.DESCRIBE, ResourceType.TOPIC, (t.topic for t in request.topics))
     for t in request.topics:
         parts = []
         for p in t.partitions:
             try:
+                if t.topic not in allowed:
+                    raise KafkaError(ErrorCode.TOPIC_AUTHORIZATION_FAILED)
                 epoch, end = rm.last_offset_for_leader_epoch(
                     t.topic, p.partition, p.leader_epoch, current_leader_epoch=p.current_leader_epoch
                 )

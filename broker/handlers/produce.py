@@ -31,6 +31,10 @@ Behaviour:
   INVALID_TXN_STATE when the partition was not added to the transaction, NOT_ENOUGH_REPLICAS
   (retriable) while the coordinator cannot answer, INVALID_PRODUCER_EPOCH when fenced.
   ``transaction.partition.verification.enable=false`` skips the check, as Kafka does.
+- Authorization (``broker.authorization.produce_denials``): a request with a transactional
+  batch needs Write on its transactional id (else every partition is
+  TRANSACTIONAL_ID_AUTHORIZATION_FAILED); each topic needs Write (else its partitions are
+  TOPIC_AUTHORIZATION_FAILED and are not appended).
 - zstd below v7: UNSUPPORTED_COMPRESSION_TYPE. Unknown topic or partition:
   UNKNOWN_TOPIC_OR_PARTITION (topics are auto-created by Metadata, as in Kafka).
 - A partition whose log dir failed or is full: KAFKA_STORAGE_ERROR (retriable);
@@ -51,6 +55,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Mapping
 
+from broker.authorization import produce_denials
 from broker.handlers import CloseConnection, RequestContext, handler
 from broker.replica_manager import AppendOrigin, PartitionAppendResult, TopicPartition
 from protocol.errors import ErrorCode, KafkaError
@@ -157,16 +162,19 @@ def _build(ctx: RequestContext, request: ProduceRequest, results: AppendResults)
 
 
 async def _respond_when_appended(
-    ctx: RequestContext, request: ProduceRequest, pending: Awaitable[AppendResults]
+    ctx: RequestContext, request: ProduceRequest, pending: Awaitable[AppendResults], denied: AppendResults
 ) -> ProduceResponse | None:
-    return _build(ctx, request, await pending)
+    return _build(ctx, request, {**await pending, **denied})
 
 
 @handler(ApiKey.PRODUCE, versions=(3, 11), advertise_from=0)
 def handle_produce(
     ctx: RequestContext, request: ProduceRequest
 ):  # -> ProduceResponse | None | Awaitable[...]
+    denied = produce_denials(ctx, request)  # Write on each topic (and the transactional id)
     entries = [((t.name, p.index), p.records) for t in request.topic_data for p in t.partition_data]
+    if denied:
+        entries = [e for e in entries if e[0] not in denied]
     results = ctx.broker.replica_manager.append_records(
         entries,
         required_acks=request.acks,
@@ -176,5 +184,5 @@ def handle_produce(
         transactional_id=request.transactional_id,
     )
     if isinstance(results, dict):
-        return _build(ctx, request, results)
-    return _respond_when_appended(ctx, request, results)
+        return _build(ctx, request, {**results, **denied})
+    return _respond_when_appended(ctx, request, results, denied)

@@ -18,6 +18,8 @@ Behaviour (Kafka's ``KafkaApis.handleStopReplicaRequest`` then ``ReplicaManager.
 Version notes: v3 carries per-partition leader epoch and delete flag (KIP-570); v4 adds
 IsKRaftController (ignored).
 
+Authorization: ClusterAction on the cluster, else CLUSTER_AUTHORIZATION_FAILED everywhere.
+
 Not implemented: replica fetchers to stop (none exist yet); offline log dirs. v0-2 (one
 request-level DeletePartitions) are not served.
 """
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 from broker.handlers import RequestContext, handler, zookeeper_mode
 from broker.handlers.leader_and_isr import is_broker_epoch_stale
+from coordinator.acl_model import AclOperation, ResourceType
 from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, StopReplicaRequest, StopReplicaResponse
 
@@ -37,8 +40,9 @@ def handle_stop_replica(ctx: RequestContext, request: StopReplicaRequest) -> Sto
         for t in request.topic_states
         for p in t.partition_states
     ]
-    if is_broker_epoch_stale(ctx, request.broker_epoch):
-        error = ErrorCode.STALE_BROKER_EPOCH.code
+    denied = not ctx.authorize(AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER)
+    if denied or is_broker_epoch_stale(ctx, request.broker_epoch):
+        error = (ErrorCode.CLUSTER_AUTHORIZATION_FAILED if denied else ErrorCode.STALE_BROKER_EPOCH).code
         return StopReplicaResponse(
             error_code=error,
             partition_errors=[

@@ -20,7 +20,7 @@ gets its current assignment at once.
 Version notes: v1 adds throttle time; v3 adds group.instance.id; v4 is
 flexible; v5 carries protocol type and name both ways (KIP-559).
 
-Not implemented: authorization.
+Authorization: Read on the group, else GROUP_AUTHORIZATION_FAILED.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 
 from broker.handlers import RequestContext, handler
+from coordinator.acl_model import AclOperation, ResourceType
 from coordinator.group_metadata import SyncResult
 from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, SyncGroupRequest, SyncGroupResponse
@@ -45,6 +46,8 @@ def _response(result: SyncResult) -> SyncGroupResponse:
 @handler(ApiKey.SYNC_GROUP, versions=(0, 5))
 async def handle_sync_group(ctx: RequestContext, request: SyncGroupRequest) -> SyncGroupResponse:
     groups = ctx.broker.groups
+    if not ctx.authorize(AclOperation.READ, ResourceType.GROUP, request.group_id):
+        return _response(SyncResult(ErrorCode.GROUP_AUTHORIZATION_FAILED))
     if ctx.api_version >= 5 and (request.protocol_type is None or request.protocol_name is None):
         return _response(SyncResult(ErrorCode.INCONSISTENT_GROUP_PROTOCOL))
     assignments = {a.member_id: bytes(a.assignment) for a in request.assignments}  # the last one wins

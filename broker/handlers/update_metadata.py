@@ -21,6 +21,8 @@ Version notes: v6 is flexible; v7 adds TopicId; v8 adds IsKRaftController (ignor
 
 Delayed ElectLeaders waiting for the partitions of the request are completed.
 
+Authorization: ClusterAction on the cluster, else CLUSTER_AUTHORIZATION_FAILED.
+
 Not implemented: completing delayed CreateTopics;
 security protocols other than PLAINTEXT are kept only as listener names. v0-5 are not served.
 """
@@ -31,6 +33,7 @@ import uuid
 
 from broker.handlers import RequestContext, handler, zookeeper_mode
 from broker.handlers.leader_and_isr import is_broker_epoch_stale
+from coordinator.acl_model import AclOperation, ResourceType
 from coordinator.cluster_state import BrokerEndpoint, LiveBroker, PartitionState
 from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, UpdateMetadataRequest, UpdateMetadataResponse
@@ -39,6 +42,8 @@ from protocol.primitives import ZERO_UUID
 
 @handler(ApiKey.UPDATE_METADATA, versions=(6, 8), served_when=zookeeper_mode)
 def handle_update_metadata(ctx: RequestContext, request: UpdateMetadataRequest) -> UpdateMetadataResponse:
+    if not ctx.authorize(AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER):
+        return UpdateMetadataResponse(error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED.code)
     if is_broker_epoch_stale(ctx, request.broker_epoch):
         return UpdateMetadataResponse(error_code=ErrorCode.STALE_BROKER_EPOCH.code)
     replica_manager = ctx.broker.replica_manager

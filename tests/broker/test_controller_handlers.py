@@ -18,6 +18,7 @@ from broker.handlers.elect_leaders import handle_elect_leaders
 from broker.handlers.update_metadata import handle_update_metadata
 from broker.metadata_cache import MetadataCache
 from broker.purgatory import DelayedOperationPurgatory
+from coordinator.acl_authorizer import AllowAll
 from coordinator.cluster_state import BrokerEndpoint, LiveBroker, PartitionState
 from coordinator.zk_election import ElectionType
 from protocol.errors import ErrorCode
@@ -80,6 +81,7 @@ def fake_broker(controller: FakeController | None, states: list[PartitionState])
     brokers = [LiveBroker(b, (BrokerEndpoint("PLAINTEXT", "127.0.0.1", 9000 + b),), None) for b in (1, 2)]
     cache.update_metadata(0, brokers, {s.topic: TOPIC_ID for s in states}, states)
     return SimpleNamespace(
+        authorizer=AllowAll(),
         config={"zookeeper.connect": "127.0.0.1:2181/x" if controller is not None else ""},
         kafka_controller=controller,
         metadata_cache=cache,

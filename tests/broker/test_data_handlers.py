@@ -13,6 +13,7 @@ from broker.handlers import CloseConnection, RequestContext
 from broker.handlers.fetch import handle_fetch
 from broker.handlers.produce import handle_produce
 from broker.replica_manager import FetchIsolation, FetchPartitionData, PartitionAppendResult
+from coordinator.acl_authorizer import AllowAll
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import FetchRequest, ProduceRequest
 from storage.log_validator import RecordValidationError
@@ -36,6 +37,7 @@ class FakeReplicaManager:
 
 def ctx(rm: FakeReplicaManager, version: int, **config) -> RequestContext:
     broker = SimpleNamespace(
+        authorizer=AllowAll(),
         replica_manager=rm,
         config={"fetch.max.bytes": 1000, **config},
         fetch_manager=FetchManager(FetchSessionCache(10, lambda: 0)),

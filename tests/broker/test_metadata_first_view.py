@@ -13,13 +13,16 @@ from types import SimpleNamespace
 from broker.handlers import RequestContext
 from broker.handlers.metadata import handle_metadata
 from broker.metadata_cache import MetadataCache
+from coordinator.acl_authorizer import AllowAll
 from coordinator.cluster_state import BrokerEndpoint, LiveBroker
 from protocol.messages import MetadataRequest
 
 
 def _ctx(cache: MetadataCache) -> RequestContext:
     broker = SimpleNamespace(
-        metadata_cache=cache, config={"auto.create.topics.enable": False, "max.partitions.per.request": 1000}
+        authorizer=AllowAll(),
+        metadata_cache=cache,
+        config={"auto.create.topics.enable": False, "max.partitions.per.request": 1000},
     )
     return RequestContext(broker, 3, 12, 1, "test", "peer", 1, "PLAINTEXT")  # type: ignore[arg-type]
 

@@ -14,6 +14,7 @@ import pytest
 
 from broker.handlers import REGISTRY, RequestContext, load_handlers
 from broker.handlers.init_producer_id import handle_init_producer_id
+from coordinator.acl_authorizer import AllowAll
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import (
     ApiKey,
@@ -44,7 +45,7 @@ def call(context: RequestContext, request: InitProducerIdRequest):
 
 def ctx(manager, version: int = 4) -> RequestContext:
     return RequestContext(
-        broker=SimpleNamespace(producer_ids=manager),
+        broker=SimpleNamespace(producer_ids=manager, authorizer=AllowAll()),
         api_key=ApiKey.INIT_PRODUCER_ID,
         api_version=version,
         correlation_id=1,

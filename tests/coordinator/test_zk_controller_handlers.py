@@ -19,6 +19,7 @@ from broker.handlers.elect_leaders import handle_elect_leaders
 from broker.handlers.update_metadata import handle_update_metadata
 from broker.metadata_cache import MetadataCache
 from broker.purgatory import DelayedOperationPurgatory
+from coordinator.acl_authorizer import AllowAll
 from coordinator.zk_admin import AdminZkClient
 from protocol.errors import ErrorCode
 from protocol.messages import (
@@ -53,6 +54,7 @@ class BrokerSide:
     def __init__(self, fake: FakeBroker) -> None:
         self.fake = fake
         self.ns = SimpleNamespace(
+            authorizer=AllowAll(),
             config={"zookeeper.connect": "set"},
             kafka_controller=fake.controller,
             metadata_cache=MetadataCache(fake.broker_id, "cluster"),

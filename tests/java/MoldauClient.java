@@ -146,6 +146,12 @@ public final class MoldauClient {
                 return PartitionsCommand.alter(args);
             case "list-reassignments":
                 return PartitionsCommand.list(args);
+            case "create-acls":
+                return AclCommand.createAcls(args);
+            case "describe-acls":
+                return AclCommand.describeAcls(args);
+            case "delete-acls":
+                return AclCommand.deleteAcls(args);
             case "warmup":
                 return warmup(args);
             case "produce":
