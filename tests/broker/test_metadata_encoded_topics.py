@@ -11,6 +11,7 @@ import pytest
 from broker.handlers import RequestContext
 from broker.handlers.metadata import _AllTopicsResponse, encode_topic, handle_metadata
 from broker.metadata_cache import MetadataCache
+from coordinator.acl_authorizer import AllowAll
 from coordinator.cluster_state import BrokerEndpoint, LiveBroker, PartitionState, TopicMetadata
 from protocol.messages import MetadataRequest, MetadataResponse
 
@@ -71,7 +72,7 @@ def test_reused_entries_follow_every_change_of_the_cluster_view():
     cache = MetadataCache(0, "cluster", controller_id=0)
     cache.on_brokers_changed([broker(0), broker(1)])
     ctx = RequestContext(
-        SimpleNamespace(metadata_cache=cache, config={}),  # type: ignore[arg-type]
+        SimpleNamespace(metadata_cache=cache, config={}, authorizer=AllowAll()),  # type: ignore[arg-type]
         3,
         12,
         1,
