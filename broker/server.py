@@ -60,7 +60,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
-import functools
 import itertools
 import logging
 import socket
@@ -151,6 +150,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         # handler, or several Produce requests (see the module docstring, "Pipelined produces").
         self._answers: deque[_Answer] = deque()
         self._produces_only = False  # every request in _answers is a Produce: another may start
+        self._handler_deferred = False  # a test's interceptor holds the last request before its handler
         self._paused = 0  # _PAUSED_* flags
         self._writing_paused = False
         self._closed = False
@@ -479,6 +479,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
             if result is not None and not isinstance(result, _FRAME_OUT):
                 if not answers:
                     self._produces_only = len(frame) >= 2 and _API_KEY.unpack_from(frame)[0] == PRODUCE_KEY
+                if self._handler_deferred:
+                    self._handler_deferred = self._produces_only = False
                 task = asyncio.ensure_future(result)
                 answers.append(_Answer(len(frame), task))
                 task.add_done_callback(self._answer_ready)
@@ -666,8 +668,17 @@ class KafkaConnection(asyncio.BufferedProtocol):
         # to a test's interceptor, which may look at them.
         ctx.sends_file_records = interceptor is None
         if interceptor is not None:  # tests only (see RequestInterceptor)
-            response = interceptor.intercept(
-                self, api_key, api_version, header, request, functools.partial(spec.fn, ctx)
+            handled: list[bool] = []
+
+            def handle(req: Message) -> Any:
+                handled.append(True)
+                return spec.fn(ctx, req)
+
+            response = interceptor.intercept(self, api_key, api_version, header, request, handle)
+            # Held before its handler (a Delay): its append is not done, so nothing may be
+            # started behind it (appends keep the request order).
+            self._handler_deferred = (
+                not handled and response is not None and not isinstance(response, Message)
             )
         elif spec.is_async:
             return self._respond_later(spec, ctx, spec.fn(ctx, request))

@@ -237,3 +237,43 @@ def test_closing_mid_pipeline_releases_request_memory_and_tasks(tmp_path):
         )
 
     _run(tmp_path, scenario)
+
+
+class _HoldFirstProduce:
+    """A test interceptor (``KafkaServer.interceptor``) that holds the first Produce before its
+    handler runs until ``release`` is set, as ``broker.testing``'s ``Delay`` does."""
+
+    def __init__(self) -> None:
+        self.release = asyncio.Event()
+        self.held = False
+
+    def intercept(self, connection, api_key, api_version, header, request, handle):
+        if api_key != 0 or self.held:
+            return handle(request)
+        self.held = True
+
+        async def later():
+            await self.release.wait()
+            answer = handle(request)
+            return await answer if not isinstance(answer, ProduceResponse) else answer
+
+        return later()
+
+
+def test_a_produce_held_before_its_handler_starts_nothing_behind_it(tmp_path):
+    async def scenario(h: Harness):
+        hold = _HoldFirstProduce()
+        h.broker.server.interceptor = hold
+        await h.send(_produce(1, 0), _produce(2, 1))
+        await _until(lambda: hold.held and len(h.connection._pending) == 1)
+        assert h.log_end(0) == 0 and h.log_end(1) == 0
+        hold.release.set()
+        await _until(lambda: h.log_end(0) == 1)
+        assert h.log_end(1) == 0  # behind a held request the connection is not pipelined
+        h.follower_fetched(0)
+        assert await _read_produce(h.reader) == (1, 0, 0)
+        await _until(lambda: h.log_end(1) == 1)
+        h.follower_fetched(1)
+        assert await _read_produce(h.reader) == (2, 0, 0)
+
+    _run(tmp_path, scenario)
