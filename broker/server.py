@@ -13,7 +13,9 @@ Produces still awaiting their answers (acks=-1 in the DelayedProduce purgatory) 
 once, up to ``MAX_PIPELINED_PRODUCES`` outstanding: a replicated acks=all stream is not held
 to one replication round trip per request. Its append is the handler's synchronous part, so
 appends keep the arrival order; answers wait in ``_answers`` and are written strictly in
-request order. Any other request waits until everything before it is answered. A request that
+request order. Any other request waits until everything before it is answered, and nothing
+is started behind a Produce that may append after its handler returned (a transactional one:
+KIP-890 verification comes first; one a test's interceptor holds). A request that
 closes the connection behind outstanding ones closes it at its turn; a connection that closes
 cancels the handlers still waiting (their request memory goes back with the connection's).
 
@@ -150,7 +152,9 @@ class KafkaConnection(asyncio.BufferedProtocol):
         # handler, or several Produce requests (see the module docstring, "Pipelined produces").
         self._answers: deque[_Answer] = deque()
         self._produces_only = False  # every request in _answers is a Produce: another may start
-        self._handler_deferred = False  # a test's interceptor holds the last request before its handler
+        # The request just dispatched may append after its handler returned: nothing is started
+        # behind it (a transactional Produce, a request a test's interceptor holds).
+        self._appends_later = False
         self._paused = 0  # _PAUSED_* flags
         self._writing_paused = False
         self._closed = False
@@ -479,8 +483,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
             if result is not None and not isinstance(result, _FRAME_OUT):
                 if not answers:
                     self._produces_only = len(frame) >= 2 and _API_KEY.unpack_from(frame)[0] == PRODUCE_KEY
-                if self._handler_deferred:
-                    self._handler_deferred = self._produces_only = False
+                if self._appends_later:
+                    self._produces_only = False
                 task = asyncio.ensure_future(result)
                 answers.append(_Answer(len(frame), task))
                 task.add_done_callback(self._answer_ready)
@@ -653,6 +657,9 @@ class KafkaConnection(asyncio.BufferedProtocol):
         except DecodeError as exc:
             self.close(f"{spec.name} v{api_version} does not decode: {exc}")
             return None
+        # A transactional Produce may be verified with its transaction coordinator before its
+        # append (KIP-890): a Produce behind it must not be appended first.
+        self._appends_later = api_key == PRODUCE_KEY and request.transactional_id is not None
         ctx = RequestContext(
             self.broker,
             api_key,
@@ -675,11 +682,9 @@ class KafkaConnection(asyncio.BufferedProtocol):
                 return spec.fn(ctx, req)
 
             response = interceptor.intercept(self, api_key, api_version, header, request, handle)
-            # Held before its handler (a Delay): its append is not done, so nothing may be
-            # started behind it (appends keep the request order).
-            self._handler_deferred = (
-                not handled and response is not None and not isinstance(response, Message)
-            )
+            # Held before its handler (a Delay): its append is not done yet.
+            if not handled and response is not None and not isinstance(response, Message):
+                self._appends_later = True
         elif spec.is_async:
             return self._respond_later(spec, ctx, spec.fn(ctx, request))
         else:

@@ -37,8 +37,16 @@ def _frame(request, version: int, correlation_id: int) -> bytes:
     return struct.pack(">i", len(w)) + bytes(w)
 
 
-def _produce(correlation_id: int, partition: int, *, acks: int = -1, topic: str = "t") -> bytes:
+def _produce(
+    correlation_id: int,
+    partition: int,
+    *,
+    acks: int = -1,
+    topic: str = "t",
+    transactional_id: str | None = None,
+) -> bytes:
     request = ProduceRequest(
+        transactional_id=transactional_id,
         acks=acks,
         timeout_ms=60_000,
         topic_data=[
@@ -272,6 +280,45 @@ def test_a_produce_held_before_its_handler_starts_nothing_behind_it(tmp_path):
         assert h.log_end(1) == 0  # behind a held request the connection is not pipelined
         h.follower_fetched(0)
         assert await _read_produce(h.reader) == (1, 0, 0)
+        await _until(lambda: h.log_end(1) == 1)
+        h.follower_fetched(1)
+        assert await _read_produce(h.reader) == (2, 0, 0)
+
+    _run(tmp_path, scenario)
+
+
+class _HoldTransactionalAnswer:
+    """Lets a transactional Produce's handler run at once but holds its answer until
+    ``release`` is set: as when its append waits for KIP-890 verification."""
+
+    def __init__(self) -> None:
+        self.release = asyncio.Event()
+        self.held = False
+
+    def intercept(self, connection, api_key, api_version, header, request, handle):
+        answer = handle(request)
+        if api_key != 0 or request.transactional_id is None:
+            return answer
+        self.held = True
+
+        async def later():
+            await self.release.wait()
+            return await answer if not isinstance(answer, ProduceResponse) else answer
+
+        return later()
+
+
+def test_nothing_is_started_behind_a_transactional_produce_until_it_is_answered(tmp_path):
+    async def scenario(h: Harness):
+        hold = _HoldTransactionalAnswer()
+        h.broker.server.interceptor = hold
+        await h.send(_produce(1, 0, transactional_id="tx"), _produce(2, 1))
+        await _until(lambda: hold.held and len(h.connection._pending) == 1)
+        assert h.log_end(1) == 0
+        hold.release.set()
+        h.follower_fetched(0)
+        correlation_id, _, _ = await _read_produce(h.reader)
+        assert correlation_id == 1
         await _until(lambda: h.log_end(1) == 1)
         h.follower_fetched(1)
         assert await _read_produce(h.reader) == (2, 0, 0)
