@@ -8,6 +8,17 @@ like Kafka's ``SocketServer``, which mutes a channel until its response is sent:
 - an ``async`` handler (long-poll fetch, group join, acks wait) parks this
   connection only: the next frame waits, other connections go on.
 
+Pipelined produces (a Moldau difference, docs/COMPATIBILITY.md). A Produce directly behind
+Produces still awaiting their answers (acks=-1 in the DelayedProduce purgatory) is handled at
+once, up to ``MAX_PIPELINED_PRODUCES`` outstanding: a replicated acks=all stream is not held
+to one replication round trip per request. Its append is the handler's synchronous part, so
+appends keep the arrival order; answers wait in ``_answers`` and are written strictly in
+request order. Any other request waits until everything before it is answered, and nothing
+is started behind a Produce that may append after its handler returned (a transactional one:
+KIP-890 verification comes first; one a test's interceptor holds). A request that
+closes the connection behind outstanding ones closes it at its turn; a connection that closes
+cancels the handlers still waiting (their request memory goes back with the connection's).
+
 Memory. An idle connection owns no read buffer: bytes are read into one buffer
 shared by all connections (the event loop runs one read at a time), complete
 frames are copied out, and only a frame still arriving gets a buffer of its
@@ -51,7 +62,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
-import functools
 import itertools
 import logging
 import socket
@@ -88,6 +98,7 @@ log = logging.getLogger(__name__)
 
 _SIZE = struct.Struct(">i")
 _SIZE_CORR = struct.Struct(">ii")
+_API_KEY = struct.Struct(">h")
 _FRAME_OUT = (bytearray, bytes, FileResponse)
 READ_BUFFER = 256 * 1024  # the read buffer shared by all connections of a server
 FRAME_GROWTH = 1024 * 1024  # a frame's own buffer holds at most what has arrived plus this
@@ -96,6 +107,10 @@ FAST_FRAME_SECONDS = 0.05  # a frame whose first FRAME_GROWTH bytes came this fa
 MAX_PENDING_FRAMES = 64
 MAX_SPARE_FRAME = 2 * FRAME_GROWTH  # a larger frame's buffer is not kept for the next one
 ACCEPT_BATCH = 64  # connections accepted per readiness callback of a listening socket
+PRODUCE_KEY = 0
+# Produce requests a connection may have awaiting their answers (the clients'
+# max.in.flight.requests.per.connection default): the next one waits for the first answer.
+MAX_PIPELINED_PRODUCES = 5
 _PAUSED_PENDING = 1  # too many frames read ahead of their handling
 _PAUSED_MEMORY = 2  # waiting for the request memory pool
 _ZEROS = memoryview(bytes(FRAME_GROWTH))
@@ -134,12 +149,17 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self._out: list[bytearray | bytes] = []  # responses of one drain, written together
         self._sender: FileResponseSender | None = None  # made at the first FileResponse
         self._sending = False  # a FileResponse waits for the socket: nothing is written after it
-        self._busy = False  # a handler is running for this connection
+        # Requests handled whose answers are not written yet, in request order: one async
+        # handler, or several Produce requests (see the module docstring, "Pipelined produces").
+        self._answers: deque[_Answer] = deque()
+        self._produces_only = False  # every request in _answers is a Produce: another may start
+        # The request just dispatched may append after its handler returned: nothing is started
+        # behind it (a transactional Produce, a request a test's interceptor holds).
+        self._appends_later = False
         self._paused = 0  # _PAUSED_* flags
         self._writing_paused = False
         self._closed = False
         self._released = False
-        self._task: asyncio.Task | None = None
         # TLS client certificate / SASL state of this connection (broker/security)
         self.auth = self.broker.security.authenticator(listener, self.close)
 
@@ -160,8 +180,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self._closed = True
         self.server.connection_closed(self)
-        if self._task is not None and not self._task.done():
-            self._task.cancel()
+        self._drop_answers()
         self._close_sender()
         self._release_all()
         log.debug("connection %d from %s closed", self.id, self.peer)
@@ -423,7 +442,13 @@ class KafkaConnection(asyncio.BufferedProtocol):
 
     def is_idle_since(self, cutoff: float) -> bool:
         """No bytes in or out since ``cutoff`` and nothing being handled or sent."""
-        if self.last_active >= cutoff or self._busy or self._pending or self._writing_paused or self._sending:
+        if (
+            self.last_active >= cutoff
+            or self._answers
+            or self._pending
+            or self._writing_paused
+            or self._sending
+        ):
             return False
         return self.transport is None or not self.transport.get_write_buffer_size()
 
@@ -431,38 +456,120 @@ class KafkaConnection(asyncio.BufferedProtocol):
 
     def _drain(self) -> None:
         """Handle the frames read, in order, while the connection may; the responses of one
-        pass are written together (one system call for a burst of pipelined requests)."""
-        while (
-            self._pending
-            and not self._busy
-            and not self._writing_paused
-            and not self._closed
-            and not self._sending
-        ):
-            frame = self._pending.popleft()
+        pass are written together (one system call for a burst of pipelined requests).
+
+        While answers are outstanding (``_answers``) only a Produce behind Produces is
+        started, up to MAX_PIPELINED_PRODUCES; anything else waits for them to be answered."""
+        pending = self._pending
+        answers = self._answers
+        while pending and not self._writing_paused and not self._closed and not self._sending:
+            frame = pending[0]
+            if answers and not (
+                self._produces_only
+                and len(answers) < MAX_PIPELINED_PRODUCES
+                and len(frame) >= 2
+                and _API_KEY.unpack_from(frame)[0] == PRODUCE_KEY
+            ):
+                break
+            pending.popleft()
             try:
                 result = self._dispatch(frame)
             except CloseConnection as exc:
-                self._flush()
-                self.close(str(exc))
+                self._fail(len(frame), str(exc))
                 return
             except Exception:  # a bug in a handler: close this connection only
                 log.exception("connection %d from %s: handler failed, closing", self.id, self.peer)
-                self._flush()
-                self.close(None)
+                self._fail(len(frame), None)
+                return
+            if self._closed:  # the request closed it (bad input, a test's interceptor)
+                _discard(result)
                 return
             if result is not None and not isinstance(result, _FRAME_OUT):
-                self._busy = True
-                self._task = asyncio.ensure_future(self._finish(result, len(frame)))
-                self._flush()
-                return
+                if not answers:
+                    self._produces_only = len(frame) >= 2 and _API_KEY.unpack_from(frame)[0] == PRODUCE_KEY
+                if self._appends_later:
+                    self._produces_only = False
+                task = asyncio.ensure_future(result)
+                answers.append(_Answer(len(frame), task))
+                task.add_done_callback(self._answer_ready)
+                continue
+            if answers:  # a Produce answered at once behind earlier ones: its turn comes
+                answers.append(_Answer(len(frame), None, result))
+                continue
             if result is not None:
                 self._emit(result)
             self._release(len(frame))
             self._recycle(frame)
         self._flush()
-        if self._paused & _PAUSED_PENDING and len(self._pending) < MAX_PENDING_FRAMES // 2:
+        if self._paused & _PAUSED_PENDING and len(pending) < MAX_PENDING_FRAMES // 2:
             self._set_paused(_PAUSED_PENDING, False)
+
+    def _fail(self, frame_size: int, reason: str | None) -> None:
+        """A request that closes the connection (CloseConnection, a handler's bug): at once, or,
+        behind outstanding answers, once they are written (nothing after it is started)."""
+        if not self._answers:
+            self._flush()
+            self.close(reason)
+            return
+        self._answers.append(_Answer(frame_size, None, None, close_reason=reason or ""))
+        self._produces_only = False
+        self._flush()
+
+    # ------------------------------------------------------------------ answers in order
+
+    def _answer_ready(self, task: asyncio.Future) -> None:
+        """An outstanding handler finished (its task's done callback)."""
+        if self._closed:
+            _discard_task(task)
+            return
+        self._write_answers()
+
+    def _write_answers(self) -> None:
+        """Write the ready answers at the head of ``_answers``, in request order, then start
+        what waited for them."""
+        answers = self._answers
+        while answers and not self._sending and not self._closed:
+            answer = answers[0]
+            task = answer.task
+            if task is not None and not task.done():
+                break
+            answers.popleft()
+            out = answer.out
+            if task is not None:
+                if task.cancelled():  # not by this connection (it empties _answers first)
+                    answer.close_reason = "a request's handler was cancelled"
+                elif isinstance(exc := task.exception(), CloseConnection):
+                    answer.close_reason = str(exc)
+                elif exc is not None:
+                    log.error(
+                        "connection %d from %s: handler failed, closing", self.id, self.peer, exc_info=exc
+                    )
+                    answer.close_reason = ""
+                else:
+                    out = task.result()
+            if answer.close_reason is not None:
+                self._flush()
+                self.close(answer.close_reason or None)
+                return
+            if out is not None:
+                self._emit(out)
+            # Kafka releases a request's buffer once it has been handled (RequestChannel).
+            self._release(answer.frame_size)
+        self._flush()
+        self._drain()
+
+    def _drop_answers(self) -> None:
+        """The connection is gone: outstanding handlers are cancelled, ready answers dropped
+        (their memory goes back with the connection's, ``_release_all``)."""
+        answers, self._answers = self._answers, deque()
+        self._produces_only = False
+        for answer in answers:
+            if answer.task is None:
+                _discard(answer.out)
+            elif answer.task.done():
+                _discard_task(answer.task)
+            else:
+                answer.task.cancel()
 
     # ------------------------------------------------------------------ output
 
@@ -521,38 +628,13 @@ class KafkaConnection(asyncio.BufferedProtocol):
             self.close(f"cannot send a response: {error}")
             return
         self.last_active = self.server.monotonic()
-        self._drain()
+        self._write_answers()
 
     def _close_sender(self) -> None:
         sender, self._sender = self._sender, None
         self._sending = False
         if sender is not None:
             sender.close()
-
-    async def _finish(self, pending: Awaitable[bytearray | FileResponse | None], frame_size: int) -> None:
-        try:
-            out = await pending
-        except asyncio.CancelledError:
-            return
-        except CloseConnection as exc:
-            self.close(str(exc))
-            return
-        except Exception:
-            log.exception("connection %d from %s: handler failed, closing", self.id, self.peer)
-            self.close(None)
-            return
-        if self._closed:
-            if isinstance(out, FileResponse):
-                out.close()
-            return
-        if out is not None:
-            self._emit(out)
-            self._flush()
-        # Kafka releases a request's buffer once it has been handled (RequestChannel).
-        self._release(frame_size)
-        self._busy = False
-        self._task = None
-        self._drain()
 
     def _dispatch(self, frame: bytearray) -> Any:
         """Handle one frame: returns the response bytes, None, or an awaitable of them."""
@@ -587,6 +669,9 @@ class KafkaConnection(asyncio.BufferedProtocol):
         except DecodeError as exc:
             self.close(f"{spec.name} v{api_version} does not decode: {exc}")
             return None
+        # A transactional Produce may be verified with its transaction coordinator before its
+        # append (KIP-890): a Produce behind it must not be appended first.
+        self._appends_later = api_key == PRODUCE_KEY and request.transactional_id is not None
         ctx = RequestContext(
             self.broker,
             api_key,
@@ -604,9 +689,16 @@ class KafkaConnection(asyncio.BufferedProtocol):
         # to a test's interceptor, which may look at them.
         ctx.sends_file_records = interceptor is None
         if interceptor is not None:  # tests only (see RequestInterceptor)
-            response = interceptor.intercept(
-                self, api_key, api_version, header, request, functools.partial(spec.fn, ctx)
-            )
+            handled: list[bool] = []
+
+            def handle(req: Message) -> Any:
+                handled.append(True)
+                return spec.fn(ctx, req)
+
+            response = interceptor.intercept(self, api_key, api_version, header, request, handle)
+            # Held before its handler (a Delay): its append is not done yet.
+            if not handled and response is not None and not isinstance(response, Message):
+                self._appends_later = True
         elif spec.is_async:
             return self._respond_later(spec, ctx, spec.fn(ctx, request))
         else:
@@ -659,10 +751,48 @@ class KafkaConnection(asyncio.BufferedProtocol):
         if reason:
             log.log(level, "closing connection %d from %s: %s", self.id, self.peer, reason)
         self._closed = True
+        self._drop_answers()
         self._close_sender()
         self._release_all()
         if self.transport is not None:
             self.transport.close()
+
+
+class _Answer:
+    """A handled request awaiting its turn to be answered: its handler's ``task`` (None when it
+    answered at once, ``out``), or a ``close_reason`` (the connection closes at its turn)."""
+
+    __slots__ = ("close_reason", "frame_size", "out", "task")
+
+    def __init__(
+        self,
+        frame_size: int,
+        task: asyncio.Future | None,
+        out: bytearray | bytes | FileResponse | None = None,
+        *,
+        close_reason: str | None = None,
+    ) -> None:
+        self.frame_size = frame_size
+        self.task = task
+        self.out = out
+        self.close_reason = close_reason
+
+
+def _discard(result: Any) -> None:
+    """Drop a handler's result that will never be written (its connection closed)."""
+    if isinstance(result, FileResponse) or asyncio.iscoroutine(result):
+        result.close()
+    elif isinstance(result, asyncio.Future):
+        result.cancel()
+
+
+def _discard_task(task: asyncio.Future) -> None:
+    """A finished handler task whose answer will not be written: its error is taken (not
+    reported as never retrieved), its FileResponse closed."""
+    if task.cancelled():
+        return
+    if task.exception() is None:
+        _discard(task.result())
 
 
 class _Acceptor:
