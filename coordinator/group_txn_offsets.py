@@ -40,7 +40,6 @@ from protocol.records import build_batch, decode_batch
 from storage.producer_state import AppendOrigin
 
 TopicPartition = tuple[str, int]
-OFFSET_COMMIT_TIMEOUT_MS = 5000  # offsets.commit.timeout.ms
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,7 +187,7 @@ async def write_txn_offsets(
             [(key, transactional_batch(records, producer_id, producer_epoch, now_ms))],
             required_acks=-1,
             origin=AppendOrigin.COORDINATOR,
-            timeout_ms=OFFSET_COMMIT_TIMEOUT_MS,
+            timeout_ms=topic.commit_timeout_ms,  # offsets.commit.timeout.ms
         )
         if not isinstance(answer, Mapping):
             answer = await answer
