@@ -37,7 +37,7 @@ def handle_describe_transactions(
             )
             continue
         d = txns.describe(txn_id)
-        visible = ctx.authorized(AclOperation.DESCRIBE, ResourceType.TOPIC, d.partitions, log_denied=False)
+        visible = ctx.authorized(AclOperation.DESCRIBE, ResourceType.TOPIC, d.partitions)
         states.append(
             R.TransactionState(
                 error_code=d.error.code,

@@ -12,8 +12,8 @@ Behaviour (Kafka 3.9 ZooKeeper mode: ``KafkaApis.handleListPartitionReassignment
   reassignment completes when it is made), so the list is empty.
 
 Authorization (Kafka's ``authorizeClusterOperation(request, DESCRIBE)``): Describe on the
-cluster, else the top-level CLUSTER_AUTHORIZATION_FAILED with this broker's message and no
-topic (``ListPartitionReassignmentsRequest.getErrorResponse``).
+cluster, else the top-level CLUSTER_AUTHORIZATION_FAILED with this broker's message, and the
+partitions asked listed without replicas (``ListPartitionReassignmentsRequest.getErrorResponse``).
 
 Not implemented: throttling (ThrottleTimeMs is always 0).
 """
@@ -36,7 +36,18 @@ async def handle_list_partition_reassignments(
         return ListPartitionReassignmentsResponse(
             error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED.code,
             error_message=NOT_AUTHORIZED_MESSAGE.format("ListPartitionReassignments"),
-            topics=[],
+            topics=[
+                ListPartitionReassignmentsResponse.OngoingTopicReassignment(
+                    name=t.name,
+                    partitions=[
+                        ListPartitionReassignmentsResponse.OngoingPartitionReassignment(
+                            partition_index=p, replicas=[], adding_replicas=[], removing_replicas=[]
+                        )
+                        for p in t.partition_indexes
+                    ],
+                )
+                for t in request.topics or ()
+            ],
         )
     wanted: list[TopicPartition] | None = None
     if request.topics is not None:

@@ -36,7 +36,6 @@ def handle_list_transactions(
         AclOperation.DESCRIBE,
         ResourceType.TRANSACTIONAL_ID,
         (t.transactional_id for t in found),
-        log_denied=False,
     )
     found = [t for t in found if t.transactional_id in visible]
     return R(

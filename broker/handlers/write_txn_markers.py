@@ -19,7 +19,7 @@ from; Kafka 3.9 also serves v0 (the same fields, not flexible), which Kafka 4.0 
 v2 (TransactionVersion, KIP-890 part 2) is not served.
 
 Authorization (Kafka's ``handleWriteTxnMarkersRequest``): the request is inter-broker only
-and needs ClusterAction on the cluster, else every partition answers
+and needs Alter or ClusterAction on the cluster, else every partition answers
 CLUSTER_AUTHORIZATION_FAILED (``WriteTxnMarkersRequest.getErrorResponse``).
 """
 
@@ -50,7 +50,11 @@ async def handle_write_txn_markers(
         )
         for m in request.markers
     ]
-    if not ctx.authorize(AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER):
+    # Kafka 3.9 asks Alter on the cluster first (not audited), then ClusterAction
+    if not (
+        ctx.authorize(AclOperation.ALTER, ResourceType.CLUSTER, log_denied=False)
+        or ctx.authorize(AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER)
+    ):
         results = [dict.fromkeys(m.partitions, ErrorCode.CLUSTER_AUTHORIZATION_FAILED) for m in markers]
     else:
         results = await ctx.broker.replica_manager.write_txn_markers(markers) if markers else []

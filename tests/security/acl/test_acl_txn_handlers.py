@@ -303,10 +303,9 @@ def test_describe_and_list_transactions(authorizer: AclAuthorizer) -> None:
     assert [t.transactional_id for t in listed.transaction_states] == ["tx"]
 
 
-def test_write_txn_markers_needs_cluster_action(authorizer: AclAuthorizer) -> None:
-    broker = fake_broker(authorizer)
+def markers_request() -> WriteTxnMarkersRequest:
     R = WriteTxnMarkersRequest
-    request = R(
+    return R(
         markers=[
             R.WritableTxnMarker(
                 producer_id=7,
@@ -318,8 +317,12 @@ def test_write_txn_markers_needs_cluster_action(authorizer: AclAuthorizer) -> No
         ]
     )
 
+
+def test_write_txn_markers_needs_cluster_action(authorizer: AclAuthorizer) -> None:
+    broker = fake_broker(authorizer)
+
     def errors() -> list[int]:
-        response = asyncio.run(handle_write_txn_markers(ctx(broker, 1), request))
+        response = asyncio.run(handle_write_txn_markers(ctx(broker, 1), markers_request()))
         return [p.error_code for m in response.markers for t in m.topics for p in t.partitions]
 
     assert errors() == [E.CLUSTER_AUTHORIZATION_FAILED.code] * 2
@@ -327,6 +330,14 @@ def test_write_txn_markers_needs_cluster_action(authorizer: AclAuthorizer) -> No
     allow(authorizer, grant(CLUSTER, CLUSTER_NAME, Op.CLUSTER_ACTION))
     assert errors() == [0, 0]
     assert len(broker.replica_manager.markers) == 1
+
+
+def test_write_txn_markers_with_cluster_alter(authorizer: AclAuthorizer) -> None:
+    """Kafka 3.9 asks Alter on the cluster first, then ClusterAction."""
+    broker = fake_broker(authorizer)
+    allow(authorizer, grant(CLUSTER, CLUSTER_NAME, Op.ALTER))
+    response = asyncio.run(handle_write_txn_markers(ctx(broker, 1), markers_request()))
+    assert [p.error_code for m in response.markers for t in m.topics for p in t.partitions] == [0, 0]
 
 
 def test_scram_credential_apis_need_cluster_describe_and_alter(authorizer: AclAuthorizer) -> None:
@@ -393,6 +404,16 @@ def test_partition_reassignment_apis_need_cluster_alter_and_describe(authorizer:
     assert [(t.name, p.error_code) for t in altered.responses for p in t.partitions] == [("t", refused)]
     listed = asyncio.run(handle_list_partition_reassignments(ctx(broker, 0), listing))
     assert (listed.error_code, listed.topics) == (refused, [])
+    L = ListPartitionReassignmentsRequest
+    asked = L(
+        timeout_ms=1000, topics=[L.ListPartitionReassignmentsTopics(name="t", partition_indexes=[0, 1])]
+    )
+    listed = asyncio.run(handle_list_partition_reassignments(ctx(broker, 0), asked))
+    assert listed.error_code == refused
+    assert [(t.name, p.partition_index, p.replicas) for t in listed.topics for p in t.partitions] == [
+        ("t", 0, []),
+        ("t", 1, []),
+    ]
     allow(authorizer, grant(CLUSTER, CLUSTER_NAME, Op.DESCRIBE))
     assert asyncio.run(handle_list_partition_reassignments(ctx(broker, 0), listing)).error_code == 0
     assert asyncio.run(handle_alter_partition_reassignments(ctx(broker, 0), alter)).error_code == refused
