@@ -12,19 +12,24 @@ Behaviour (Kafka's ``KafkaApis.handleAddPartitionsToTxnRequest`` and
 - v4+ (brokers, KIP-890 part 1): a batch of transactions. ``verify_only`` asks
   whether each partition is already in the transaction (NONE, or
   INVALID_TXN_STATE) without adding it; otherwise the partitions are added as
-  above. A batch from a client (more than one transaction, or v4+ at all) is only
-  served to brokers in Kafka (ClusterAction); here without ACLs it is served.
+  above.
+- Authorization (Kafka's ``handleAddPartitionsToTxnRequest``): v0-3 need Write on the
+  transactional id (else TRANSACTIONAL_ID_AUTHORIZATION_FAILED for every partition), then
+  Write on each topic; internal topics are never writable here (as Kafka, with or without an
+  authorizer). Refused topics' partitions get TOPIC_AUTHORIZATION_FAILED, unknown ones
+  UNKNOWN_TOPIC_OR_PARTITION and the rest OPERATION_NOT_ATTEMPTED. v4+ (broker to broker)
+  needs ClusterAction on the cluster: else the top-level CLUSTER_AUTHORIZATION_FAILED.
 
 Version notes: v2 adds PRODUCER_FENCED; v3 is flexible; v4 batches
 transactions, with a top-level error code; v5 may answer TRANSACTION_ABORTABLE
 (never sent here: the transaction version 2 feature is not enabled).
-
-Not implemented: authorization (Write on the TransactionalId and the topics).
 """
 
 from __future__ import annotations
 
 from broker.handlers import RequestContext, handler
+from coordinator.acl_model import AclOperation, ResourceType
+from coordinator.cluster_state import INTERNAL_TOPICS
 from protocol.errors import ErrorCode
 from protocol.messages import AddPartitionsToTxnRequest, AddPartitionsToTxnResponse, ApiKey
 
@@ -58,13 +63,22 @@ async def _add(
     txns = ctx.broker.transactions
     if verify_only:
         return txns.verify_partitions(transactional_id, producer_id, producer_epoch, partitions)
+    from_client = ctx.api_version < 4
+    if from_client and not ctx.authorize(AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, transactional_id):
+        return dict.fromkeys(partitions, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+    writable = {t.name for t in topics}
+    if from_client:  # only clients need Write on the topics (KafkaApis filters internal ones out first)
+        writable = ctx.authorized(AclOperation.WRITE, ResourceType.TOPIC, writable - INTERNAL_TOPICS)
     cache = ctx.broker.metadata_cache
-    missing = {tp for tp in partitions if cache.partition_state(*tp) is None}
-    if missing:
-        return {
-            tp: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION if tp in missing else ErrorCode.OPERATION_NOT_ATTEMPTED
-            for tp in partitions
-        }
+    refused = {
+        tp: ErrorCode.TOPIC_AUTHORIZATION_FAILED
+        if tp[0] not in writable
+        else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+        for tp in partitions
+        if tp[0] not in writable or cache.partition_state(*tp) is None
+    }
+    if refused:
+        return {tp: refused.get(tp, ErrorCode.OPERATION_NOT_ATTEMPTED) for tp in partitions}
     error = await txns.add_partitions(transactional_id, producer_id, producer_epoch, partitions)
     if error is ErrorCode.PRODUCER_FENCED and ctx.api_version < 2:
         error = ErrorCode.INVALID_PRODUCER_EPOCH
@@ -87,6 +101,12 @@ async def handle_add_partitions_to_txn(
         return R(
             throttle_time_ms=0,
             results_by_topic_v3_and_below=_topic_results(request.v3_and_below_topics, errors),
+        )
+    if not ctx.authorize(AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER):
+        return R(
+            throttle_time_ms=0,
+            error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED.code,
+            results_by_transaction=[],
         )
     results = []
     for txn in request.transactions:

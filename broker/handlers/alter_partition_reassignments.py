@@ -24,8 +24,11 @@ Behaviour (Kafka 3.9 ZooKeeper mode: ``KafkaApis.handleAlterPartitionReassignmen
 Version notes: v1 (``AllowReplicationFactorChange``, KIP-860) exists only in KRaft-mode
 Kafka 4; a 3.9 ZooKeeper-mode broker serves v0, as here.
 
-Not implemented: authorization (Kafka requires ALTER on the cluster, else
-CLUSTER_AUTHORIZATION_FAILED at the top); throttling (ThrottleTimeMs is always 0).
+Authorization (Kafka's ``authorizeClusterOperation(request, ALTER)``): Alter on the cluster,
+else CLUSTER_AUTHORIZATION_FAILED at the top and for every partition asked
+(``AlterPartitionReassignmentsRequest.getErrorResponse``), with this broker's message.
+
+Not implemented: throttling (ThrottleTimeMs is always 0).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from broker.handlers import RequestContext, handler, zookeeper_mode
+from coordinator.acl_model import AclOperation, ResourceType
 from coordinator.zk_election import ReplicaAssignment, TopicPartition
 from coordinator.zk_reassignment import NOT_FOUND, ReassignmentResult
 from protocol.errors import ErrorCode
@@ -43,6 +47,8 @@ from protocol.messages import (
 )
 
 NOT_CONTROLLER_MESSAGE = "This is not the correct controller for this cluster."  # NotControllerException
+# Kafka's AuthHelper.authorizeClusterOperation puts the request's toString in the message
+NOT_AUTHORIZED_MESSAGE = "Request {} is not authorized."
 
 
 def _requested(request: AlterPartitionReassignmentsRequest) -> dict[TopicPartition, list[int] | None]:
@@ -93,10 +99,36 @@ def _embedded_results(
     return out
 
 
+def _refused(request: AlterPartitionReassignmentsRequest) -> AlterPartitionReassignmentsResponse:
+    refused, message = (
+        ErrorCode.CLUSTER_AUTHORIZATION_FAILED.code,
+        NOT_AUTHORIZED_MESSAGE.format("AlterPartitionReassignments"),
+    )
+    R = AlterPartitionReassignmentsResponse
+    return R(
+        error_code=refused,
+        error_message=message,
+        responses=[
+            R.ReassignableTopicResponse(
+                name=t.name,
+                partitions=[
+                    R.ReassignablePartitionResponse(
+                        partition_index=p.partition_index, error_code=refused, error_message=message
+                    )
+                    for p in t.partitions
+                ],
+            )
+            for t in request.topics
+        ],
+    )
+
+
 @handler(ApiKey.ALTER_PARTITION_REASSIGNMENTS, versions=(0, 0))
 async def handle_alter_partition_reassignments(
     ctx: RequestContext, request: AlterPartitionReassignmentsRequest
 ) -> AlterPartitionReassignmentsResponse:
+    if not ctx.authorize(AclOperation.ALTER, ResourceType.CLUSTER):
+        return _refused(request)
     requested = _requested(request)
     if zookeeper_mode(ctx.broker):
         results = await ctx.broker.kafka_controller.alter_partition_reassignments(requested)

@@ -10,8 +10,11 @@ notification, so every broker's credential cache follows; else the local credent
 and take effect at once for new authentications on this broker. Logic in
 ``broker/security/scram_admin.py``.
 
-Not implemented here: authorization (Kafka requires AlterConfigs on the cluster; the
-authorizer adds it). Requests are not forwarded to a controller (ZooKeeper mode: any broker
+Authorization (Kafka's ``handleAlterUserScramCredentialsRequest``): Alter on the cluster,
+else CLUSTER_AUTHORIZATION_FAILED for each user named, sorted, without a message
+(``AlterUserScramCredentialsRequest.getErrorResponse``).
+
+Requests are not forwarded to a controller (ZooKeeper mode: any broker
 writes the znodes, as Kafka's ZooKeeper-mode brokers do).
 """
 
@@ -19,6 +22,8 @@ from __future__ import annotations
 
 from broker.handlers import RequestContext, handler
 from broker.security.scram_admin import alter_user_scram_credentials
+from coordinator.acl_model import AclOperation, ResourceType
+from protocol.errors import ErrorCode
 from protocol.messages import AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse, ApiKey
 
 
@@ -26,4 +31,14 @@ from protocol.messages import AlterUserScramCredentialsRequest, AlterUserScramCr
 async def handle_alter_user_scram_credentials(
     ctx: RequestContext, request: AlterUserScramCredentialsRequest
 ) -> AlterUserScramCredentialsResponse:
+    if not ctx.authorize(AclOperation.ALTER, ResourceType.CLUSTER):
+        users = {d.name for d in request.deletions} | {u.name for u in request.upsertions}
+        return AlterUserScramCredentialsResponse(
+            results=[
+                AlterUserScramCredentialsResponse.AlterUserScramCredentialsResult(
+                    user=user, error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED.code, error_message=None
+                )
+                for user in sorted(users)
+            ]
+        )
     return await alter_user_scram_credentials(ctx.broker.security, request)

@@ -11,14 +11,18 @@ Behaviour (Kafka 3.9 ZooKeeper mode: ``KafkaApis.handleListPartitionReassignment
 - Embedded mode (one broker, no ZooKeeper): nothing is ever in progress (a one-broker
   reassignment completes when it is made), so the list is empty.
 
-Not implemented: authorization (Kafka requires DESCRIBE on the cluster, else
-CLUSTER_AUTHORIZATION_FAILED at the top); throttling (ThrottleTimeMs is always 0).
+Authorization (Kafka's ``authorizeClusterOperation(request, DESCRIBE)``): Describe on the
+cluster, else the top-level CLUSTER_AUTHORIZATION_FAILED with this broker's message, and the
+partitions asked listed without replicas (``ListPartitionReassignmentsRequest.getErrorResponse``).
+
+Not implemented: throttling (ThrottleTimeMs is always 0).
 """
 
 from __future__ import annotations
 
 from broker.handlers import RequestContext, handler, zookeeper_mode
-from broker.handlers.alter_partition_reassignments import NOT_CONTROLLER_MESSAGE
+from broker.handlers.alter_partition_reassignments import NOT_AUTHORIZED_MESSAGE, NOT_CONTROLLER_MESSAGE
+from coordinator.acl_model import AclOperation, ResourceType
 from coordinator.zk_election import ReplicaAssignment, TopicPartition
 from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse
@@ -28,6 +32,23 @@ from protocol.messages import ApiKey, ListPartitionReassignmentsRequest, ListPar
 async def handle_list_partition_reassignments(
     ctx: RequestContext, request: ListPartitionReassignmentsRequest
 ) -> ListPartitionReassignmentsResponse:
+    if not ctx.authorize(AclOperation.DESCRIBE, ResourceType.CLUSTER):
+        return ListPartitionReassignmentsResponse(
+            error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED.code,
+            error_message=NOT_AUTHORIZED_MESSAGE.format("ListPartitionReassignments"),
+            topics=[
+                ListPartitionReassignmentsResponse.OngoingTopicReassignment(
+                    name=t.name,
+                    partitions=[
+                        ListPartitionReassignmentsResponse.OngoingPartitionReassignment(
+                            partition_index=p, replicas=[], adding_replicas=[], removing_replicas=[]
+                        )
+                        for p in t.partition_indexes
+                    ],
+                )
+                for t in request.topics or ()
+            ],
+        )
     wanted: list[TopicPartition] | None = None
     if request.topics is not None:
         wanted = [(t.name, p) for t in request.topics for p in t.partition_indexes]

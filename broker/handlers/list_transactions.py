@@ -8,12 +8,14 @@ and v2's transactional id pattern (a regular expression matched against the whol
 id; INVALID_REGULAR_EXPRESSION if it does not compile). COORDINATOR_LOAD_IN_PROGRESS
 while a partition of ``__transaction_state`` loads (with what is loaded).
 
-Not implemented: authorization (Describe on each TransactionalId).
+Authorization (Kafka's ``handleListTransactionsRequest``): only the transactional ids the
+principal may Describe are listed (the others are left out without an error).
 """
 
 from __future__ import annotations
 
 from broker.handlers import RequestContext, handler
+from coordinator.acl_model import AclOperation, ResourceType
 from protocol.messages import ApiKey, ListTransactionsRequest, ListTransactionsResponse
 
 R = ListTransactionsResponse
@@ -30,6 +32,12 @@ def handle_list_transactions(
         request.duration_filter if version >= 1 else -1,
         request.transactional_id_pattern if version >= 2 else None,
     )
+    visible = ctx.authorized(
+        AclOperation.DESCRIBE,
+        ResourceType.TRANSACTIONAL_ID,
+        (t.transactional_id for t in found),
+    )
+    found = [t for t in found if t.transactional_id in visible]
     return R(
         throttle_time_ms=0,
         error_code=error.code,

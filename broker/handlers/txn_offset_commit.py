@@ -14,6 +14,11 @@ COORDINATOR_NOT_AVAILABLE, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID, ILLEGAL_GENERA
 OFFSET_METADATA_TOO_LARGE per partition; a failed write answers the mapped storage
 error.
 
+Authorization (Kafka's ``handleTxnOffsetCommitRequest``): Write on the transactional id
+(else TRANSACTIONAL_ID_AUTHORIZATION_FAILED for every partition), Read on the group (else
+GROUP_AUTHORIZATION_FAILED for every partition), then Read on each topic (else
+TOPIC_AUTHORIZATION_FAILED for its partitions; the others are committed).
+
 Version notes: v2 adds the leader epoch; v3 the member id, group instance id and
 generation (v0-2 commit as generation -1); v4 may answer TRANSACTION_ABORTABLE. v5
 (transaction version 2) is not served.
@@ -22,6 +27,7 @@ generation (v0-2 commit as generation -1); v4 may answer TRANSACTION_ABORTABLE. 
 from __future__ import annotations
 
 from broker.handlers import RequestContext, handler
+from coordinator.acl_model import AclOperation, ResourceType
 from coordinator.groups import OffsetCommitEntry
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, TxnOffsetCommitRequest, TxnOffsetCommitResponse
@@ -34,12 +40,19 @@ async def handle_txn_offset_commit(
     ctx: RequestContext, request: TxnOffsetCommitRequest
 ) -> TxnOffsetCommitResponse:
     version = ctx.api_version
+    refusal = _refusal(ctx, request)
+    if refusal is not None:
+        return _answer(request, [[refusal] * len(t.partitions) for t in request.topics])
+    readable = ctx.authorized(AclOperation.READ, ResourceType.TOPIC, (t.name for t in request.topics))
     cache = ctx.broker.metadata_cache
     slots: list[list[ErrorCode | None]] = []
     entries: list[OffsetCommitEntry] = []
     for topic in request.topics:
         row: list[ErrorCode | None] = []
         for p in topic.partitions:
+            if topic.name not in readable:
+                row.append(ErrorCode.TOPIC_AUTHORIZATION_FAILED)
+                continue
             if cache.partition_state(topic.name, p.partition_index) is None:
                 row.append(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
                 continue
@@ -68,7 +81,22 @@ async def handle_txn_offset_commit(
             it = iter(results)
             slots = [[next(it) if e is None else e for e in row] for row in slots]
         except KafkaError as exc:
-            slots = [[exc.error] * len(row) for row in slots]
+            # a group-level error is every attempted partition's; refused ones keep theirs
+            slots = [[exc.error if e is None else e for e in row] for row in slots]
+    return _answer(request, slots)
+
+
+def _refusal(ctx: RequestContext, request: TxnOffsetCommitRequest) -> ErrorCode | None:
+    """The error answered for every partition when the transactional id or group is refused
+    (Kafka skips the producer id check: Write on the transactional id implies it)."""
+    if not ctx.authorize(AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactional_id):
+        return ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+    if not ctx.authorize(AclOperation.READ, ResourceType.GROUP, request.group_id):
+        return ErrorCode.GROUP_AUTHORIZATION_FAILED
+    return None
+
+
+def _answer(request: TxnOffsetCommitRequest, slots: list[list[ErrorCode | None]]) -> TxnOffsetCommitResponse:
     return R(
         throttle_time_ms=0,
         topics=[

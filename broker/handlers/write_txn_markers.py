@@ -16,14 +16,19 @@ response is keyed by producer id), topics and partitions in the request's order.
 
 Version notes: v1 (flexible) is the only version of the message specs Moldau is generated
 from; Kafka 3.9 also serves v0 (the same fields, not flexible), which Kafka 4.0 removed.
-v2 (TransactionVersion, KIP-890 part 2) is not served. The request is inter-broker only;
-its CLUSTER_ACTION authorization belongs to the authorizer.
+v2 (TransactionVersion, KIP-890 part 2) is not served.
+
+Authorization (Kafka's ``handleWriteTxnMarkersRequest``): the request is inter-broker only
+and needs Alter or ClusterAction on the cluster, else every partition answers
+CLUSTER_AUTHORIZATION_FAILED (``WriteTxnMarkersRequest.getErrorResponse``).
 """
 
 from __future__ import annotations
 
 from broker.handlers import RequestContext, handler
+from coordinator.acl_model import AclOperation, ResourceType
 from coordinator.transaction_seams import TxnMarker
+from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, WriteTxnMarkersRequest, WriteTxnMarkersResponse
 
 MarkerResult = WriteTxnMarkersResponse.WritableTxnMarkerResult
@@ -45,7 +50,14 @@ async def handle_write_txn_markers(
         )
         for m in request.markers
     ]
-    results = await ctx.broker.replica_manager.write_txn_markers(markers) if markers else []
+    # Kafka 3.9 asks Alter on the cluster first (not audited), then ClusterAction
+    if not (
+        ctx.authorize(AclOperation.ALTER, ResourceType.CLUSTER, log_denied=False)
+        or ctx.authorize(AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER)
+    ):
+        results = [dict.fromkeys(m.partitions, ErrorCode.CLUSTER_AUTHORIZATION_FAILED) for m in markers]
+    else:
+        results = await ctx.broker.replica_manager.write_txn_markers(markers) if markers else []
     by_producer: dict[int, dict[str, dict[int, int]]] = {}
     for marker, errors in zip(markers, results, strict=True):
         topics = by_producer.setdefault(marker.producer_id, {})

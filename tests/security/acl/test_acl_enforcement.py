@@ -295,6 +295,33 @@ def test_transactional_id_write_gates_transactions(secure: SecureBroker) -> None
     assert info.value.args[0].code() == KafkaError.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
 
 
+def test_java_transactional_producer_needs_write_on_its_transactional_id(secure: SecureBroker) -> None:
+    """The Java transactional producer: refused at initTransactions with a
+    TransactionalIdAuthorizationException without Write on its transactional id; with it (and
+    Write on the topic) its transactions commit and abort (AddPartitionsToTxn, EndTxn)."""
+    topic, txn_id = unique("java-txn"), unique("java-txn-id")
+    secure.create_topics(topic)
+    secure.allow(acl(ResourceType.TOPIC, topic, "alice", AclOperation.WRITE))
+    java = JavaClient(
+        secure.sasl_bootstrap,
+        runtime=require_java(),
+        properties={
+            "security.protocol": "SASL_PLAINTEXT",
+            "sasl.mechanism": "PLAIN",
+            "sasl.jaas.config": "org.apache.kafka.common.security.plain.PlainLoginModule required "
+            'username="alice" password="alice-secret";',
+            "max.block.ms": 20_000,
+        },
+    )
+    args = ("--topic", topic, "--transactional-id", txn_id, "--transactions", "2", "--records-per-txn", "2")
+    refused = java.run("txn-produce", *args, "--abort-every", "0", check=False).last
+    assert not refused["ok"]
+    assert refused["error"] == "TransactionalIdAuthorizationException", refused
+    secure.allow(acl(ResourceType.TRANSACTIONAL_ID, txn_id, "alice", AclOperation.WRITE))
+    done = java.run("txn-produce", *args, "--abort-every", "2").last
+    assert done["ok"] and len(done["committed"]) == 2 and len(done["aborted"]) == 2
+
+
 def test_java_idempotent_producer_with_write_on_a_topic(secure: SecureBroker) -> None:
     """The Java producer is idempotent by default; Write on some topic lets its InitProducerId
     through without IdempotentWrite (KIP-679), and each topic still needs its own Write."""
