@@ -578,32 +578,7 @@ class OffsetsTopic:
     def replay(self, partition: int) -> Iterator[list[tuple[int, bytes | None, bytes | None]]]:
         """(offset, key, value) of every record of the partition, in chunks of about
         ``LOAD_BUFFER_BYTES`` (the loader yields to the event loop between chunks)."""
-        try:
-            offsets = self.partitions.log_offsets(OFFSETS_TOPIC, partition)
-        except KafkaError:
-            return
-        pos = offsets.log_start_offset
-        end = offsets.log_end_offset
-        while pos < end:
-            data = self.partitions.read_records(
-                OFFSETS_TOPIC, partition, pos, LOAD_BUFFER_BYTES, max_offset=end
-            )
-            if not data:
-                break
-            mv = memoryview(data)
-            chunk: list[tuple[int, bytes | None, bytes | None]] = []
-            nxt = pos
-            for bpos, header in iter_batches(mv):
-                nxt = header.next_offset
-                if header.is_control:
-                    continue
-                for rec in decode_batch(mv[bpos : bpos + header.size], header):
-                    if rec.offset >= pos:
-                        chunk.append((rec.offset, rec.key, rec.value))
-            if nxt <= pos:
-                break
-            pos = nxt
-            yield chunk
+        return read_topic_records(self.partitions, OFFSETS_TOPIC, partition, LOAD_BUFFER_BYTES)
 
 
 # ---------------------------------------------------------------- the in-memory store
@@ -789,3 +764,35 @@ __all__ = [
     "partition_for",
     "utf16_length",
 ]
+
+
+def read_topic_records(
+    access: Any, topic: str, partition: int, chunk_bytes: int
+) -> Iterator[list[tuple[int, bytes | None, bytes | None]]]:
+    """(offset, key, value) of every data record of an internal topic's partition, from its log
+    start to the end it had when the read began, in chunks of about ``chunk_bytes`` (the
+    coordinators' loaders yield to the event loop between chunks); control batches skipped.
+    ``access`` has ``log_offsets`` and ``read_records`` (the ReplicaManager)."""
+    try:
+        offsets = access.log_offsets(topic, partition)
+    except KafkaError:
+        return
+    pos, end = offsets.log_start_offset, offsets.log_end_offset
+    while pos < end:
+        data = access.read_records(topic, partition, pos, chunk_bytes, max_offset=end)
+        if not data:
+            break
+        mv = memoryview(data)
+        chunk: list[tuple[int, bytes | None, bytes | None]] = []
+        nxt = pos
+        for bpos, header in iter_batches(mv):
+            nxt = header.next_offset
+            if header.is_control:
+                continue
+            for rec in decode_batch(mv[bpos : bpos + header.size], header):
+                if rec.offset >= pos:
+                    chunk.append((rec.offset, rec.key, rec.value))
+        if nxt <= pos:
+            break
+        pos = nxt
+        yield chunk

@@ -33,7 +33,7 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from coordinator.group_offsets import InternalTopicCreator, partition_for
+from coordinator.group_offsets import InternalTopicCreator, partition_for, read_topic_records
 from coordinator.transaction_metadata import TopicPartition, TxnState
 from protocol.errors import ErrorCode, KafkaError
 from protocol.primitives import (
@@ -54,8 +54,7 @@ from protocol.primitives import (
     write_array_length,
     write_string,
 )
-from protocol.record_batch import iter_batches
-from protocol.records import build_batch, decode_batch
+from protocol.records import build_batch
 from storage.log_config import parse_topic_overrides
 from storage.producer_state import AppendOrigin
 
@@ -373,31 +372,7 @@ class TransactionStateTopic:
 
     def replay(self, partition: int) -> Iterator[list[tuple[int, bytes | None, bytes | None]]]:
         """(offset, key, value) of every record of the partition, in chunks."""
-        try:
-            offsets = self.access.log_offsets(TRANSACTION_STATE_TOPIC, partition)
-        except KafkaError:
-            return
-        pos, end = offsets.log_start_offset, offsets.log_end_offset
-        while pos < end:
-            data = self.access.read_records(
-                TRANSACTION_STATE_TOPIC, partition, pos, LOAD_BUFFER_BYTES, max_offset=end
-            )
-            if not data:
-                break
-            mv = memoryview(data)
-            chunk: list[tuple[int, bytes | None, bytes | None]] = []
-            nxt = pos
-            for bpos, header in iter_batches(mv):
-                nxt = header.next_offset
-                if header.is_control:
-                    continue
-                for rec in decode_batch(mv[bpos : bpos + header.size], header):
-                    if rec.offset >= pos:
-                        chunk.append((rec.offset, rec.key, rec.value))
-            if nxt <= pos:
-                break
-            pos = nxt
-            yield chunk
+        return read_topic_records(self.access, TRANSACTION_STATE_TOPIC, partition, LOAD_BUFFER_BYTES)
 
     async def close(self) -> None:
         task = self._creating
