@@ -182,8 +182,13 @@ def test_kill_minus_nine_while_cleaning_loses_no_latest_value(tmp_path):
     data = tmp_path / "data"
     topic = "crashy"
     keys, updates = 1000, 20
-    # Throttled, so that a cleaned segment is being written for a while (seconds).
-    overrides = {"log.cleaner.backoff.ms": "100", "log.cleaner.io.max.bytes.per.second": "20000"}
+    # Throttled and read a batch at a time, so that a cleaned segment is being written for a
+    # while (seconds): the cleaner writes out what it holds before each throttle sleep.
+    overrides = {
+        "log.cleaner.backoff.ms": "100",
+        "log.cleaner.io.max.bytes.per.second": "20000",
+        "log.cleaner.io.buffer.size": "1024",
+    }
     broker = BrokerProcess(data, overrides).start()
     try:
         java = JavaClient(broker.bootstrap)

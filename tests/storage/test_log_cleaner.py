@@ -458,6 +458,26 @@ def test_throttler_sleeps_to_hold_the_rate():
     assert len(waits) == 1
 
 
+def test_throttler_holds_a_burst_and_flushes_before_it_sleeps():
+    """A burst read faster than the 300 ms check interval is held to the rate as well, and
+    the caller's ``before_sleep`` (the cleaner writing out its ``.cleaned`` file) runs first."""
+    now = [0.0]
+    events: list[object] = []
+
+    class Stop(threading.Event):
+        def wait(self, timeout=None):
+            events.append(timeout)
+            now[0] += timeout
+            return False
+
+    throttler = Throttler(1000.0, Stop(), clock=lambda: now[0])
+    now[0] = 0.01
+    throttler.maybe_throttle(100, lambda: events.append("flush"))  # under 300 ms' worth: no check
+    assert events == []
+    throttler.maybe_throttle(2900, lambda: events.append("flush"))  # 3000 bytes at once: 3 s due
+    assert events == ["flush", pytest.approx(2.99)]
+
+
 # ---------------------------------------------------------------------- configuration
 
 
