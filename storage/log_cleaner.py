@@ -30,13 +30,17 @@ A round over one log (chosen by ``storage.log_cleaner_manager``), as Kafka's ``d
 5. **Swap** (``PartitionLog.replace_segments``, on the loop, then a directory fsync off it),
    group by group; the checkpoint moves to the map's end once all groups are swapped.
 
-Transactions (part of Kafka's ``CleanedTransactionMetadata``): the records of aborted
-transactions (from the ``.txnindex`` of the cleaned segments) count neither in the offset
-map nor in the cleaned segments (their batches are dropped, or kept emptied as above); the
-cleaning never passes the last stable offset (``storage.log_cleaner_manager``). Markers are
-copied untouched, so each cleaned segment gets the ``.txnindex`` entries of the segments it
-replaces (``.txnindex.cleaned``, swapped with the others). Kafka also removes markers once
-their transaction's data is gone and ``delete.retention.ms`` has passed: Moldau does not yet.
+Transactions (Kafka's ``CleanedTransactionMetadata``, ``storage.log_cleaner_filter.TxnTracker``,
+one pass over the round's groups in offset order): the records of aborted transactions (from
+the ``.txnindex`` of the cleaned segments) count neither in the offset map nor in the cleaned
+segments (their batches are dropped, or kept emptied as above); the cleaning never passes
+the last stable offset (``storage.log_cleaner_manager``). A marker (COMMIT/ABORT control
+batch) is kept while the round reads batches of its transaction; once a round reads none
+(an earlier round removed them all), the marker is rebuilt with a delete horizon as a
+tombstone's (step 4) and removed by the first round past it, unless it is the last batch of
+an active producer without data (its epoch fences), kept emptied. The cleaned segment's
+``.txnindex.cleaned`` (swapped with the others) holds the aborted transactions whose ABORT
+marker it keeps with batches of theirs read in the round; the others' entries go.
 
 Threading: the work of steps 1-4 runs in the cleaner's own thread pool
 (``log.cleaner.threads`` threads, one log each) and reads the segment files through its own
@@ -76,11 +80,11 @@ from protocol.records import records_section
 from storage.durable_io import fsync_dir
 from storage.log_cleaner_filter import (
     OFFSET_MAP_BYTES_PER_ENTRY,
-    AbortedTxnTracker,
     BatchFilter,
     CleanerStats,
     CorruptSegmentError,
     OffsetMap,
+    TxnTracker,
     empty_batch,
     rebuild_batch,
     scan_records,
@@ -267,7 +271,8 @@ class CleanedSegmentWriter:
         self.index_path = directory / (prefix + INDEX_SUFFIX + CLEANED_SUFFIX)
         self.time_index_path = directory / (prefix + TIME_INDEX_SUFFIX + CLEANED_SUFFIX)
         self.txn_index_path = directory / (prefix + TXN_INDEX_SUFFIX + CLEANED_SUFFIX)
-        # The aborted transactions of the replaced segments: every marker is kept, so are they.
+        # The aborted transactions whose ABORT marker is kept with batches of theirs still in
+        # the log (Kafka's CleanedTransactionMetadata.cleanedIndex), in marker order.
         self.aborted: list[AbortedTxn] = []
         self.size = 0
         self._pending = bytearray()
@@ -405,7 +410,7 @@ class Cleaner:
         """Kafka's ``buildOffsetMap``: the keys of [start, end), segment by segment, until full;
         records of aborted transactions do not count."""
         omap.clear()
-        tracker = AbortedTxnTracker(aborted)
+        tracker = TxnTracker(aborted)
         for i, snap in enumerate(dirty):
             next_start = dirty[i + 1].base_offset if i + 1 < len(dirty) else end
             if self._map_segment(omap, snap, start, stats, tracker):
@@ -420,12 +425,16 @@ class Cleaner:
         snap: SegmentSnapshot,
         start: int,
         stats: CleanerStats,
-        tracker: AbortedTxnTracker,
+        tracker: TxnTracker,
     ) -> bool:
         max_entries = omap.max_entries
         for header, raw, _last in iter_segment_batches(snap, self.io_buffer_size, self.throttler, self.check):
             stats.map_bytes_read += header.size
-            aborted = tracker.is_aborted(header)
+            if header.is_control:
+                tracker.on_marker(header, raw)  # ends its transaction
+                aborted = False
+            else:
+                aborted = tracker.is_aborted(header)
             if header.last_offset < start:
                 continue
             if not header.is_control and not aborted:
@@ -451,28 +460,39 @@ class Cleaner:
         active_producers: dict[int, int],
         upper_bound: int,
         stats: CleanerStats,
-        aborted: Iterable[AbortedTxn] = (),
+        txns: TxnTracker | None = None,
+        marker_producers: dict[int, int] | None = None,
     ) -> CleanedSegmentWriter:
-        """Kafka's ``cleanSegments`` up to the swap: ``group`` into one ``.cleaned`` segment."""
+        """Kafka's ``cleanSegments`` up to the swap: ``group`` into one ``.cleaned`` segment.
+
+        ``txns``: the round's transactions, carried from group to group (a tracker of the
+        group's own aborted transactions when None); ``marker_producers``: producer id ->
+        epoch of each active producer without a data batch, whose marker of that epoch is
+        kept, even emptied, for fencing (Kafka's ``isBatchLastRecordOfProducer``)."""
         writer = CleanedSegmentWriter(directory, group[0].base_offset, index_interval_bytes)
-        tracker = AbortedTxnTracker(aborted)
+        tracker = txns if txns is not None else TxnTracker(t for s in group for t in s.aborted)
+        marker_producers = marker_producers or {}
         try:
             for i, snap in enumerate(group):
-                writer.aborted.extend(snap.aborted)
                 last_segment = i == len(group) - 1
                 for header, raw, last_batch in iter_segment_batches(
                     snap, self.io_buffer_size, self.throttler, self.check, writer.flush
                 ):
                     stats.bytes_read += header.size
+                    pid = header.producer_id
                     retain_empty = (
-                        (
-                            header.producer_id >= 0
-                            and active_producers.get(header.producer_id) == header.last_offset
-                        )
+                        (pid >= 0 and active_producers.get(pid) == header.last_offset)
+                        or (header.is_control and marker_producers.get(pid) == header.producer_epoch)
                         or header.next_offset == upper_bound
                         or (last_segment and last_batch)
                     )
-                    out = batch_filter.apply(header, raw, retain_empty, stats, tracker.is_aborted(header))
+                    if header.is_control:
+                        discard, kept_txn = tracker.on_marker(header, raw)
+                        if kept_txn is not None:
+                            writer.aborted.append(kept_txn)
+                    else:
+                        discard = tracker.is_aborted(header)
+                    out = batch_filter.apply(header, raw, retain_empty, stats, discard)
                     if out is None:
                         continue
                     max_ts = HEADER.unpack_from(out, 0)[8]
@@ -711,6 +731,7 @@ class LogCleaner:
             bound,
         )
         batch_filter = BatchFilter(omap, now, cfg.delete_retention_ms)
+        txns = TxnTracker(aborted)  # one pass over the round's groups, in offset order
         for group in groups:
             if plog.closed:
                 raise CleaningAborted("the log was closed")
@@ -723,7 +744,12 @@ class LogCleaner:
                 active_producers=plog.last_records_of_active_producers(),
                 upper_bound=bound,
                 stats=stats,
-                aborted=aborted,
+                txns=txns,
+                marker_producers={
+                    pid: entry.producer_epoch
+                    for pid, entry in plog.producer_state.active_producers().items()
+                    if entry.last_data_offset < 0
+                },
             )
             swapped = plog.replace_segments(
                 [s.segment for s in group], [s.size for s in group], group[0].base_offset

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from protocol import compression
+from protocol.control_records import read_end_txn_marker
 from protocol.primitives import DecodeError, read_varlong, write_varint, write_varlong
 from protocol.record_batch import (
     COMPRESSION_MASK,
@@ -250,17 +251,16 @@ class BatchFilter:
     delete_retention_ms: int
 
     def apply(
-        self, header: BatchHeader, raw: Any, retain_empty: bool, stats: CleanerStats, aborted: bool = False
+        self, header: BatchHeader, raw: Any, retain_empty: bool, stats: CleanerStats, discard: bool = False
     ) -> bytes | None:
         """The batch to write for ``raw`` (itself when nothing changes), or None to drop it.
 
-        ``aborted``: the batch belongs to an aborted transaction (``AbortedTxnTracker``); none
-        of its records stay (Kafka's ``Cleaner``: ``discardBatchRecords``)."""
+        ``discard`` (``TxnTracker``): for a data batch, it belongs to an aborted transaction
+        and none of its records stay; for a control batch, its transaction is empty (Kafka's
+        ``Cleaner``: ``canDiscardBatch`` / ``discardBatchRecords``)."""
         if header.is_control:
-            # Markers are kept (Kafka removes them once their transaction's data is gone and
-            # delete.retention.ms has passed; Moldau does not yet).
-            return bytes(raw)
-        if aborted:
+            return self._apply_marker(header, raw, retain_empty, stats, discard)
+        if discard:
             stats.messages_read += header.records_count
             return empty_batch(header) if retain_empty else None
         data = records_section(raw, header)
@@ -301,29 +301,88 @@ class BatchFilter:
             return empty_batch(header)
         return None
 
+    def _apply_marker(
+        self, header: BatchHeader, raw: Any, retain_empty: bool, stats: CleanerStats, empty_txn: bool
+    ) -> bytes | None:
+        """A control batch (Kafka's ``Cleaner.cleanInto`` filter, KIP-534): kept as is while
+        its transaction has batches in the log; once it has none, rebuilt with a delete
+        horizon (now + ``delete.retention.ms``, as a tombstone's) if it has none yet, and
+        removed (or kept emptied, ``retain_empty``) by the first round past that horizon."""
+        stats.messages_read += header.records_count
+        horizon_set = bool(header.attributes & DELETE_HORIZON_MASK)
+        if header.records_count == 0 or (empty_txn and horizon_set and header.base_timestamp <= self.now_ms):
+            return empty_batch(header) if retain_empty else None
+        stats.messages_written += header.records_count
+        if not empty_txn or horizon_set:
+            return bytes(raw)
+        stats.batches_rebuilt += 1
+        data = records_section(raw, header)
+        records = scan_records(data, header.records_count)
+        return rebuild_batch(header, data, records, self.now_ms + self.delete_retention_ms)
 
-class AbortedTxnTracker:
-    """Which batches of a pass over the log belong to an aborted transaction (the part of
-    Kafka's ``CleanedTransactionMetadata`` that finds them): the aborted transactions of the
-    cleaned range (``.txnindex``), taken in first-offset order as the batches go by; a
-    producer's transactional batches are aborted from its transaction's first offset until
-    its ABORT marker (the entry's last offset)."""
+
+class TxnTracker:
+    """The transactions of one pass over the log (Kafka's ``CleanedTransactionMetadata``): which
+    data batches belong to an aborted transaction, which markers' transactions have no batch
+    left, and which ``.txnindex`` entries stay.
+
+    The aborted transactions (``.txnindex``) are taken in first-offset order as the batches go
+    by; a producer's transactional batches are aborted from its transaction's first offset
+    until its ABORT marker. A transaction is "empty" when the pass reads its marker without
+    having read any batch of it (its batches were all removed by an earlier round): the marker
+    may then go (``onControlBatchRead``), and an ABORT marker's ``.txnindex`` entry is not
+    carried into the cleaned segment (``cleanedIndex``). One tracker serves a whole round,
+    group after group, so that a transaction whose batches lie in an earlier group than its
+    marker is not taken for empty (Kafka tracks per group)."""
 
     def __init__(self, aborted: Iterable[AbortedTxn]) -> None:
         self._pending = sorted(aborted, key=lambda t: t.first_offset)
         self._next = 0
-        self._ongoing: dict[int, AbortedTxn] = {}
+        # producer id -> [its aborted transaction, a batch of it was read]
+        self._ongoing_aborted: dict[int, list[Any]] = {}
+        self._ongoing_committed: set[int] = set()
 
-    def is_aborted(self, header: BatchHeader) -> bool:
+    def _consume_up_to(self, header: BatchHeader) -> None:
         pending = self._pending
         while self._next < len(pending) and pending[self._next].first_offset <= header.last_offset:
             txn = pending[self._next]
-            self._ongoing[txn.producer_id] = txn
             self._next += 1
-        pid = header.producer_id
-        if header.is_control:
-            txn = self._ongoing.get(pid)
-            if txn is not None and txn.last_offset <= header.base_offset:
-                del self._ongoing[pid]  # its ABORT marker
+            # A transaction ended before this batch (the pass began past it) is not ongoing.
+            if txn.last_offset >= header.base_offset:
+                self._ongoing_aborted.setdefault(txn.producer_id, [txn, False])
+
+    def is_aborted(self, header: BatchHeader) -> bool:
+        """A data batch goes by: does it belong to an aborted transaction (``onBatchRead``)?
+        (A control batch goes by ``on_marker``.)"""
+        self._consume_up_to(header)
+        if not header.is_transactional:
             return False
-        return header.is_transactional and pid in self._ongoing
+        ongoing = self._ongoing_aborted.get(header.producer_id)
+        if ongoing is not None:
+            ongoing[1] = True
+            return True
+        self._ongoing_committed.add(header.producer_id)
+        return False
+
+    def on_marker(self, header: BatchHeader, raw: Any) -> tuple[bool, AbortedTxn | None]:
+        """A control batch goes by: (its transaction is empty, so the marker may go; the
+        ``.txnindex`` entry the cleaned segment keeps for it, if any)."""
+        self._consume_up_to(header)
+        if header.records_count == 0:
+            return True, None  # emptied by an earlier round
+        try:
+            marker = read_end_txn_marker(raw, header)
+        except DecodeError as exc:
+            raise CorruptSegmentError(f"control batch at offset {header.base_offset}: {exc}") from None
+        if marker is None:
+            return False, None  # another control type: kept (Kafka: false)
+        pid = header.producer_id
+        if marker.committed:
+            if pid in self._ongoing_committed:
+                self._ongoing_committed.discard(pid)
+                return False, None
+            return True, None
+        ongoing = self._ongoing_aborted.pop(pid, None)
+        if ongoing is not None and ongoing[1]:
+            return False, ongoing[0]
+        return True, None
