@@ -39,7 +39,7 @@ def group_broker(tmp_path_factory):
 
 
 def wait_until(
-    condition: Callable[[], bool], what: str, timeout: float = 60.0, step: Callable[[], None] | None = None
+    condition: Callable[[], bool], what: str, timeout: float = 120.0, step: Callable[[], None] | None = None
 ) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
