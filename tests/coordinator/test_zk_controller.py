@@ -208,6 +208,9 @@ def test_topic_creation_writes_states_and_sends_requests(connect):
     async def scenario():
         brokers = await start_brokers(connect, (1, 2, 3))
         ch = brokers[1].channel
+        # "active" is set before the failover's own UpdateMetadata goes out: under load it
+        # came after the clear and before the topic's LeaderAndIsr.
+        await until(lambda: len(ch.of_type(UpdateMetadataRequest)) >= 3, what="the failover's UpdateMetadata")
         ch.clear()
         admin = AdminZkClient(brokers[2].zk, rng=random.Random(7))
         assignment = await admin.create_topic(
