@@ -151,8 +151,10 @@ def test_cleaner_threads_and_io_rate_change_live_within_kafkas_limits(kafka: InP
 
 
 def served(kafka: InProcessBroker) -> WireClient | None:
-    """A new connection that gets an answer (None if the broker closed it)."""
-    client = WireClient("127.0.0.1", kafka.port, timeout=5)
+    """A new connection that gets an answer (None if the broker closed it). A refused one is
+    closed at once; an answer may take seconds on a loaded machine (a timeout is an OSError
+    too, so a short one would read as a refusal)."""
+    client = WireClient("127.0.0.1", kafka.port, timeout=30)
     try:
         client.request(ApiVersionsRequest(), 0)
     except (OSError, ConnectionError, EOFError):

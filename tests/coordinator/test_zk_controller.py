@@ -42,8 +42,14 @@ def connect(zk_server, request) -> str:
     return zk_server.connect(f"/{name}_{uuid.uuid4().hex[:8]}")
 
 
+# Generous bounds to catch a stall: on a loaded machine each ZooKeeper round trip, session
+# set-up and (here) ZooKeeper JVM start can take seconds. pytest's own timeout is 300 s.
+SCENARIO_DEADLINE_S = 240
+STATE_DEADLINE_S = 60
+
+
 def run(coro):
-    return asyncio.run(asyncio.wait_for(coro, 90))
+    return asyncio.run(asyncio.wait_for(coro, SCENARIO_DEADLINE_S))
 
 
 async def start_brokers(connect: str, ids, *, controller_on=(1,), **config) -> dict[int, FakeBroker]:
@@ -88,7 +94,7 @@ async def wait_state(zk, topic, p, pred, what="state") -> zd.LeaderIsrAndEpoch:
                 return
             await asyncio.sleep(0.02)
 
-    await asyncio.wait_for(poll(), 15)
+    await asyncio.wait_for(poll(), STATE_DEADLINE_S)
     return result["s"]
 
 
@@ -202,6 +208,9 @@ def test_topic_creation_writes_states_and_sends_requests(connect):
     async def scenario():
         brokers = await start_brokers(connect, (1, 2, 3))
         ch = brokers[1].channel
+        # "active" is set before the failover's own UpdateMetadata goes out: under load it
+        # came after the clear and before the topic's LeaderAndIsr.
+        await until(lambda: len(ch.of_type(UpdateMetadataRequest)) >= 3, what="the failover's UpdateMetadata")
         ch.clear()
         admin = AdminZkClient(brokers[2].zk, rng=random.Random(7))
         assignment = await admin.create_topic(
@@ -711,11 +720,15 @@ def test_not_found_paths_are_tolerated(connect):
 def test_watches_survive_a_zookeeper_restart(tmp_path):
     """kazoo drops watches when the connection drops: the controller watches again once
     reconnected, and still sees a broker die afterwards."""
-    server = ZooKeeperServer(tmp_path / "zk").start()
+    # The sessions must outlive the restart, however slow the JVM starts on a loaded machine:
+    # ticks of 2 s allow 30 s sessions. (An expired session would be another scenario: the
+    # brokers register anew, and the controller's failover may elect 1 before 3 is back.)
+    server = ZooKeeperServer(tmp_path / "zk", tick_time_ms=2000).start()
 
     async def scenario():
         connect = server.connect("/restart")
-        brokers = {i: await FakeBroker(connect, i, session_timeout_ms=10000).start() for i in (1, 2, 3)}
+        brokers = {i: await FakeBroker(connect, i, session_timeout_ms=30_000).start() for i in (1, 2, 3)}
+        sessions = {i: b.zk.session_id for i, b in brokers.items()}
         b1 = brokers[1]
         b1.controller = KafkaController(
             1, b1.zk, b1.channel, time_ms=lambda: 1, inter_broker_listener=INTER_BROKER
@@ -725,7 +738,8 @@ def test_watches_survive_a_zookeeper_restart(tmp_path):
         await create(AdminZkClient(b1.zk), "w", [[2, 3, 1]])
         await wait_state(b1.zk, "w", 0, lambda s: True)
         await asyncio.to_thread(server.restart)
-        await until(lambda: all(b.zk.connected for b in brokers.values()), timeout=30, what="reconnected")
+        await until(lambda: all(b.zk.connected for b in brokers.values()), timeout=60, what="reconnected")
+        assert {i: b.zk.session_id for i, b in brokers.items()} == sessions  # the same sessions
         await brokers[2].kill()
         s = await wait_state(b1.zk, "w", 0, lambda s: s.leader == 3, "leader moved after the restart")
         assert s.isr == (3, 1)

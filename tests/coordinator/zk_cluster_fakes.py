@@ -143,7 +143,7 @@ class FakeBroker:
             await self.controller.shutdown()
 
 
-async def until(condition, timeout: float = 15.0, what: str = "condition") -> None:
+async def until(condition, timeout: float = 60.0, what: str = "condition") -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:

@@ -39,7 +39,7 @@ def group_broker(tmp_path_factory):
 
 
 def wait_until(
-    condition: Callable[[], bool], what: str, timeout: float = 60.0, step: Callable[[], None] | None = None
+    condition: Callable[[], bool], what: str, timeout: float = 120.0, step: Callable[[], None] | None = None
 ) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
@@ -309,7 +309,7 @@ def test_two_java_consumers_split_partitions_and_the_last_one_takes_all(group_br
             wait_until(lambda: len(consumed(a, b)) >= PARTITIONS * PER_PARTITION, "every record")
             b.stop()
             summary_b = b.wait().last
-            assert summary_b["ok"], summary_b
+            assert summary_b["ok"], (summary_b["errors"], summary_b["timed_out"])
         wait_until(lambda: assignment_of(a) == {0, 1, 2}, "the remaining consumer to own every partition")
         produce(group_broker.bootstrap, topic, start=PER_PARTITION)
         wait_until(
@@ -317,7 +317,7 @@ def test_two_java_consumers_split_partitions_and_the_last_one_takes_all(group_br
         )
         a.stop()
         summary_a = a.wait().last
-        assert summary_a["ok"], summary_a
+        assert summary_a["ok"], (summary_a["errors"], summary_a["timed_out"])
     records = consumed(a, b)
     check_in_order(sorted(records), 2 * PER_PARTITION)
     b_partitions = {p for p, _o, _v in consumed(b)}

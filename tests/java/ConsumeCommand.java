@@ -15,6 +15,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -48,6 +49,24 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  */
 final class ConsumeCommand {
     private ConsumeCommand() {}
+
+    /** The summary's offset look-ups: the client's own default.api.timeout.ms (60 s), since a
+     *  loaded machine can take seconds to answer. */
+    private static final Duration API_TIMEOUT = Duration.ofSeconds(60);
+
+    /**
+     * {@code --stdin-control} sets the stop flag and then calls {@code wakeup()}, which can land
+     * in any blocking call after a poll (a commit, a position or committed look-up), not only in
+     * poll. The WakeupException it raises clears the wakeup, so the interrupted call is made
+     * again (the stop flag ends the loop).
+     */
+    private static <T> T throughWakeup(Supplier<T> call) {
+        try {
+            return call.get();
+        } catch (WakeupException e) {
+            return call.get();
+        }
+    }
 
     private static Properties consumerProperties(Args args) {
         Properties p = args.clientProperties();
@@ -129,7 +148,10 @@ final class ConsumeCommand {
                 Json.flush();
                 if (commit.equals("sync")) {
                     try {
-                        consumer.commitSync();
+                        throughWakeup(() -> {
+                            consumer.commitSync();
+                            return null;
+                        });
                     } catch (RuntimeException e) {
                         errors.add(MoldauClient.errorFields(e));
                     }
@@ -147,7 +169,10 @@ final class ConsumeCommand {
             if (commit.equals("sync") || commit.equals("async")) {
                 // A final synchronous commit, as the usual async-commit loop ends.
                 try {
-                    consumer.commitSync();
+                    throughWakeup(() -> {
+                        consumer.commitSync();
+                        return null;
+                    });
                 } catch (RuntimeException e) {
                     synchronized (errors) {
                         errors.add(MoldauClient.errorFields(e));
@@ -159,7 +184,7 @@ final class ConsumeCommand {
             for (TopicPartition tp : assignment) {
                 Object position;
                 try {
-                    position = consumer.position(tp, Duration.ofSeconds(5));
+                    position = throughWakeup(() -> consumer.position(tp, API_TIMEOUT));
                 } catch (RuntimeException e) {
                     position = null; // unknown (e.g. the offset lookup kept failing)
                     errors.add(MoldauClient.errorFields(e));
@@ -170,8 +195,9 @@ final class ConsumeCommand {
             if (group != null) {
                 Map<String, Object> committed = new TreeMap<>();
                 try {
-                    for (Map.Entry<TopicPartition, OffsetAndMetadata> e
-                            : consumer.committed(assignment, Duration.ofSeconds(10)).entrySet()) {
+                    Map<TopicPartition, OffsetAndMetadata> found =
+                            throughWakeup(() -> consumer.committed(assignment, API_TIMEOUT));
+                    for (Map.Entry<TopicPartition, OffsetAndMetadata> e : found.entrySet()) {
                         if (e.getValue() == null) continue;
                         nested(committed, e.getKey().topic()).put(Integer.toString(e.getKey().partition()), e.getValue().offset());
                     }

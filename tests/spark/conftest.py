@@ -25,6 +25,22 @@ from tests.spark.crafted_logs import (
     write_partition,
 )
 
+# pytest's 300 s per-test timeout (pyproject) counts fixture set-up: the first Spark test of
+# each xdist worker pays for the shared session's JVM start, which took 200 s on a loaded
+# 2-core machine with the other worker starting its own, and the job CLI tests start a JVM
+# of their own. A timeout firing inside a py4j call also leaves the shared session answering
+# the wrong calls, which failed every later Spark test of that worker. The bound stays a
+# stall catcher, sized for that load.
+SPARK_TEST_TIMEOUT_S = 900
+
+
+def pytest_collection_modifyitems(config, items):
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.timeout(SPARK_TEST_TIMEOUT_S))
+
+
 T0 = 1_700_000_000_000  # ms; batch i of "mixed-0" has timestamps T0 + i*1000 + j
 SMALL_SEGMENTS = LogConfig(segment_bytes=8192, index_interval_bytes=300)
 AUDITED_PRODUCER = 1000
