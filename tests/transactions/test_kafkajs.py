@@ -30,6 +30,7 @@ pytestmark = pytest.mark.integration
 
 @pytest.fixture(scope="module")
 def kafkajs_broker(tmp_path_factory: pytest.TempPathFactory):
+    require_kafkajs()  # before a broker is started for nothing
     b = BrokerProcess(
         tmp_path_factory.mktemp("kafkajs-broker") / "data",
         {

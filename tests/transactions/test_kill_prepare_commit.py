@@ -11,7 +11,9 @@ files show no marker of the producer: then SIGKILL.
 The broker is restarted as plain ``python -m broker``: its coordinator loads PrepareCommit
 from ``__transaction_state`` and sends the markers again; the transaction completes
 (CompleteCommit, one COMMIT marker per partition) and a read_committed consumer sees each of
-its records exactly once, and never those of a transaction aborted before the crash.
+its records exactly once, and never those of a transaction aborted before the crash. The
+``.txnindex`` holds the aborted transaction as Kafka's 34-byte entry, and the same bytes after
+a recovery rebuilds it.
 """
 
 from __future__ import annotations
@@ -76,17 +78,29 @@ def wait_for_state(bootstrap: str, transactional_id: str, want: str) -> int:
         time.sleep(0.1)
 
 
-def markers(log_dir: Path, topic: str, partition: int) -> list[tuple[int, int]]:
-    """(producer id, COMMIT=1 / ABORT=0) of each control batch in the partition's segments."""
+def batches(log_dir: Path, topic: str, partition: int) -> list[tuple[int, int, int | None]]:
+    """(base offset, producer id, COMMIT=1 / ABORT=0 for a control batch, else None) of each
+    batch in the partition's segment files, read with kafka-python's parser."""
     out = []
     for segment in sorted((log_dir / f"{topic}-{partition}").glob("*.log")):
         records = MemoryRecords(segment.read_bytes())
         while records.has_next():
             batch = records.next_batch()
+            kind = None
             if batch.is_control_batch:
                 (_version, kind) = struct.unpack(">hh", next(iter(batch)).key[:4])
-                out.append((batch.producer_id, kind))
+            out.append((batch.base_offset, batch.producer_id, kind))
     return out
+
+
+def markers(log_dir: Path, topic: str, partition: int) -> list[tuple[int, int]]:
+    """(producer id, COMMIT=1 / ABORT=0) of each control batch in the partition's segments."""
+    return [(pid, kind) for _, pid, kind in batches(log_dir, topic, partition) if kind is not None]
+
+
+def txn_index(log_dir: Path, topic: str, partition: int) -> dict[str, bytes]:
+    """The partition's ``.txnindex`` files by name."""
+    return {f.name: f.read_bytes() for f in sorted((log_dir / f"{topic}-{partition}").glob("*.txnindex"))}
 
 
 def test_kill_9_in_prepare_commit(tmp_path):
@@ -148,3 +162,21 @@ def run_kill_in_prepare_commit(b: MarkerHoldBroker, flag: Path) -> None:
     assert Counter(v for _, _, v in seen) == Counter(committed)  # each once, none aborted
     everything = consume_all(b.bootstrap, topic, "read_uncommitted", 30)
     assert sorted(v for _, _, v in everything) == sorted(committed + [f"aborted-{i}" for i in range(10)])
+
+    # .txnindex: the aborted transaction, once per partition (Kafka's 34-byte AbortedTxn:
+    # version, producer id, first offset, the ABORT marker's offset, the LSO then: no other
+    # transaction was open, so the marker's offset + 1), and the same after a rebuild
+    b.stop()
+    indexes = {}
+    for p in range(2):
+        log = batches(b.log_dir, topic, p)
+        first = min(o for o, pid, kind in log if pid == aborted_pid and kind is None)
+        (abort_at,) = [o for o, pid, kind in log if kind == ABORT]
+        entry = struct.pack(">hqqqq", 0, aborted_pid, first, abort_at, abort_at + 1)
+        indexes[p] = txn_index(b.log_dir, topic, p)
+        assert list(indexes[p].values()) == [entry]
+        for stale in (b.log_dir / f"{topic}-{p}").glob("*.*index"):
+            stale.unlink()  # without its offset index a segment is recovered: read and rebuilt
+    b.start()
+    b.stop()
+    assert {p: txn_index(b.log_dir, topic, p) for p in range(2)} == indexes
