@@ -111,6 +111,12 @@ async function consume() {
   await consumer.connect();
   let seen = 0;
   let last = Date.now();
+  // A crash KafkaJS does not restart from ends the wait (and the command) at once.
+  let crash = null;
+  consumer.on(consumer.events.CRASH, (e) => {
+    emit({ event: "crash", error: String(e.payload.error), restart: e.payload.restart });
+    if (!e.payload.restart) crash = e.payload.error;
+  });
   try {
     await consumer.subscribe({ topics: [spec.topic], fromBeginning: true });
     await consumer.run({
@@ -121,12 +127,13 @@ async function consume() {
         last = Date.now();
       },
     });
-    while (Date.now() < deadline && !(seen >= spec.expect && Date.now() - last >= spec.idleMs)) {
+    while (crash === null && Date.now() < deadline && !(seen >= spec.expect && Date.now() - last >= spec.idleMs)) {
       await sleep(50);
     }
   } finally {
     await consumer.disconnect(); // commits what was consumed (autoCommit)
   }
+  if (crash !== null) throw crash;
   emit({ event: "consumed", count: seen, timedOut: seen < spec.expect });
 }
 
