@@ -77,6 +77,7 @@ from broker.connection_limits import (
     normalize_ip,
 )
 from broker.handlers import CloseConnection, HandlerSpec, RequestContext, served_handlers
+from broker.handlers.produce import decode_produce_request
 from broker.response_writer import (
     FileResponse,
     FileResponseSender,
@@ -661,14 +662,23 @@ class KafkaConnection(asyncio.BufferedProtocol):
                 return self._unsupported_api_versions(correlation_id, spec)
             self.close(f"{spec.name} v{api_version} is not supported ({spec.min_version}-{spec.max_version})")
             return None
-        try:
-            header, pos = decode_request_header(mv)
-            # Like Kafka's RequestContext.parseRequest, bytes after the body are ignored
-            # (librdkafka 2.x sends a few after some Metadata v12 requests).
-            request = spec.request_cls.decode(mv, api_version, pos, exact=False)
-        except DecodeError as exc:
-            self.close(f"{spec.name} v{api_version} does not decode: {exc}")
-            return None
+        interceptor = self.server.interceptor
+        # The hot request, header and body in one pass (the same objects as the generic decoders).
+        produce = None
+        if api_key == PRODUCE_KEY and interceptor is None:
+            produce = decode_produce_request(mv, api_version)
+        if produce is not None:
+            client_id, request = produce
+        else:
+            try:
+                header, pos = decode_request_header(mv)
+                # Like Kafka's RequestContext.parseRequest, bytes after the body are ignored
+                # (librdkafka 2.x sends a few after some Metadata v12 requests).
+                request = spec.request_cls.decode(mv, api_version, pos, exact=False)
+            except DecodeError as exc:
+                self.close(f"{spec.name} v{api_version} does not decode: {exc}")
+                return None
+            client_id = header.client_id
         # A transactional Produce may be verified with its transaction coordinator before its
         # append (KIP-890): a Produce behind it must not be appended first.
         self._appends_later = api_key == PRODUCE_KEY and request.transactional_id is not None
@@ -677,14 +687,13 @@ class KafkaConnection(asyncio.BufferedProtocol):
             api_key,
             api_version,
             correlation_id,
-            header.client_id,
+            client_id,
             self.peer,
             self.id,
             self.listener,
             self.auth.principal,
             self.auth,
         )
-        interceptor = self.server.interceptor
         # Fetch answers may keep their records in the segment files (sent by _emit), except
         # to a test's interceptor, which may look at them.
         ctx.sends_file_records = interceptor is None
