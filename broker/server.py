@@ -77,6 +77,7 @@ from broker.connection_limits import (
     normalize_ip,
 )
 from broker.handlers import CloseConnection, HandlerSpec, RequestContext, served_handlers
+from broker.handlers.produce import decode_produce_request
 from broker.response_writer import (
     FileResponse,
     FileResponseSender,
@@ -86,7 +87,7 @@ from broker.response_writer import (
 )
 from broker.security.authenticator import AuthenticationRefused
 from protocol.errors import ErrorCode
-from protocol.headers import API_VERSIONS_KEY, decode_request_header, peek_request_header
+from protocol.headers import API_VERSIONS_KEY, decode_request_header
 from protocol.messages import ApiVersionsResponse
 from protocol.messages._base import Message
 from protocol.primitives import DecodeError, EncodeError
@@ -98,6 +99,7 @@ log = logging.getLogger(__name__)
 
 _SIZE = struct.Struct(">i")
 _SIZE_CORR = struct.Struct(">ii")
+_HEAD = struct.Struct(">hhi")  # api key, api version, correlation id
 _API_KEY = struct.Struct(">h")
 _FRAME_OUT = (bytearray, bytes, FileResponse)
 READ_BUFFER = 256 * 1024  # the read buffer shared by all connections of a server
@@ -577,7 +579,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         """Queue a response after the ones before it (written by ``_flush``, or now for a
         FileResponse, which the ones before it precede)."""
         self.last_active = self.server.monotonic()
-        if isinstance(out, FileResponse):
+        if type(out) is not bytearray and isinstance(out, FileResponse):
             self._send_file_response(out)
         else:
             self._out.append(out)
@@ -647,28 +649,36 @@ class KafkaConnection(asyncio.BufferedProtocol):
                 return None
             if raw_answer is not None:  # a pre-KIP-152 SASL token's answer
                 return raw_answer
-        try:
-            api_key, api_version, correlation_id = peek_request_header(mv)
-        except DecodeError as exc:
-            self.close(f"unreadable request header: {exc}")
+        if len(mv) < 8:
+            self.close("unreadable request header: request shorter than a request header")
             return None
+        api_key, api_version, correlation_id = _HEAD.unpack_from(mv)  # peek_request_header
         spec = self.server.handlers.get(api_key)
         if spec is None:
             self.close(f"unknown or unsupported API key {api_key}")
             return None
-        if not spec.accepts(api_version):
+        if not spec.min_version <= api_version <= spec.max_version:  # spec.accepts
             if api_key == API_VERSIONS_KEY:
                 return self._unsupported_api_versions(correlation_id, spec)
             self.close(f"{spec.name} v{api_version} is not supported ({spec.min_version}-{spec.max_version})")
             return None
-        try:
-            header, pos = decode_request_header(mv)
-            # Like Kafka's RequestContext.parseRequest, bytes after the body are ignored
-            # (librdkafka 2.x sends a few after some Metadata v12 requests).
-            request = spec.request_cls.decode(mv, api_version, pos, exact=False)
-        except DecodeError as exc:
-            self.close(f"{spec.name} v{api_version} does not decode: {exc}")
-            return None
+        interceptor = self.server.interceptor
+        # The hot request, header and body in one pass (the same objects as the generic decoders).
+        produce = None
+        if api_key == PRODUCE_KEY and interceptor is None:
+            produce = decode_produce_request(mv, api_version)
+        if produce is not None:
+            client_id, request = produce
+        else:
+            try:
+                header, pos = decode_request_header(mv)
+                # Like Kafka's RequestContext.parseRequest, bytes after the body are ignored
+                # (librdkafka 2.x sends a few after some Metadata v12 requests).
+                request = spec.request_cls.decode(mv, api_version, pos, exact=False)
+            except DecodeError as exc:
+                self.close(f"{spec.name} v{api_version} does not decode: {exc}")
+                return None
+            client_id = header.client_id
         # A transactional Produce may be verified with its transaction coordinator before its
         # append (KIP-890): a Produce behind it must not be appended first.
         self._appends_later = api_key == PRODUCE_KEY and request.transactional_id is not None
@@ -677,14 +687,13 @@ class KafkaConnection(asyncio.BufferedProtocol):
             api_key,
             api_version,
             correlation_id,
-            header.client_id,
+            client_id,
             self.peer,
             self.id,
             self.listener,
             self.auth.principal,
             self.auth,
         )
-        interceptor = self.server.interceptor
         # Fetch answers may keep their records in the segment files (sent by _emit), except
         # to a test's interceptor, which may look at them.
         ctx.sends_file_records = interceptor is None
@@ -723,7 +732,12 @@ class KafkaConnection(asyncio.BufferedProtocol):
 
     def _encode(self, spec: HandlerSpec, ctx: RequestContext, response: Any) -> bytearray | FileResponse:
         version = ctx.api_version
-        flexible_header = spec.api_key != API_VERSIONS_KEY and spec.request_cls.is_flexible(version)
+        flexible = spec.request_cls.FLEXIBLE_VERSIONS  # Message.is_flexible, inline
+        flexible_header = (
+            spec.api_key != API_VERSIONS_KEY
+            and flexible is not None
+            and flexible[0] <= version <= flexible[1]
+        )
         try:
             return encode_response(response, version, ctx.correlation_id, 9 if flexible_header else 8)
         except EncodeError:

@@ -315,8 +315,24 @@ def _validate_records_and_timestamps(
     buf: memoryview, header: BatchHeader, config: LogConfig, now_ms: int
 ) -> tuple[int, bool]:
     """Record checks and timestamp policy; returns (log_append_time, whether bytes changed)."""
-    size = header.size
+    size = header.batch_length + LOG_OVERHEAD
     count = header.records_count
+    if (
+        not header.attributes & (COMPRESSION_MASK | TIMESTAMP_TYPE_MASK)
+        and config.message_timestamp_type != "LogAppendTime"
+        and "compact" not in config.cleanup_policy
+        and size - HEADER_SIZE >= count * MIN_RECORD_SIZE
+    ):
+        # The common batch (uncompressed, CreateTime, not compacted) decided from its header
+        # alone, as below; a batch with a timestamp out of range takes the path below.
+        lo = now_ms - config.message_timestamp_before_max_ms
+        hi = now_ms + config.message_timestamp_after_max_ms
+        max_ts = header.max_timestamp
+        base_ts = header.base_timestamp
+        if (max_ts == NO_TIMESTAMP or lo <= max_ts <= hi) and (
+            base_ts == NO_TIMESTAMP or header.attributes & DELETE_HORIZON_MASK or lo <= base_ts <= hi
+        ):
+            return NO_TIMESTAMP, False
     section = buf[HEADER_SIZE:size]
     compressed = header.compression != compression.NONE
     compacted = "compact" in config.cleanup_policy

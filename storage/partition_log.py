@@ -50,6 +50,7 @@ from protocol.control_records import EndTransactionMarker, read_end_txn_marker
 from protocol.errors import ErrorCode, KafkaError
 from protocol.primitives import DecodeError
 from protocol.record_batch import (
+    CONTROL_MASK,
     CURRENT_MAGIC,
     HEADER_SIZE,
     LOG_OVERHEAD,
@@ -57,8 +58,6 @@ from protocol.record_batch import (
     BatchHeader,
     compute_crc,
     iter_batches,
-    set_base_offset,
-    set_partition_leader_epoch,
 )
 from storage.durable_io import fsync_dir
 from storage.file_records import MIN_FILE_SLICE, FileRecords
@@ -355,17 +354,19 @@ class PartitionLog:
         Writable records are patched in place (read-only ones are copied first); a
         ``FramedBatch`` (from the produce path's framing checks) is not framed again.
         """
-        if self._closed:
-            raise KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, f"Log {self.name} is closed")
-        self.check_online()
+        if self._closed or self.dir_state.offline:
+            if self._closed:
+                raise KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, f"Log {self.name} is closed")
+            self.check_online()
         now = self._time_ms() if now_ms is None else now_ms
         # Offsets and the leader epoch are patched into the validated (writable) bytes.
         validated = validate_batch_for_append(records, config=self.config, now_ms=now, origin=origin)
         records = validated.buf
         header = validated.header
         ps = self.producer_state
-        marker = self._marker_of(records, header) if header.is_control else None
-        if header.producer_id >= 0:
+        producer_id = header.producer_id
+        marker = self._marker_of(records, header) if header.attributes & CONTROL_MASK else None
+        if producer_id >= 0:
             duplicate = ps.check_append(header, origin, marker)
             if duplicate is not None:
                 # UnifiedLog.append: a duplicate answers the original batch's offsets and
@@ -373,7 +374,7 @@ class PartitionLog:
                 log.debug(
                     "%s: duplicate batch of producer %d epoch %d sequences %d-%d, already at offset %d",
                     self.name,
-                    header.producer_id,
+                    producer_id,
                     header.producer_epoch,
                     header.base_sequence,
                     header.last_sequence,
@@ -385,17 +386,17 @@ class PartitionLog:
                     duplicate.timestamp,
                     self.log_start_offset,
                     header.records_count,
-                    header.size,
+                    header.batch_length + LOG_OVERHEAD,
                     True,
                 )
         base = self.log_end_offset
         last = base + header.last_offset_delta
-        size = header.size
+        size = header.batch_length + LOG_OVERHEAD
         max_ts = header.max_timestamp
         cfg = self.config
         seg = self._segments[-1]
-        set_base_offset(records, 0, base)
-        set_partition_leader_epoch(records, 0, leader_epoch)
+        # set_base_offset and set_partition_leader_epoch in one (the length between them is kept).
+        _OFFSET_LENGTH_EPOCH.pack_into(records, 0, base, header.batch_length, leader_epoch)
         try:
             reason = seg.should_roll(size, max_ts, last, now, cfg.segment_bytes, cfg.segment_ms)
             if reason is not None:
@@ -413,15 +414,12 @@ class PartitionLog:
         self.log_end_offset = last + 1
         if leader_epoch >= 0 and leader_epoch != self.leader_epoch_cache.latest_epoch:
             self.leader_epoch_cache.assign(leader_epoch, base)
-        if header.producer_id >= 0:
+        if producer_id >= 0:
             completed = ps.update(header, base, max_ts, origin, marker)
             if completed is not None:
                 self._complete_txn(seg, completed)
-        ps.update_map_end_offset(last + 1)
-        if (
-            self.log_end_offset - self.recovery_point >= cfg.flush_messages
-            and self.on_flush_needed is not None
-        ):
+        ps.map_end_offset = last + 1  # ProducerStateManager.update_map_end_offset
+        if last + 1 - self.recovery_point >= cfg.flush_messages and self.on_flush_needed is not None:
             self.on_flush_needed(self)
         return LogAppendInfo(
             base, last, validated.log_append_time, self.log_start_offset, header.records_count, size
@@ -1125,6 +1123,7 @@ def _file_slice_or_bytes(seg: LogSegment, start: int, size: int) -> FileRecords 
         return seg.pread(start, size)
 
 
+_OFFSET_LENGTH_EPOCH = struct.Struct(">qii")  # baseOffset, batchLength, partitionLeaderEpoch
 _BATCH_END = struct.Struct(">qi11xi")  # baseOffset, batchLength, ..., lastOffsetDelta
 
 

@@ -88,7 +88,14 @@ import crc32c as _crc32c
 
 from protocol.control_records import ControlRecordType, EndTransactionMarker
 from protocol.errors import ErrorCode, KafkaError
-from protocol.record_batch import INT32_MAX, BatchHeader, decrement_sequence
+from protocol.record_batch import (
+    CONTROL_MASK,
+    INT32_MAX,
+    TRANSACTIONAL_MASK,
+    BatchHeader,
+    decrement_sequence,
+    increment_sequence,
+)
 from storage.durable_io import atomic_write, fsync_dir, fsync_file_if_exists
 
 log = logging.getLogger(__name__)
@@ -409,7 +416,21 @@ class ProducerStateManager:
         if producer_id < 0:
             return None
         entry = self._producers.get(producer_id)
-        if header.is_control:
+        attributes = header.attributes
+        if (
+            entry is not None
+            and origin is AppendOrigin.CLIENT
+            and not attributes & CONTROL_MASK
+            and header.producer_epoch == entry.producer_epoch
+            and entry.batch_metadata
+            and header.base_sequence == entry.batch_metadata[-1].last_seq + 1
+            and (entry.current_txn_first_offset < 0 or attributes & TRANSACTIONAL_MASK)
+        ):
+            # The next batch of the producer's run (the common case): the checks below with
+            # their outcome known (its epoch is the current one, its sequence follows the
+            # last, it keeps to its open transaction if it has one), but for a duplicate.
+            return entry.batch_with_sequence_range(header.base_sequence, header.last_sequence)
+        if attributes & CONTROL_MASK:
             self._check_end_txn_marker(entry, header, origin, marker)
             return None
         epoch = header.producer_epoch
@@ -569,25 +590,24 @@ class ProducerStateManager:
             return completed
 
         first_seq = header.base_sequence
-        count = header.last_offset_delta + 1
-        continues = (
-            entry.producer_epoch == epoch
-            and bool(entry.batch_metadata)
-            and in_sequence(entry.last_seq, first_seq)
-        )
+        offset_delta = header.last_offset_delta
+        count = offset_delta + 1
+        batches = entry.batch_metadata
+        continues = entry.producer_epoch == epoch and batches and in_sequence(batches[-1].last_seq, first_seq)
         if continues:
             run = entry.run_length + count
         elif first_sight and origin is not AppendOrigin.CLIENT:
             run = header.last_sequence + 1  # first seen while rebuilding from the log: assume it began at 0
         else:
             run = count  # a new epoch, a producer accepted without state, or a gap: only this batch is known
-        entry.maybe_update_producer_epoch(epoch)
-        entry.batch_metadata.append(
-            BatchMetadata(header.last_sequence, last_offset, header.last_offset_delta, timestamp)
-        )
-        entry.run_length = min(run, SEQUENCE_SPACE)
+        if not continues:
+            entry.maybe_update_producer_epoch(epoch)
+        # BatchHeader.last_sequence, inline
+        last_seq = NO_SEQUENCE if first_seq == NO_SEQUENCE else increment_sequence(first_seq, offset_delta)
+        batches.append(BatchMetadata(last_seq, last_offset, offset_delta, timestamp))
+        entry.run_length = run if run < SEQUENCE_SPACE else SEQUENCE_SPACE
         entry.last_timestamp = timestamp
-        if header.is_transactional and entry.current_txn_first_offset < 0:
+        if header.attributes & TRANSACTIONAL_MASK and entry.current_txn_first_offset < 0:
             entry.current_txn_first_offset = first_offset
             self._ongoing_txns[first_offset] = TxnMetadata(producer_id, first_offset)
             self._verification_guards.pop(producer_id, None)

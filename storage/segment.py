@@ -307,12 +307,16 @@ class LogSegment:
         Raises OSError if the write fails; the file is cut back to its old
         size first so no partial batch is left behind.
         """
-        fd = self._file()
+        fd = self._fd
+        if fd is None or not self._active or self._closed:
+            fd = self._file()
         rel = last_offset - self.base_offset
         if rel < 0 or rel > INT32_MAX:
             raise ValueError(f"offset {last_offset} does not fit in segment {self.base_offset}")
         position = self.size
-        saved = (self._max_ts, self.bytes_since_last_index_entry, self._rolling_based_timestamp)
+        saved_max_ts = self._max_ts
+        saved_since_index = self.bytes_since_last_index_entry
+        saved_rolling = self._rolling_based_timestamp
         try:
             n = os.pwrite(fd, data, position)
             if n != len(data):  # short write: finish it or fail
@@ -321,10 +325,22 @@ class LogSegment:
             if position == 0:
                 self._rolling_based_timestamp = max_timestamp
             # The index files are sparse: an entry can fail (ENOSPC) after the batch was written.
-            self._index_batch(position, n, last_offset, max_timestamp)
+            # _index_batch, inline (the append path's share of it: a batch below the index
+            # interval only adds its size).
+            current = saved_max_ts
+            if (
+                current is None
+                or max_timestamp > current.timestamp
+                or saved_since_index > self.index_interval_bytes
+            ):
+                self._index_batch(position, n, last_offset, max_timestamp)
+            else:
+                self.bytes_since_last_index_entry = saved_since_index + n
         except OSError:
             self.size = position
-            self._max_ts, self.bytes_since_last_index_entry, self._rolling_based_timestamp = saved
+            self._max_ts = saved_max_ts
+            self.bytes_since_last_index_entry = saved_since_index
+            self._rolling_based_timestamp = saved_rolling
             with contextlib.suppress(OSError):
                 os.ftruncate(fd, position)
             with contextlib.suppress(OSError):

@@ -53,6 +53,7 @@ TRANSACTION_ABORTABLE (a verification answer kept as is from v11). v12+ (transac
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Awaitable, Mapping
 
 from broker.authorization import produce_denials
@@ -60,6 +61,7 @@ from broker.handlers import CloseConnection, RequestContext, handler
 from broker.replica_manager import AppendOrigin, PartitionAppendResult, TopicPartition
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, ProduceRequest, ProduceResponse
+from protocol.messages._base import _new
 
 PartitionResponse = ProduceResponse.PartitionProduceResponse
 TopicResponse = ProduceResponse.TopicProduceResponse
@@ -67,6 +69,156 @@ BatchIndexAndErrorMessage = ProduceResponse.BatchIndexAndErrorMessage
 LeaderIdAndEpoch = ProduceResponse.LeaderIdAndEpoch
 NodeEndpoint = ProduceResponse.NodeEndpoint
 AppendResults = Mapping[TopicPartition, PartitionAppendResult]
+PartitionData = ProduceRequest.PartitionProduceData
+TopicData = ProduceRequest.TopicProduceData
+
+_I16 = struct.Struct(">h")
+_I32 = struct.Struct(">i")
+_ACKS_TIMEOUT = struct.Struct(">hi")
+_ZERO_UUID = TopicData().topic_id
+_NO_LEADER = LeaderIdAndEpoch()
+_NO_RECORD_ERRORS: list[BatchIndexAndErrorMessage] = []
+
+
+def decode_produce_request(frame: memoryview, version: int) -> tuple[str | None, ProduceRequest] | None:
+    """The client id and the request of a Produce frame (header and body read in one pass),
+    or None when the frame is not of the plain shape read here: tagged fields, a length over
+    the frame, a string that is not UTF-8, more than 127 topics or partitions (flexible
+    versions). The caller then decodes it with the generic decoders, which give the same
+    objects for a frame read here and the errors for one that is not."""
+    end = len(frame)
+    try:
+        (n,) = _I16.unpack_from(frame, 8)
+        pos = 10
+        client_id = None
+        if n >= 0:
+            client_id = str(frame[pos : pos + n], "utf-8")
+            pos += n
+            if pos > end:
+                return None
+        elif n != -1:
+            return None
+        if version >= 9:
+            if frame[pos]:  # the header's tagged fields
+                return None
+            pos += 1
+            n = frame[pos] - 1  # transactional id: compact nullable string (one-byte length)
+            pos += 1
+            transactional_id = None
+            if n >= 0x7F:
+                return None
+            if n >= 0:
+                transactional_id = str(frame[pos : pos + n], "utf-8")
+                pos += n
+            acks, timeout_ms = _ACKS_TIMEOUT.unpack_from(frame, pos)
+            pos += 6
+            topic_count = frame[pos] - 1
+            pos += 1
+            if not 0 <= topic_count < 0x7F:
+                return None
+            topics = []
+            for _ in range(topic_count):
+                n = frame[pos] - 1
+                pos += 1
+                if not 0 <= n < 0x7F:
+                    return None
+                name = str(frame[pos : pos + n], "utf-8")
+                pos += n
+                partition_count = frame[pos] - 1
+                pos += 1
+                if not 0 <= partition_count < 0x7F:
+                    return None
+                partitions = []
+                for _ in range(partition_count):
+                    (index,) = _I32.unpack_from(frame, pos)
+                    pos += 4
+                    # records: compact nullable bytes, an unsigned varint length (+1)
+                    size = 0
+                    shift = 0
+                    while True:
+                        b = frame[pos]
+                        pos += 1
+                        size |= (b & 0x7F) << shift
+                        if b < 0x80:
+                            break
+                        shift += 7
+                        if shift > 28:
+                            return None
+                    if size == 0 or pos + size - 1 > end or frame[pos + size - 1]:  # null, or tags
+                        return None
+                    partition = _new(PartitionData)
+                    partition.index = index
+                    partition.records = frame[pos : pos + size - 1]
+                    partition.unknown_tagged_fields = None
+                    partitions.append(partition)
+                    pos += size
+                if frame[pos]:  # the topic's tagged fields
+                    return None
+                pos += 1
+                topic = _new(TopicData)
+                topic.name = name
+                topic.topic_id = _ZERO_UUID
+                topic.partition_data = partitions
+                topic.unknown_tagged_fields = None
+                topics.append(topic)
+            if frame[pos]:  # the request's tagged fields
+                return None
+        else:
+            (n,) = _I16.unpack_from(frame, pos)
+            pos += 2
+            transactional_id = None
+            if n >= 0:
+                transactional_id = str(frame[pos : pos + n], "utf-8")
+                pos += n
+            elif n != -1:
+                return None
+            acks, timeout_ms = _ACKS_TIMEOUT.unpack_from(frame, pos)
+            pos += 6
+            (topic_count,) = _I32.unpack_from(frame, pos)
+            pos += 4
+            if topic_count < 0 or topic_count > end:
+                return None
+            topics = []
+            for _ in range(topic_count):
+                (n,) = _I16.unpack_from(frame, pos)
+                pos += 2
+                if n < 0:
+                    return None
+                name = str(frame[pos : pos + n], "utf-8")
+                pos += n
+                (partition_count,) = _I32.unpack_from(frame, pos)
+                pos += 4
+                if partition_count < 0 or partition_count > end:
+                    return None
+                partitions = []
+                for _ in range(partition_count):
+                    index, size = struct.unpack_from(">ii", frame, pos)
+                    pos += 8
+                    if size < 0 or pos + size > end:
+                        return None
+                    partition = _new(PartitionData)
+                    partition.index = index
+                    partition.records = frame[pos : pos + size]
+                    partition.unknown_tagged_fields = None
+                    partitions.append(partition)
+                    pos += size
+                topic = _new(TopicData)
+                topic.name = name
+                topic.topic_id = _ZERO_UUID
+                topic.partition_data = partitions
+                topic.unknown_tagged_fields = None
+                topics.append(topic)
+        if pos > end:
+            return None
+    except (struct.error, IndexError, UnicodeDecodeError):
+        return None
+    request = _new(ProduceRequest)
+    request.transactional_id = transactional_id
+    request.acks = acks
+    request.timeout_ms = timeout_ms
+    request.topic_data = topics
+    request.unknown_tagged_fields = None
+    return client_id, request
 
 
 def _error(index: int, exc: KafkaError, version: int) -> PartitionResponse:
@@ -141,16 +293,25 @@ def _build(ctx: RequestContext, request: ProduceRequest, results: AppendResults)
                 partitions.append(response)
                 continue
             info = result.info
-            partitions.append(
-                PartitionResponse(
-                    index=p.index,
-                    error_code=0,
-                    base_offset=info.base_offset,
-                    log_append_time_ms=info.log_append_time,
-                    log_start_offset=info.log_start_offset,
-                )
-            )
-        topics.append(TopicResponse(name=t.name, partition_responses=partitions))
+            # PartitionResponse(...) without its keyword handling and default objects: the
+            # leader hint (-1/-1) and the empty record errors are shared, never changed.
+            response = _new(PartitionResponse)
+            response.index = p.index
+            response.error_code = 0
+            response.base_offset = info.base_offset
+            response.log_append_time_ms = info.log_append_time
+            response.log_start_offset = info.log_start_offset
+            response.record_errors = _NO_RECORD_ERRORS
+            response.error_message = None
+            response.current_leader = _NO_LEADER
+            response.unknown_tagged_fields = None
+            partitions.append(response)
+        topic = _new(TopicResponse)
+        topic.name = t.name
+        topic.topic_id = _ZERO_UUID
+        topic.partition_responses = partitions
+        topic.unknown_tagged_fields = None
+        topics.append(topic)
     if request.acks == 0:
         if failed:
             errors = {
@@ -184,5 +345,5 @@ def handle_produce(
         transactional_id=request.transactional_id,
     )
     if isinstance(results, dict):
-        return _build(ctx, request, {**results, **denied})
+        return _build(ctx, request, {**results, **denied} if denied else results)
     return _respond_when_appended(ctx, request, results, denied)
