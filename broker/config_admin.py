@@ -28,9 +28,11 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from broker.authorization import config_resource_error
 from broker.config import BROKER_KEYS
+from coordinator.acl_model import AclOperation
 from coordinator.controller import validate_topic_name
 from protocol.errors import ErrorCode, KafkaError
 from storage.config_def import ConfigError, ConfigKey, ConfigType, render_value
@@ -122,6 +124,49 @@ def _check_broker_name(ctx: RequestContext, name: str) -> None:
             ErrorCode.INVALID_REQUEST,
             f"Unexpected broker id, expected {ctx.broker.broker_id}, but received {name}",
         )
+
+
+ConfigUpdate = Callable[[dict[str, str], Mapping[str, ConfigKey]], dict[str, str]]
+Result = TypeVar("Result")
+
+
+async def alter_resources(
+    ctx: RequestContext,
+    resources: Sequence[Any],
+    make_result: Callable[..., Result],
+    update_of: Callable[[Any], ConfigUpdate],
+    *,
+    validate_only: bool,
+    incremental: bool,
+) -> list[Result]:
+    """What AlterConfigs and IncrementalAlterConfigs do per resource, in order: the duplicate
+    check, AlterConfigs authorization, ``update_of(resource)`` (checks the request's config
+    names and says how the new set follows from the current one) and the change. Each result
+    (``make_result(error_code=, error_message=, resource_type=, resource_name=)``) carries its
+    resource's error."""
+    twice = duplicated_resources([(r.resource_type, r.resource_name) for r in resources])
+    results = []
+    for res in resources:
+        result = make_result(
+            error_code=0, error_message=None, resource_type=res.resource_type, resource_name=res.resource_name
+        )
+        results.append(result)
+        try:
+            if (res.resource_type, res.resource_name) in twice:
+                raise KafkaError(ErrorCode.INVALID_REQUEST, "Each resource must appear at most once.")
+            config_resource_error(ctx, AclOperation.ALTER_CONFIGS, res.resource_type, res.resource_name)
+            await alter_resource(
+                ctx,
+                res.resource_type,
+                res.resource_name,
+                update_of(res),
+                validate_only=validate_only,
+                incremental=incremental,
+            )
+        except KafkaError as exc:
+            result.error_code = exc.code
+            result.error_message = bounded_message(exc.message)
+    return results
 
 
 async def alter_resource(

@@ -10,7 +10,8 @@ ZooKeeper (Kafka's ``ZkAclStore`` / ``ZkAclChangeStore`` in ``ZkData``):
 - after each change a sequential notification: ``/kafka-acl-changes/acl_changes_<seq>`` holding
   ``TOPIC:<name>`` (literal) or ``/kafka-acl-extended-changes/acl_changes_<seq>`` holding
   ``{"version":1,"resourceType":"TOPIC","name":..,"patternType":"PREFIXED"}``. Every broker
-  watches both (Kafka's ``ZkNodeChangeNotificationListener``), re-reads the named resource
+  watches both (Kafka's ``ZkNodeChangeNotificationListener``:
+  ``coordinator/zk_change_notifications.py``), re-reads the named resource
   and updates its cache; notifications older than 15 minutes are purged.
 
 Without ZooKeeper (a lone broker) the ACLs are the file ``acls.json`` in the first log dir:
@@ -24,14 +25,13 @@ event loop.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from kazoo.exceptions import BadVersionError, NodeExistsError, NoNodeError, NotEmptyError
 
@@ -45,6 +45,7 @@ from coordinator.acl_model import (
     parse_pattern_type,
     parse_resource_type,
 )
+from coordinator.zk_change_notifications import ZkChangeNotificationListener
 from coordinator.zookeeper import ZooKeeperClient, get_children, get_many
 
 log = logging.getLogger(__name__)
@@ -57,7 +58,6 @@ EXTENDED_ACL_PATH = "/kafka-acl-extended"
 LITERAL_CHANGES_PATH = "/kafka-acl-changes"
 EXTENDED_CHANGES_PATH = "/kafka-acl-extended-changes"
 CHANGE_PREFIX = "acl_changes_"
-CHANGE_EXPIRATION_MS = 15 * 60 * 1000  # ZkNodeChangeNotificationListener's changeExpirationMs
 
 VersionedAcls = tuple[frozenset[AccessControlEntry], int]
 
@@ -136,12 +136,7 @@ class ZkAclStore:
     def __init__(self, zk: ZooKeeperClient, *, time_ms: Callable[[], int]) -> None:
         self.zk = zk
         self.time_ms = time_ms
-        self._last_change: dict[str, int] = {LITERAL_CHANGES_PATH: -1, EXTENDED_CHANGES_PATH: -1}
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._on_change: Callable[[dict[ResourcePattern, VersionedAcls]], None] | None = None
-        self._task: asyncio.Task | None = None
-        self._again = False
-        self._closed = False
+        self._listeners: list[ZkChangeNotificationListener] = []
 
     def create_paths(self) -> None:
         """Kafka's ``KafkaZkClient.createAclPaths``."""
@@ -214,85 +209,52 @@ class ZkAclStore:
     # ------------------------------------------------------------------ change notifications
 
     async def watch(self, on_change: Callable[[dict[ResourcePattern, VersionedAcls]], None]) -> None:
-        """Process the pending notifications, then follow new ones (and reconnections)."""
-        self._loop = asyncio.get_running_loop()
-        self._on_change = on_change
-        self.zk.add_connection_listener(self._schedule_threadsafe)
-        await self._process()
+        """Process the pending notifications of both change stores, then follow new ones (Kafka's
+        ``AclAuthorizer`` starts one ``ZkNodeChangeNotificationListener`` per ``ZkAclChangeStore``)."""
+        for changes_path in (LITERAL_CHANGES_PATH, EXTENDED_CHANGES_PATH):
+            listener = ZkChangeNotificationListener(
+                self.zk,
+                changes_path,
+                CHANGE_PREFIX,
+                _AclChangeHandler(self, changes_path, on_change),
+                time_ms=self.time_ms,
+                name="ACL",
+            )
+            self._listeners.append(listener)
+            await listener.start()
 
     async def close(self) -> None:
-        self._closed = True
-        task = self._task
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        for listener in self._listeners:
+            await listener.close()
 
-    def _on_watch(self, event: Any) -> None:
-        if event.type != "NONE":
-            self._schedule_threadsafe()
 
-    def _schedule_threadsafe(self) -> None:
-        loop = self._loop
-        if loop is not None and not self._closed and not loop.is_closed():
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(self._schedule)
+class _AclChangeHandler:
+    """Kafka's ``AclChangedNotificationHandler`` for one change store: re-reads the resources
+    its notifications name and hands their ACLs to the authorizer."""
 
-    def _schedule(self) -> None:
-        if self._closed:
-            return
-        if self._task is not None and not self._task.done():
-            self._again = True
-            return
-        self._task = asyncio.get_running_loop().create_task(self._run(), name="acl-change-listener")
+    def __init__(
+        self,
+        store: ZkAclStore,
+        changes_path: str,
+        on_change: Callable[[dict[ResourcePattern, VersionedAcls]], None],
+    ) -> None:
+        self.store = store
+        self.changes_path = changes_path
+        self.on_change = on_change
 
-    async def _run(self) -> None:
-        while True:
-            self._again = False
-            try:
-                await self._process()
-            except Exception as exc:  # ZooKeeper away: the reconnection schedules a new pass
-                log.warning("cannot process ACL change notifications: %s", exc)
-            if not self._again or self._closed:
-                return
-
-    async def _process(self) -> None:
-        assert self._loop is not None and self._on_change is not None
-        changed = await self._loop.run_in_executor(None, self._read_new_changes)
-        if changed and not self._closed:
-            self._on_change(changed)
-
-    def _read_new_changes(self) -> dict[ResourcePattern, VersionedAcls]:
-        """Blocking: the resources named by notifications not yet processed, with their ACLs
-        read now; re-arms the watches and purges expired notifications."""
+    def read_changes(self, notifications: list[tuple[str, bytes]]) -> dict[ResourcePattern, VersionedAcls]:
         resources: list[ResourcePattern] = []
-        for changes_path in (LITERAL_CHANGES_PATH, EXTENDED_CHANGES_PATH):
-            children = get_children(self.zk, changes_path, watch=self._on_watch)
-            last = self._last_change[changes_path]
-            pending = sorted((seq, c) for c in children if (seq := _sequence(c)) > last)
-            notes = get_many(self.zk, [f"{changes_path}/{c}" for _, c in pending])
-            horizon = self.time_ms() - CHANGE_EXPIRATION_MS
-            for (_, child), note in zip(pending, notes, strict=True):
-                if note is None:
-                    continue
-                resource = decode_change(changes_path, note[0])
-                if resource is None:
-                    log.warning("ignoring unreadable ACL change notification %s/%s", changes_path, child)
-                elif resource not in resources:
-                    resources.append(resource)
-                if note[1].ctime < horizon:
-                    with contextlib.suppress(NoNodeError):
-                        self.zk._client().delete(f"{changes_path}/{child}")
-            if pending:
-                self._last_change[changes_path] = pending[-1][0]
-        return self._read_many(resources) if resources else {}
+        for child, data in notifications:
+            resource = decode_change(self.changes_path, data)
+            if resource is None:
+                log.warning("ignoring unreadable ACL change notification %s/%s", self.changes_path, child)
+            elif resource not in resources:
+                resources.append(resource)
+        return self.store._read_many(resources) if resources else {}
 
-
-def _sequence(child: str) -> int:
-    try:
-        return int(child.removeprefix(CHANGE_PREFIX))
-    except ValueError:
-        return -1
+    def apply_changes(self, changes: dict[ResourcePattern, VersionedAcls]) -> None:
+        if changes:
+            self.on_change(changes)
 
 
 class FileAclStore:

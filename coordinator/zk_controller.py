@@ -20,6 +20,10 @@ Every broker runs one; the one that creates the ephemeral ``/controller`` is act
   election (ElectLeaders, ``/admin/preferred_replica_election``, the auto rebalance),
   AlterPartition (ISR changes from leaders), topic deletion (``TopicDeletionManager``),
   partition reassignment (KIP-455 and ``/admin/reassign_partitions``, ``zk_reassignment``).
+- **Where**: this module holds the election of the controller, its event queue, fail-over,
+  broker and topic changes; ``zk_partition_state_machine`` the partition and replica state
+  changes, ``zk_topic_deletion`` topic deletion, ``zk_controller_requests`` what brokers ask
+  and preferred elections, ``zk_reassignment`` reassignment (each a mixin of it).
 - **Outputs**: LeaderAndIsr v7, UpdateMetadata v8, StopReplica v4 through the injected
   ``ControllerChannel`` (see ``zk_controller_channel``).
 
@@ -43,7 +47,7 @@ from dataclasses import replace
 from typing import Any
 
 from kazoo.client import KazooState
-from kazoo.exceptions import BadVersionError, NodeExistsError, NoNodeError
+from kazoo.exceptions import NodeExistsError
 
 from coordinator import zk_data as zd
 from coordinator.zk_controller_channel import ControllerChannel, ControllerView, RequestBatch
@@ -51,16 +55,15 @@ from coordinator.zk_controller_requests import ControllerRequests
 from coordinator.zk_election import (
     ControllerContext,
     ElectionType,
-    Strategy,
     TopicPartition,
-    elect,
     live_replicas,
 )
+from coordinator.zk_partition_state_machine import PartitionStateMachine
 from coordinator.zk_reassignment import PartitionReassignments
+from coordinator.zk_topic_deletion import TopicDeletionManager
 from coordinator.zookeeper import (
     ControllerMovedError,
     ZooKeeperClient,
-    delete_recursive_paths,
     fenced_multi_many,
     get_children,
     get_data_watched,
@@ -72,12 +75,12 @@ __all__ = ["ControllerChannel", "ControllerMovedError", "ElectionType", "KafkaCo
 
 log = logging.getLogger(__name__)
 
-UNCLEAN_CONFIG = "unclean.leader.election.enable"
 FIRST_REBALANCE_DELAY_S = 5.0  # KafkaController.onControllerFailover schedules the first check after 5 s
-_MAX_DELETE_OPS = 500  # ops per fenced multi of a recursive delete (ZooKeeper's request size limit)
 
 
-class KafkaController(ControllerRequests, PartitionReassignments):
+class KafkaController(
+    ControllerRequests, PartitionReassignments, PartitionStateMachine, TopicDeletionManager
+):
     """The ZooKeeper-mode controller of one broker (active when it holds ``/controller``)."""
 
     def __init__(
@@ -561,189 +564,6 @@ class KafkaController(ControllerRequests, PartitionReassignments):
             batch.add_update_metadata(self.ctx.brokers, [])
             self._send(batch)
 
-    # ------------------------------------------------------------------ partition state machine
-
-    async def _trigger_online_partition_state_change(self) -> None:
-        """New partitions get initialized, offline ones (leader gone) an election."""
-        deleting = self.ctx.topics_to_delete
-        new = [tp for tp in self.ctx.all_partitions() if tp not in self.ctx.states and tp[0] not in deleting]
-        registered = set(self.ctx.brokers)
-        offline = [
-            tp
-            for tp, s in sorted(self.ctx.states.items())
-            if s.leader not in registered and tp[0] not in deleting
-        ]
-        if new:
-            await self._init_new_partitions(new)
-        if offline:
-            await self._elect_partitions(offline, Strategy.OFFLINE)
-
-    async def _init_new_partitions(self, tps: Sequence[TopicPartition]) -> None:
-        """``initializeLeaderAndIsrForPartitions``: state znodes, LeaderAndIsr (isNew) to the ISR."""
-        live = self.ctx.live()
-        planned: dict[TopicPartition, zd.LeaderIsrAndEpoch] = {}
-        for tp in tps:
-            alive = live_replicas(self.ctx.replicas(tp), live)
-            if not alive:
-                log.error("controller %d: no live replica for new partition %s-%d", self.broker_id, *tp)
-                continue
-            planned[tp] = zd.LeaderIsrAndEpoch(alive[0], 0, alive, self.ctx.epoch)
-        if not planned:
-            return
-        topics = sorted({t for t, _ in planned})
-        await self._fenced(
-            [("create", zd.topic_partitions_path(t), b"") for t in topics]
-        )  # NodeExists is fine
-        await self._fenced([("create", zd.topic_partition_path(t, p), b"") for t, p in planned])
-        keys = list(planned)
-        results = await self._fenced(
-            [
-                ("create", zd.partition_state_path(t, p), zd.encode_partition_state(planned[(t, p)]))
-                for t, p in keys
-            ]
-        )
-        batch = self._batch()
-        for tp, result in zip(keys, results, strict=True):
-            if isinstance(result, Exception):
-                log.error(
-                    "controller %d: creating the state of %s-%d failed: %r", self.broker_id, *tp, result
-                )
-                continue
-            self.ctx.states[tp] = planned[tp]
-            batch.add_leader_and_isr(planned[tp].isr, tp, planned[tp], is_new=True)
-        self._send(batch)
-
-    def _topic_unclean(self, topics: Sequence[str]) -> dict[str, bool]:
-        found = get_many(self.zk, [zd.config_entity_path("topics", t) for t in topics])
-        out = {}
-        for t, r in zip(topics, found, strict=True):
-            value = zd.decode_config(r[0]).get(UNCLEAN_CONFIG) if r is not None else None
-            out[t] = self.unclean_default if value is None else value.strip().lower() == "true"
-        return out
-
-    async def _elect_partitions(
-        self, tps: Sequence[TopicPartition], strategy: Strategy, *, allow_unclean: bool = False
-    ) -> tuple[dict[TopicPartition, zd.LeaderIsrAndEpoch], dict[TopicPartition, str]]:
-        """``doElectLeaderForPartitions`` with its retry on BADVERSION: (elected, failed: why)."""
-        elected: dict[TopicPartition, zd.LeaderIsrAndEpoch] = {}
-        failed: dict[TopicPartition, str] = {}
-        unclean: dict[str, bool] = {}
-        if strategy is Strategy.OFFLINE and not allow_unclean:
-            unclean = await self._zk(self._topic_unclean, sorted({t for t, _ in tps}))
-        batch = self._batch()
-        remaining = list(tps)
-        while remaining:
-            current = await self._zk(self._read_states, remaining)
-            writes: list[tuple[TopicPartition, zd.LeaderIsrAndEpoch, tuple[int, ...]]] = []
-            for tp, cur in zip(remaining, current, strict=True):
-                if cur is None:
-                    failed[tp] = f"Partition {tp[0]}-{tp[1]} has no state in ZooKeeper"
-                    continue
-                if cur.controller_epoch > self.ctx.epoch:
-                    failed[tp] = (
-                        f"Aborted leader election for partition {tp[0]}-{tp[1]}: the state was written by "
-                        f"controller epoch {cur.controller_epoch}, newer than {self.ctx.epoch}"
-                    )
-                    continue
-                result = elect(
-                    strategy,
-                    self.ctx.replicas(tp),
-                    cur,
-                    self.ctx.live(),
-                    self.ctx.shutting_down,
-                    unclean=allow_unclean or unclean.get(tp[0], False),
-                )
-                if result is None:
-                    failed[tp] = (
-                        f"Failed to elect leader for partition {tp[0]}-{tp[1]} under strategy {strategy.value}"
-                    )
-                    continue
-                new = replace(
-                    cur.new_leader_and_isr(result.leader, result.isr, self.ctx.epoch),
-                    leader_recovery_state=result.recovery_state,
-                )
-                writes.append((tp, new, result.recipients))
-            results = await self._fenced(
-                [
-                    ("set", zd.partition_state_path(*tp), zd.encode_partition_state(n), n.partition_epoch)
-                    for tp, n, _ in writes
-                ]
-            )
-            remaining = []
-            for (tp, new, recipients), result in zip(writes, results, strict=True):
-                if isinstance(result, BadVersionError):
-                    remaining.append(tp)  # changed meanwhile (AlterPartition): read again
-                elif isinstance(result, Exception):
-                    failed[tp] = f"Updating the state of {tp[0]}-{tp[1]} failed: {result!r}"
-                else:
-                    new = replace(new, partition_epoch=result.version)
-                    self.ctx.states[tp] = new
-                    elected[tp] = new
-                    batch.add_leader_and_isr(recipients, tp, new)
-        self._send(batch)
-        if failed:
-            # One line per election round, not per partition (10,000 partitions may fail at once).
-            shown = "; ".join(list(failed.values())[:3])
-            more = f" (and {len(failed) - 3} more)" if len(failed) > 3 else ""
-            log.info(
-                "controller %d: %d partitions without a leader under %s: %s%s",
-                self.broker_id,
-                len(failed),
-                strategy.value,
-                shown,
-                more,
-            )
-        return elected, failed
-
-    async def _replicas_offline(self, replicas: Sequence[tuple[TopicPartition, int]]) -> None:
-        """``ReplicaStateMachine`` -> OfflineReplica: StopReplica (no delete) to the replica if it
-        is still up, then remove it from the ISR (leader -1 if it led; the last ISR member stays)."""
-        if not replicas:
-            return
-        batch = self._batch()
-        by_broker: dict[int, list[TopicPartition]] = {}
-        for tp, b in replicas:
-            by_broker.setdefault(b, []).append(tp)
-            state = self.ctx.states.get(tp)
-            batch.add_stop_replica(b, tp, delete=False, leader_epoch=state.leader_epoch if state else -1)
-        for b, tps in sorted(by_broker.items()):
-            remaining = [tp for tp in tps if tp in self.ctx.states]
-            untouched: list[TopicPartition] = []
-            while remaining:
-                current = await self._zk(self._read_states, remaining)
-                writes = []
-                for tp, cur in zip(remaining, current, strict=True):
-                    if cur is None or b not in cur.isr or cur.controller_epoch > self.ctx.epoch:
-                        untouched.append(tp)
-                        continue
-                    leader = zd.NO_LEADER if cur.leader == b else cur.leader
-                    isr = cur.isr if len(cur.isr) == 1 else tuple(r for r in cur.isr if r != b)
-                    writes.append((tp, cur.new_leader_and_isr(leader, isr, self.ctx.epoch)))
-                results = await self._fenced(
-                    [
-                        ("set", zd.partition_state_path(*tp), zd.encode_partition_state(n), n.partition_epoch)
-                        for tp, n in writes
-                    ]
-                )
-                remaining = []
-                for (tp, new), result in zip(writes, results, strict=True):
-                    if isinstance(result, BadVersionError):
-                        remaining.append(tp)
-                    elif isinstance(result, Exception):
-                        log.warning(
-                            "controller %d: removing %d from the ISR of %s-%d failed: %r",
-                            self.broker_id,
-                            b,
-                            *tp,
-                            result,
-                        )
-                    else:
-                        new = replace(new, partition_epoch=result.version)
-                        self.ctx.states[tp] = new
-                        batch.add_leader_and_isr([r for r in self.ctx.replicas(tp) if r != b], tp, new)
-            batch.add_update_metadata(self.ctx.brokers, untouched)
-        self._send(batch)
-
     # ------------------------------------------------------------------ topics
 
     async def _process_topic_change(self) -> None:
@@ -795,107 +615,6 @@ class KafkaController(ControllerRequests, PartitionReassignments):
         for s in (self.ctx.topics_to_delete, self.ctx.deletion_ineligible, self.ctx.deletion_started):
             s.discard(topic)
         self.ctx.replicas_deleted.pop(topic, None)
-
-    # ------------------------------------------------------------------ topic deletion
-
-    async def _process_topic_deletion(self) -> None:
-        if not self.active:
-            return
-        names = await self._zk(lambda: get_children(self.zk, zd.DELETE_TOPICS_PATH, self._on_topic_deletion))
-        await self._init_topic_deletion(names)
-        await self._resume_deletions()
-
-    async def _init_topic_deletion(self, names: Sequence[str]) -> None:
-        """``processTopicDeletion``: queue the marked topics (or drop the marks)."""
-        unknown = [n for n in names if n not in self.ctx.assignments]
-        drop = list(names) if not self.delete_topic_enable else unknown
-        if drop:
-            await self._fenced([("delete", zd.delete_topic_path(n), -1) for n in drop])
-        if not self.delete_topic_enable:
-            return
-        for n in names:
-            if n in self.ctx.assignments and n not in self.ctx.topics_to_delete:
-                log.info("controller %d: deleting topic %s", self.broker_id, n)
-                if any(tp[0] == n for tp in self.ctx.being_reassigned):
-                    self.ctx.deletion_ineligible.add(n)  # topic reassignment in progress
-                self.ctx.topics_to_delete.add(n)
-                self.ctx.replicas_deleted.setdefault(n, set())
-
-    async def _resume_deletions(self) -> None:
-        """``TopicDeletionManager.resumeDeletions``."""
-        for topic in sorted(self.ctx.topics_to_delete):
-            replicas = {(p, b) for p, rs in self.ctx.assignments.get(topic, {}).items() for b in rs}
-            if replicas <= self.ctx.replicas_deleted.get(topic, set()):
-                await self._complete_delete(topic)
-                continue
-            if topic in self.ctx.deletion_started or topic in self.ctx.deletion_ineligible:
-                continue
-            registered = set(self.ctx.brokers)
-            if any(b not in registered for _, b in replicas):
-                self.ctx.deletion_ineligible.add(topic)  # waits for the broker to come back
-                continue
-            self.ctx.deletion_started.add(topic)
-            tps = [(topic, p) for p in sorted(self.ctx.assignments[topic])]
-            batch = self._batch()  # leader -2: brokers drop the partitions from their caches
-            batch.add_update_metadata(self.ctx.brokers, tps)
-            self._send(batch)
-            pending = sorted(replicas - self.ctx.replicas_deleted[topic])
-            for delete in (False, True):  # OfflineReplica, then ReplicaDeletionStarted
-                batch = self._batch()
-                for p, b in pending:
-                    batch.add_stop_replica(b, (topic, p), delete=delete, leader_epoch=zd.EPOCH_DURING_DELETE)
-                self._send(batch)
-
-    def _on_stop_replica_response(self, broker_id: int, request: Any, response: Any) -> None:
-        self._put(
-            "TopicDeletionStopReplicaResponse",
-            lambda: self._process_stop_replica_response(broker_id, request, response),
-        )
-
-    async def _process_stop_replica_response(self, broker_id: int, request: Any, response: Any) -> None:
-        if not self.active:
-            return
-        asked = {
-            (ts.topic_name, ps.partition_index)
-            for ts in request.topic_states
-            for ps in ts.partition_states
-            if ps.delete_partition
-        }
-        failed: set[TopicPartition] = set()
-        if isinstance(response, BaseException) or response.error_code != 0:
-            failed = asked
-        else:
-            failed = {
-                (e.topic_name, e.partition_index) for e in response.partition_errors if e.error_code != 0
-            }
-        for topic, p in asked:
-            if topic not in self.ctx.topics_to_delete:
-                continue
-            if (topic, p) in failed:
-                self.ctx.deletion_started.discard(topic)
-                self.ctx.deletion_ineligible.add(topic)
-            else:
-                self.ctx.replicas_deleted[topic].add((p, broker_id))
-        await self._resume_deletions()
-
-    def _deletion_paths(self, topic: str) -> list[str]:
-        return delete_recursive_paths(self.zk, zd.topic_path(topic))
-
-    async def _complete_delete(self, topic: str) -> None:
-        """``completeDeleteTopic``: the topic's znodes go, fenced; then it is forgotten."""
-        paths = await self._zk(self._deletion_paths, topic)
-        ops = [("delete", p, -1) for p in paths]
-        ops += [
-            ("delete", zd.config_entity_path("topics", topic), -1),
-            ("delete", zd.delete_topic_path(topic), -1),
-        ]
-        for i in range(0, len(ops), _MAX_DELETE_OPS):
-            for result in await self._fenced(ops[i : i + _MAX_DELETE_OPS]):
-                if isinstance(result, Exception) and not isinstance(result, NoNodeError):
-                    log.warning("controller %d: deleting topic %s: %r", self.broker_id, topic, result)
-        self._forget_topic(topic)
-        self._topic_watches.pop(topic, None)
-        log.info("controller %d: deleted topic %s", self.broker_id, topic)
 
 
 def _encode_assignment(a: zd.TopicAssignment) -> bytes:

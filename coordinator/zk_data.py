@@ -285,11 +285,21 @@ def encode_config(config: Mapping[str, str]) -> bytes:
     return _dumps({"version": 1, "config": {k: str(v) for k, v in config.items()}})
 
 
-def decode_config(data: bytes | None) -> dict[str, str]:
-    obj = _loads(data)
-    if not obj:
+def decode_config(data: bytes | None, path: str = "config znode") -> dict[str, str]:
+    """``ConfigEntityZNode.decode``: the ``config`` object of ``/config/<type>/<name>`` as strings;
+    ``{}`` for a missing or empty znode. Malformed data raises ``ValueError`` naming ``path``."""
+    if not data:
         return {}
-    return {k: str(v) for k, v in (obj.get("config") or {}).items()}
+    try:
+        obj = json.loads(data)
+    except ValueError as exc:
+        raise ValueError(f"{path}: not JSON: {exc}") from None
+    if obj is None:  # the JSON null
+        return {}
+    config = (obj.get("config") or {}) if isinstance(obj, dict) else None
+    if not isinstance(config, dict):
+        raise ValueError(f"{path}: no config object")
+    return {str(k): str(v) for k, v in config.items()}
 
 
 def encode_config_change(entity_path: str) -> bytes:

@@ -41,6 +41,7 @@ from kazoo.handlers.threading import KazooTimeoutError
 from kazoo.retry import KazooRetry
 
 from coordinator.cluster_state import BrokerEndpoint
+from coordinator.zk_data import decode_config
 
 log = logging.getLogger(__name__)
 
@@ -480,23 +481,13 @@ class ZooKeeperClient:
     def read_topic_configs(self, topics: Sequence[str]) -> dict[str, dict[str, str]]:
         """``read_topic_config`` of many topics, in one pipelined read (blocking)."""
         found = get_many(self, [f"/config/topics/{t}" for t in topics])
-        return {
-            t: _decode_topic_config(t, f[0] if f is not None else b"")
-            for t, f in zip(topics, found, strict=True)
-        }
-
-
-def _decode_topic_config(topic: str, data: bytes) -> dict[str, str]:
-    if not data:
-        return {}
-    try:
-        parsed = json.loads(data)
-    except ValueError as exc:
-        raise ZooKeeperError(f"/config/topics/{topic}: not JSON: {exc}") from None
-    config = parsed.get("config", {}) if isinstance(parsed, dict) else None
-    if not isinstance(config, dict):
-        raise ZooKeeperError(f"/config/topics/{topic}: no config object")
-    return {str(k): str(v) for k, v in config.items()}
+        try:
+            return {
+                t: decode_config(f[0] if f is not None else None, f"/config/topics/{t}")
+                for t, f in zip(topics, found, strict=True)
+            }
+        except ValueError as exc:
+            raise ZooKeeperError(str(exc)) from None
 
 
 # ---------------------------------------------------------------------- multi-ops and fencing

@@ -23,11 +23,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from broker.authorization import config_resource_error
-from broker.config_admin import alter_resource, bounded_message, check_config_names, duplicated_resources
+from broker.config_admin import ConfigUpdate, alter_resources, check_config_names
 from broker.handlers import RequestContext, handler
-from coordinator.acl_model import AclOperation
-from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import AlterConfigsRequest, AlterConfigsResponse, ApiKey
 from storage.config_def import ConfigKey
 
@@ -36,36 +33,18 @@ Result = AlterConfigsResponse.AlterConfigsResourceResponse
 
 @handler(ApiKey.ALTER_CONFIGS, versions=(0, 2))
 async def handle_alter_configs(ctx: RequestContext, request: AlterConfigsRequest) -> AlterConfigsResponse:
-    twice = duplicated_resources([(r.resource_type, r.resource_name) for r in request.resources])
-    results = []
-    for res in request.resources:
-        result = Result(
-            error_code=0, error_message=None, resource_type=res.resource_type, resource_name=res.resource_name
-        )
-        results.append(result)
-        try:
-            if (res.resource_type, res.resource_name) in twice:
-                raise KafkaError(ErrorCode.INVALID_REQUEST, "Each resource must appear at most once.")
-            config_resource_error(ctx, AclOperation.ALTER_CONFIGS, res.resource_type, res.resource_name)
-            check_config_names(
-                [c.name for c in res.configs], [c.name for c in res.configs if c.value is None]
-            )
-            given = {c.name: c.value or "" for c in res.configs}
-
-            def replaced(
-                _current: dict[str, str], _keys: Mapping[str, ConfigKey], given=given
-            ) -> dict[str, str]:
-                return dict(given)
-
-            await alter_resource(
-                ctx,
-                res.resource_type,
-                res.resource_name,
-                replaced,
-                validate_only=request.validate_only,
-                incremental=False,
-            )
-        except KafkaError as exc:
-            result.error_code = exc.code
-            result.error_message = bounded_message(exc.message)
+    results = await alter_resources(
+        ctx, request.resources, Result, _replacement, validate_only=request.validate_only, incremental=False
+    )
     return AlterConfigsResponse(throttle_time_ms=0, responses=results)
+
+
+def _replacement(res: AlterConfigsRequest.AlterConfigsResource) -> ConfigUpdate:
+    """The given configs replace the whole set (a null value: INVALID_REQUEST)."""
+    check_config_names([c.name for c in res.configs], [c.name for c in res.configs if c.value is None])
+    given = {c.name: c.value or "" for c in res.configs}
+
+    def replaced(_current: dict[str, str], _keys: Mapping[str, ConfigKey]) -> dict[str, str]:
+        return dict(given)
+
+    return replaced

@@ -24,17 +24,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from broker.authorization import config_resource_error
-from broker.config_admin import (
-    alter_resource,
-    bounded_message,
-    check_config_names,
-    duplicated_resources,
-    prepare_incremental_configs,
-)
+from broker.config_admin import ConfigUpdate, alter_resources, check_config_names, prepare_incremental_configs
 from broker.handlers import RequestContext, handler
-from coordinator.acl_model import AclOperation
-from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse
 from storage.config_def import ConfigKey
 
@@ -46,35 +37,21 @@ Result = IncrementalAlterConfigsResponse.AlterConfigsResourceResponse
 async def handle_incremental_alter_configs(
     ctx: RequestContext, request: IncrementalAlterConfigsRequest
 ) -> IncrementalAlterConfigsResponse:
-    twice = duplicated_resources([(r.resource_type, r.resource_name) for r in request.resources])
-    results = []
-    for res in request.resources:
-        result = Result(
-            error_code=0, error_message=None, resource_type=res.resource_type, resource_name=res.resource_name
-        )
-        results.append(result)
-        try:
-            if (res.resource_type, res.resource_name) in twice:
-                raise KafkaError(ErrorCode.INVALID_REQUEST, "Each resource must appear at most once.")
-            config_resource_error(ctx, AclOperation.ALTER_CONFIGS, res.resource_type, res.resource_name)
-            check_config_names(
-                [c.name for c in res.configs],
-                [c.name for c in res.configs if c.value is None and c.config_operation != DELETE],
-            )
-            ops = [(c.name, c.config_operation, c.value) for c in res.configs]
-
-            def changed(current: dict[str, str], keys: Mapping[str, ConfigKey], ops=ops) -> dict[str, str]:
-                return prepare_incremental_configs(ops, current, keys)
-
-            await alter_resource(
-                ctx,
-                res.resource_type,
-                res.resource_name,
-                changed,
-                validate_only=request.validate_only,
-                incremental=True,
-            )
-        except KafkaError as exc:
-            result.error_code = exc.code
-            result.error_message = bounded_message(exc.message)
+    results = await alter_resources(
+        ctx, request.resources, Result, _operations, validate_only=request.validate_only, incremental=True
+    )
     return IncrementalAlterConfigsResponse(throttle_time_ms=0, responses=results)
+
+
+def _operations(res: IncrementalAlterConfigsRequest.AlterConfigsResource) -> ConfigUpdate:
+    """The operations applied to the current set (a null value only for DELETE)."""
+    check_config_names(
+        [c.name for c in res.configs],
+        [c.name for c in res.configs if c.value is None and c.config_operation != DELETE],
+    )
+    ops = [(c.name, c.config_operation, c.value) for c in res.configs]
+
+    def changed(current: dict[str, str], keys: Mapping[str, ConfigKey]) -> dict[str, str]:
+        return prepare_incremental_configs(ops, current, keys)
+
+    return changed

@@ -39,7 +39,8 @@ Read on each topic (else its partitions are TOPIC_AUTHORIZATION_FAILED), as Kafk
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
+from typing import Protocol
 
 from broker.handlers import RequestContext, handler
 from coordinator.acl_model import AclOperation, ResourceType
@@ -53,32 +54,7 @@ def handle_offset_commit(
     ctx: RequestContext, request: OffsetCommitRequest
 ) -> OffsetCommitResponse | Awaitable[OffsetCommitResponse]:
     version = ctx.api_version
-    cache = ctx.broker.metadata_cache
-    # One slot per requested partition, in request order; None = goes to the coordinator.
-    slots: list[list[ErrorCode | None]] = []
-    entries: list[OffsetCommitEntry] = []
-    readable = ctx.authorized(AclOperation.READ, ResourceType.TOPIC, (t.name for t in request.topics))
-    for topic in request.topics:
-        row: list[ErrorCode | None] = []
-        for p in topic.partitions:
-            if topic.name not in readable:
-                row.append(ErrorCode.TOPIC_AUTHORIZATION_FAILED)
-                continue
-            # KafkaApis.handleOffsetCommitRequest: metadataCache.contains(topicPartition)
-            if cache.partition_state(topic.name, p.partition_index) is None:
-                row.append(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-                continue
-            row.append(None)
-            entries.append(
-                OffsetCommitEntry(
-                    topic.name,
-                    p.partition_index,
-                    p.committed_offset,
-                    p.committed_leader_epoch if version >= 6 else -1,
-                    p.committed_metadata,
-                )
-            )
-        slots.append(row)
+    slots, entries = commit_entries(ctx, request.topics, with_leader_epoch=version >= 6)
     if not ctx.authorize(AclOperation.READ, ResourceType.GROUP, request.group_id):
         slots, entries = [[ErrorCode.GROUP_AUTHORIZATION_FAILED] * len(row) for row in slots], []
     if not entries:
@@ -100,17 +76,67 @@ def handle_offset_commit(
         # A group-level error answers every partition of the request (getErrorResponse).
         return _response(request, [[group_error] * len(row) for row in slots])
     if isinstance(results, list):
-        return _response(request, _fill(slots, results))
+        return _response(request, fill_slots(slots, results))
     return _respond_when_stored(request, slots, results)
 
 
 async def _respond_when_stored(
     request: OffsetCommitRequest, slots: list[list[ErrorCode | None]], pending: Awaitable[list[ErrorCode]]
 ) -> OffsetCommitResponse:
-    return _response(request, _fill(slots, await pending))
+    return _response(request, fill_slots(slots, await pending))
 
 
-def _fill(slots: list[list[ErrorCode | None]], results: list[ErrorCode]) -> list[list[ErrorCode | None]]:
+class _CommittedPartition(Protocol):
+    partition_index: int
+    committed_offset: int
+    committed_leader_epoch: int
+    committed_metadata: str | None
+
+
+class _CommittedTopic(Protocol):
+    name: str
+
+    @property
+    def partitions(self) -> Sequence[_CommittedPartition]: ...
+
+
+def commit_entries(
+    ctx: RequestContext, topics: Sequence[_CommittedTopic], *, with_leader_epoch: bool
+) -> tuple[list[list[ErrorCode | None]], list[OffsetCommitEntry]]:
+    """The checks OffsetCommit and TxnOffsetCommit make per partition: one slot per requested
+    partition, in request order (TOPIC_AUTHORIZATION_FAILED without Read on the topic,
+    UNKNOWN_TOPIC_OR_PARTITION when the metadata cache does not know it, as KafkaApis'
+    ``metadataCache.contains``; None: it goes to the coordinator), and the entries to commit
+    (leader epoch -1 when the version has none)."""
+    cache = ctx.broker.metadata_cache
+    readable = ctx.authorized(AclOperation.READ, ResourceType.TOPIC, (t.name for t in topics))
+    slots: list[list[ErrorCode | None]] = []
+    entries: list[OffsetCommitEntry] = []
+    for topic in topics:
+        row: list[ErrorCode | None] = []
+        for p in topic.partitions:
+            if topic.name not in readable:
+                row.append(ErrorCode.TOPIC_AUTHORIZATION_FAILED)
+                continue
+            if cache.partition_state(topic.name, p.partition_index) is None:
+                row.append(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+                continue
+            row.append(None)
+            entries.append(
+                OffsetCommitEntry(
+                    topic.name,
+                    p.partition_index,
+                    p.committed_offset,
+                    p.committed_leader_epoch if with_leader_epoch else -1,
+                    p.committed_metadata,
+                )
+            )
+        slots.append(row)
+    return slots, entries
+
+
+def fill_slots(slots: list[list[ErrorCode | None]], results: list[ErrorCode]) -> list[list[ErrorCode | None]]:
+    """``slots`` with each None replaced by the coordinator's result, in order."""
     it = iter(results)
     return [[next(it) if e is None else e for e in row] for row in slots]
 

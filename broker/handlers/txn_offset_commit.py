@@ -27,8 +27,8 @@ generation (v0-2 commit as generation -1); v4 may answer TRANSACTION_ABORTABLE. 
 from __future__ import annotations
 
 from broker.handlers import RequestContext, handler
+from broker.handlers.offset_commit import commit_entries, fill_slots
 from coordinator.acl_model import AclOperation, ResourceType
-from coordinator.groups import OffsetCommitEntry
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, TxnOffsetCommitRequest, TxnOffsetCommitResponse
 
@@ -43,30 +43,7 @@ async def handle_txn_offset_commit(
     refusal = _refusal(ctx, request)
     if refusal is not None:
         return _answer(request, [[refusal] * len(t.partitions) for t in request.topics])
-    readable = ctx.authorized(AclOperation.READ, ResourceType.TOPIC, (t.name for t in request.topics))
-    cache = ctx.broker.metadata_cache
-    slots: list[list[ErrorCode | None]] = []
-    entries: list[OffsetCommitEntry] = []
-    for topic in request.topics:
-        row: list[ErrorCode | None] = []
-        for p in topic.partitions:
-            if topic.name not in readable:
-                row.append(ErrorCode.TOPIC_AUTHORIZATION_FAILED)
-                continue
-            if cache.partition_state(topic.name, p.partition_index) is None:
-                row.append(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-                continue
-            row.append(None)
-            entries.append(
-                OffsetCommitEntry(
-                    topic.name,
-                    p.partition_index,
-                    p.committed_offset,
-                    p.committed_leader_epoch if version >= 2 else -1,
-                    p.committed_metadata,
-                )
-            )
-        slots.append(row)
+    slots, entries = commit_entries(ctx, request.topics, with_leader_epoch=version >= 2)
     if entries:
         try:
             results = await ctx.broker.groups.commit_txn_offsets(
@@ -78,8 +55,7 @@ async def handle_txn_offset_commit(
                 request.generation_id if version >= 3 else -1,
                 entries,
             )
-            it = iter(results)
-            slots = [[next(it) if e is None else e for e in row] for row in slots]
+            slots = fill_slots(slots, results)
         except KafkaError as exc:
             # a group-level error is every attempted partition's; refused ones keep theirs
             slots = [[exc.error if e is None else e for e in row] for row in slots]

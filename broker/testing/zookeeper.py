@@ -6,7 +6,9 @@ system (Debian's and Ubuntu's ``zookeeper`` package: ``/usr/share/java/zookeeper
 whose manifest carries its class path; ``MOLDAU_ZOOKEEPER_JAR`` names another jar) with
 ``java`` from the PATH: a standalone server on a free port of 127.0.0.1, its own data
 dir, no admin server, a short tick (sessions of 1-10 s), answering the ``ruok`` and
-``srvr`` four-letter words that tell when it serves.
+``srvr`` four-letter words that tell when it serves. ``stop()``, ``kill()`` and
+``restart()`` take it away and bring it back (same port, same data dir, so clients
+reconnect to the same address and znodes survive).
 
 :func:`zookeeper_unavailable` says why a server cannot be started here (no ``java``, no
 jar), so a fixture can skip with that reason.
@@ -41,7 +43,8 @@ def zookeeper_unavailable() -> str | None:
     return None
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A port of 127.0.0.1 that is free now."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
@@ -50,16 +53,20 @@ def _free_port() -> int:
 class ZooKeeperProcess:
     """One standalone ZooKeeper server process with its data in ``data_dir``."""
 
-    def __init__(self, data_dir: str | Path, *, tick_time_ms: int = 500) -> None:
+    def __init__(self, data_dir: str | Path, *, port: int | None = None, tick_time_ms: int = 500) -> None:
         self.dir = Path(data_dir)
-        self.port = _free_port()
+        self.port = port or free_port()
         self.tick_time_ms = tick_time_ms
         self.proc: subprocess.Popen | None = None
         self.log_path = self.dir / "zookeeper.log"
 
+    @property
+    def connect_string(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
     def connect(self, chroot: str = "") -> str:
         """``zookeeper.connect`` for this server, with an optional chroot (``/moldau``)."""
-        return f"127.0.0.1:{self.port}{chroot}"
+        return self.connect_string + chroot
 
     def start(self, timeout: float = 60.0) -> ZooKeeperProcess:
         reason = zookeeper_unavailable()
@@ -90,7 +97,7 @@ class ZooKeeperProcess:
                 cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=self.dir
             )
         deadline = time.monotonic() + timeout
-        while not self._serving():
+        while not self.serving():
             if self.proc.poll() is not None:
                 raise RuntimeError(f"ZooKeeper exited with {self.proc.returncode}:\n{self.log_tail()}")
             if time.monotonic() > deadline:
@@ -110,20 +117,45 @@ class ZooKeeperProcess:
         except OSError:
             return b""
 
-    def _serving(self) -> bool:
-        return self._four_letter_word(b"ruok") == b"imok" and b"Mode:" in self._four_letter_word(b"srvr")
+    def ruok(self) -> bool:
+        """True when the server answers ``ruok`` with ``imok`` (it runs)."""
+        return self._four_letter_word(b"ruok") == b"imok"
+
+    def serving(self) -> bool:
+        """True when it runs and serves sessions (``srvr`` reports its mode)."""
+        return self.ruok() and b"Mode:" in self._four_letter_word(b"srvr")
 
     def stop(self, timeout: float = 30.0) -> None:
+        """SIGTERM and wait (SIGKILL after ``timeout``); the port stops answering."""
         if self.proc is None or self.proc.poll() is not None:
             return
         self.proc.send_signal(signal.SIGTERM)
         try:
             self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
+            self.kill()
+
+    def kill(self) -> None:
+        """SIGKILL: ZooKeeper goes away at once, as in a crash."""
+        if self.proc is not None and self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
+
+    def restart(self) -> ZooKeeperProcess:
+        """Stop and start again on the same port with the same data."""
+        self.stop()
+        return self.start()
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
 
     def log_tail(self, lines: int = 30) -> str:
         with contextlib.suppress(OSError):
             return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
         return ""
+
+    def __enter__(self) -> ZooKeeperProcess:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -5,8 +5,7 @@ ElectLeaders from librdkafka's admin client."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,6 +15,7 @@ from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, ControlledShutdownResponse, MetadataRequest
 from tests.support.cluster import Cluster
 from tests.support.interception import InterceptedRequest, Transform
+from tests.support.polling import wait_until
 from tests.support.wire_client import WireClient
 from tests.support.zookeeper_server import zookeeper_shared
 
@@ -24,16 +24,6 @@ __all__ = ["zookeeper_shared"]
 pytestmark = [pytest.mark.integration, pytest.mark.zookeeper]
 
 TOPIC = "moving"
-
-
-def wait_until(condition: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        result = condition()
-        if result:
-            return result
-        assert time.monotonic() < deadline, f"no {what} within {timeout} s"
-        time.sleep(0.05)
 
 
 @pytest.fixture

@@ -15,10 +15,8 @@ by real admin clients (IncrementalAlterConfigs on the broker entity) and seen to
 
 from __future__ import annotations
 
-import time
 import uuid
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Iterator
 
 import pytest
 from confluent_kafka import Consumer, KafkaException, Producer
@@ -34,17 +32,8 @@ from confluent_kafka.admin import (
 from broker.testing.embedded import InProcessBroker
 from protocol.messages import ApiVersionsRequest
 from tests.support.java_client import JavaClient, require_java
+from tests.support.polling import wait_until
 from tests.support.wire_client import WireClient
-
-
-def wait_until(condition: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        result = condition()
-        if result:
-            return result
-        assert time.monotonic() < deadline, f"no {what} within {timeout} s"
-        time.sleep(0.05)
 
 
 @pytest.fixture

@@ -10,8 +10,7 @@ broker that was down at the time, once it starts again.
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -25,6 +24,7 @@ from protocol.messages import (
     MetadataRequest,
 )
 from tests.support.cluster import Cluster
+from tests.support.polling import wait_until
 from tests.support.wire_client import WireClient
 
 pytestmark = pytest.mark.integration
@@ -33,16 +33,6 @@ CHROOT = "/dynamic_config"
 TOPIC, BROKER = 2, 4
 SET, DELETE = 0, 1
 DEFAULT_RETENTION_MS = 7 * 24 * 3_600_000
-
-
-def wait_until(condition: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        result = condition()
-        if result:
-            return result
-        assert time.monotonic() < deadline, f"no {what} within {timeout} s"
-        time.sleep(0.05)
 
 
 @pytest.fixture(scope="module")

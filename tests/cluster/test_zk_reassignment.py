@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -37,6 +36,7 @@ from protocol.messages import (
     ListPartitionReassignmentsRequest,
 )
 from tests.cluster.zk_cluster_checks import agreed_metadata, metadata
+from tests.support import polling
 from tests.support.cluster import Cluster
 from tests.support.interception import Close
 from tests.support.java_client import JavaClient, require_java
@@ -48,13 +48,7 @@ CHROOT = "/reassignment"
 
 
 def wait_until(condition: Callable[[], Any], what: str, timeout: float = 60.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        result = condition()
-        if result:
-            return result
-        assert time.monotonic() < deadline, f"no {what} within {timeout} s"
-        time.sleep(0.05)
+    return polling.wait_until(condition, what, timeout)
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,7 @@ cluster with the offsets topic's replication factor.
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -29,21 +28,12 @@ from protocol.messages import (
 )
 from storage.log_manager import TOPIC_OVERRIDES_FILE
 from tests.support.cluster import Cluster
+from tests.support.polling import wait_until
 from tests.support.wire_client import WireClient
 
 pytestmark = pytest.mark.integration
 
 TOPIC_CONFIG_SOURCE = 1  # DescribeConfigsResponse ConfigSource.TOPIC_CONFIG
-
-
-def wait_until(condition: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        result = condition()
-        if result:
-            return result
-        assert time.monotonic() < deadline, f"no {what} within {timeout} s"
-        time.sleep(0.05)
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,9 @@ from coordinator.zk_admin import (
 from coordinator.zk_election import Strategy, elect
 from coordinator.zookeeper import BrokerRegistration, ZooKeeperClient
 from protocol.errors import ErrorCode, KafkaError
-from tests.support.zookeeper_server import ZooKeeperServer
+from tests.support.zookeeper_server import zookeeper_shared
+
+__all__ = ["zookeeper_shared"]  # the module's ZooKeeper fixture
 
 # ---------------------------------------------------------------------- assignment (no ZooKeeper)
 
@@ -139,23 +141,15 @@ def test_election_algorithms():
 # ---------------------------------------------------------------------- AdminZkClient on ZooKeeper
 
 
-@pytest.fixture(scope="module")
-def zk_server(tmp_path_factory):
-    server = ZooKeeperServer(tmp_path_factory.mktemp("zookeeper"))
-    server.start()
-    yield server
-    server.stop()
-
-
 @pytest.fixture
-def cluster(zk_server, request):
+def cluster(zookeeper_shared, request):
     """Three registered brokers (ids 1..3) and an admin client on a fourth session."""
     chroot = f"/admin_{uuid.uuid4().hex[:10]}"
     clients = []
     for b in (1, 2, 3):
         reg = BrokerRegistration(broker_id=b, endpoints=(BrokerEndpoint("PLAINTEXT", "127.0.0.1", 9000 + b),))
         zk = ZooKeeperClient(
-            zk_server.connect(chroot),
+            zookeeper_shared.connect(chroot),
             session_timeout_ms=3000,
             time_ms=lambda: int(time.time() * 1000),
             registration=reg,

@@ -12,7 +12,7 @@ import pytest
 from coordinator import zk_data as zd
 from coordinator.zk_admin import AdminZkClient
 from coordinator.zk_config_manager import CHANGE_EXPIRATION_MS, ZkConfigManager, parse_notification
-from coordinator.zookeeper import ZooKeeperClient
+from coordinator.zookeeper import ZooKeeperClient, ZooKeeperError
 from tests.support.zookeeper_server import zookeeper_shared
 
 __all__ = ["zookeeper_shared"]  # the module's ZooKeeper fixture
@@ -102,3 +102,19 @@ def test_expired_notifications_are_purged(zk):
     asyncio.run(scenario())
     assert zk._client().get_children(zd.CONFIG_CHANGES_PATH) == []
     assert zd.decode_config(zk.get_data("/config/topics/old")[0]) == {"retention.ms": "1"}  # the config stays
+
+
+def test_topic_configs_read_through_the_session(zk):
+    """``ZooKeeperClient.read_topic_configs`` decodes with ``zk_data.decode_config``; a malformed
+    znode is a ZooKeeperError naming it."""
+    kz = zk._client()
+    kz.create("/config/topics/good", zd.encode_config({"retention.ms": "7"}), makepath=True)
+    kz.create("/config/topics/empty", b"", makepath=True)
+    assert zk.read_topic_configs(["good", "empty", "missing"]) == {
+        "good": {"retention.ms": "7"},
+        "empty": {},
+        "missing": {},
+    }
+    kz.create("/config/topics/bad", b"{not json", makepath=True)
+    with pytest.raises(ZooKeeperError, match="/config/topics/bad: not JSON"):
+        zk.read_topic_config("bad")

@@ -22,24 +22,17 @@ from protocol.messages import (
     UpdateMetadataRequest,
 )
 from tests.coordinator.zk_cluster_fakes import INTER_BROKER, FakeBroker, until, zk_get
-from tests.support.zookeeper_server import ZooKeeperServer
+from tests.support.zookeeper_server import ZooKeeperServer, zookeeper_shared
 
 pytestmark = pytest.mark.zookeeper
-
-
-@pytest.fixture(scope="module")
-def zk_server(tmp_path_factory):
-    server = ZooKeeperServer(tmp_path_factory.mktemp("zookeeper"))
-    server.start()
-    yield server
-    server.stop()
+__all__ = ["zookeeper_shared"]  # the module's ZooKeeper fixture
 
 
 @pytest.fixture
-def connect(zk_server, request) -> str:
+def connect(zookeeper_shared, request) -> str:
     """``zookeeper.connect`` with a chroot of this test's own."""
     name = "".join(c if c.isalnum() else "_" for c in request.node.name)[:80]
-    return zk_server.connect(f"/{name}_{uuid.uuid4().hex[:8]}")
+    return zookeeper_shared.connect(f"/{name}_{uuid.uuid4().hex[:8]}")
 
 
 # Generous bounds to catch a stall: on a loaded machine each ZooKeeper round trip, session

@@ -93,6 +93,14 @@ def test_config_and_admin_znodes():
     assert zd.encode_config({}) == b'{"version":1,"config":{}}'
     assert zd.decode_config(b'{"version":1,"config":{"retention.ms":"1000"}}') == {"retention.ms": "1000"}
     assert zd.decode_config(b"") == {}
+    assert zd.decode_config(b'{"version":1,"config":{"segment.ms":5}}') == {"segment.ms": "5"}
+    for bad, why in (
+        (b"{", "not JSON"),
+        (b"[1]", "no config object"),
+        (b'{"config":[1]}', "no config object"),
+    ):
+        with pytest.raises(ValueError, match=f"/config/topics/t: {why}"):
+            zd.decode_config(bad, "/config/topics/t")
     assert zd.encode_config_change("topics/t") == b'{"version":2,"entity_path":"topics/t"}'
     assert zd.decode_config_change(b'{"version":2,"entity_path":"topics/t"}') == "topics/t"
     data = zd.encode_partitions_list([("t", 0)])

@@ -1,13 +1,10 @@
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.CreateAclsResult;
 import org.apache.kafka.clients.admin.DeleteAclsResult;
 import org.apache.kafka.common.acl.AccessControlEntry;
@@ -35,16 +32,6 @@ import org.apache.kafka.common.resource.ResourceType;
  */
 final class AclCommand {
     private AclCommand() {}
-
-    private static Admin admin(Args args) {
-        Properties p = args.clientProperties();
-        int timeoutMs = args.intOpt("timeout-ms", 30_000);
-        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, Integer.toString(Math.min(timeoutMs, 30_000)));
-        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Integer.toString(timeoutMs));
-        args.applyExtraProperties(p);
-        args.checkAllUsed();
-        return Admin.create(p);
-    }
 
     private static String[] fields(String text) {
         String[] f = text.split(",", -1);
@@ -89,8 +76,7 @@ final class AclCommand {
     static int createAcls(Args args) throws InterruptedException {
         List<AclBinding> bindings = new ArrayList<>();
         for (String a : args.all("acl")) bindings.add(binding(a));
-        Admin admin = admin(args);
-        try {
+        return AdminSupport.withAdmin(args, admin -> {
             CreateAclsResult result = admin.createAcls(bindings);
             List<Object> results = new ArrayList<>();
             for (AclBinding b : bindings) {
@@ -102,16 +88,12 @@ final class AclCommand {
                 }
             }
             Json.emit(Json.obj("op", "create-acls", "ok", true, "results", results));
-        } finally {
-            admin.close(Duration.ofSeconds(5));
-        }
-        return 0;
+        });
     }
 
     static int describeAcls(Args args) throws InterruptedException {
         AclBindingFilter f = args.has("filter") ? filter(args.required("filter")) : AclBindingFilter.ANY;
-        Admin admin = admin(args);
-        try {
+        return AdminSupport.withAdmin(args, admin -> {
             Map<String, Object> line = Json.obj("op", "describe-acls");
             try {
                 List<Object> acls = new ArrayList<>();
@@ -122,17 +104,13 @@ final class AclCommand {
                 line.putAll(MoldauClient.errorFields(e));
             }
             Json.emit(line);
-        } finally {
-            admin.close(Duration.ofSeconds(5));
-        }
-        return 0;
+        });
     }
 
     static int deleteAcls(Args args) throws InterruptedException {
         List<AclBindingFilter> filters = new ArrayList<>();
         for (String a : args.all("filter")) filters.add(filter(a));
-        Admin admin = admin(args);
-        try {
+        return AdminSupport.withAdmin(args, admin -> {
             DeleteAclsResult result = admin.deleteAcls(filters);
             List<Object> out = new ArrayList<>();
             for (AclBindingFilter f : filters) {
@@ -147,9 +125,6 @@ final class AclCommand {
                 }
             }
             Json.emit(Json.obj("op", "delete-acls", "ok", true, "filters", out));
-        } finally {
-            admin.close(Duration.ofSeconds(5));
-        }
-        return 0;
+        });
     }
 }

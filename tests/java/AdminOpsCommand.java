@@ -1,17 +1,14 @@
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.AlterConfigsOptions;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -43,32 +40,12 @@ import org.apache.kafka.common.config.ConfigResource;
 final class AdminOpsCommand {
     private AdminOpsCommand() {}
 
-    private static Admin admin(Args args) {
-        Properties p = args.clientProperties();
-        int timeoutMs = args.intOpt("timeout-ms", 30_000);
-        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, Integer.toString(Math.min(timeoutMs, 30_000)));
-        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Integer.toString(timeoutMs));
-        args.applyExtraProperties(p);
-        args.checkAllUsed();
-        return Admin.create(p);
-    }
-
-    private static TopicPartition partition(String text) {
-        int colon = text.lastIndexOf(':');
-        if (colon <= 0) throw new Args.UsageException("wants TOPIC:PARTITION, got " + text);
-        return new TopicPartition(text.substring(0, colon), Integer.parseInt(text.substring(colon + 1)));
-    }
-
     private static Map<TopicPartition, Long> offsets(Args args) {
         Map<TopicPartition, Long> out = new LinkedHashMap<>();
         for (Map.Entry<String, String> e : args.pairs("offset").entrySet()) {
-            out.put(partition(e.getKey()), Long.parseLong(e.getValue()));
+            out.put(AdminSupport.partition(e.getKey()), Long.parseLong(e.getValue()));
         }
         return out;
-    }
-
-    private static String name(TopicPartition tp) {
-        return tp.topic() + ":" + tp.partition();
     }
 
     static int incrementalAlterConfigs(Args args) throws InterruptedException {
@@ -87,8 +64,7 @@ final class AdminOpsCommand {
         args.pairs("append").forEach((k, v) -> ops.add(new AlterConfigOp(new ConfigEntry(k, v), AlterConfigOp.OpType.APPEND)));
         args.pairs("subtract").forEach((k, v) -> ops.add(new AlterConfigOp(new ConfigEntry(k, v), AlterConfigOp.OpType.SUBTRACT)));
         boolean validateOnly = args.bool("validate-only", false);
-        Admin admin = admin(args);
-        try {
+        return AdminSupport.withAdmin(args, admin -> {
             ConfigResource resource = new ConfigResource(type, name);
             Map<String, Object> line = Json.obj("op", "incremental-alter-configs", "type", kind, "name", name);
             try {
@@ -99,39 +75,31 @@ final class AdminOpsCommand {
                 line.putAll(MoldauClient.errorFields(e));
             }
             Json.emit(line);
-        } finally {
-            admin.close(Duration.ofSeconds(5));
-        }
-        return 0;
+        });
     }
 
     static int deleteRecords(Args args) throws InterruptedException {
         Map<TopicPartition, RecordsToDelete> wanted = new LinkedHashMap<>();
         offsets(args).forEach((tp, o) -> wanted.put(tp, RecordsToDelete.beforeOffset(o)));
-        Admin admin = admin(args);
-        try {
+        return AdminSupport.withAdmin(args, admin -> {
             DeleteRecordsResult result = admin.deleteRecords(wanted);
             Map<String, Object> partitions = new TreeMap<>();
             for (TopicPartition tp : wanted.keySet()) {
                 try {
-                    partitions.put(name(tp), Json.obj("ok", true, "low_watermark",
+                    partitions.put(AdminSupport.name(tp), Json.obj("ok", true, "low_watermark",
                             result.lowWatermarks().get(tp).get().lowWatermark()));
                 } catch (ExecutionException e) {
-                    partitions.put(name(tp), MoldauClient.errorFields(e));
+                    partitions.put(AdminSupport.name(tp), MoldauClient.errorFields(e));
                 }
             }
             Json.emit(Json.obj("op", "delete-records", "ok", true, "partitions", partitions));
-        } finally {
-            admin.close(Duration.ofSeconds(5));
-        }
-        return 0;
+        });
     }
 
     static int describeLogDirs(Args args) throws InterruptedException {
         List<Integer> brokers = new ArrayList<>();
         for (String b : args.all("broker")) brokers.add(Integer.parseInt(b));
-        Admin admin = admin(args);
-        try {
+        return AdminSupport.withAdmin(args, admin -> {
             Map<String, Object> line = Json.obj("op", "describe-log-dirs");
             try {
                 Collection<Integer> ids = brokers;
@@ -147,7 +115,7 @@ final class AdminOpsCommand {
                         LogDirDescription desc = d.getValue();
                         Map<String, Object> replicas = new TreeMap<>();
                         for (Map.Entry<TopicPartition, ReplicaInfo> r : desc.replicaInfos().entrySet()) {
-                            replicas.put(name(r.getKey()), Json.obj(
+                            replicas.put(AdminSupport.name(r.getKey()), Json.obj(
                                     "size", r.getValue().size(),
                                     "offset_lag", r.getValue().offsetLag(),
                                     "is_future", r.getValue().isFuture()));
@@ -166,18 +134,14 @@ final class AdminOpsCommand {
                 line.putAll(MoldauClient.errorFields(e));
             }
             Json.emit(line);
-        } finally {
-            admin.close(Duration.ofSeconds(5));
-        }
-        return 0;
+        });
     }
 
     static int alterGroupOffsets(Args args) throws InterruptedException {
         String group = args.positional(0, "group id");
         Map<TopicPartition, OffsetAndMetadata> wanted = new LinkedHashMap<>();
         offsets(args).forEach((tp, o) -> wanted.put(tp, new OffsetAndMetadata(o)));
-        Admin admin = admin(args);
-        try {
+        return AdminSupport.withAdmin(args, admin -> {
             Map<String, Object> line = Json.obj("op", "alter-group-offsets", "group", group);
             try {
                 admin.alterConsumerGroupOffsets(group, wanted).all().get();
@@ -186,18 +150,14 @@ final class AdminOpsCommand {
                 line.putAll(MoldauClient.errorFields(e));
             }
             Json.emit(line);
-        } finally {
-            admin.close(Duration.ofSeconds(5));
-        }
-        return 0;
+        });
     }
 
     static int deleteGroupOffsets(Args args) throws InterruptedException {
         String group = args.positional(0, "group id");
         Set<TopicPartition> wanted = new HashSet<>();
-        for (String p : args.all("partition")) wanted.add(partition(p));
-        Admin admin = admin(args);
-        try {
+        for (String p : args.all("partition")) wanted.add(AdminSupport.partition(p));
+        return AdminSupport.withAdmin(args, admin -> {
             DeleteConsumerGroupOffsetsResult result = admin.deleteConsumerGroupOffsets(group, wanted);
             Map<String, Object> line = Json.obj("op", "delete-group-offsets", "group", group);
             Map<String, Object> partitions = new TreeMap<>();
@@ -210,16 +170,13 @@ final class AdminOpsCommand {
             for (TopicPartition tp : wanted) {
                 try {
                     result.partitionResult(tp).get();
-                    partitions.put(name(tp), Json.obj("ok", true));
+                    partitions.put(AdminSupport.name(tp), Json.obj("ok", true));
                 } catch (ExecutionException e) {
-                    partitions.put(name(tp), MoldauClient.errorFields(e));
+                    partitions.put(AdminSupport.name(tp), MoldauClient.errorFields(e));
                 }
             }
             line.put("partitions", partitions);
             Json.emit(line);
-        } finally {
-            admin.close(Duration.ofSeconds(5));
-        }
-        return 0;
+        });
     }
 }

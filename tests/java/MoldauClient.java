@@ -196,28 +196,13 @@ public final class MoldauClient {
 
     // ---------------------------------------------------------------- admin
 
-    private static Admin admin(Args args) {
-        Properties p = args.clientProperties();
-        int timeoutMs = args.intOpt("timeout-ms", 30_000);
-        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, Integer.toString(Math.min(timeoutMs, 30_000)));
-        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Integer.toString(timeoutMs));
-        args.applyExtraProperties(p);
-        args.checkAllUsed();
-        return Admin.create(p);
-    }
-
-    private static void close(Admin admin) {
-        admin.close(Duration.ofSeconds(5));
-    }
-
     private static int createTopic(Args args) throws InterruptedException {
         String name = args.positional(0, "topic name");
         int partitions = args.intOpt("partitions", -1);
         int replication = args.intOpt("replication", -1);
         Map<String, String> configs = args.pairs("config");
         boolean validateOnly = args.bool("validate-only", false);
-        Admin admin = admin(args);
-        try {
+        return AdminSupport.withAdmin(args, admin -> {
             // -1 leaves the choice to the broker (num.partitions / default.replication.factor).
             NewTopic topic = new NewTopic(name,
                     partitions < 0 ? Optional.empty() : Optional.of(partitions),
@@ -238,10 +223,7 @@ public final class MoldauClient {
                 line.putAll(errorFields(e));
             }
             Json.emit(line);
-        } finally {
-            close(admin);
-        }
-        return 0;
+        });
     }
 
     /** A future's value, or null when the broker's version does not return that field. */
@@ -255,8 +237,7 @@ public final class MoldauClient {
 
     private static int listTopics(Args args) throws InterruptedException {
         boolean internal = args.bool("internal", false);
-        Admin admin = admin(args);
-        try {
+        return AdminSupport.withAdmin(args, admin -> {
             Map<String, Object> line = Json.obj("op", "list-topics");
             try {
                 Collection<TopicListing> listings =
@@ -271,10 +252,7 @@ public final class MoldauClient {
                 line.putAll(errorFields(e));
             }
             Json.emit(line);
-        } finally {
-            close(admin);
-        }
-        return 0;
+        });
     }
 
     private static Map<String, TopicListing> toMap(Collection<TopicListing> listings) {
@@ -286,8 +264,7 @@ public final class MoldauClient {
     private static int describeTopics(Args args) throws InterruptedException {
         if (args.positional.isEmpty()) throw new Args.UsageException("describe-topic: missing topic name");
         List<String> names = new ArrayList<>(args.positional);
-        Admin admin = admin(args);
-        try {
+        return AdminSupport.withAdmin(args, admin -> {
             Map<String, KafkaFuture<TopicDescription>> futures = admin.describeTopics(names).topicNameValues();
             for (String name : names) {
                 Map<String, Object> line = Json.obj("op", "describe-topic", "topic", name);
@@ -310,10 +287,7 @@ public final class MoldauClient {
                 }
                 Json.emit(line);
             }
-        } finally {
-            close(admin);
-        }
-        return 0;
+        });
     }
 
     private static List<Object> nodeIds(List<Node> nodes) {
@@ -332,8 +306,7 @@ public final class MoldauClient {
         };
         boolean synonyms = args.bool("synonyms", true);
         boolean documentation = args.bool("documentation", false);
-        Admin admin = admin(args);
-        try {
+        return AdminSupport.withAdmin(args, admin -> {
             ConfigResource resource = new ConfigResource(type, name);
             Map<String, Object> line = Json.obj("op", "describe-configs", "type", kind, "name", name);
             try {
@@ -346,10 +319,7 @@ public final class MoldauClient {
                 line.putAll(errorFields(e));
             }
             Json.emit(line);
-        } finally {
-            close(admin);
-        }
-        return 0;
+        });
     }
 
     private static List<Object> configEntries(Config config, boolean synonyms, boolean documentation) {
@@ -379,8 +349,7 @@ public final class MoldauClient {
     }
 
     private static int describeCluster(Args args) throws InterruptedException {
-        Admin admin = admin(args);
-        try {
+        return AdminSupport.withAdmin(args, admin -> {
             Map<String, Object> line = Json.obj("op", "describe-cluster");
             try {
                 DescribeClusterResult r = admin.describeCluster();
@@ -395,10 +364,7 @@ public final class MoldauClient {
                 line.putAll(errorFields(e));
             }
             Json.emit(line);
-        } finally {
-            close(admin);
-        }
-        return 0;
+        });
     }
 
     private static Map<String, Object> node(Node n) {
@@ -408,8 +374,7 @@ public final class MoldauClient {
     private static int deleteTopics(Args args) throws InterruptedException {
         if (args.positional.isEmpty()) throw new Args.UsageException("delete-topic: missing topic name");
         List<String> names = new ArrayList<>(args.positional);
-        Admin admin = admin(args);
-        try {
+        return AdminSupport.withAdmin(args, admin -> {
             Map<String, KafkaFuture<Void>> futures = admin.deleteTopics(names).topicNameValues();
             for (String name : names) {
                 Map<String, Object> line = Json.obj("op", "delete-topic", "topic", name);
@@ -421,10 +386,7 @@ public final class MoldauClient {
                 }
                 Json.emit(line);
             }
-        } finally {
-            close(admin);
-        }
-        return 0;
+        });
     }
 
     // ---------------------------------------------------------------- warmup
@@ -480,7 +442,7 @@ public final class MoldauClient {
      * reflection from the Admin client's NetworkClient: there is no public API for it).
      */
     private static int apiVersions(Args args) throws Exception {
-        Admin admin = admin(args);
+        Admin admin = AdminSupport.open(args);
         try {
             Map<String, Object> line = Json.obj("op", "api-versions");
             try {
@@ -499,7 +461,7 @@ public final class MoldauClient {
             }
             Json.emit(line);
         } finally {
-            close(admin);
+            admin.close(Duration.ofSeconds(5));
         }
         return 0;
     }

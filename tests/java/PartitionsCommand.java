@@ -1,17 +1,14 @@
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterPartitionReassignmentsResult;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewPartitionReassignment;
@@ -35,31 +32,10 @@ import org.apache.kafka.common.TopicPartition;
 final class PartitionsCommand {
     private PartitionsCommand() {}
 
-    private static Admin admin(Args args) {
-        Properties p = args.clientProperties();
-        int timeoutMs = args.intOpt("timeout-ms", 30_000);
-        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, Integer.toString(Math.min(timeoutMs, 30_000)));
-        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Integer.toString(timeoutMs));
-        args.applyExtraProperties(p);
-        args.checkAllUsed();
-        return Admin.create(p);
-    }
-
-    private static TopicPartition partition(String text) {
-        int colon = text.lastIndexOf(':');
-        if (colon <= 0) throw new Args.UsageException("wants TOPIC:PARTITION, got " + text);
-        return new TopicPartition(text.substring(0, colon), Integer.parseInt(text.substring(colon + 1)));
-    }
-
-    private static String name(TopicPartition tp) {
-        return tp.topic() + ":" + tp.partition();
-    }
-
     static int createPartitions(Args args) throws InterruptedException {
         String topic = args.positional(0, "topic name");
         int count = args.intOpt("count", -1);
-        Admin admin = admin(args);
-        try {
+        return AdminSupport.withAdmin(args, admin -> {
             Map<String, Object> line = Json.obj("op", "create-partitions", "topic", topic);
             try {
                 admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(count))).all().get();
@@ -68,10 +44,7 @@ final class PartitionsCommand {
                 line.putAll(MoldauClient.errorFields(e));
             }
             Json.emit(line);
-        } finally {
-            admin.close(Duration.ofSeconds(5));
-        }
-        return 0;
+        });
     }
 
     static int alter(Args args) throws InterruptedException {
@@ -79,33 +52,28 @@ final class PartitionsCommand {
         for (Map.Entry<String, String> e : args.pairs("move").entrySet()) {
             List<Integer> replicas = new ArrayList<>();
             for (String b : e.getValue().split(",")) replicas.add(Integer.parseInt(b.trim()));
-            wanted.put(partition(e.getKey()), Optional.of(new NewPartitionReassignment(replicas)));
+            wanted.put(AdminSupport.partition(e.getKey()), Optional.of(new NewPartitionReassignment(replicas)));
         }
-        for (String c : args.all("cancel")) wanted.put(partition(c), Optional.empty());
-        Admin admin = admin(args);
-        try {
+        for (String c : args.all("cancel")) wanted.put(AdminSupport.partition(c), Optional.empty());
+        return AdminSupport.withAdmin(args, admin -> {
             AlterPartitionReassignmentsResult result = admin.alterPartitionReassignments(wanted);
             Map<String, Object> partitions = new TreeMap<>();
             for (var e : result.values().entrySet()) {
                 try {
                     e.getValue().get();
-                    partitions.put(name(e.getKey()), Json.obj("ok", true));
+                    partitions.put(AdminSupport.name(e.getKey()), Json.obj("ok", true));
                 } catch (ExecutionException ex) {
-                    partitions.put(name(e.getKey()), MoldauClient.errorFields(ex));
+                    partitions.put(AdminSupport.name(e.getKey()), MoldauClient.errorFields(ex));
                 }
             }
             Json.emit(Json.obj("op", "alter-reassignments", "ok", true, "partitions", partitions));
-        } finally {
-            admin.close(Duration.ofSeconds(5));
-        }
-        return 0;
+        });
     }
 
     static int list(Args args) throws InterruptedException {
         Set<TopicPartition> wanted = new HashSet<>();
-        for (String p : args.all("partition")) wanted.add(partition(p));
-        Admin admin = admin(args);
-        try {
+        for (String p : args.all("partition")) wanted.add(AdminSupport.partition(p));
+        return AdminSupport.withAdmin(args, admin -> {
             Map<String, Object> line = Json.obj("op", "list-reassignments");
             try {
                 Map<TopicPartition, PartitionReassignment> found = wanted.isEmpty()
@@ -113,7 +81,7 @@ final class PartitionsCommand {
                         : admin.listPartitionReassignments(wanted).reassignments().get();
                 Map<String, Object> out = new TreeMap<>();
                 for (var e : found.entrySet()) {
-                    out.put(name(e.getKey()), Json.obj(
+                    out.put(AdminSupport.name(e.getKey()), Json.obj(
                             "replicas", e.getValue().replicas(),
                             "adding", e.getValue().addingReplicas(),
                             "removing", e.getValue().removingReplicas()));
@@ -124,9 +92,6 @@ final class PartitionsCommand {
                 line.putAll(MoldauClient.errorFields(e));
             }
             Json.emit(line);
-        } finally {
-            admin.close(Duration.ofSeconds(5));
-        }
-        return 0;
+        });
     }
 }
