@@ -29,7 +29,7 @@ def _install(directory: str) -> None:
         names = []
         while frame is not None:
             code = frame.f_code
-            names.append(f"{code.co_qualname} ({code.co_filename.rsplit('/', 2)[-1]})")
+            names.append(f"{code.co_qualname} ({'/'.join(code.co_filename.rsplit('/', 2)[-2:])})")
             frame = frame.f_back
         counts[";".join(reversed(names))] += 1
 
