@@ -5,8 +5,9 @@ body. Two kinds come out:
 
 - a ``bytearray``, for every response whose bytes are all in memory. Produce answers of one
   partition without errors, the produce hot path, are packed by ``_encode_produce`` with
-  precompiled structs (one ``pack`` per field group, no per-field calls); every other
-  response goes through its generated encoder.
+  precompiled structs (one ``pack`` per field group, no per-field calls), and so are Fetch
+  v12 answers without unusual tagged fields (``_encode_fetch_v12``, FileRecords included);
+  every other response goes through its generated encoder.
 - a ``FileResponse`` for a Fetch answer holding ``FileRecords`` (record bytes left in the
   segment files, storage/file_records.py): the generated encoder writes every field as
   usual into a ``_FrameBuffer``, which keeps the place of each ``FileRecords`` instead of
