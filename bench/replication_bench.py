@@ -21,7 +21,11 @@ Every broker, the ZooKeeper server and the client share the machine: the RF 3 fi
 the cost of three brokers and ZooKeeper on the same cores.
 
 Usage: python bench/replication_bench.py [--rounds R] [--records N] [--warmup-rounds W]
-       [--json FILE] [--compare EARLIER.json [--tolerance PCT]] [--profile DIR]
+       [--json FILE] [--compare EARLIER.json [--tolerance PCT]] [--profile DIR] [--cpu-profile DIR]
+``--profile DIR`` samples the brokers with py-spy (wall-clock time: on a busy machine a
+process waiting for a core shows where it was preempted); ``--cpu-profile DIR`` has each
+broker sample its own stacks by CPU time (bench/cpu_sampler), the figure to trust for where
+the CPU per GB goes.
 Needs a JDK (the client) and Debian's zookeeper package.
 """
 
@@ -189,6 +193,41 @@ def profiled(setup: Setup, leader: int, directory: Path | None, tag: str) -> Ite
             proc.wait(30)
 
 
+CPU_SAMPLER = ROOT / "bench" / "cpu_sampler"  # its sitecustomize samples a broker's CPU time
+
+
+def enable_cpu_sampler(directory: Path) -> None:
+    """Brokers started from now on load the CPU sampler (bench/cpu_sampler/sitecustomize.py)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    os.environ["MOLDAU_CPU_SAMPLER_DIR"] = str(directory.resolve())
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(CPU_SAMPLER), os.environ.get("PYTHONPATH")]))
+
+
+@contextlib.contextmanager
+def cpu_profiled(setup: Setup, leader: int, directory: Path | None, tag: str) -> Iterator[None]:
+    """With ``--cpu-profile DIR``: every broker samples its own stacks by CPU time during the
+    phase (collapsed stacks, ``DIR/cpu-<tag>-<setup>-<broker>[-leader].txt``)."""
+    if directory is None:
+        yield
+        return
+    for broker in setup.brokers:
+        os.kill(broker.pid, signal.SIGUSR1)
+    try:
+        yield
+    finally:
+        for broker in setup.brokers:
+            os.kill(broker.pid, signal.SIGUSR2)
+        deadline = time.monotonic() + 30
+        for i, broker in enumerate(setup.brokers):
+            written = directory / f"{broker.pid}.txt"
+            while not written.exists() and time.monotonic() < deadline:
+                time.sleep(0.05)  # the broker writes it from its signal handler
+            role = "-leader" if i == leader or len(setup.brokers) == 1 else ""
+            name = f"cpu-{tag}-{setup.name.split(',')[0].replace(' ', '')}-{broker.name}{role}.txt"
+            if written.exists():
+                written.replace(directory / name)
+
+
 def run_phase(
     jvm: ClientJvm,
     setup: Setup,
@@ -198,13 +237,17 @@ def run_phase(
     round_no: int,
     warmup: bool,
     profile_dir: Path | None = None,
+    cpu_profile_dir: Path | None = None,
 ) -> Sample:
     jvm.client.bootstrap = setup.bootstrap
     jvm.collect_garbage()
     os.sync()
     broker_pids = [b.pid for b in setup.brokers]
     pids = [*broker_pids, jvm.pid, os.getpid()]
-    with profiled(setup, leader, None if warmup else profile_dir, f"round{round_no}"):
+    with (
+        profiled(setup, leader, None if warmup else profile_dir, f"round{round_no}"),
+        cpu_profiled(setup, leader, None if warmup else cpu_profile_dir, f"round{round_no}"),
+    ):
         before = CpuSnapshot.take(pids)
         result = jvm.client.perf_produce(topic, records, RECORD_SIZE)
         after = CpuSnapshot.take(pids)
@@ -260,7 +303,17 @@ def run_rounds(args: argparse.Namespace, runtime: PerfJavaRuntime, jcmd: str | N
                         topic = f"repl-{round_no}"
                         leader = create_topic(jvm, setup, topic)
                         samples.append(
-                            run_phase(jvm, setup, topic, leader, records, round_no, warmup, args.profile)
+                            run_phase(
+                                jvm,
+                                setup,
+                                topic,
+                                leader,
+                                records,
+                                round_no,
+                                warmup,
+                                args.profile,
+                                args.cpu_profile,
+                            )
                         )
         finally:
             zookeeper.stop()
@@ -387,7 +440,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument(
         "--profile", type=Path, help="py-spy every broker in the measured phases; stacks go to this directory"
     )
+    ap.add_argument(
+        "--cpu-profile",
+        type=Path,
+        help="every broker samples its stacks by CPU time in the measured phases (bench/cpu_sampler)",
+    )
     args = ap.parse_args(argv)
+    if args.cpu_profile is not None:
+        enable_cpu_sampler(args.cpu_profile)
     if args.rounds < 1 or args.warmup_rounds < 0 or args.records < 1:
         ap.error("--rounds and --records must be >= 1, --warmup-rounds >= 0")
     missing = zookeeper_available()

@@ -5,8 +5,9 @@ body. Two kinds come out:
 
 - a ``bytearray``, for every response whose bytes are all in memory. Produce answers of one
   partition without errors, the produce hot path, are packed by ``_encode_produce`` with
-  precompiled structs (one ``pack`` per field group, no per-field calls); every other
-  response goes through its generated encoder.
+  precompiled structs (one ``pack`` per field group, no per-field calls), and so are Fetch
+  v12 answers without unusual tagged fields (``_encode_fetch_v12``, FileRecords included);
+  every other response goes through its generated encoder.
 - a ``FileResponse`` for a Fetch answer holding ``FileRecords`` (record bytes left in the
   segment files, storage/file_records.py): the generated encoder writes every field as
   usual into a ``_FrameBuffer``, which keeps the place of each ``FileRecords`` instead of
@@ -122,7 +123,16 @@ def encode_response(
         if w is not None:
             _SIZE_CORR.pack_into(w, 0, len(w) - 4, correlation_id)
             return w
-    elif _holds_file_records(response):
+    elif type(response) is FetchResponse and version == 12:
+        fw = _encode_fetch_v12(response, header_size)
+        if fw is not None:
+            if fw.regions:
+                result = FileResponse(fw, fw.regions)
+                _SIZE_CORR.pack_into(fw, 0, result.size - 4, correlation_id)
+                return result
+            _SIZE_CORR.pack_into(fw, 0, len(fw) - 4, correlation_id)
+            return fw
+    if _holds_file_records(response):
         fw = _FrameBuffer(header_size)
         response.write(fw, version)
         result = FileResponse(fw, fw.regions)
@@ -207,6 +217,95 @@ def _encode_produce(response: ProduceResponse, version: int, header_size: int) -
         w += _P_V5_PART.pack(1, p.index, 0, p.base_offset, p.log_append_time_ms, p.log_start_offset, throttle)
     else:
         w += _P_V3_PART.pack(1, p.index, 0, p.base_offset, p.log_append_time_ms, throttle)
+    return w
+
+
+# Fetch answers in v12 (what the replica fetchers and Kafka 4 consumers use here), packed
+# with precompiled structs: the generated encoder builds and compares a default object per
+# tagged field of every partition. The field layout is FetchResponse.json's; the module tests
+# compare it with the generated encoder. None (the generated encoder then) for anything unusual.
+_F_V12_HEAD = struct.Struct(">ihi")  # throttle, error, session id
+_F_V12_PART = struct.Struct(">ihqqq")  # partition index, error, high watermark, LSO, log start
+_F_V12_ABORTED = struct.Struct(">qqB")  # producer id, first offset, tags
+_F_V12_REPLICA = struct.Struct(">i")  # preferred read replica
+_F_V12_DIVERGING = struct.Struct(
+    ">BBBiqB"
+)  # the partition's tags: 1, tag 0 of 13 bytes (epoch, end offset, tags)
+_NO_TAGS = b"\x00"
+
+
+def _compact_length(w: bytearray, n: int) -> None:
+    n += 1
+    if n < 0x80:
+        w.append(n)
+        return
+    while n >= 0x80:
+        w.append((n & 0x7F) | 0x80)
+        n >>= 7
+    w.append(n)
+
+
+def _encode_fetch_v12(response: FetchResponse, header_size: int) -> _FrameBuffer | None:
+    if response.unknown_tagged_fields or response.node_endpoints:
+        return None
+    w = _FrameBuffer(header_size)
+    w += _F_V12_HEAD.pack(response.throttle_time_ms, response.error_code, response.session_id)
+    topics = response.responses
+    _compact_length(w, len(topics))
+    part_pack = _F_V12_PART.pack
+    for topic in topics:
+        if topic.unknown_tagged_fields or topic.topic is None:
+            return None
+        name = topic.topic.encode()
+        if len(name) > 0x7FFF:
+            return None
+        _compact_length(w, len(name))
+        w += name
+        parts = topic.partitions
+        _compact_length(w, len(parts))
+        for p in parts:
+            leader = p.current_leader
+            snapshot = p.snapshot_id
+            diverging = p.diverging_epoch
+            if (
+                p.unknown_tagged_fields
+                or leader is None
+                or leader.leader_id != -1
+                or leader.leader_epoch != -1
+                or leader.unknown_tagged_fields
+                or snapshot is None
+                or snapshot.end_offset != -1
+                or snapshot.epoch != -1
+                or snapshot.unknown_tagged_fields
+                or diverging is None
+                or diverging.unknown_tagged_fields
+            ):
+                return None
+            w += part_pack(
+                p.partition_index, p.error_code, p.high_watermark, p.last_stable_offset, p.log_start_offset
+            )
+            aborted = p.aborted_transactions
+            if aborted is None:
+                w.append(0)
+            else:
+                _compact_length(w, len(aborted))
+                for txn in aborted:
+                    if txn.unknown_tagged_fields:
+                        return None
+                    w += _F_V12_ABORTED.pack(txn.producer_id, txn.first_offset, 0)
+            w += _F_V12_REPLICA.pack(p.preferred_read_replica)
+            records = p.records
+            if records is None:
+                w.append(0)
+            else:
+                _compact_length(w, len(records))
+                w += records  # a FileRecords becomes a region of the frame
+            if diverging.epoch == -1 and diverging.end_offset == -1:
+                w += _NO_TAGS
+            else:
+                w += _F_V12_DIVERGING.pack(1, 0, 13, diverging.epoch, diverging.end_offset, 0)
+        w += _NO_TAGS  # the topic's tagged fields
+    w += _NO_TAGS
     return w
 
 

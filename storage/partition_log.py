@@ -512,32 +512,45 @@ class PartitionLog:
         ps = self.producer_state
         now = self._time_ms()
         appended = 0
-        for i in range(first, len(batches)):
+        i = first
+        while i < len(batches):
+            # A run of batches written at once (UnifiedLog.append: one roll check for the
+            # fetched set, one segment append); a run that could not fit a segment goes
+            # batch by batch, each with its own roll check.
             pos, header = batches[i]
-            size = header.size
-            base = header.base_offset
-            last = header.last_offset
-            max_ts = header.max_timestamp
+            tail_pos, tail = batches[-1]
+            run = batches[i:] if tail_pos + tail.size - pos <= cfg.segment_bytes else batches[i : i + 1]
+            end = run[-1][0] + run[-1][1].size
+            last = run[-1][1].last_offset
+            max_ts = max(h.max_timestamp for _, h in run)
             seg = self._segments[-1]
             try:
-                reason = seg.should_roll(size, max_ts, last, now, cfg.segment_bytes, cfg.segment_ms)
+                reason = seg.should_roll(end - pos, max_ts, last, now, cfg.segment_bytes, cfg.segment_ms)
                 if reason is not None:
                     seg = self.roll(reason)
-                seg.append(buf[pos : pos + size], last, max_ts)
+                seg.append_run(buf[pos:end], [(h.size, h.last_offset, h.max_timestamp) for _, h in run])
             except OSError as exc:
-                self.dir_state.report(exc, f"appending fetched batches to {self.name} at offset {base}")
+                self.dir_state.report(
+                    exc, f"appending fetched batches to {self.name} at offset {header.base_offset}"
+                )
                 raise KafkaError(
                     ErrorCode.KAFKA_STORAGE_ERROR, f"Error while appending to {self.name}: {exc}"
                 ) from None
-            appended += size
-            self.log_end_offset = last + 1
-            epoch = header.partition_leader_epoch
-            if epoch >= 0 and epoch != cache.latest_epoch:
-                cache.assign(epoch, base)  # UnifiedLog.maybeAssignEpochStartOffset
-            if header.producer_id >= 0:
-                completed = ps.update(header, base, max_ts, AppendOrigin.REPLICATION, markers.get(i))
-                if completed is not None:
-                    self._complete_txn(seg, completed)
+            appended += end - pos
+            for k in range(i, i + len(run)):
+                header = batches[k][1]
+                base = header.base_offset
+                self.log_end_offset = header.last_offset + 1
+                epoch = header.partition_leader_epoch
+                if epoch >= 0 and epoch != cache.latest_epoch:
+                    cache.assign(epoch, base)  # UnifiedLog.maybeAssignEpochStartOffset
+                if header.producer_id >= 0:
+                    completed = ps.update(
+                        header, base, header.max_timestamp, AppendOrigin.REPLICATION, markers.get(k)
+                    )
+                    if completed is not None:
+                        self._complete_txn(seg, completed)
+            i += len(run)
         ps.update_map_end_offset(self.log_end_offset)
         if self.dir_state.full:
             self.dir_state.write_succeeded()

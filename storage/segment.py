@@ -31,7 +31,7 @@ import os
 import struct
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -68,6 +68,9 @@ _BOUNDS = struct.Struct(">qi11xi")
 _BOUNDS_SIZE = _BOUNDS.size  # 27
 _MIN_BATCH_LENGTH = HEADER_SIZE - LOG_OVERHEAD  # 49
 _SCAN_CHUNK = 16 * 1024
+# A walk's first read: an offset lookup mostly needs two headers one batch apart (the index
+# entry's batch, then the next), so it reads small and grows to _SCAN_CHUNK if it goes on.
+_FIRST_SCAN_CHUNK = 512
 _HEADER_CHUNK = 64 * 1024
 RECOVERY_CHUNK = 8 * 1024 * 1024
 
@@ -349,6 +352,43 @@ class LogSegment:
                 self.time_index.truncate_to(last_offset)
             raise
 
+    def append_run(self, data: memoryview | bytes, batches: Sequence[tuple[int, int, int]]) -> None:
+        """Append consecutive whole batches (offsets assigned) with one write, as Kafka's follower
+        append writes a fetched record set at once; ``data`` holds them back to back and
+        ``batches`` gives (size, last offset, max timestamp) of each, in order.
+
+        Each batch is indexed as ``append`` indexes it. Raises OSError if the write fails; the
+        file and the indexes are cut back to their old ends first.
+        """
+        fd = self._file()
+        first_last = batches[0][1]
+        for last in (first_last, batches[-1][1]):
+            rel = last - self.base_offset
+            if rel < 0 or rel > INT32_MAX:
+                raise ValueError(f"offset {last} does not fit in segment {self.base_offset}")
+        start = self.size
+        saved = (self._max_ts, self.bytes_since_last_index_entry, self._rolling_based_timestamp)
+        try:
+            n = os.pwrite(fd, data, start)
+            if n != len(data):  # short write: finish it or fail
+                n += _write_all(fd, memoryview(data)[n:], start + n)
+            self.size = start + n
+            if start == 0:
+                self._rolling_based_timestamp = batches[0][2]
+            position = start
+            for size, last, max_ts in batches:
+                self._index_batch(position, size, last, max_ts)
+                position += size
+        except OSError:
+            self.size = start
+            self._max_ts, self.bytes_since_last_index_entry, self._rolling_based_timestamp = saved
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, start)
+            with contextlib.suppress(OSError):
+                self.index.truncate_to(first_last)
+                self.time_index.truncate_to(first_last)
+            raise
+
     def update_txn_index(self, txn: AbortedTxn) -> None:
         """Record an aborted transaction whose marker is in this segment (Kafka's ``updateTxnIndex``)."""
         self.txn_index.append(txn)
@@ -400,10 +440,12 @@ class LogSegment:
         pos = start_position
         buf = b""
         buf_start = pos
+        chunk = _FIRST_SCAN_CHUNK
         while pos + _BOUNDS_SIZE <= end:
             rel = pos - buf_start
             if rel < 0 or rel + _BOUNDS_SIZE > len(buf):
-                buf = self.pread(pos, min(_SCAN_CHUNK, end - pos))
+                buf = self.pread(pos, min(chunk, end - pos))
+                chunk = min(chunk * 4, _SCAN_CHUNK)
                 buf_start = pos
                 rel = 0
                 if len(buf) < _BOUNDS_SIZE:

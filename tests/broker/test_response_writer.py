@@ -133,6 +133,42 @@ def test_a_fetch_answer_with_file_records_is_the_generated_frame(tmp_path, versi
         os.close(fd)
 
 
+def _fetch_variants() -> list[FetchResponse]:
+    """v12 answers the packed encoder writes, and ones it leaves to the generated encoder."""
+    batch = bytes(make_batch(3, value_size=10))
+    plain = _fetch_response([batch, b"", None, memoryview(batch)])
+    errors = _fetch_response([b""])
+    errors.error_code, errors.session_id, errors.throttle_time_ms = 0, 12345, 7
+    errors.responses[0].partitions[0].error_code = 6
+    many = _fetch_response([batch] * 130)  # a partition count past one varint byte
+    many.responses.append(FetchResponse.FetchableTopicResponse(topic="ü" * 70, partitions=[]))
+    aborted = _fetch_response([batch])
+    aborted.responses[0].partitions[0].aborted_transactions = [
+        FetchResponse.AbortedTransaction(producer_id=i, first_offset=10 * i) for i in range(200)
+    ]
+    leader = _fetch_response([batch])
+    leader.responses[0].partitions[0].current_leader = FetchResponse.LeaderIdAndEpoch(
+        leader_id=1, leader_epoch=3
+    )
+    snapshot = _fetch_response([batch])
+    snapshot.responses[0].partitions[0].snapshot_id = FetchResponse.SnapshotId(end_offset=5, epoch=1)
+    tagged = _fetch_response([batch])
+    tagged.responses[0].partitions[0].unknown_tagged_fields = [(9, b"xy")]
+    top_tagged = _fetch_response([batch])
+    top_tagged.unknown_tagged_fields = [(7, b"z")]
+    diverging_tagged = _fetch_response([b""])
+    diverging_tagged.responses[0].partitions[0].diverging_epoch = FetchResponse.EpochEndOffset(
+        epoch=1, end_offset=2, unknown_tagged_fields=[(3, b"q")]
+    )
+    return [plain, errors, many, aborted, leader, snapshot, tagged, top_tagged, diverging_tagged]
+
+
+@pytest.mark.parametrize("case", range(len(_fetch_variants())))
+def test_fetch_v12_answers_are_packed_as_the_generated_encoder_writes_them(case):
+    response = _fetch_variants()[case]
+    assert bytes(encode_response(response, 12, 7, 9)) == _generated(_fetch_variants()[case], 12, 9)
+
+
 def test_file_records_of_a_truncated_file_fail_instead_of_sending_short(tmp_path):
     batches = [bytes(make_batch(20, value_size=100))]
     fd, spans = _records_file(tmp_path, batches)

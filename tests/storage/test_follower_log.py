@@ -3,6 +3,7 @@ them, CRC checked, the leader's producer state) and ``truncate_to`` (KIP-101/279
 
 from __future__ import annotations
 
+import os
 import time
 
 import pytest
@@ -179,3 +180,39 @@ def test_truncating_below_the_log_start_restarts_the_log_there(tmp_path):
     assert plog.log_start_offset == plog.log_end_offset == 2
     assert plog.leader_epoch_cache.entries() == []
     plog.close()
+
+
+def test_a_fetched_set_is_written_at_once_and_rolls_as_a_whole(tmp_path, monkeypatch):
+    # Kafka's UnifiedLog.append: one roll check and one segment write for a fetched set.
+    leader = open_log(tmp_path / "leader")
+    for tag in range(6):
+        leader_append(leader, 3, 0, pid=4, seq=3 * tag, tag=tag)
+    data = bytes(leader.read(0, 1 << 20).records)
+    sizes = [h.size for _, h in iter_batches(data)]
+    follower = open_log(tmp_path / "follower", segment_bytes=sum(sizes[:4]), index_interval_bytes=1)
+    writes: list[int] = []
+    real_pwrite = os.pwrite
+
+    def counting_pwrite(fd, buf, position):
+        if len(buf) >= min(sizes):  # record writes, not index entries
+            writes.append(len(buf))
+        return real_pwrite(fd, buf, position)
+
+    monkeypatch.setattr(os, "pwrite", counting_pwrite)
+    head = sum(sizes[:3])
+    assert follower.append_as_follower(data[:head]) == head
+    assert follower.append_as_follower(data[head:]) == len(data) - head  # does not fit: a new segment
+    assert writes == [head, len(data) - head]
+    assert [s.base_offset for s in follower.segments()] == [0, 9]
+    assert read_all(follower) == read_all(leader)
+    assert producers(follower) == producers(leader)
+    for offset in range(18):  # every batch is indexed and found
+        [(_, found)] = list(iter_batches(follower.read(offset, 1).records))[:1]
+        assert found.base_offset <= offset <= found.last_offset
+    # a fetched set larger than a segment goes batch by batch, each segment within its size
+    small = open_log(tmp_path / "small", segment_bytes=max(sizes) + 1)
+    writes.clear()
+    assert small.append_as_follower(data) == len(data)
+    assert writes == sizes
+    assert [s.base_offset for s in small.segments()] == [0, 3, 6, 9, 12, 15]
+    assert read_all(small) == read_all(leader)
