@@ -61,7 +61,6 @@ here only the group coordinator creates it.
 from __future__ import annotations
 
 import asyncio
-import functools
 import struct
 
 from broker import authorized_operations as ops
@@ -136,7 +135,6 @@ _PARTITION_HEAD = struct.Struct(">hii")  # error code, partition index, leader i
 _PARTITION_HEAD_EPOCH = struct.Struct(">hiii")  # ... and the leader epoch (v7+)
 
 
-@functools.lru_cache(maxsize=4096)
 def _int32_array(ids: tuple[int, ...], compact: bool) -> bytes:
     """A (non-nullable) array of int32: a compact length (v9+) or an int32 one, then the ids."""
     w = bytearray()
@@ -161,6 +159,7 @@ class TopicEntryEncoder:
         self.compact = version >= 9
         self.alive = {b.broker_id for b in cache.get_alive_brokers()}
         self.on_listener = {b.broker_id for b, _ in cache.alive_endpoints(listener)}
+        self._tails: dict[tuple[tuple[int, ...], ...], bytes] = {}
 
     def _partition(self, state: PartitionState) -> bytes:
         """Kafka's ``ZkMetadataCache.getPartitionMetadata`` (as ``_partitions``), encoded."""
@@ -182,17 +181,26 @@ class TopicEntryEncoder:
                 error = ErrorCode.REPLICA_NOT_AVAILABLE.code
             else:
                 error = 0
-        compact = self.compact
         if version >= 7:
             head = _PARTITION_HEAD_EPOCH.pack(error, state.partition, leader, state.leader_epoch)
         else:
             head = _PARTITION_HEAD.pack(error, state.partition, leader)
-        parts = [head, _int32_array(replicas, compact), _int32_array(isr, compact)]
-        if version >= 5:
-            parts.append(_int32_array(tuple(state.offline_replicas), compact))
-        if compact:
-            parts.append(b"\x00")  # no tagged fields
-        return b"".join(parts)
+        return head + self._tail(replicas, isr, tuple(state.offline_replicas))
+
+    def _tail(self, replicas: tuple[int, ...], isr: tuple[int, ...], offline: tuple[int, ...]) -> bytes:
+        """The replica, ISR and offline-replica arrays and the tagged fields: the same few
+        combinations for thousands of partitions, so encoded once each."""
+        key = (replicas, isr, offline)
+        tail = self._tails.get(key)
+        if tail is None:
+            compact = self.compact
+            parts = [_int32_array(replicas, compact), _int32_array(isr, compact)]
+            if self.version >= 5:
+                parts.append(_int32_array(offline, compact))
+            if compact:
+                parts.append(b"\x00")  # no tagged fields
+            tail = self._tails[key] = b"".join(parts)
+        return tail
 
     def encode(self, t: TopicMetadata, authorized_operations: int) -> bytes:
         """The entry of topic ``t`` (error 0) with ``authorized_operations`` (v8+)."""
