@@ -153,11 +153,13 @@ class Broker:
         self._running.push_async_callback(self._shutdown_log_manager)
         # Loading makes a dozen long-lived objects per partition: the cyclic collector would
         # scan the growing heap again and again (a fifth of a 10,000-partition load).
+        collecting = gc.isenabled()
         gc.disable()
         try:
             await loop.run_in_executor(None, self.log_manager.startup)
         finally:
-            gc.enable()
+            if collecting:
+                gc.enable()
         cluster_id = cfg["cluster.id"]
         if self.zookeeper is not None:
             # KafkaServer.getOrGenerateClusterId: the cluster's id is /cluster/id, the first

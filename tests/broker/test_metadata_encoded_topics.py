@@ -150,7 +150,12 @@ def test_reused_entries_follow_every_change_of_the_cluster_view():
     cache = MetadataCache(0, "cluster", controller_id=0)
     cache.on_brokers_changed([broker(0), broker(1)])
     ctx = RequestContext(
-        SimpleNamespace(metadata_cache=cache, config={}, authorizer=AllowAll()),  # type: ignore[arg-type]
+        SimpleNamespace(
+            metadata_cache=cache,
+            config={"auto.create.topics.enable": False, "max.partitions.per.request": 1000},
+            authorizer=AllowAll(),
+            topic_admin=SimpleNamespace(is_busy=lambda name: False),
+        ),  # type: ignore[arg-type]
         3,
         12,
         1,
@@ -162,7 +167,13 @@ def test_reused_entries_follow_every_change_of_the_cluster_view():
 
     def view() -> dict:
         response = asyncio.run(handle_metadata(ctx, MetadataRequest(topics=None)))
-        decoded = MetadataResponse.decode(bytes(response.encode(12)), 12)
+        encoded = bytes(response.encode(12))
+        decoded = MetadataResponse.decode(encoded, 12)
+        # The kept entries give what asking for every topic by name (encoded afresh) gives.
+        by_name = MetadataRequest(
+            topics=[MetadataRequest.MetadataRequestTopic(name=n) for n in cache.topic_names()]
+        )
+        assert bytes(asyncio.run(handle_metadata(ctx, by_name)).encode(12)) == encoded
         return {
             (t.name, p.partition_index): (p.error_code, p.leader_id, p.leader_epoch, list(p.isr_nodes))
             for t in decoded.topics
