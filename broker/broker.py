@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -151,15 +150,7 @@ class Broker:
         self.log_manager = self._build_log_manager()
         self.metrics.watch_log_manager(self.log_manager)
         self._running.push_async_callback(self._shutdown_log_manager)
-        # Loading makes a dozen long-lived objects per partition: the cyclic collector would
-        # scan the growing heap again and again (a fifth of a 10,000-partition load).
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            await loop.run_in_executor(None, self.log_manager.startup)
-        finally:
-            if collecting:
-                gc.enable()
+        await loop.run_in_executor(None, self.log_manager.startup)
         cluster_id = cfg["cluster.id"]
         if self.zookeeper is not None:
             # KafkaServer.getOrGenerateClusterId: the cluster's id is /cluster/id, the first
