@@ -56,7 +56,7 @@ from storage.durable_io import atomic_write, fsync_dir
 from storage.log_cleaner import LogCleaner
 from storage.log_cleaner_manager import CleanerConfig
 from storage.log_config import LogConfig, parse_stored_topic_overrides
-from storage.log_dir_failure import LogDirFailureChannel, LogDirState
+from storage.log_dir_failure import LogDirFailureChannel
 from storage.partition_log import (
     DELETE_DIR_SUFFIX,
     FUTURE_DIR_SUFFIX,
@@ -254,7 +254,6 @@ class LogManager:
         if not clean and any(parse_topic_partition(p.name) for p in entries):
             log.info("%s: no clean shutdown marker; recovering unflushed segments", d)
         remaining = sum(1 for p in entries if parse_topic_partition(p.name) is not None)
-        dir_state = self.failure_channel.state(d)
         self.logs_to_recover[str(d)] = remaining
         for path in entries:
             name = path.name
@@ -289,7 +288,7 @@ class LogManager:
                 time_ms=self._time_ms,
                 progress=self._log_progress,
             )
-            self._register(plog, dir_state)
+            self._register(plog)
             remaining -= 1
             self.logs_to_recover[str(d)] = remaining
         self.logs_to_recover[str(d)] = 0  # skipped directories were counted too
@@ -323,10 +322,10 @@ class LogManager:
                 "recovering %s: %d of %d bytes (%.0f%%)", what, done, total, 100.0 * done / max(total, 1)
             )
 
-    def _register(self, plog: PartitionLog, dir_state: LogDirState | None = None) -> None:
+    def _register(self, plog: PartitionLog) -> None:
         self._logs[(plog.topic, plog.partition)] = plog
         plog.on_flush_needed = self._request_flush
-        plog.dir_state = dir_state or self.failure_channel.state(plog.dir.parent)
+        plog.dir_state = self.failure_channel.state(plog.dir.parent)
 
     def shutdown(self) -> None:
         """Flush, snapshot and close every log, write checkpoints and the clean-shutdown marker.
