@@ -23,7 +23,7 @@ import contextlib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from storage.durable_io import atomic_write
+from storage.durable_io import atomic_write, read_small_file
 
 RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint"
 LOG_START_OFFSET_CHECKPOINT = "log-start-offset-checkpoint"
@@ -82,7 +82,7 @@ def decode_checkpoint(path: Path, text: str, version: int, fields: int) -> list[
 
 def _read_text(path: Path) -> str | None:
     try:
-        return path.read_text(encoding="utf-8")
+        return read_small_file(path).decode("utf-8")
     except FileNotFoundError:
         return None
 

@@ -67,3 +67,21 @@ def atomic_write(path: Path, data: bytes, *, fsync: bool = True, best_effort_dir
     os.replace(tmp, path)
     if fsync:
         fsync_dir(path.parent, best_effort=best_effort_dir_sync)
+
+
+def read_small_file(path: Path | str) -> bytes:
+    """The whole file, read with plain system calls (open, read until the end, close).
+
+    ``Path.read_bytes`` / ``read_text`` go through ``io.open``, which adds a stat, an ioctl
+    and a seek per file: a start-up reading a few small files for each of 10,000 partitions
+    (checkpoints, ``partition.metadata``, indexes) spends most of its system time on those.
+    FileNotFoundError (and any other OSError) as ``open`` raises it.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)

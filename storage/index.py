@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from protocol.record_batch import NO_TIMESTAMP
-from storage.durable_io import fsync_file_if_exists
+from storage.durable_io import fsync_file_if_exists, read_small_file
 
 _OFFSET_ENTRY = struct.Struct(">ii")
 _TIME_ENTRY = struct.Struct(">qi")
@@ -147,7 +147,7 @@ class _Index:
                 READ_ONLY_CACHE.touch(self)
             return
         try:
-            data = self.path.read_bytes()
+            data = read_small_file(self.path)
         except FileNotFoundError:
             data = b""
         self._load_entries(data)
@@ -301,6 +301,18 @@ class _Index:
     def _truncate_entries(self, n: int) -> None:
         raise NotImplementedError
 
+    def _read_checked_size(self) -> int:
+        """The file's size for a sanity check; the entries are read with it when not in memory
+        yet (one read instead of a stat and a read: a start-up checks every active segment's)."""
+        if self._loaded:
+            return self.path.stat().st_size
+        data = read_small_file(self.path)
+        if len(data) % self.entry_size == 0:
+            self._load_entries(data)
+            if self._fd is None:
+                READ_ONLY_CACHE.add(self)
+        return len(data)
+
     def check_file_size(self) -> None:
         """The cheap load-time check: a whole number of entries (no read)."""
         size = self.path.stat().st_size
@@ -391,7 +403,7 @@ class OffsetIndex(_Index):
 
     def sanity_check(self) -> None:
         """Kafka's ``OffsetIndex.sanityCheck`` plus strictly increasing entries."""
-        size = self.path.stat().st_size
+        size = self._read_checked_size()
         if size % self.entry_size:
             raise CorruptIndexError(
                 f"Index file {self.path} is corrupt, found {size} bytes which is neither positive nor a multiple of 8."
@@ -478,7 +490,7 @@ class TimeIndex(_Index):
         return TimestampOffset(self._ts[slot], self.base_offset + self._rel[slot])
 
     def sanity_check(self) -> None:
-        size = self.path.stat().st_size
+        size = self._read_checked_size()
         if size % self.entry_size:
             raise CorruptIndexError(
                 f"Time index file {self.path} is corrupt, found {size} bytes which is neither positive nor a multiple of 12."

@@ -173,8 +173,11 @@ class LogLoader:
         recovery_point: int,
         had_clean_shutdown: bool,
         progress: Callable[[str, int, int], None] | None = None,
+        listing: Collection[str] | None = None,
     ) -> None:
         self.dir = directory
+        # The names in the directory when the caller has just listed it (else listed here).
+        self._listing = listing
         self.config = config
         self.name = name
         self.leader_epoch_cache = leader_epoch_cache
@@ -191,7 +194,7 @@ class LogLoader:
         """Open, recover and check the directory; fill the epoch cache and producer state."""
         log_start_offset = self.log_start_offset
         clean = self.had_clean_shutdown
-        segments, recovered = self._open_segments()
+        segments, recovered, names = self._open_segments()
         if not segments:
             segments.append(self._new_segment(log_start_offset))
         last = segments[-1]
@@ -220,14 +223,17 @@ class LogLoader:
         # partition's epoch, dropped here, is assigned again by make_leader: no write at all).
         cache.truncate_from_end(log_end, flush=False)
         cache.truncate_from_start(start, flush=False)
-        self._rebuild_producer_state(segments, start, log_end, recovered)
+        # The listing still holds every snapshot file unless segments were recovered.
+        listing = names if not recovered and log_end >= log_start_offset else None
+        self._rebuild_producer_state(segments, start, log_end, recovered, listing)
         return LoadedLog(segments, start, log_end, recovery_point)
 
-    def _open_segments(self) -> tuple[list[LogSegment], set[int]]:
-        """The directory's segments, oldest first, recovered where needed (none active yet)."""
+    def _open_segments(self) -> tuple[list[LogSegment], set[int], list[str]]:
+        """The directory's segments, oldest first, recovered where needed (none active yet),
+        and the names in the directory before any recovery."""
         # One listing of the directory serves every check below (a clean start of many
         # partitions is dominated by per-partition system calls).
-        names = os.listdir(self.dir)
+        names = list(self._listing) if self._listing is not None else os.listdir(self.dir)
         if any(name.endswith(LEFTOVER_SUFFIXES) for name in names):
             clean_leftover_files(
                 self.dir,
@@ -261,7 +267,7 @@ class LogLoader:
             segments.append(seg)
             if i >= first_unflushed:
                 needs_recovery.add(base)
-            elif not _txn_index_whole(seg):
+            elif seg.txn_index.path.name in files and not _txn_index_whole(seg):
                 # LogSegment.sanityCheck -> TransactionIndex.sanityCheck (CorruptIndexException).
                 log.warning(
                     "%s: Found a corrupted transaction index corresponding to log file %s, recovering "
@@ -331,7 +337,7 @@ class LogLoader:
                 if i + 1 < len(segments):
                     seg.on_become_inactive()
             i += 1
-        return segments, {s.base_offset for s in segments if s.base_offset in needs_recovery}
+        return segments, {s.base_offset for s in segments if s.base_offset in needs_recovery}, names
 
     def _recover_segment(self, seg: LogSegment, index: int, count: int) -> RecoveryResult:
         total = seg.size
@@ -363,7 +369,12 @@ class LogLoader:
         return result
 
     def _rebuild_producer_state(
-        self, segments: list[LogSegment], log_start: int, log_end: int, recovered: set[int]
+        self,
+        segments: list[LogSegment],
+        log_start: int,
+        log_end: int,
+        recovered: set[int],
+        listing: Collection[str] | None,
     ) -> None:
         """Kafka's ``rebuildProducerState``: newest snapshot, then replay the batches after it.
 
@@ -374,7 +385,7 @@ class LogLoader:
         """
         ps = self.producer_state
         load_until = min([log_end, *(b for b in recovered if b >= log_start)])
-        replay_from = ps.load(log_start, load_until)
+        replay_from = ps.load(log_start, load_until, listing=listing)
         replay_from = max(replay_from, log_start)
         replayed = replay_producer_state(ps, segments, replay_from, log_end, rebuild_txn_index=recovered)
         ps.update_map_end_offset(log_end)

@@ -248,7 +248,8 @@ class LogManager:
         start_offsets = self._read_offsets(d, LOG_START_OFFSET_CHECKPOINT)
         high_watermarks = self._read_offsets(d, HIGH_WATERMARK_CHECKPOINT)
         with os.scandir(d) as listing:
-            entries = sorted(Path(e.path) for e in listing if e.is_dir())
+            # Sorted by name (as Paths would be, for a cheaper comparison).
+            entries = [d / name for name in sorted(e.name for e in listing if e.is_dir())]
         configs: dict[str, LogConfig] = {}  # one (immutable) config per topic
         if not clean and any(parse_topic_partition(p.name) for p in entries):
             log.info("%s: no clean shutdown marker; recovering unflushed segments", d)

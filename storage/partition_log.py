@@ -189,7 +189,14 @@ class PartitionLog:
         self.dir = directory
         self.config = config
         self._time_ms = time_ms
-        directory.mkdir(parents=True, exist_ok=True)
+        try:
+            os.mkdir(directory)  # Path.mkdir(exist_ok=True) adds a stat for an existing one
+        except FileExistsError:
+            pass
+        except FileNotFoundError:
+            directory.mkdir(parents=True, exist_ok=True)
+        # One listing serves the producer state's snapshots and the loader's segments.
+        listing = os.listdir(directory)
         opts = producer_state or ProducerStateOptions()
         self.producer_state = ProducerStateManager(
             directory,
@@ -197,6 +204,7 @@ class PartitionLog:
             batch_window=opts.batch_window,
             duplicate_sequence_error=opts.duplicate_sequence_error,
             time_ms=time_ms,
+            listing=listing,
         )
         self.leader_epoch_cache = LeaderEpochFileCache(directory)
         self._segments: tuple[LogSegment, ...] = ()
@@ -224,6 +232,7 @@ class PartitionLog:
             recovery_point=recovery_point,
             had_clean_shutdown=had_clean_shutdown,
             progress=progress,
+            listing=listing,
         ).load()
         self._set_segments(loaded.segments)
         self.log_start_offset = loaded.log_start_offset
@@ -962,6 +971,8 @@ class PartitionLog:
 
     def purge_deleted_files(self, now_ms: int | None = None, *, force: bool = False) -> int:
         """Unlink ``.deleted`` files whose delay has passed (all of them with ``force``)."""
+        if not self._pending_deletes:
+            return 0  # the flusher asks every log each second
         now = self._time_ms() if now_ms is None else now_ms
         due = [p for t, p in self._pending_deletes if force or t <= now]
         self._pending_deletes = [(t, p) for t, p in self._pending_deletes if not (force or t <= now)]

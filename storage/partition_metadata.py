@@ -20,7 +20,7 @@ import uuid
 from collections.abc import Mapping
 from pathlib import Path
 
-from storage.durable_io import atomic_write
+from storage.durable_io import atomic_write, read_small_file
 
 PARTITION_METADATA_FILE = "partition.metadata"
 META_PROPERTIES_FILE = "meta.properties"
@@ -82,7 +82,7 @@ def read_partition_metadata(partition_dir: Path) -> uuid.UUID | None:
     """
     path = partition_dir / PARTITION_METADATA_FILE
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_small_file(path).decode("utf-8")
     except FileNotFoundError:
         return None
     lines = text.splitlines()

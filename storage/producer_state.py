@@ -78,7 +78,7 @@ import struct
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from enum import Enum
 from pathlib import Path
 from types import MappingProxyType
@@ -373,7 +373,9 @@ class ProducerStateManager:
         batch_window: int = NUM_BATCHES_TO_RETAIN,
         duplicate_sequence_error: bool = True,
         time_ms: Callable[[], int] = _wall_clock_ms,
+        listing: Collection[str] | None = None,
     ) -> None:
+        """``listing``: the names in ``partition_dir`` when the caller has just listed it."""
         if batch_window < 1:
             raise ValueError(f"producer.state.batch.window must be at least 1, not {batch_window}")
         self.partition_dir = Path(partition_dir)
@@ -392,7 +394,7 @@ class ProducerStateManager:
         self._verification_guards: dict[int, object] = {}
         self.map_end_offset = 0
         self._last_snap_offset = 0
-        self._snapshots: dict[int, Path] = self._scan_snapshot_files()
+        self._snapshots: dict[int, Path] = self._scan_snapshot_files(listing)
         # Snapshots written with sync=False and not yet fsynced, by write number. Shared with
         # sync_snapshots (an executor thread), hence the lock; it is never held during an fsync.
         self._unsynced: dict[int, Path] = {}
@@ -711,16 +713,19 @@ class ProducerStateManager:
 
     # ------------------------------------------------------------------------ lifecycle
 
-    def load(self, log_start_offset: int, log_end_offset: int) -> int:
+    def load(
+        self, log_start_offset: int, log_end_offset: int, *, listing: Collection[str] | None = None
+    ) -> int:
         """Reload from the newest valid snapshot in (log_start_offset, log_end_offset].
 
         Kafka's truncateAndReload + loadFromSnapshot: snapshots outside that range are
         deleted, a corrupt one is deleted and the next older one tried, expired producers are
         dropped. Returns the offset from which the caller must replay batches through
         ``update(..., REPLICATION)`` (the snapshot's offset, else the log start offset).
+        ``listing``: the names in the partition directory when the caller has just listed it.
         """
         self._producers.clear()
-        self._snapshots = self._scan_snapshot_files()
+        self._snapshots = self._scan_snapshot_files(listing)
         for offset in list(self._snapshots):
             if offset > log_end_offset or offset <= log_start_offset:
                 self._delete_snapshot(offset)
@@ -831,21 +836,28 @@ class ProducerStateManager:
         """Offsets of the snapshot files, oldest first."""
         return sorted(self._snapshots)
 
-    def _scan_snapshot_files(self) -> dict[int, Path]:
+    def _scan_snapshot_files(self, listing: Collection[str] | None = None) -> dict[int, Path]:
         found: dict[int, Path] = {}
-        try:
-            # One scandir (no stat per entry): partitions are listed by the thousand at start.
-            with os.scandir(self.partition_dir) as listing:
-                entries = [(e.name, e.is_file()) for e in listing]
-        except (FileNotFoundError, NotADirectoryError):
-            return found
+        if listing is not None:
+            # The caller's listing (a start loads partitions by the thousand): only the
+            # snapshot names are checked to be files.
+            entries = [(name, None) for name in listing]
+        else:
+            try:
+                # One scandir (no stat per entry).
+                with os.scandir(self.partition_dir) as scan:
+                    entries = [(e.name, e.is_file()) for e in scan]
+            except (FileNotFoundError, NotADirectoryError):
+                return found
         for name, is_file in entries:
             if name.endswith(SNAPSHOT_SUFFIX + ".tmp"):
                 (self.partition_dir / name).unlink(missing_ok=True)  # a write cut by a crash
                 continue
-            if not name.endswith(SNAPSHOT_SUFFIX) or not is_file:
+            if not name.endswith(SNAPSHOT_SUFFIX):
                 continue
             path = self.partition_dir / name
+            if not (is_file if is_file is not None else path.is_file()):
+                continue
             stem = name[: -len(SNAPSHOT_SUFFIX)]
             if not stem.isdigit():
                 log.warning("Ignoring '%s': not an offset-named producer snapshot", path)

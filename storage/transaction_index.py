@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
 
-from storage.durable_io import fsync_file_if_exists
+from storage.durable_io import fsync_file_if_exists, read_small_file
 
 ABORTED_TXN = struct.Struct(">hqqqq")
 ABORTED_TXN_SIZE = ABORTED_TXN.size  # 34
@@ -92,7 +92,7 @@ class TransactionIndex:
         entries = self._entries
         if entries is None:
             try:
-                data = self.path.read_bytes()
+                data = read_small_file(self.path)
             except FileNotFoundError:
                 data = b""
             entries = self._entries = decode_entries(data, self.path)

@@ -396,3 +396,20 @@ def test_a_snapshot_written_while_sync_snapshots_runs_stays_pending(tmp_path, mo
     fsyncs.before = None
     assert psm.sync_snapshots() == 1
     assert fsyncs.synced(second) and not psm.has_unsynced_snapshots
+
+
+def test_a_given_directory_listing_finds_the_same_snapshots_as_a_scan(tmp_path):
+    # A start lists each partition directory once and hands the names over: only snapshot
+    # files count (not a directory so named), an interrupted write's .tmp is removed.
+    log = Log(ProducerStateManager(tmp_path, time_ms=clock()))
+    log.append(header(1, 0, 2))
+    snap = log.psm.take_snapshot()
+    (tmp_path / "00000000000000000007.snapshot").mkdir()
+    (tmp_path / "00000000000000000009.snapshot.tmp").write_bytes(b"cut")
+    listing = os.listdir(tmp_path)
+    scanned = ProducerStateManager(tmp_path, time_ms=clock())
+    assert not (tmp_path / "00000000000000000009.snapshot.tmp").exists()
+    given = ProducerStateManager(tmp_path, time_ms=clock(), listing=listing)
+    assert given.snapshot_offsets() == scanned.snapshot_offsets() == [2]
+    assert given.load(0, log.end, listing=listing) == 2 == scanned.load(0, log.end)
+    assert given.last_entry(1).last_seq == 1 and snap.exists()
