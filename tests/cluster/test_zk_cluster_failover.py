@@ -15,7 +15,6 @@ Both tests share one cluster and leave it with its three brokers up.
 from __future__ import annotations
 
 import contextlib
-import time
 
 import pytest
 from confluent_kafka.admin import AdminClient
@@ -144,7 +143,6 @@ def test_kill_9_of_a_leader_moves_leadership_clients_carry_on_and_it_returns(clu
             )
 
             cluster.kill(victim)  # SIGKILL: its session ends only at the session timeout
-            killed_at = time.monotonic()
             view = wait_until(
                 lambda: moved_away(cluster, topic, victim, before, live),
                 f"new leaders for broker {victim}'s partitions, broker {victim} out of every ISR",
@@ -152,7 +150,6 @@ def test_kill_9_of_a_leader_moves_leadership_clients_carry_on_and_it_returns(clu
                 step=0.25,
                 detail=lambda: (before, topic_summary(cluster, topic)),
             )
-            assert time.monotonic() - killed_at < FAILOVER_DEADLINE_S
             assert set(view.brokers) == set(live)
 
             # Both producers carry on past the failover.
@@ -242,7 +239,6 @@ def test_kill_9_of_the_controller_moves_the_controller_and_leadership_still_chan
     live = [i for i in range(cluster.n) if i != old]
 
     cluster.kill(old)
-    killed_at = time.monotonic()
 
     def new_controller():
         with zk_session(cluster) as zk:
@@ -261,7 +257,6 @@ def test_kill_9_of_the_controller_moves_the_controller_and_leadership_still_chan
         FAILOVER_DEADLINE_S,
         0.25,
     )
-    assert time.monotonic() - killed_at < FAILOVER_DEADLINE_S
     assert new in live
     assert new_epoch > old_epoch
     # The new controller moved the dead controller's partitions too.
