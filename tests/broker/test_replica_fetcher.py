@@ -230,3 +230,95 @@ def test_truncation_offset_cases(tmp_path):
     assert truncation_offset(p, 1, 7) == (3, False)  # epoch 1 unknown here: drop epoch 2, ask again
     assert truncation_offset(p, 0, 1) == (1, True)
     plog.close()
+
+
+class FetchOnlyClient(LoopbackClient):
+    """A leader reached by Fetch alone: the follower must agree through ``diverging_epoch``."""
+
+    def __init__(self, leader: ReplicaManager) -> None:
+        super().__init__(leader)
+        self.diverging: list[tuple[int, int, int]] = []  # (fetch offset, epoch, end offset)
+
+    async def send(self, broker_id: int, request: Any, version: int | None = None, **kw: Any) -> Any:
+        assert not isinstance(request, OffsetForLeaderEpochRequest), "the fetcher asked OffsetForLeaderEpoch"
+        response = await super().send(broker_id, request, version, **kw)
+        offsets = {(t.topic, p.partition): p.fetch_offset for t in request.topics for p in t.partitions}
+        for topic in response.responses:
+            for data in topic.partitions:
+                d = data.diverging_epoch
+                if d is not None and d.end_offset >= 0:
+                    self.diverging.append(
+                        (offsets[(topic.topic, data.partition_index)], d.epoch, d.end_offset)
+                    )
+        return response
+
+
+async def replicate_by_fetch_only(
+    lm: LogManager, follower_log: PartitionLog, leader_epoch: int
+) -> tuple[Partition, FetchOnlyClient]:
+    """As ``replicate``, with the fetcher's OffsetForLeaderEpoch step skipped (as a follower
+    that trusts Fetch v12's ``last_fetched_epoch`` check, KIP-320)."""
+    rm = ReplicaManager(LEADER, lm, lambda: BASE_TS)
+    state = PartitionState("t", 0, LEADER, leader_epoch, (LEADER, FOLLOWER), (LEADER, FOLLOWER))
+    rm.on_topics_changed({}, [state])
+    follower = Partition(follower_log, local_broker_id=FOLLOWER, time_ms=lambda: BASE_TS)
+    follower.make_follower(state)
+    fetcher = ReplicaFetcher(FOLLOWER, LEADER, lambda _b: None, ReplicationSettings(fetch_backoff_ms=10))
+    client = FetchOnlyClient(rm)
+    fetcher.client = client  # type: ignore[assignment]
+    fetcher.add(follower)
+    fetcher.states[follower.key].truncating = False  # before the fetcher's task first runs
+    leader_log = rm.get_partition_or_error("t", 0).log
+    for _ in range(2000):
+        if follower_log.log_end_offset == leader_log.log_end_offset and (
+            follower_log.high_watermark == leader_log.high_watermark == leader_log.log_end_offset
+        ):
+            break
+        await asyncio.sleep(0.005)
+    await fetcher.close()
+    return follower, client
+
+
+def test_a_fetch_answered_with_a_diverging_epoch_truncates_the_follower_and_goes_on(setup):
+    """KIP-320 (Fetch v12): the follower fetches at its end with its last epoch; the leader
+    answers with the end of that epoch in its own history instead of records
+    (``diverging_epoch``). The follower truncates there (``ReplicaFetcherThread``'s
+    ``truncateOnFetchResponse``), fetches again from that offset and ends byte-identical."""
+    lm, follower_log = setup
+    leader_log = lm.get_log("t", 0)
+    write(leader_log, 1, 0, n=2)  # offsets 0-1, epoch 0, on both
+    follower_log.append_as_follower(leader_log.read(0, 1 << 20).records)
+    write(follower_log, 2, 0, n=3)  # offsets 2-4, epoch 0: only on the old leader
+    leader_log.leader_epoch_cache.assign(1, 2)
+    write(leader_log, 3, 1, n=2)  # offsets 2-3, epoch 1: the new leader's history
+    write(leader_log, 4, 1)
+    assert follower_log.log_end_offset == 5 and leader_log.log_end_offset == 5
+
+    _, client = asyncio.run(replicate_by_fetch_only(lm, follower_log, leader_epoch=1))
+    # fetched at 5 with last epoch 0, answered "epoch 0 ends at 2"
+    assert client.diverging == [(5, 0, 2)]
+    fetch_offsets = [p.fetch_offset for r in client.requests for t in r.topics for p in t.partitions]
+    assert fetch_offsets[:2] == [5, 2]  # after the truncation it fetches from the divergence point
+    assert read_all(follower_log) == read_all(leader_log)
+    assert follower_log.leader_epoch_cache.entries() == leader_log.leader_epoch_cache.entries()
+    assert follower_log.high_watermark == 5
+
+
+def test_a_diverging_epoch_the_follower_lacks_truncates_to_its_earlier_epoch(setup):
+    """KIP-279 through Fetch: the follower's last epoch (1) never reached the leader, whose
+    answer is the end of its largest epoch below it (0 ends at 3); the follower has epoch 0
+    only up to 2, so it truncates to 2, drops its epoch 1 and copies the leader from there."""
+    lm, follower_log = setup
+    leader_log = lm.get_log("t", 0)
+    write(leader_log, 1, 0, n=2)  # 0-1 epoch 0
+    follower_log.append_as_follower(leader_log.read(0, 1 << 20).records)
+    write(leader_log, 2, 0)  # offset 2 epoch 0: the follower never got it
+    follower_log.leader_epoch_cache.assign(1, 2)
+    write(follower_log, 9, 1, n=3)  # 2-4 epoch 1, only here
+    leader_log.leader_epoch_cache.assign(2, 3)
+    write(leader_log, 4, 2, n=2)  # 3-4 epoch 2
+
+    _, client = asyncio.run(replicate_by_fetch_only(lm, follower_log, leader_epoch=2))
+    assert client.diverging[0] == (5, 0, 3)
+    assert read_all(follower_log) == read_all(leader_log)
+    assert [tuple(e) for e in follower_log.leader_epoch_cache.entries()] == [(0, 0), (2, 3)]
