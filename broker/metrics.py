@@ -14,9 +14,10 @@ when ``metrics.prometheus.port`` is set, and reads these counters at scrape time
 - ``LatencyHistogram``: bucket counts for latencies in milliseconds (Kafka's Yammer
   histograms become Prometheus histograms).
 - ``RequestMetrics``: Kafka's ``RequestMetrics`` per API: requests by version, errors by
-  code, total/local/remote time. Only when the endpoint is on: ``instrument`` wraps each
-  handler of the server's dispatch table, so a broker without the endpoint runs its
-  handlers unwrapped and pays nothing.
+  code, total/queue/local/remote time. Only when the endpoint is on: ``instrument`` wraps
+  each handler of the server's dispatch table, so a broker without the endpoint runs its
+  handlers unwrapped and pays nothing; the server then also stamps each frame when it has
+  been read whole (one clock read per request), for the queue time.
 - ``BrokerMetrics``: the component the broker builds first; it owns the above (but the
   topic stats), starts and stops the HTTP endpoint and registers the collectors.
 """
@@ -225,32 +226,49 @@ class IsrChangeStats:
 class ApiRequestStats:
     """One API's request metrics (Kafka's ``RequestMetrics`` for one request name)."""
 
-    __slots__ = ("errors", "local", "name", "remote", "requests", "total")
+    __slots__ = ("errors", "local", "name", "queue", "remote", "requests", "total")
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.requests: dict[int, int] = {}  # by API version
         self.errors: dict[int, int] = {}  # by error code (NONE included, as Kafka counts it)
         self.total = LatencyHistogram()
+        self.queue = LatencyHistogram()
         self.local = LatencyHistogram()
         self.remote = LatencyHistogram()
 
-    def done(self, version: int, started: float, handled: float, finished: float, response: Any) -> None:
-        """A request answered: ``handled`` is when its handler returned, ``finished`` when its
-        answer was ready (later than ``handled`` when it waited: Kafka's remote time)."""
+    def done(
+        self,
+        version: int,
+        received: float | None,
+        started: float,
+        handled: float,
+        finished: float,
+        response: Any,
+    ) -> None:
+        """A request answered: ``received`` is when its frame had been read whole (None: not
+        stamped, a handler called outside the server), ``started`` when its handler began,
+        ``handled`` when it returned, ``finished`` when its answer was ready (later than
+        ``handled`` when it waited: Kafka's remote time). Kafka's TotalTimeMs counts from the
+        request's receipt, so the queue time is part of the total."""
         requests = self.requests
         requests[version] = requests.get(version, 0) + 1
         local_ms = (handled - started) * 1000.0
         self.local.observe(local_ms)
+        total_ms = local_ms
+        if received is not None:
+            queue_ms = (started - received) * 1000.0
+            self.queue.observe(queue_ms)
+            total_ms += queue_ms
         if finished == handled:  # answered at once (most requests): remote time 0
             remote = self.remote
             remote.counts[0] += 1
             remote.count += 1
-            self.total.observe(local_ms)
         else:
             remote_ms = (finished - handled) * 1000.0
             self.remote.observe(remote_ms)
-            self.total.observe(local_ms + remote_ms)
+            total_ms += remote_ms
+        self.total.observe(total_ms)
         if response is not None:
             error_counter(type(response))(response, self.errors)
 
@@ -259,6 +277,7 @@ class ApiRequestStats:
             "requests": dict(self.requests),
             "errors": dict(self.errors),
             "total": self.total.copy(),
+            "queue": self.queue.copy(),
             "local": self.local.copy(),
             "remote": self.remote.copy(),
         }
@@ -327,6 +346,10 @@ class RequestMetrics:
     def __init__(self, clock: Callable[[], float] = time.perf_counter) -> None:
         self.clock = clock
         self.apis: dict[str, ApiRequestStats] = {}
+        # When the frame about to be handled was read whole (this clock), set by the server
+        # just before it calls the handler and taken by the handler's wrapper (Kafka's
+        # RequestChannel.Request.startTimeNanos: the RequestQueueTimeMs starts there).
+        self.received: float | None = None
 
     def instrument(self, handlers: Mapping[int, HandlerSpec]) -> dict[int, HandlerSpec]:
         """The dispatch table with every handler timed and counted."""
@@ -340,11 +363,12 @@ class RequestMetrics:
 
         def timed(ctx: RequestContext, request: Message) -> Any:
             started = clock()
+            received, self.received = self.received, None  # a stamp serves one request only
             result = fn(ctx, request)  # an exception closes the connection: not an answer
             handled = clock()
             if is_async or (result is not None and not isinstance(result, Message)):
-                return _answered_later(stats, ctx.api_version, started, handled, result, clock)
-            stats.done(ctx.api_version, started, handled, handled, result)
+                return _answered_later(stats, ctx.api_version, received, started, handled, result, clock)
+            stats.done(ctx.api_version, received, started, handled, handled, result)
             return result
 
         # The server awaits whatever is not a Message, so the wrapper is a plain function.
@@ -357,13 +381,14 @@ class RequestMetrics:
 async def _answered_later(
     stats: ApiRequestStats,
     version: int,
+    received: float | None,
     started: float,
     handled: float,
     pending: Awaitable[Any],
     clock: Callable[[], float],
 ) -> Any:
     response = await pending
-    stats.done(version, started, handled, clock(), response)
+    stats.done(version, received, started, handled, clock(), response)
     return response
 
 

@@ -259,8 +259,11 @@ class BrokerCollector(Collector):
         snap.requests = self.requests.snapshot()
         snap.all_topics, snap.topics = rm.topic_stats.snapshot()
         snap.isr_shrinks, snap.isr_expands = rm.isr_changes.shrinks, rm.isr_changes.expands
-        purgatory = rm.fetch_purgatory
-        snap.purgatories = [(purgatory.name, purgatory.watched_count(), len(purgatory))]
+        # Kafka's DelayedOperationPurgatory gauges, one per purgatory (delayedOperation=Produce, ...).
+        snap.purgatories = [
+            (p.name, p.watched_count(), len(p))
+            for p in (rm.produce_purgatory, rm.fetch_purgatory, rm.elect_leader_purgatory)
+        ]
         snap.connections = dict(collections.Counter(c.listener for c in broker.server.connections))
         partitions = rm.partitions()
         for start in range(0, len(partitions), SLICE):
@@ -325,7 +328,12 @@ class BrokerCollector(Collector):
         times = {
             "total": HistogramMetricFamily(
                 "kafka_network_requestmetrics_totaltimems",
-                "Time from the request's dispatch to its answer, ms (TotalTimeMs)",
+                "Time from the request's receipt (read whole) to its answer, ms (TotalTimeMs)",
+                labels=["request"],
+            ),
+            "queue": HistogramMetricFamily(
+                "kafka_network_requestmetrics_requestqueuetimems",
+                "Time from the request's receipt until its handler started, ms (RequestQueueTimeMs)",
                 labels=["request"],
             ),
             "local": HistogramMetricFamily(

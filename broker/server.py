@@ -94,6 +94,7 @@ from protocol.primitives import DecodeError, EncodeError
 
 if TYPE_CHECKING:
     from broker.broker import Broker
+    from broker.metrics import RequestMetrics
 
 log = logging.getLogger(__name__)
 
@@ -142,6 +143,9 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self._held = 0  # bytes accounted in the pool for this connection's frames
         self._held_large = 0  # of which frames above SMALL_REQUEST_BYTES
         self._pending: deque[bytearray] = deque()
+        # With request metrics on: when each pending frame was read whole (RequestQueueTimeMs).
+        self._timing = server.request_timing
+        self._received: deque[float] = deque()
         # The buffer of the last large frame, reused for the next one (no allocation, no
         # zeroing) once nothing holds a view of it; dropped by the idle sweep when unused.
         self._spare: bytearray | None = None
@@ -237,6 +241,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
     def _consume(self, n: int, data: memoryview) -> None:
         """Frames out of the ``n`` bytes just read into ``data`` (a shared buffer)."""
         pos = 0
+        received = None  # the read's time, taken once for the whole frames it brought
         while pos < n:
             if self._frame is not None:
                 pos = self._continue_frame(data, pos, n)
@@ -262,6 +267,10 @@ class KafkaConnection(asyncio.BufferedProtocol):
                 # over the cap; reading stops below until the pool has room again.
                 self._hold(size)
                 self._pending.append(self._frame_buffer(data[pos : pos + size], size))
+                if self._timing is not None:
+                    if received is None:
+                        received = self._timing.clock()
+                    self._received.append(received)
                 pos += size
                 continue
             self._begin_frame(size, data[pos:n])
@@ -380,6 +389,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self._frame = None
         self._admitted = False
         self._pending.append(frame)
+        if self._timing is not None:
+            self._received.append(self._timing.clock())
         if len(self._pending) >= MAX_PENDING_FRAMES:
             self._set_paused(_PAUSED_PENDING, True)
 
@@ -429,6 +440,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
             self.pool.waiting_bytes -= self._filled
         self._frame = None
         self._pending.clear()
+        self._received.clear()
         held, large, self._held, self._held_large = self._held, self._held_large, 0, 0
         self.pool.release_sum(held, large)
 
@@ -474,6 +486,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
             ):
                 break
             pending.popleft()
+            if self._timing is not None:  # for the handler's timing wrapper (broker.metrics)
+                self._timing.received = self._received.popleft()
             try:
                 result = self._dispatch(frame)
             except CloseConnection as exc:
@@ -899,6 +913,10 @@ class KafkaServer:
         self.monotonic = broker.clock.monotonic  # the broker's clock (idle sweep, frame timing)
         # None in production: one attribute check per request (KafkaConnection._dispatch).
         self.interceptor: RequestInterceptor | None = None
+        # The request metrics when the endpoint is on: frames are then stamped when read whole.
+        self.request_timing: RequestMetrics | None = (
+            broker.metrics.requests if broker.metrics.enabled else None
+        )
         cfg = broker.config
         self.connections: set[KafkaConnection] = set()
         self.max_request_bytes: int = cfg["socket.request.max.bytes"]

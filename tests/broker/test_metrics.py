@@ -31,12 +31,22 @@ from broker.partition import Partition
 from broker.replica_manager import FetchParams, FetchPartitionInfo, ReplicaManager
 from coordinator.cluster_state import PartitionState
 from protocol.errors import ErrorCode
-from protocol.messages import ApiKey, FetchResponse, ProduceResponse
+from protocol.messages import ApiKey, FetchResponse, MetadataRequest, MetadataResponse, ProduceResponse
 from storage.config_def import ConfigError
 from storage.log_config import resolve_topic_defaults
 from storage.log_manager import LogManager
 from storage.partition_log import FetchIsolation
 from storage.producer_state import AppendOrigin
+from tests.broker.test_produce_pipelining import (
+    FOLLOWER,
+    METADATA_VERSION,
+    Harness,
+    _frame,
+    _produce,
+    _read_answer,
+    _read_produce,
+    _until,
+)
 from tests.storage.batch_factory import BASE_TS, make_batch
 from tests.storage.log_factory import open_log
 from tests.support.broker_process import ROOT
@@ -290,6 +300,18 @@ def test_requests_are_counted_by_version_error_and_time_local_and_remote():
 
     assert asyncio.run(run_async()) is None
     assert stats.requests == {9: 3} and stats.errors == {0: 1, 6: 1}
+    assert stats.queue.count == 0  # no stamp from a server: no queue time
+
+    # The server stamps the frame when read whole; the handler started 30 ms later.
+    metrics.received = clock.now
+    clock.now += 0.030
+    table = metrics.instrument({0: _spec(sync_handler)})
+    table[0].fn(Ctx(), None)
+    assert stats.queue.count == 1 and stats.queue.sum == pytest.approx(30.0)
+    assert stats.total.sum == pytest.approx(503.0 + 32.0)  # the total counts from the receipt
+    assert metrics.received is None  # a stamp serves one request
+    table[0].fn(Ctx(), None)
+    assert stats.queue.count == 1
 
 
 # ---------------------------------------------------------------------------- collectors
@@ -424,6 +446,66 @@ def test_an_in_process_broker_serves_partition_and_request_metrics(tmp_path):
     assert {n for n in names if n.startswith(("kafka_", "moldau_"))} - {
         family(d) for d in documented
     } == set()
+
+
+def test_a_request_behind_a_parked_produce_shows_its_queue_time_and_the_produce_purgatory(tmp_path):
+    """An acks=all produce waits for a follower (in the ISR, never fetching), a Metadata request
+    pipelined behind it waits in the connection's queue: the scrape shows the produce in the
+    Produce purgatory, then the Metadata request's queue time. The request clock is a manual
+    one, so the times are exact (set by the test, not measured)."""
+
+    async def scenario():
+        cfg = BrokerConfig(
+            {
+                "log.dirs": str(tmp_path),
+                "listeners": "PLAINTEXT://127.0.0.1:0",
+                "metrics.prometheus.port": "0",
+            }
+        )
+        b = Broker(cfg)
+        clock = FakeClock()
+        b.metrics.requests.clock = clock  # before start: the handlers are wrapped with it
+        await b.start()
+        reader, writer = await asyncio.open_connection(*b.server.bound[0])
+        try:
+            me = b.broker_id
+            b.controller.create_topic("t", 1, {})
+            b.replica_manager.on_topics_changed(
+                {}, [PartitionState("t", 0, me, 1, (me, FOLLOWER), (me, FOLLOWER))]
+            )
+            h = Harness(b, reader, writer)
+            await h.send(_produce(1, 0), _frame(MetadataRequest(topics=[]), METADATA_VERSION, 2))
+            await _until(lambda: len(b.replica_manager.produce_purgatory) == 1)
+            got = await asyncio.to_thread(scrape, *b.metrics.bound)
+            name = "kafka_server_delayedoperationpurgatory_purgatorysize"
+            assert value(got[name], name, delayedOperation="Produce") == 1
+            assert value(got[name], name, delayedOperation="Fetch") == 0
+            assert value(got[name], name, delayedOperation="ElectLeader") == 0
+            name = "kafka_server_delayedoperationpurgatory_numdelayedoperations"
+            assert value(got[name], name, delayedOperation="Produce") == 1
+            clock.now += 5.0  # the follower catches up 5 s later
+            h.follower_fetched(0)
+            assert await _read_produce(reader) == (1, 0, 0)
+            correlation_id, _ = await _read_answer(reader, MetadataResponse, METADATA_VERSION)
+            assert correlation_id == 2
+            got = await asyncio.to_thread(scrape, *b.metrics.bound)
+            name = "kafka_server_delayedoperationpurgatory_purgatorysize"
+            assert value(got[name], name, delayedOperation="Produce") == 0
+            queue = got["kafka_network_requestmetrics_requestqueuetimems"]
+            qname = "kafka_network_requestmetrics_requestqueuetimems"
+            assert value(queue, qname + "_count", request="Metadata") == 1
+            assert value(queue, qname + "_sum", request="Metadata") == 5000.0  # behind the produce
+            assert value(queue, qname + "_count", request="Produce") == 1
+            assert value(queue, qname + "_sum", request="Produce") == 0.0  # handled as it came
+            remote = got["kafka_network_requestmetrics_remotetimems"]
+            assert value(remote, "kafka_network_requestmetrics_remotetimems_sum", request="Produce") == 5000.0
+            total = got["kafka_network_requestmetrics_totaltimems"]
+            assert value(total, "kafka_network_requestmetrics_totaltimems_sum", request="Metadata") == 5000.0
+        finally:
+            writer.close()
+            await b.stop()
+
+    asyncio.run(scenario())
 
 
 def test_log_loading_can_be_watched_while_it_runs(tmp_path, monkeypatch):
