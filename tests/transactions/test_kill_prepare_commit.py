@@ -19,7 +19,6 @@ a recovery rebuilds it.
 from __future__ import annotations
 
 import struct
-import time
 import uuid
 from collections import Counter
 from pathlib import Path
@@ -27,17 +26,22 @@ from pathlib import Path
 import pytest
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic
-from kafka.record import MemoryRecords
 
-from protocol.messages import DescribeTransactionsRequest
 from tests.support.broker_process import BrokerProcess
-from tests.support.wire_client import WireClient
 from tests.transactions.test_transactions_clients import consume_all
+from tests.transactions.txn_logs import (
+    ABORT,
+    COMMIT,
+    batches,
+    markers,
+    transaction_state,
+    txn_index,
+    wait_for_state,
+)
 
 pytestmark = pytest.mark.integration
 
 TIMEOUT_S = 60
-COMMIT, ABORT = 1, 0
 
 
 class MarkerHoldBroker(BrokerProcess):
@@ -54,53 +58,6 @@ class MarkerHoldBroker(BrokerProcess):
             assert cmd[1:3] == ["-m", "broker"], cmd
             cmd[1:3] = ["-m", "tests.transactions.marker_hold_broker", str(self.flag)]
         return cmd
-
-
-def transaction_state(bootstrap: str, transactional_id: str) -> tuple[str, int]:
-    host, port = bootstrap.rsplit(":", 1)
-    with WireClient(host, int(port)) as client:
-        state = client.request(DescribeTransactionsRequest(transactional_ids=[transactional_id]), 0)
-    s = state.transaction_states[0]
-    assert s.error_code == 0, s
-    return s.transaction_state, s.producer_id
-
-
-def wait_for_state(bootstrap: str, transactional_id: str, want: str) -> int:
-    deadline = time.monotonic() + TIMEOUT_S
-    while True:
-        try:
-            state, producer_id = transaction_state(bootstrap, transactional_id)
-        except (OSError, AssertionError):  # the coordinator still loading after a restart
-            state, producer_id = None, -1
-        if state == want:
-            return producer_id
-        assert time.monotonic() < deadline, f"{transactional_id} is {state}, not {want}"
-        time.sleep(0.1)
-
-
-def batches(log_dir: Path, topic: str, partition: int) -> list[tuple[int, int, int | None]]:
-    """(base offset, producer id, COMMIT=1 / ABORT=0 for a control batch, else None) of each
-    batch in the partition's segment files, read with kafka-python's parser."""
-    out = []
-    for segment in sorted((log_dir / f"{topic}-{partition}").glob("*.log")):
-        records = MemoryRecords(segment.read_bytes())
-        while records.has_next():
-            batch = records.next_batch()
-            kind = None
-            if batch.is_control_batch:
-                (_version, kind) = struct.unpack(">hh", next(iter(batch)).key[:4])
-            out.append((batch.base_offset, batch.producer_id, kind))
-    return out
-
-
-def markers(log_dir: Path, topic: str, partition: int) -> list[tuple[int, int]]:
-    """(producer id, COMMIT=1 / ABORT=0) of each control batch in the partition's segments."""
-    return [(pid, kind) for _, pid, kind in batches(log_dir, topic, partition) if kind is not None]
-
-
-def txn_index(log_dir: Path, topic: str, partition: int) -> dict[str, bytes]:
-    """The partition's ``.txnindex`` files by name."""
-    return {f.name: f.read_bytes() for f in sorted((log_dir / f"{topic}-{partition}").glob("*.txnindex"))}
 
 
 def test_kill_9_in_prepare_commit(tmp_path):

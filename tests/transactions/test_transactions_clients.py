@@ -30,6 +30,14 @@ from kafka.record import MemoryRecords
 
 from tests.support.broker_process import BrokerProcess
 from tests.support.java_client import JavaClient, require_java
+from tests.transactions.txn_logs import (
+    ABORT,
+    batches,
+    expected_aborted_entries,
+    markers,
+    txn_index,
+    wait_for_state,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -96,16 +104,118 @@ def consume_all(bootstrap: str, topic: str, isolation: str, expect: int, idle_s:
     return out
 
 
-def check_committed_view(bootstrap: str, topic: str, committed: list[str], aborted: list[str]) -> None:
-    rc = consume_all(bootstrap, topic, "read_committed", len(committed))
-    assert sorted(v for _, _, v in rc) == sorted(committed)
-    ru = consume_all(bootstrap, topic, "read_uncommitted", len(committed) + len(aborted))
+Seen = list[tuple[int, int, str]]  # (partition, offset, value) in the order consumed
+
+
+def kafka_python_consume_all(
+    bootstrap: str, topic: str, isolation: str, expect: int, idle_s: float = 3.0
+) -> Seen:
+    """As :func:`consume_all`, with kafka-python's consumer (its own ``isolation_level``)."""
+    from kafka import KafkaConsumer
+
+    c = KafkaConsumer(
+        topic,
+        bootstrap_servers=bootstrap,
+        isolation_level=isolation,
+        auto_offset_reset="earliest",
+        enable_auto_commit=False,
+    )
+    out: Seen = []
+    deadline = time.monotonic() + TIMEOUT_S
+    last_new = time.monotonic()
+    try:
+        while time.monotonic() < deadline:
+            polled = c.poll(timeout_ms=200)
+            got = [(r.partition, r.offset, r.value.decode()) for rs in polled.values() for r in rs]
+            if got:
+                out.extend(got)
+                last_new = time.monotonic()
+            elif len(out) >= expect and time.monotonic() - last_new > idle_s:
+                break
+    finally:
+        c.close()
+    return out
+
+
+def aiokafka_consume_all(
+    bootstrap: str, topic: str, isolation: str, expect: int, idle_s: float = 3.0
+) -> Seen:
+    """As :func:`consume_all`, with aiokafka's consumer (its own ``isolation_level``)."""
+    from aiokafka import AIOKafkaConsumer
+
+    async def body() -> Seen:
+        c = AIOKafkaConsumer(
+            topic,
+            bootstrap_servers=bootstrap,
+            isolation_level=isolation,
+            auto_offset_reset="earliest",
+            enable_auto_commit=False,
+        )
+        await c.start()
+        out: Seen = []
+        deadline = time.monotonic() + TIMEOUT_S
+        last_new = time.monotonic()
+        try:
+            while time.monotonic() < deadline:
+                polled = await c.getmany(timeout_ms=200)
+                got = [(r.partition, r.offset, r.value.decode()) for rs in polled.values() for r in rs]
+                if got:
+                    out.extend(got)
+                    last_new = time.monotonic()
+                elif len(out) >= expect and time.monotonic() - last_new > idle_s:
+                    break
+        finally:
+            await c.stop()
+        return out
+
+    return asyncio.run(body())
+
+
+def assert_in_send_order(
+    seen: Seen, sent: list[str], partition_of: Callable[[str], int] | None = None
+) -> None:
+    """``seen`` holds exactly the ``sent`` values, and per partition they arrived in the order
+    they were sent (``sent`` is in send order; one producer, so a partition's records are in
+    its send order). ``partition_of`` is the partition each value was sent to; without it the
+    partition each value arrived in is taken, and checked to be the same for all values of
+    one key (the value's text after its last ``-``)."""
+    assert sorted(v for _, _, v in seen) == sorted(sent)
+    arrived = {v: p for p, _, v in seen}
+    if partition_of is None:
+        by_key: dict[str, set[int]] = defaultdict(set)
+        for v, p in arrived.items():
+            by_key[v.rsplit("-", 1)[1]].add(p)
+        assert all(len(ps) == 1 for ps in by_key.values()), by_key
+    else:
+        assert arrived == {v: partition_of(v) for v in sent}
+    by_partition: dict[int, list[tuple[int, str]]] = defaultdict(list)
+    for p, o, v in seen:
+        by_partition[p].append((o, v))
+    for p, records in by_partition.items():
+        assert [v for _, v in records] == [v for v in sent if arrived[v] == p], f"partition {p}"
+        offsets = [o for o, _ in records]
+        assert offsets == sorted(offsets) and len(set(offsets)) == len(offsets)
+
+
+def check_committed_view(
+    bootstrap: str,
+    topic: str,
+    committed: list[str],
+    aborted: list[str],
+    partition_of: Callable[[str], int] | None = None,
+    consume: Callable[[str, str, str, int], Seen] = consume_all,
+) -> None:
+    """A read_committed consumer sees exactly the committed values, per partition in send
+    order; a read_uncommitted one sees every value written (aborted ones too)."""
+    rc = consume(bootstrap, topic, "read_committed", len(committed))
+    assert_in_send_order(rc, committed, partition_of)
+    ru = consume(bootstrap, topic, "read_uncommitted", len(committed) + len(aborted))
     assert sorted(v for _, _, v in ru) == sorted(committed + aborted)
-    # in order within each partition (offsets increase, values of one key in send order)
-    by_partition: dict[int, list[int]] = defaultdict(list)
-    for p, o, _ in rc:
-        by_partition[p].append(o)
-    assert all(offsets == sorted(offsets) for offsets in by_partition.values())
+
+
+def by_sequence(value: str) -> int:
+    """The partition of a ``<client><txn>-<j>`` value: its sequence number ``j`` modulo 3."""
+    return int(value.rsplit("-", 1)[1]) % 3
 
 
 # ---------------------------------------------------------------------- independent reader
@@ -206,7 +316,8 @@ def test_java_commit_and_abort_interleaved(txn_broker):
         timeout_ms=30_000,
         properties={"isolation.level": "read_committed"},
     )
-    assert sorted(r["v"] for r in rc.records()) == sorted(result["committed"])
+    seen = [(r["p"], r["o"], r["v"]) for r in rc.records()]
+    assert_in_send_order(seen, result["committed"])
 
 
 def test_java_second_producer_fences_the_first(txn_broker):
@@ -290,7 +401,7 @@ def test_confluent_kafka_transactions(txn_broker):
         p.begin_transaction()
         values = [f"ck{i}-{j}" for j in range(5)]
         for j, v in enumerate(values):
-            p.produce(topic, key=str(j).encode(), value=v.encode())
+            p.produce(topic, partition=by_sequence(v), key=str(j % 3).encode(), value=v.encode())
         if i % 2:
             p.flush(TIMEOUT_S)  # written, then aborted (unflushed records are just purged)
             p.abort_transaction(TIMEOUT_S)
@@ -298,11 +409,11 @@ def test_confluent_kafka_transactions(txn_broker):
         else:
             p.commit_transaction(TIMEOUT_S)
             committed += values
-    check_committed_view(txn_broker.bootstrap, topic, committed, aborted)
+    check_committed_view(txn_broker.bootstrap, topic, committed, aborted, by_sequence)
 
 
 def test_kafka_python_transactions(txn_broker):
-    from kafka import KafkaConsumer, KafkaProducer
+    from kafka import KafkaProducer
 
     topic = unique("kp-txn")
     create_topic(txn_broker.bootstrap, topic)
@@ -311,9 +422,9 @@ def test_kafka_python_transactions(txn_broker):
     committed, aborted = [], []
     for i in range(6):
         p.begin_transaction()
-        values = [f"kp{i}-{j}" for j in range(4)]
+        values = [f"kp{i}-{j}" for j in range(6)]
         for j, v in enumerate(values):
-            p.send(topic, key=str(j).encode(), value=v.encode())
+            p.send(topic, partition=by_sequence(v), key=str(j % 3).encode(), value=v.encode())
         if i % 3 == 2:
             p.flush()
             p.abort_transaction()
@@ -322,68 +433,44 @@ def test_kafka_python_transactions(txn_broker):
             p.commit_transaction()
             committed += values
     p.close()
-    check_committed_view(txn_broker.bootstrap, topic, committed, aborted)
-    c = KafkaConsumer(
-        topic,
-        bootstrap_servers=txn_broker.bootstrap,
-        isolation_level="read_committed",
-        auto_offset_reset="earliest",
-        consumer_timeout_ms=5000,
+    check_committed_view(
+        txn_broker.bootstrap, topic, committed, aborted, by_sequence, kafka_python_consume_all
     )
-    seen = [m.value.decode() for m in c]
-    c.close()
-    assert sorted(seen) == sorted(committed)
 
 
 def test_aiokafka_transactions(txn_broker):
-    from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+    from aiokafka import AIOKafkaProducer
 
     topic = unique("aio-txn")
     create_topic(txn_broker.bootstrap, topic)
     committed, aborted = [], []
 
-    async def body() -> list[str]:
+    async def produce() -> None:
         p = AIOKafkaProducer(bootstrap_servers=txn_broker.bootstrap, transactional_id=unique("aio"))
         await p.start()
         try:
             for i in range(6):
-                values = [f"aio{i}-{j}" for j in range(4)]
+                values = [f"aio{i}-{j}" for j in range(6)]
                 if i % 2:
                     await p.begin_transaction()
                     for j, v in enumerate(values):
-                        await p.send_and_wait(topic, key=str(j).encode(), value=v.encode())
+                        await p.send_and_wait(
+                            topic, partition=by_sequence(v), key=str(j % 3).encode(), value=v.encode()
+                        )
                     await p.abort_transaction()
                     aborted.extend(values)
                 else:
                     async with p.transaction():
                         for j, v in enumerate(values):
-                            await p.send(topic, key=str(j).encode(), value=v.encode())
+                            await p.send(
+                                topic, partition=by_sequence(v), key=str(j % 3).encode(), value=v.encode()
+                            )
                     committed.extend(values)
         finally:
             await p.stop()
-        c = AIOKafkaConsumer(
-            topic,
-            bootstrap_servers=txn_broker.bootstrap,
-            isolation_level="read_committed",
-            auto_offset_reset="earliest",
-        )
-        await c.start()
-        seen: list[str] = []
-        try:
-            async with asyncio.timeout(TIMEOUT_S):
-                while len(seen) < len(committed):
-                    batch = await c.getmany(timeout_ms=500)
-                    for records in batch.values():
-                        seen.extend(r.value.decode() for r in records)
-            extra = await c.getmany(timeout_ms=2000)
-            seen.extend(r.value.decode() for records in extra.values() for r in records)
-        finally:
-            await c.stop()
-        return seen
 
-    seen = asyncio.run(body())
-    assert sorted(seen) == sorted(committed)
-    check_committed_view(txn_broker.bootstrap, topic, committed, aborted)
+    asyncio.run(produce())
+    check_committed_view(txn_broker.bootstrap, topic, committed, aborted, by_sequence, aiokafka_consume_all)
 
 
 # ---------------------------------------------------------------------- kill -9
@@ -417,12 +504,20 @@ def test_kill_9_with_open_transactions(broker_factory):
         )
         p.init_transactions(TIMEOUT_S)
         p.begin_transaction()
-        for i in range(10):
-            p.produce(topic, key=str(i).encode(), value=f"open-{n}-{i}".encode())
+        for i in range(10):  # every partition in both open transactions
+            p.produce(topic, partition=i % 3, key=str(i).encode(), value=f"open-{n}-{i}".encode())
         assert p.flush(TIMEOUT_S) == 0  # in the log, uncommitted
         open_producers.append(p)
     b.restart(clean=False)  # kill -9
-    # after the restart the coordinator aborts both on timeout; read_committed gets past them
+    # after the restart the coordinator aborts both on timeout: an ABORT marker of each open
+    # producer in each partition, and each aborted transaction in the partition's .txnindex
+    open_pids = [wait_for_state(b.bootstrap, f"crash-open-{n}", "CompleteAbort") for n in range(2)]
+    for q in range(3):
+        wait_until(
+            lambda q=q: all((pid, ABORT) in markers(b.log_dir, topic, q) for pid in open_pids),
+            f"the ABORT markers in partition {q}",
+        )
+    # read_committed gets past them
     later = Producer({"bootstrap.servers": b.bootstrap, "transactional.id": "crash-done"})
     later.init_transactions(TIMEOUT_S)
     later.begin_transaction()
@@ -434,6 +529,20 @@ def test_kill_9_with_open_transactions(broker_factory):
     everything = consume_all(b.bootstrap, topic, "read_uncommitted", 31)
     assert len(everything) == 31
     assert len(open_producers) == 2  # kept alive (never closed) until here
+
+    b.stop()
+    indexes = {}
+    for q in range(3):
+        log = batches(b.log_dir, topic, q)
+        assert sorted(pid for pid, kind in markers(b.log_dir, topic, q) if kind == ABORT) == sorted(open_pids)
+        indexes[q] = txn_index(b.log_dir, topic, q)
+        assert list(indexes[q].values()) == [expected_aborted_entries(log)]
+        assert len(indexes[q]) == 1 and len(next(iter(indexes[q].values()))) == 2 * 34
+        for stale in (b.log_dir / f"{topic}-{q}").glob("*.*index"):
+            stale.unlink()  # without its offset index a segment is recovered: read and rebuilt
+    b.start()
+    b.stop()
+    assert {q: txn_index(b.log_dir, topic, q) for q in range(3)} == indexes
 
 
 def test_confluent_kafka_send_offsets_to_transaction(txn_broker):
