@@ -9,6 +9,7 @@ import pytest
 
 from protocol.control_records import build_end_txn_marker_batch
 from protocol.errors import ErrorCode, KafkaError
+from storage.partition_log import PartitionLog
 from storage.producer_state import AppendOrigin, decode_snapshot
 from storage.transaction_index import ABORTED_TXN_SIZE, AbortedTxn
 from tests.storage.log_factory import append_batches, open_log
@@ -309,3 +310,44 @@ def test_a_follower_builds_the_same_txnindex_and_lso_from_the_leaders_batches(tm
     assert txn_index_bytes(follower) == txn_index_bytes(leader) != b""
     assert follower.last_stable_offset == leader.last_stable_offset == 2
     assert follower.producer_state.last_entry(1).coordinator_epoch == 0
+
+
+# ------------------------------------------------------------------ log start past an open transaction
+
+
+def test_log_start_past_an_open_transactions_first_offset(tmp_path):
+    """DeleteRecords and retention move the log start past the first offset of a transaction
+    still open: the LSO is the log start offset (Kafka's ``UnifiedLog``
+    ``maybeIncrementFirstUnstableOffset``: max(first unstable offset, log start offset)),
+    the producer state keeps the transaction's real first offset (``onLogStartOffsetIncremented``
+    keeps ongoing transactions; DescribeProducers shows it as CurrentTxnStartOffset), a
+    snapshot taken then holds it and a restart from that snapshot agrees; the commit marker
+    moves the LSO to the high watermark."""
+    plog = open_log(tmp_path, retention_ms=-1)  # only the log start offset deletes segments
+    append_batches(plog, [2])  # 0-1
+    p = TxnProducer(plog, 4242)
+    p.send(2)  # 2-3, open
+    plog.roll()
+    append_batches(plog, [3])  # 4-6 in the next segment
+    assert plog.last_stable_offset == 2
+    assert plog.delete_records_before(5) == 5
+    assert plog.delete_old_segments() == 1  # the segment with the transaction's first batch
+    assert plog.log_start_offset == 5 and [s.base_offset for s in plog.segments()] == [4]
+
+    def check(log) -> None:
+        assert log.last_stable_offset == log.log_start_offset == 5
+        assert log.producer_state.active_producers()[4242].current_txn_first_offset == 2
+        assert [(t.producer_id, t.first_offset) for t in log.producer_state.ongoing_txns()] == [(4242, 2)]
+
+    check(plog)
+    snapshot = plog.producer_state.take_snapshot()
+    assert snapshot is not None
+    entries = {e.producer_id: e for e in decode_snapshot(snapshot.read_bytes())}
+    assert entries[4242].current_txn_first_offset == 2
+    plog.close()
+
+    again = PartitionLog(plog.dir, plog.config, log_start_offset=5, high_watermark=7)
+    check(again)
+    TxnProducer(again, 4242).end(committed=True)  # 7
+    assert again.last_stable_offset == again.high_watermark == 8
+    assert again.producer_state.active_producers()[4242].current_txn_first_offset == -1
