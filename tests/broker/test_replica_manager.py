@@ -230,3 +230,105 @@ def test_coordinator_writes_wake_fetches_parked_on_the_offsets_topic(log_manager
         assert data.error is ErrorCode.NONE and len(data.records) > 0
 
     asyncio.run(scenario())
+
+
+# ------------------------------------------------------------ acks=-1 and min.insync.replicas
+
+THIRD = 2
+
+
+def parked_produce(rm: ReplicaManager, topic: str, timeout_ms: int) -> asyncio.Future:
+    """An acks=-1 produce of one record that the followers have not acknowledged yet."""
+    pending = rm.append_records(
+        [((topic, 0), memoryview(make_batch(1, timestamp=BASE_TS)))],
+        required_acks=-1,
+        origin=AppendOrigin.CLIENT,
+        timeout_ms=timeout_ms,
+        produce_version=9,
+    )
+    assert inspect.isawaitable(pending)  # appended and parked in the DelayedProduce purgatory
+    return asyncio.ensure_future(pending)
+
+
+def min_isr_leader(log_manager: LogManager) -> tuple[ReplicaManager, object]:
+    """This broker leads t-0 (replicas ME, OTHER, THIRD; all in sync) with min.insync.replicas=2."""
+    log_manager.create_topic(
+        "t", 1, uuid.uuid4(), {"min.insync.replicas": 2}
+    )  # typed, as the admin path stores it
+    rm = rm_for(log_manager)
+    replicas = (ME, OTHER, THIRD)
+    rm.on_topics_changed({}, [PartitionState("t", 0, ME, 1, replicas, replicas)])
+    return rm, rm.get_partition_or_error("t", 0)
+
+
+def test_an_isr_shrinking_below_min_insync_under_a_committed_append_answers_after_append(log_manager):
+    """Kafka's ``Partition.checkEnoughReplicasReachOffset``: the high watermark passed the
+    append, but when the DelayedProduce is checked the ISR is below min.insync.replicas:
+    the records are in the log and the producer gets NOT_ENOUGH_REPLICAS_AFTER_APPEND (20),
+    not a success. (In Kafka the fetch path moves the high watermark and completes delayed
+    requests in two steps, and an ISR change can land between them: here the follower's
+    fetch state is updated on the Partition, without the manager's completion step.)"""
+
+    async def scenario():
+        rm, partition = min_isr_leader(log_manager)
+        waiting = parked_produce(rm, "t", timeout_ms=60_000)
+        await asyncio.sleep(0)
+        assert not waiting.done() and len(rm.produce_purgatory) == 1
+        for follower in (OTHER, THIRD):
+            assert partition.update_follower_fetch_state(follower, 1, 0, BASE_TS, 1) is not None
+        assert partition.log.high_watermark == 1
+        assert not waiting.done()  # nothing checked the purgatory yet
+        # the controller commits an ISR of the leader alone (both followers dropped)
+        rm.on_isr_committed(partition, partition.leader_epoch, partition.partition_epoch + 1, (ME,))
+        result = (await asyncio.wait_for(waiting, 30))[("t", 0)]
+        assert result.info is None and result.error.error is ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND
+        assert ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND.code == 20
+        assert partition.log.log_end_offset == 1  # appended all the same
+        assert len(rm.produce_purgatory) == 0
+
+    asyncio.run(scenario())
+
+
+def test_an_isr_shrinking_below_min_insync_before_the_followers_ack_never_acknowledges(log_manager):
+    """The ISR shrinks to the leader alone while the produce waits for its followers: the
+    high watermark no longer moves (``maybeIncrementLeaderHW``'s ``isUnderMinIsr``,
+    KAFKA-15583 / KIP-966), so the append is never acknowledged: REQUEST_TIMED_OUT at the
+    produce timeout, not a success. The next acks=-1 produce is refused before appending
+    (NOT_ENOUGH_REPLICAS, 19); once a follower is back in the ISR, the parked records
+    commit and acks=-1 works again."""
+
+    async def scenario():
+        rm, partition = min_isr_leader(log_manager)
+        waiting = parked_produce(rm, "t", timeout_ms=300)
+        await asyncio.sleep(0)
+        rm.on_isr_committed(partition, partition.leader_epoch, partition.partition_epoch + 1, (ME,))
+        assert not waiting.done()
+        # the followers fetch the record, but they are out of the ISR: the high watermark stays
+        for follower in (OTHER, THIRD):
+            assert rm.fetch_messages(  # a replica fetch, as the Fetch handler makes it
+                FetchParams(
+                    max_wait_ms=0,
+                    min_bytes=1,
+                    max_bytes=1 << 20,
+                    isolation=FetchIsolation.LOG_END,
+                    replica_id=follower,
+                ),
+                [(("t", 0), FetchPartitionInfo(fetch_offset=1, max_bytes=1 << 20))],
+            )
+        assert partition.log.high_watermark == 0
+        result = (await asyncio.wait_for(waiting, 30))[("t", 0)]
+        assert result.info is None and result.error.error is ErrorCode.REQUEST_TIMED_OUT
+        refused = produce(rm, "t")
+        assert refused.info is None and refused.error.error is ErrorCode.NOT_ENOUGH_REPLICAS
+        assert ErrorCode.NOT_ENOUGH_REPLICAS.code == 19
+        assert partition.log.log_end_offset == 1  # the refused batch was not appended
+        rm.on_isr_committed(partition, partition.leader_epoch, partition.partition_epoch + 1, (ME, OTHER))
+        assert partition.log.high_watermark == 1
+        waiting = parked_produce(rm, "t", timeout_ms=60_000)
+        for follower in (OTHER, THIRD):
+            partition.update_follower_fetch_state(follower, 2, 0, BASE_TS, 2)
+        rm._complete_delayed_requests(("t", 0))
+        result = (await asyncio.wait_for(waiting, 30))[("t", 0)]
+        assert result.error is None and result.info.base_offset == 1
+
+    asyncio.run(scenario())
