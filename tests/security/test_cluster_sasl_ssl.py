@@ -1,16 +1,26 @@
 """A 3-broker ZooKeeper cluster whose brokers talk SASL_SSL (SCRAM-SHA-512) to each other
 (issue 15): the controller's requests and the replica fetchers authenticate as the broker's
 user, acks=all records reach every replica, and SCRAM users made through one broker
-(AlterUserScramCredentials, stored in ZooKeeper) authenticate on the others."""
+(AlterUserScramCredentials, stored in ZooKeeper) authenticate on the others.
+
+The brokers run Kafka's AclAuthorizer with the broker's user as the only super user besides
+the test's PLAINTEXT clients (``User:ANONYMOUS``, which the replication helpers use): without
+ClusterAction the controller's LeaderAndIsr/UpdateMetadata and the followers' fetches would be
+refused, so replication working shows the inter-broker principal is authorized as Kafka's."""
 
 from __future__ import annotations
 
 import uuid
 
 import pytest
-from confluent_kafka import Producer
+from confluent_kafka import KafkaError, Producer
 from confluent_kafka.admin import (
+    AclBinding,
+    AclOperation,
+    AclPermissionType,
     AdminClient,
+    ResourcePatternType,
+    ResourceType,
     ScramCredentialInfo,
     ScramMechanism,
     UserScramCredentialUpsertion,
@@ -76,6 +86,8 @@ def secure_cluster(tmp_path, zookeeper_shared, certs):
         "offsets.topic.num.partitions": "1",
         "replica.fetch.backoff.ms": "200",
         "zookeeper.session.timeout.ms": "6000",
+        "authorizer.class.name": "kafka.security.authorizer.AclAuthorizer",
+        "super.users": f"User:{ADMIN};User:ANONYMOUS",
     }
     with Cluster(
         3, zookeeper=zookeeper_shared, zk_chroot=chroot, base_dir=tmp_path, overrides=overrides
@@ -130,6 +142,24 @@ def test_scram_users_made_through_one_broker_authenticate_on_the_others(
     ]
 
     create_topic(cluster, "carols")
+    # carol is no super user: without an ACL her records are refused
+    refused: list = []
+    producer = Producer(
+        {
+            "bootstrap.servers": _sasl_ssl_address(cluster, 1),
+            "message.timeout.ms": 10_000,
+            **_sasl_ssl_client(certs, "carol", "carol-secret"),
+        }
+    )
+    producer.produce("carols", b"refused", on_delivery=lambda err, _msg: refused.append(err))
+    producer.flush(30)
+    assert [e.code() for e in refused] == [KafkaError.TOPIC_AUTHORIZATION_FAILED], refused
+    write = AclBinding(
+        ResourceType.TOPIC, "carols", ResourcePatternType.LITERAL, "User:carol", "*",
+        AclOperation.WRITE, AclPermissionType.ALLOW,
+    )  # fmt: skip
+    for future in admin.create_acls([write]).values():
+        future.result(30)
     for i in (1, 2):  # the other brokers learned carol from the /config/changes notification
         errors: list = []
         producer = Producer(
