@@ -339,18 +339,61 @@ def test_an_idempotent_producer_streams_through_a_leader_crash_without_loss_or_d
     assert {v: o for o, _, v in logs[0]} == acked  # at the offsets acknowledged
 
 
+def metadata_isr(cluster: Cluster, broker: int, topic: str) -> tuple[int, ...] | None:
+    """The ISR of ``topic``-0 in a Metadata answer of broker ``broker`` (what clients see)."""
+    admin = AdminClient({"bootstrap.servers": cluster.address(broker)})
+    meta = admin.list_topics(topic, timeout=10).topics.get(topic)
+    if meta is None or meta.error is not None or 0 not in meta.partitions:
+        return None
+    return tuple(sorted(meta.partitions[0].isrs))
+
+
+def leader_alone_in_the_isr(cluster: Cluster, topic: str) -> tuple[int, int]:
+    """An RF 2 topic with min.insync.replicas=2 whose ISR is its leader alone: the follower is
+    cut off until the leader drops it (``replica.lag.time.max.ms``), as Metadata shows.
+    The leader is the controller, so its ISR change (AlterPartition) still gets through.
+    Returns (leader, follower)."""
+    controller = cluster.broker(0).metadata_cache.controller_id
+    leader = controller
+    follower = next(i for i in range(cluster.n) if i != leader)
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+    new = NewTopic(topic, 1, replica_assignment=[[leader, follower]], config={"min.insync.replicas": "2"})
+    admin.create_topics([new], operation_timeout=30, request_timeout=40)[topic].result(60)
+    assert leader_of(cluster, topic) == leader
+    assert len(produce(cluster, topic, [b"a"] * 5)) == 5  # acks=all works with both in sync
+    wait_until(
+        lambda: metadata_isr(cluster, leader, topic) == tuple(sorted((leader, follower))),
+        "the full ISR in Metadata",
+    )
+    cluster.cut_link(leader, follower)
+    # A follower with the leader's whole log stays caught up (Replica.isCaughtUp): a write
+    # it cannot fetch starts its lag.
+    produce(cluster, topic, [b"b"], acks="1", **{"enable.idempotence": False})
+    wait_until(lambda: partition_view(cluster, leader, topic)[2] == (leader,), "the follower out of the ISR")
+    wait_until(lambda: metadata_isr(cluster, leader, topic) == (leader,), "an ISR of one in Metadata")
+    return leader, follower
+
+
+def heal_and_produce(cluster: Cluster, topic: str, leader: int, follower: int) -> None:
+    """Healed, the follower catches up and rejoins the ISR; acks=all is served again."""
+    cluster.heal_link(leader, follower)
+    wait_until(
+        lambda: metadata_isr(cluster, leader, topic) == tuple(sorted((leader, follower))),
+        "the follower back in the ISR",
+    )
+    assert len(produce(cluster, topic, [b"after"] * 3)) == 3
+    wait_until(lambda: replicas_in_sync(cluster, topic, 0, [leader, follower]), "both replicas at the end")
+    logs = [replica_records(cluster.log_dir(i), topic, 0) for i in (leader, follower)]
+    assert logs[0] == logs[1] and [v for _, _, v in logs[0]].count(b"after") == 3
+
+
 def test_acks_all_below_min_insync_replicas_is_refused(cluster: Cluster) -> None:
-    """min.insync.replicas=3 and a follower cut off: once it left the ISR, acks=all gets
-    NOT_ENOUGH_REPLICAS and nothing is appended; acks=1 is still served."""
+    """min.insync.replicas=2 and an ISR of the leader alone: acks=all gets
+    NOT_ENOUGH_REPLICAS (19) and nothing is appended (Partition.appendRecordsToLeader);
+    acks=1 is still served; healed, acks=all succeeds again."""
     from confluent_kafka import KafkaError as ClientError
 
-    create_topic(cluster, "minisr", config={"min.insync.replicas": "3"})
-    leader = leader_of(cluster, "minisr")
-    follower = follower_not_controller(cluster, leader)
-    assert len(produce(cluster, "minisr", [b"a"] * 5)) == 5
-    cluster.cut_link(leader, follower)
-    produce(cluster, "minisr", [b"b"], acks="1", **{"enable.idempotence": False})
-    wait_until(lambda: len(partition_view(cluster, leader, "minisr")[2]) == 2, "the follower out of the ISR")
+    leader, follower = leader_alone_in_the_isr(cluster, "minisr")
     end = partition_view(cluster, leader, "minisr")[3]
     producer = Producer(
         {"bootstrap.servers": cluster.bootstrap, "acks": "all", "retries": 0, "enable.idempotence": False}
@@ -358,9 +401,11 @@ def test_acks_all_below_min_insync_replicas_is_refused(cluster: Cluster) -> None
     errors: list[Any] = []
     producer.produce("minisr", b"refused", partition=0, on_delivery=lambda err, _m: errors.append(err))
     assert producer.flush(30) == 0
-    assert [e.code() for e in errors] == [ClientError.NOT_ENOUGH_REPLICAS]
+    assert [e.code() for e in errors] == [ClientError.NOT_ENOUGH_REPLICAS] and errors[0].code() == 19
     assert partition_view(cluster, leader, "minisr")[3] == end
-    cluster.heal_link(leader, follower)
+    produce(cluster, "minisr", [b"one"], acks="1", **{"enable.idempotence": False})
+    assert partition_view(cluster, leader, "minisr")[3] == end + 1
+    heal_and_produce(cluster, "minisr", leader, follower)
 
 
 def test_the_java_client_gets_not_enough_replicas_below_min_insync(cluster: Cluster) -> None:
@@ -368,15 +413,7 @@ def test_the_java_client_gets_not_enough_replicas_below_min_insync(cluster: Clus
     from tests.support.java_client import JavaClient, produce_args, require_java
 
     require_java()
-    create_topic(cluster, "minisr-java", config={"min.insync.replicas": "3"})
-    leader = leader_of(cluster, "minisr-java")
-    follower = follower_not_controller(cluster, leader)
-    assert len(produce(cluster, "minisr-java", [b"a"] * 5)) == 5
-    cluster.cut_link(leader, follower)
-    produce(cluster, "minisr-java", [b"b"], acks="1", **{"enable.idempotence": False})
-    wait_until(
-        lambda: len(partition_view(cluster, leader, "minisr-java")[2]) == 2, "the follower out of the ISR"
-    )
+    leader, follower = leader_alone_in_the_isr(cluster, "minisr-java")
     end = partition_view(cluster, leader, "minisr-java")[3]
     result = JavaClient(cluster.bootstrap).run(
         "produce",
@@ -387,7 +424,7 @@ def test_the_java_client_gets_not_enough_replicas_below_min_insync(cluster: Clus
     assert not summary["ok"] and summary["failed"] == 1, summary
     assert summary["error_counts"] == {"NotEnoughReplicasException": 1}, summary
     assert partition_view(cluster, leader, "minisr-java")[3] == end
-    cluster.heal_link(leader, follower)
+    heal_and_produce(cluster, "minisr-java", leader, follower)
 
 
 def test_the_java_idempotent_producer_survives_a_leader_crash_exactly_once(cluster: Cluster) -> None:
