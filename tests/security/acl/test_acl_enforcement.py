@@ -8,7 +8,9 @@ AclAuthorizer; plus ``User:ANONYMOUS`` on its PLAINTEXT listener, and host-match
 - IdempotentWrite on the cluster (or Write on some topic, KIP-679) gates InitProducerId of an
   idempotent producer, Write on the transactional id a transactional one;
 - a prefixed ACL covers a family of topics; Deny beats Allow; super users pass;
-- Metadata lists only the topics a principal may describe.
+- Metadata lists only the topics a principal may describe;
+- the authorized operations of topics, the cluster and groups (KIP-430) are the ACLs granted
+  with their implied operations, and every supported operation for a super user.
 """
 
 from __future__ import annotations
@@ -21,7 +23,14 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
+from confluent_kafka import (
+    Consumer,
+    KafkaError,
+    KafkaException,
+    Producer,
+    TopicCollection,
+    TopicPartition,
+)
 from confluent_kafka.admin import (
     AclBinding,
     AclBindingFilter,
@@ -37,14 +46,20 @@ from kafka import TopicPartition as KTopicPartition
 from kafka.errors import TopicAuthorizationFailedError
 
 from protocol.errors import ErrorCode
-from protocol.messages import InitProducerIdRequest, MetadataRequest
+from protocol.messages import (
+    InitProducerIdRequest,
+    MetadataRequest,
+    SaslAuthenticateRequest,
+    SaslHandshakeRequest,
+)
 from tests.support.broker_process import BrokerProcess
 from tests.support.java_client import JavaClient, produce_args, require_java
 from tests.support.wire_client import WireClient
 
 pytestmark = pytest.mark.integration
 
-PASSWORDS = {"admin": "admin-secret", "alice": "alice-secret", "bob": "bob-secret"}
+# carol is used only by the authorized-operations tests (they grant her cluster ACLs)
+PASSWORDS = {"admin": "admin-secret", "alice": "alice-secret", "bob": "bob-secret", "carol": "carol-secret"}
 JAAS = (
     "org.apache.kafka.common.security.plain.PlainLoginModule required "
     + " ".join(f'user_{u}="{p}"' for u, p in PASSWORDS.items())
@@ -422,3 +437,99 @@ def test_anonymous_on_plaintext_and_host_matching(secure: SecureBroker) -> None:
 
     assert metadata_from("127.0.0.1") == 0
     assert metadata_from("127.0.0.2") == ErrorCode.TOPIC_AUTHORIZATION_FAILED.code
+
+
+# -- KIP-430 authorized operations, through confluent-kafka's admin client --------------
+
+TOPIC_OPS = {
+    AclOperation.READ, AclOperation.WRITE, AclOperation.CREATE, AclOperation.DELETE,
+    AclOperation.ALTER, AclOperation.DESCRIBE, AclOperation.DESCRIBE_CONFIGS, AclOperation.ALTER_CONFIGS,
+}  # fmt: skip  # Kafka's AclEntry.supportedOperations(TOPIC)
+CLUSTER_OPS = {
+    AclOperation.CREATE, AclOperation.CLUSTER_ACTION, AclOperation.DESCRIBE_CONFIGS,
+    AclOperation.ALTER_CONFIGS, AclOperation.IDEMPOTENT_WRITE, AclOperation.ALTER, AclOperation.DESCRIBE,
+}  # fmt: skip
+GROUP_OPS = {AclOperation.READ, AclOperation.DESCRIBE, AclOperation.DELETE}
+
+
+def topic_operations(admin: AdminClient, topic: str) -> set[AclOperation]:
+    """describe_topics asks Metadata with include_topic_authorized_operations."""
+    futures = admin.describe_topics(TopicCollection([topic]), include_authorized_operations=True)
+    return set(futures[topic].result(TIMEOUT_S).authorized_operations)
+
+
+def test_topic_authorized_operations(secure: SecureBroker) -> None:
+    topic = unique("ops")
+    secure.create_topics(topic)
+    secure.allow(acl(ResourceType.TOPIC, topic, "carol", AclOperation.READ))
+    carol = AdminClient(secure.conf("carol"))
+    assert topic_operations(carol, topic) == {AclOperation.READ, AclOperation.DESCRIBE}  # Describe implied
+    secure.allow(acl(ResourceType.TOPIC, topic, "carol", AclOperation.ALTER_CONFIGS))
+    assert topic_operations(carol, topic) == {
+        AclOperation.READ,
+        AclOperation.DESCRIBE,
+        AclOperation.ALTER_CONFIGS,
+        AclOperation.DESCRIBE_CONFIGS,  # implied by AlterConfigs
+    }
+    secure.allow(acl(ResourceType.TOPIC, topic, "carol", AclOperation.READ, AclPermissionType.DENY))
+    assert topic_operations(carol, topic) == {
+        AclOperation.DESCRIBE,
+        AclOperation.ALTER_CONFIGS,
+        AclOperation.DESCRIBE_CONFIGS,
+    }
+    assert topic_operations(secure.admin(), topic) == TOPIC_OPS
+
+
+def test_cluster_authorized_operations(secure: SecureBroker) -> None:
+    """describe_cluster asks DescribeCluster with include_cluster_authorized_operations."""
+
+    def cluster_operations(admin: AdminClient) -> set[AclOperation]:
+        result = admin.describe_cluster(include_authorized_operations=True).result(TIMEOUT_S)
+        return set(result.authorized_operations or ())
+
+    carol = AdminClient(secure.conf("carol"))
+    assert cluster_operations(carol) == set()  # KafkaApis: no Describe on the cluster, no operations
+    secure.allow(
+        acl(ResourceType.BROKER, "kafka-cluster", "carol", AclOperation.DESCRIBE),
+        acl(ResourceType.BROKER, "kafka-cluster", "carol", AclOperation.IDEMPOTENT_WRITE),
+    )
+    assert cluster_operations(carol) == {AclOperation.DESCRIBE, AclOperation.IDEMPOTENT_WRITE}
+    assert cluster_operations(secure.admin()) == CLUSTER_OPS
+
+    # Metadata v8-v10 carry the cluster's bits too (KIP-430; v11 dropped the field)
+    with WireClient("127.0.0.1", secure.sasl_port) as wire:
+        assert wire.request(SaslHandshakeRequest(mechanism="PLAIN"), 1).error_code == 0
+        login = SaslAuthenticateRequest(auth_bytes=f"\0carol\0{PASSWORDS['carol']}".encode())
+        assert wire.request(login, 2).error_code == 0
+        asked = MetadataRequest(topics=[], include_cluster_authorized_operations=True)
+        bits = wire.request(asked, 10).cluster_authorized_operations
+    assert bits == (1 << 8) | (1 << 12)  # DESCRIBE (8), IDEMPOTENT_WRITE (12): AclOperation codes
+
+
+def test_group_authorized_operations(secure: SecureBroker) -> None:
+    """describe_consumer_groups asks DescribeGroups with include_authorized_operations."""
+    topic, group = unique("ops-group-topic"), unique("ops-group")
+    secure.create_topics(topic)
+    secure.allow(
+        acl(ResourceType.TOPIC, topic, "carol", AclOperation.READ),
+        acl(ResourceType.GROUP, group, "carol", AclOperation.READ),
+    )
+    c = consumer(secure, "carol", group)
+    try:
+        c.subscribe([topic])
+        wait_for_assignment = time.monotonic() + TIMEOUT_S
+        while not c.assignment():
+            assert time.monotonic() < wait_for_assignment, "carol's consumer joined no group"
+            c.poll(0.2)
+
+        def group_operations(admin: AdminClient) -> set[AclOperation]:
+            futures = admin.describe_consumer_groups([group], include_authorized_operations=True)
+            return set(futures[group].result(TIMEOUT_S).authorized_operations)
+
+        assert group_operations(AdminClient(secure.conf("carol"))) == {
+            AclOperation.READ,
+            AclOperation.DESCRIBE,
+        }
+        assert group_operations(secure.admin()) == GROUP_OPS
+    finally:
+        c.close()
