@@ -131,6 +131,12 @@ class PendingTxnOffsets:
                 pass
 
 
+# The Produce version the verified append is framed and answered as: below v11, so a
+# TRANSACTION_ABORTABLE verification answer is INVALID_TXN_STATE (TxnOffsetCommit v0-4
+# has no TRANSACTION_ABORTABLE of its own).
+VERIFY_AS_PRODUCE_VERSION = 10
+
+
 class TxnOffsetsAccess(Protocol):
     """The ReplicaManager's acks=-1 append, as the TxnOffsetCommit write uses it."""
 
@@ -141,6 +147,8 @@ class TxnOffsetsAccess(Protocol):
         required_acks: int,
         origin: AppendOrigin,
         timeout_ms: int = 0,
+        produce_version: int | None = None,
+        transactional_id: str | None = None,
     ) -> Mapping[TopicPartition, Any] | Awaitable[Mapping[TopicPartition, Any]]: ...
 
 
@@ -155,12 +163,21 @@ async def write_txn_offsets(
     *,
     now_ms: int,
     metadata_max_bytes: int,
+    transactional_id: str | None = None,
 ) -> list[ErrorCode]:
     """Write (topic, partition, offset, leader epoch, metadata) entries of a TxnOffsetCommit
     as one transactional batch of the producer to the group's partition, acks=-1 (Kafka's
     ``storeOffsets`` with a producer id); an error per entry. The offsets are pending from
     before the write (``prepareTxnOffsetCommit``), so a marker that lands meanwhile (the
-    transaction timed out) finds them; a failed write takes them back."""
+    transaction timed out) finds them; a failed write takes them back.
+
+    With ``transactional_id`` the append is verified first, as a transactional Produce is
+    (KIP-890 part 1; Kafka's ``GroupMetadataManager.storeOffsets`` through
+    ``ReplicaManager.appendRecords`` with verification): unless the producer already has
+    an open transaction of its epoch on the partition, the transaction coordinator is asked
+    whether the group's partition was added (AddOffsetsToTxn). Its answers come back as
+    Produce's (INVALID_TXN_STATE, INVALID_PRODUCER_EPOCH for a fenced producer, retriable
+    ones as NOT_ENOUGH_REPLICAS, here COORDINATOR_NOT_AVAILABLE)."""
     results: list[ErrorCode] = []
     records: list[tuple[bytes, bytes | None]] = []
     staged: list[tuple[TopicPartition, OffsetAndMetadata]] = []
@@ -183,11 +200,15 @@ async def write_txn_offsets(
     try:
         topic.ensure_created()
         access: TxnOffsetsAccess = topic.partitions  # type: ignore[assignment]  # the ReplicaManager
+        verify: dict[str, Any] = {}
+        if transactional_id is not None:
+            verify = {"produce_version": VERIFY_AS_PRODUCE_VERSION, "transactional_id": transactional_id}
         answer = access.append_records(
             [(key, transactional_batch(records, producer_id, producer_epoch, now_ms))],
             required_acks=-1,
             origin=AppendOrigin.COORDINATOR,
             timeout_ms=topic.commit_timeout_ms,  # offsets.commit.timeout.ms
+            **verify,
         )
         if not isinstance(answer, Mapping):
             answer = await answer

@@ -558,10 +558,12 @@ class GroupCoordinator(GroupMetadataManager):
         group_instance_id: str | None,
         generation_id: int,
         entries: Sequence[OffsetCommitEntry],
+        transactional_id: str | None = None,
     ) -> list[ErrorCode]:
         """TxnOffsetCommit (classic ``handleTxnCommitOffsets``): the offsets are written as a
         transactional batch of the producer (acks=-1) and held pending until its marker
-        (``coordinator.group_txn_offsets``). Group-level errors raise KafkaError."""
+        (``coordinator.group_txn_offsets``); with ``transactional_id`` the write is verified
+        against the producer's transaction first (KIP-890). Group-level errors raise KafkaError."""
         error = self._validate_group_status(group_id, allow_empty_id=True)
         if error is not None:
             raise KafkaError(error)
@@ -586,6 +588,7 @@ class GroupCoordinator(GroupMetadataManager):
             self.pending_txn_offsets,
             now_ms=self.time_ms(),
             metadata_max_bytes=self.offset_metadata_max_bytes,
+            transactional_id=transactional_id,
         )
 
     def has_pending_txn_offset(self, group_id: str, topic: str, partition: int) -> bool:

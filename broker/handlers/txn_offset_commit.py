@@ -6,7 +6,10 @@ partition of ``__consumer_offsets`` as a transactional batch of the producer and
 pending; they become the group's committed offsets when the transaction's COMMIT marker
 lands there, and are dropped on ABORT. The write waits for the ISR (acks=-1, Kafka's
 ``offsets.commit.required.acks``) (``coordinator.group_txn_offsets``). The producer
-must have added the group with AddOffsetsToTxn first (the client always does).
+must have added the group with AddOffsetsToTxn first (the client always does): as Kafka
+3.6+ (KIP-890 part 1) the write is verified with the transaction coordinator like a
+transactional Produce, INVALID_TXN_STATE if the group's partition is not in the producer's
+ongoing transaction, INVALID_PRODUCER_EPOCH if the producer was fenced.
 
 Errors: UNKNOWN_TOPIC_OR_PARTITION for partitions that do not exist; group-level errors
 for every partition (INVALID_GROUP_ID, NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS,
@@ -54,6 +57,7 @@ async def handle_txn_offset_commit(
                 request.group_instance_id if version >= 3 else None,
                 request.generation_id if version >= 3 else -1,
                 entries,
+                transactional_id=request.transactional_id,
             )
             slots = fill_slots(slots, results)
         except KafkaError as exc:

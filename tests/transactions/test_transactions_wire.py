@@ -259,3 +259,66 @@ def test_init_errors_and_fencing_versions(client):
     )
     bumped = init(client, txn, 4, producer_id=r.producer_id, producer_epoch=1)
     assert (bumped.error_code, bumped.producer_id, bumped.producer_epoch) == (0, r.producer_id, 2)
+
+
+def txn_offset_commit(c: WireClient, txn: str, group: str, pid: int, epoch: int, offset: int) -> int:
+    r = c.request(
+        TxnOffsetCommitRequest(
+            transactional_id=txn,
+            group_id=group,
+            producer_id=pid,
+            producer_epoch=epoch,
+            generation_id=-1,
+            member_id="",
+            topics=[
+                TxnOffsetCommitRequest.TxnOffsetCommitRequestTopic(
+                    name="wt",
+                    partitions=[
+                        TxnOffsetCommitRequest.TxnOffsetCommitRequestPartition(
+                            partition_index=0, committed_offset=offset
+                        )
+                    ],
+                )
+            ],
+        ),
+        3,
+    )
+    return r.topics[0].partitions[0].error_code
+
+
+def test_txn_offset_commit_is_verified_against_the_transaction(client):
+    """KIP-890 part 1 for TxnOffsetCommit (Kafka 3.6+): the group's ``__consumer_offsets``
+    partition must be in the producer's ongoing transaction with that producer id and epoch,
+    else INVALID_TXN_STATE (not added) or INVALID_PRODUCER_EPOCH (fenced), and nothing is
+    written: a refused commit is never applied, even by a later COMMIT marker."""
+    txn = f"v-{uuid.uuid4().hex[:6]}"
+    group = f"g-{txn}"
+    r = init(client, txn)
+    assert r.error_code == 0
+    pid, epoch = r.producer_id, r.producer_epoch
+    # no AddOffsetsToTxn: the partition is not in the transaction (there is none)
+    assert txn_offset_commit(client, txn, group, pid, epoch, 7) == E.INVALID_TXN_STATE.code
+    r = client.request(
+        AddOffsetsToTxnRequest(transactional_id=txn, producer_id=pid, producer_epoch=epoch, group_id=group), 3
+    )
+    assert r.error_code == 0
+    # an epoch the coordinator does not have: the producer is fenced
+    assert txn_offset_commit(client, txn, group, pid, epoch + 3, 8) == E.INVALID_PRODUCER_EPOCH.code
+    assert txn_offset_commit(client, txn, group, pid, epoch, 42) == 0
+    r = client.request(
+        EndTxnRequest(transactional_id=txn, producer_id=pid, producer_epoch=epoch, committed=True), 3
+    )
+    assert r.error_code == 0
+    fetch = OffsetFetchRequest(
+        group_id=group,
+        topics=[OffsetFetchRequest.OffsetFetchRequestTopic(name="wt", partition_indexes=[0])],
+        require_stable=True,
+    )
+    deadline = time.monotonic() + 30
+    while True:
+        committed = client.request(fetch, 7).topics[0].partitions[0]
+        if committed.error_code != E.UNSTABLE_OFFSET_COMMIT.code:
+            break
+        assert time.monotonic() < deadline, committed
+        time.sleep(0.05)
+    assert (committed.error_code, committed.committed_offset) == (0, 42)

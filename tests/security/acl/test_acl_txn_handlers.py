@@ -104,7 +104,7 @@ class FakeGroups:
     def partition_for(self, _group: str) -> int:
         return 0
 
-    async def commit_txn_offsets(self, _group: str, *args: Any) -> list[ErrorCode]:
+    async def commit_txn_offsets(self, _group: str, *args: Any, **_kw: Any) -> list[ErrorCode]:
         entries = args[-1]
         self.committed.extend((e.topic, e.partition) for e in entries)
         return [E.NONE] * len(entries)
