@@ -48,6 +48,7 @@ import org.apache.kafka.common.protocol.Errors;
  *   incremental-alter-configs, delete-records, describe-log-dirs, alter-group-offsets,
  *   delete-group-offsets   (see AdminOpsCommand)
  *   create-partitions, alter-reassignments, list-reassignments   (see PartitionsCommand)
+ *   alter-scram-users, describe-scram-users   (SCRAM users, see ScramCommand)
  *   warmup             (no broker needed: loads the client classes, for a class-data-sharing archive)
  *   batch              (reads commands from stdin, one per line, arguments separated by tabs; each
  *                       command's output ends with {"op":"batch-done","status":N}: one JVM for many calls)
@@ -152,6 +153,10 @@ public final class MoldauClient {
                 return AclCommand.describeAcls(args);
             case "delete-acls":
                 return AclCommand.deleteAcls(args);
+            case "alter-scram-users":
+                return ScramCommand.alter(args);
+            case "describe-scram-users":
+                return ScramCommand.describe(args);
             case "warmup":
                 return warmup(args);
             case "produce":

@@ -469,6 +469,26 @@ class JavaClient:
             args += ["--partition", f"{t}:{p}"]
         return self.run("delete-group-offsets", *args).last
 
+    def alter_scram_users(
+        self,
+        upsert: Mapping[str, tuple[str, int, str]] | None = None,
+        delete: Mapping[str, str] | None = None,
+    ) -> dict[str, Any]:
+        """``Admin.alterUserScramCredentials`` (KIP-554): ``upsert`` user -> (mechanism such as
+        "SCRAM-SHA-512", iterations, password), ``delete`` user -> mechanism; one alteration per
+        user. The line's ``users`` maps each user to ``{"ok": true}`` or its error fields."""
+        args: list[str] = []
+        for user, (mechanism, iterations, password) in (upsert or {}).items():
+            args += ["--upsert", f"{user}={mechanism}:{iterations}:{password}"]
+        for user, mechanism in (delete or {}).items():
+            args += ["--delete", f"{user}={mechanism}"]
+        return self.run("alter-scram-users", *args).last
+
+    def describe_scram_users(self, *users: str) -> dict[str, Any]:
+        """``Admin.describeUserScramCredentials`` (of ``users``, or of every user): ``users`` maps
+        each to ``{"ok": true, "credentials": [{"mechanism", "iterations"}]}`` or its error fields."""
+        return self.run("describe-scram-users", *users).last
+
     # ---------------------------------------------------------------- data
 
     def produce(
