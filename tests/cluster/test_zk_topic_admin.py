@@ -250,3 +250,39 @@ def test_auto_creation_works_from_any_broker(cluster: Cluster, kazoo: KazooClien
 
     wait_until(created, "the auto-created topic")
     assert kazoo.exists("/brokers/topics/auto-made")
+
+
+def test_the_offsets_topic_replication_factor_is_capped_at_the_live_brokers(
+    zookeeper_shared: Any, tmp_path_factory: Any
+) -> None:
+    """offsets.topic.replication.factor=3 with only two brokers alive: Moldau creates
+    ``__consumer_offsets`` with two replicas per partition (ClusterInternalTopics caps it),
+    so groups work at once. Kafka 3.x differs: ``AutoTopicCreationManager.hasEnoughLiveBrokers``
+    refuses the creation (FindCoordinator answers COORDINATOR_NOT_AVAILABLE) until three
+    brokers are alive; see docs/COMPATIBILITY.md."""
+    with Cluster(
+        2,
+        zookeeper=zookeeper_shared,
+        zk_chroot="/topic_admin_capped",
+        base_dir=tmp_path_factory.mktemp("topic-admin-capped"),
+        overrides={"offsets.topic.num.partitions": "2", "offsets.topic.replication.factor": "3"},
+    ) as cluster:
+
+        def coordinator_found() -> bool:
+            with WireClient("127.0.0.1", cluster.port(0)) as client:
+                found = client.request(FindCoordinatorRequest(key="a-group", key_type=0), 3)
+            return found.error_code == 0
+
+        wait_until(coordinator_found, "a group coordinator")
+        for i in range(cluster.n):
+            (t,) = metadata(cluster, i, ["__consumer_offsets"]).topics
+            assert t.error_code == 0 and len(t.partitions) == 2
+            assert all(sorted(p.replica_nodes) == [0, 1] for p in t.partitions)
+        zk = KazooClient(hosts=zookeeper_shared.connect("/topic_admin_capped"))
+        zk.start(timeout=30)
+        try:
+            stored = json.loads(zk.get("/brokers/topics/__consumer_offsets")[0])
+        finally:
+            zk.stop()
+            zk.close()
+        assert [len(r) for r in stored["partitions"].values()] == [2, 2]
