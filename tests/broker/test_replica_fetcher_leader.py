@@ -1,6 +1,7 @@
 """The leader's side of replication, without a network: replica fetches read to the log end
 and move the high watermark, the ISR changes, and acks=-1 waits in the DelayedProduce
-purgatory (committed, timed out, NOT_ENOUGH_REPLICAS_AFTER_APPEND, leadership lost)."""
+purgatory (committed, timed out, leadership lost). NOT_ENOUGH_REPLICAS_AFTER_APPEND and an ISR
+shrinking below min.insync.replicas under a parked produce are in test_replica_manager.py."""
 
 from __future__ import annotations
 
