@@ -8,6 +8,8 @@ by real admin clients (IncrementalAlterConfigs on the broker entity) and seen to
 - ``log.cleaner.threads`` / ``log.cleaner.io.max.bytes.per.second``: the cleaner runs with
   the new thread count and throttle rate; Kafka's limits on the thread count are refused
   with its messages; DescribeConfigs shows the source.
+- ``log.cleaner.dedupe.buffer.size`` / ``.io.buffer.size`` / ``.io.buffer.load.factor``: the
+  restarted cleaner's offset map and read buffer have the new sizes.
 - ``max.connections.per.ip.overrides``: set through the Java Admin to 2 for
   127.0.0.1, the third connection from there is closed at once; the existing ones stay;
   removed, a third connection is served again.
@@ -31,6 +33,7 @@ from confluent_kafka.admin import (
 
 from broker.testing.embedded import InProcessBroker
 from protocol.messages import ApiVersionsRequest
+from storage.log_cleaner_filter import OFFSET_MAP_BYTES_PER_ENTRY
 from tests.support.java_client import JavaClient, require_java
 from tests.support.polling import wait_until
 from tests.support.wire_client import WireClient
@@ -137,6 +140,52 @@ def test_cleaner_threads_and_io_rate_change_live_within_kafkas_limits(kafka: InP
     alter_broker(kafka, log_cleaner_threads=None, log_cleaner_io_max_bytes_per_second=None)
     wait_until(lambda: kafka.run(lambda: cleaner.restarts) == 2, "the cleaner restarting again")
     assert kafka.run(lambda: cleaner.config.threads) == 1
+
+
+def test_cleaner_buffer_sizes_and_load_factor_change_live(kafka: InProcessBroker) -> None:
+    """``log.cleaner.dedupe.buffer.size``, ``.io.buffer.size`` and ``.io.buffer.load.factor``
+    (Kafka's ``LogCleaner.ReconfigurableConfigs``): the restarted cleaner cleans with an offset
+    map of the new size and load factor and reads with the new buffer size."""
+    kafka.create_topic(
+        "sized",
+        config={"cleanup.policy": "compact", "segment.bytes": 1024, "min.cleanable.dirty.ratio": 0.01},
+    )
+    producer = Producer({"bootstrap.servers": kafka.bootstrap_servers, "linger.ms": 0})
+    for i in range(40):
+        producer.produce("sized", key=b"k%d" % (i % 4), value=b"v%02d-" % i + b"x" * 60, partition=0)
+        producer.flush(10)  # one batch per record: several segments
+    cleaner = kafka.run(lambda: kafka.broker.log_manager.cleaner)
+    seen: list[tuple[int, int, int]] = []  # (map slots, map capacity, read buffer) of each cleaning
+
+    def spy_on_cleanings() -> None:
+        clean = cleaner.clean
+
+        async def spied(ltc, omap, thread_id):
+            seen.append((omap.slots, omap.max_entries, cleaner.cleaner.io_buffer_size))
+            return await clean(ltc, omap, thread_id)
+
+        cleaner.clean = spied
+
+    kafka.run(spy_on_cleanings)
+    dedupe, io_buffer = 2 * 1024 * 1024, 64 * 1024
+    alter_broker(
+        kafka,
+        log_cleaner_dedupe_buffer_size=str(dedupe),
+        log_cleaner_io_buffer_size=str(io_buffer),
+        log_cleaner_io_buffer_load_factor="0.5",
+        log_cleaner_backoff_ms="100",
+    )
+    wait_until(lambda: kafka.run(lambda: cleaner.rounds) >= 1, "a cleaning round after the change")
+    config = kafka.run(lambda: cleaner.config)
+    assert (config.dedupe_buffer_size, config.io_buffer_size, config.io_buffer_load_factor) == (
+        dedupe,
+        io_buffer,
+        0.5,
+    )
+    slots = dedupe // config.threads // OFFSET_MAP_BYTES_PER_ENTRY
+    assert seen and seen[-1] == (slots, int(slots * 0.5), io_buffer)
+    records = read_all(kafka, "sized", 40)
+    assert len(records) < 40  # it cleaned
 
 
 def served(kafka: InProcessBroker) -> WireClient | None:
