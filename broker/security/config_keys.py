@@ -66,7 +66,7 @@ SECURITY_KEYS: dict[str, ConfigKey] = {
             "ssl.keystore.type",
             ConfigType.STRING,
             "JKS",
-            "Key store format: PEM (Moldau also reads PKCS12 when the cryptography package is installed; not JKS)",
+            "Key store format: PEM only (KIP-651; Python's ssl reads PEM, so JKS and PKCS12 are refused)",
         ),
         _k(
             "ssl.keystore.location",

@@ -3,7 +3,9 @@ entries, key stores; unusable values stop the broker with a one-line ConfigError
 
 from __future__ import annotations
 
+import socket
 import ssl
+import threading
 
 import pytest
 
@@ -91,6 +93,7 @@ def test_named_listeners_and_prefixed_keys(certs):
         ({"sasl.enabled.mechanisms": "GSSAPI"}, "GSSAPI not supported"),
         ({"listener.name.sasl_plaintext.plain.sasl.jaas.config": "x.Y required;"}, "PlainLoginModule entry"),
         ({"ssl.keystore.type": "JKS"}, "ssl.keystore.type=JKS is not supported"),
+        ({"ssl.keystore.type": "PKCS12"}, "ssl.keystore.type=PKCS12 is not supported"),
         ({"ssl.keystore.location": "/nonexistent.pem"}, "cannot load the key store"),
         ({"ssl.cipher.suites": "NO-SUCH-SUITE"}, "ssl.cipher.suites"),
         (
@@ -120,3 +123,65 @@ def test_inline_pem_key_store(certs):
     props["ssl.keystore.certificate.chain"] = chain
     props["ssl.keystore.key"] = key
     assert _security(props).server_ssl_context("SSL") is not None
+
+
+def _handshake(server_ctx: ssl.SSLContext, client_ctx: ssl.SSLContext) -> str | None:
+    """A real TLS handshake over a socket pair: the negotiated cipher, None when refused."""
+    a, b = socket.socketpair()
+    a.settimeout(10)
+    b.settimeout(10)
+    server_error: list[BaseException] = []
+
+    def serve() -> None:
+        try:
+            with server_ctx.wrap_socket(a, server_side=True):
+                pass
+        except (ssl.SSLError, OSError) as exc:
+            server_error.append(exc)
+
+    t = threading.Thread(target=serve)
+    t.start()
+    try:
+        with client_ctx.wrap_socket(b, server_hostname="localhost") as tls:
+            return tls.cipher()[0]
+    except (ssl.SSLError, OSError):
+        return None
+    finally:
+        t.join(10)
+        a.close()
+        b.close()
+
+
+def _client(certs, *, max_version=ssl.TLSVersion.TLSv1_3, ciphers: str | None = None) -> ssl.SSLContext:
+    ctx = ssl.create_default_context(cafile=str(certs.ca))
+    ctx.maximum_version = max_version
+    if ciphers is not None:
+        ctx.set_ciphers(ciphers)
+    return ctx
+
+
+def test_tls12_client_refused_when_only_tls13_is_enabled(certs):
+    server = _security(security_properties(certs, **{"ssl.enabled.protocols": "TLSv1.3"})).server_ssl_context(
+        "SSL"
+    )
+    assert _handshake(server, _client(certs, max_version=ssl.TLSVersion.TLSv1_2)) is None
+    assert _handshake(server, _client(certs)) is not None  # a TLSv1.3 client gets in
+
+
+def test_cipher_suites_narrow_the_context(certs):
+    props = security_properties(
+        certs,
+        **{
+            "ssl.enabled.protocols": "TLSv1.2",
+            "ssl.cipher.suites": "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+        },
+    )
+    server = _security(props).server_ssl_context("SSL")
+    tls12 = {c["name"] for c in server.get_ciphers() if c["protocol"] == "TLSv1.2"}
+    assert tls12 == {"ECDHE-RSA-AES128-GCM-SHA256"}
+    tls12_client = ssl.TLSVersion.TLSv1_2
+    assert _handshake(server, _client(certs, max_version=tls12_client)) == "ECDHE-RSA-AES128-GCM-SHA256"
+    assert (
+        _handshake(server, _client(certs, max_version=tls12_client, ciphers="ECDHE-RSA-AES256-GCM-SHA384"))
+        is None
+    )
