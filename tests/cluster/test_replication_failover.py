@@ -10,8 +10,9 @@ in-process cluster, whose ``kill`` is the harness's kill -9 (nothing reaches the
 after it, sockets reset, ZooKeeper session gone, no checkpoint written), because only it
 has the link cut. Every fault waits for its share of the stream to be acknowledged, and
 the producer is stopped only after the last fault (``--stdin-control``), so every fault
-falls mid-stream by construction. confluent-kafka and kafka-python stream through real
-SIGKILLs of broker processes. Afterwards every broker is stopped cleanly and an
+falls mid-stream by construction. confluent-kafka and kafka-python stream together
+through the same six faults (fewer records); the consumer-group test crashes broker
+processes with real SIGKILLs. Afterwards every broker is stopped cleanly and an
 independent reader (kafka-python's record parser over each broker's segment files, the
 high watermark from its ``replication-offset-checkpoint``) checks that every acknowledged
 record is in every replica exactly once, in order, at its acknowledged offset, and that
@@ -324,18 +325,25 @@ def _kill_leader_of(brokers: Cluster, topic: str, partition: int, progressed: An
     return [victim]
 
 
-def test_confluent_and_kafka_python_idempotent_producers_through_leader_kills(zk_cluster: Cluster) -> None:
+def test_confluent_and_kafka_python_idempotent_producers_through_leader_kills(
+    inprocess_cluster: Cluster,
+) -> None:
     """confluent-kafka and kafka-python (both idempotent, acks=all) stream into one topic
-    while the leaders of its partitions are killed in turn twice."""
+    while, as in the Java run, the leaders of its partitions are killed in turn five times
+    (each victim restarted and back in every ISR) and a follower is cut off until it leaves
+    the ISR and healed until it is back; each fault waits for both producers to have new
+    acknowledgements, so it falls mid-stream for each. In-process brokers: the link cut
+    needs them (their kill is the harness's kill -9)."""
     import threading
 
     from kafka import KafkaProducer
 
+    brokers = inprocess_cluster
     topic = "failover-py"
-    create_rf3_topic(zk_cluster, topic)
-    confluent = ConfluentLoad(zk_cluster.bootstrap, topic, interval=0.005)
+    create_rf3_topic(brokers, topic)
+    confluent = ConfluentLoad(brokers.bootstrap, topic, interval=0.005)
     kp = KafkaProducer(
-        bootstrap_servers=zk_cluster.bootstrap,
+        bootstrap_servers=brokers.bootstrap,
         acks="all",
         enable_idempotence=True,
         linger_ms=5,
@@ -366,13 +374,22 @@ def test_confluent_and_kafka_python_idempotent_producers_through_leader_kills(zk
             return True
         return False
 
+    victims: list[int] = []
+    cut: tuple[int, int] | None = None
     try:
-        kill_leaders_in_turn(zk_cluster, topic, 2, progressed)
+        for fault in ("kill", "kill", "cut", "kill", "kill", "kill"):
+            if fault == "kill":
+                victims += _kill_leader_of(brokers, topic, len(victims) % PARTITIONS, progressed)
+            else:
+                wait_until(progressed, "both producers acknowledged before the cut", FAILOVER_DEADLINE_S)
+                cut = cut_a_follower_until_it_leaves_the_isr_and_returns(brokers, topic)
+        wait_until(progressed, "both producers acknowledged after the last fault", FAILOVER_DEADLINE_S)
     finally:
         stop.set()
         confluent.stop()
         writer.join(160)
     assert not writer.is_alive(), "kafka-python did not finish flushing"
+    assert len(victims) == 5 and cut is not None
     try:
         kp_acked = [(value, f.get(timeout=30)) for value, f in kp_futures]
     finally:
@@ -385,7 +402,7 @@ def test_confluent_and_kafka_python_idempotent_producers_through_leader_kills(zk
     for value, md in kp_acked:
         assert md.offset not in acked.setdefault(md.partition, {}), "two records acked at one offset"
         acked[md.partition][md.offset] = value
-    logs = check_replicas(zk_cluster, topic, PARTITIONS, acked)
+    logs = check_replicas(brokers, topic, PARTITIONS, acked)
     in_logs = [v for records in logs for _, _, v in records]
     assert (
         len(in_logs) == len(set(in_logs)) == confluent.sent + len(kp_futures)
