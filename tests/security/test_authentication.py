@@ -373,3 +373,48 @@ def test_kafka_python_reauthenticates_on_its_connection(broker_factory):
     finally:
         producer.close()
     assert sent > 0
+
+
+def test_librdkafka_reauthenticates_on_its_connection(broker_factory):
+    """confluent-kafka (librdkafka >= 2.2 implements KIP-368): the session the broker gives
+    (connections.max.reauth.ms) is renewed by a second SaslAuthenticate on the same
+    connection, and records produced across the boundary are delivered."""
+    from confluent_kafka import Producer
+
+    broker = broker_factory(**{"connections.max.reauth.ms": "2000"})
+    errors: list = []
+    producer = Producer(
+        {
+            "bootstrap.servers": f"127.0.0.1:{broker.ports['SASL_PLAINTEXT']}",
+            "security.protocol": "SASL_PLAINTEXT",
+            "sasl.mechanism": "SCRAM-SHA-512",
+            "sasl.username": ALICE,
+            "sasl.password": ALICE_PASSWORD,
+            "error_cb": errors.append,
+        }
+    )
+
+    def connections() -> list[tuple[int, int]]:
+        async def read() -> list[tuple[int, int]]:
+            conns = broker.broker.server.connections
+            return [(id(c), c.auth.reauthentications) for c in conns if c.listener == "SASL_PLAINTEXT"]
+
+        return broker.thread.call(read())
+
+    delivered: list = []
+    deadline = time.monotonic() + 30
+    sent = 0
+    first = None
+    while not any(n >= 1 for _, n in connections()):  # a session renewed in place
+        assert time.monotonic() < deadline, (connections(), errors)
+        producer.produce("reauth-rdkafka", f"v{sent}".encode(), on_delivery=lambda e, m: delivered.append(e))
+        assert producer.flush(10) == 0
+        sent += 1
+        first = first or {conn for conn, _ in connections()}
+        time.sleep(0.05)
+    producer.produce("reauth-rdkafka", b"after", on_delivery=lambda e, m: delivered.append(e))
+    assert producer.flush(10) == 0
+    assert delivered == [None] * (sent + 1), delivered
+    # the renewed connection is one that was open before: re-authenticated, not reconnected
+    renewed = {conn for conn, n in connections() if n >= 1}
+    assert renewed & first, (renewed, first)
