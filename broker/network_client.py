@@ -364,6 +364,12 @@ class _BrokerConnection(asyncio.BufferedProtocol):
 # ---------------------------------------------------------------------- the client
 
 
+def _current_task_cancelling() -> bool:
+    """Whether the running task itself is being cancelled (by its caller or a timeout)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
+
+
 class _Node:
     """Connection state of one destination broker (ClusterConnectionStates.NodeConnectionState)."""
 
@@ -431,7 +437,11 @@ class InterBrokerClient:
                     raise UnsupportedVersionError(broker_id, f"cannot encode: {exc}") from None
                 return await fut
         except TimeoutError:
-            if fut is not None and conn is not None and conn.is_open:
+            if conn is None:  # still connecting (the connect goes on for other callers)
+                raise RequestTimeoutError(
+                    broker_id, f"not connected within {timeout * 1000:.0f} ms"
+                ) from None
+            if fut is not None and conn.is_open:
                 # Timed out on the wire: the responses behind it can no longer be paired
                 # (NetworkClient.handleTimedOutRequests disconnects).
                 conn.close(RequestTimeoutError(broker_id, "an earlier request timed out"))
@@ -473,9 +483,20 @@ class InterBrokerClient:
         return max(0.0, node.next_attempt - asyncio.get_running_loop().time())
 
     def disconnect(self, broker_id: int) -> None:
-        """Close the connection to ``broker_id`` (its in-flight requests fail); the state is kept."""
+        """Close the connection to ``broker_id`` (its in-flight requests fail) and abandon a
+        connect in progress (its waiters fail); the backoff state is kept.
+
+        As Kafka's ``NetworkClient.close(node)``, which ``ReplicaFetcherBlockingSend`` calls
+        after any failure: a connect stuck in its handshake (its ApiVersions lost on a link
+        since healed) is not waited for until the connection setup timeout.
+        """
         node = self._nodes.get(broker_id)
-        if node is not None and node.connection is not None:
+        if node is None:
+            return
+        if node.connecting is not None and not node.connecting.done():
+            node.connecting.cancel()
+            node.connecting = None  # the next send starts a new connect, not this cancelled one
+        if node.connection is not None:
             node.connection.close(BrokerDisconnectedError(broker_id, "disconnected by this broker"))
 
     def forget(self, broker_id: int) -> None:
@@ -522,6 +543,8 @@ class InterBrokerClient:
         except asyncio.CancelledError:
             if connecting.cancelled() and self._closed:  # close() stopped the connect
                 raise ClientClosedError(node.broker_id, "client closed") from None
+            if connecting.cancelled() and not _current_task_cancelling():  # disconnect() did
+                raise BrokerDisconnectedError(node.broker_id, "connect abandoned (disconnected)") from None
             raise
 
     async def _connect(self, node: _Node) -> _BrokerConnection:
@@ -548,6 +571,10 @@ class InterBrokerClient:
                     server_hostname=host if tls is not None else None,
                 )
                 await self._handshake(conn)
+        except asyncio.CancelledError:  # disconnect() or close() abandoned this connect
+            if conn is not None:
+                conn.close(BrokerDisconnectedError(node.broker_id, "connect abandoned"))
+            raise
         except (OSError, TimeoutError, NetworkClientError, InterBrokerAuthenticationError) as exc:
             if conn is not None:
                 conn.close(BrokerDisconnectedError(node.broker_id, "connection setup failed"))

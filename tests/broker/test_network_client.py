@@ -146,6 +146,9 @@ class FakeBroker:
         self.api_versions_seen: list[int] = []
         self.frames: list[bytes] = []
         self.connections = 0
+        self.black_hole = False  # while set, every request is read and lost (a cut link)
+        self.lost = 0
+        self.closed_by_client = 0  # connections the client closed
         self.server: asyncio.base_events.Server | None = None
         self.port = 0
 
@@ -167,6 +170,9 @@ class FakeBroker:
                 (size,) = struct.unpack(">i", await reader.readexactly(4))
                 frame = await reader.readexactly(size)
                 api_key, version, correlation_id = struct.unpack_from(">hhi", frame)
+                if self.black_hole:
+                    self.lost += 1
+                    continue
                 if api_key == ApiKey.API_VERSIONS and version > self.api_versions_max:
                     # KIP-511: UNSUPPORTED_VERSION, in v0, with the range this broker knows.
                     self.api_versions_seen.append(version)
@@ -194,7 +200,9 @@ class FakeBroker:
                 self.frames.append(frame)
                 for corr, resp in self.answer(api_key, version, correlation_id, frame) or ():
                     self._write(writer, api_key, version, corr, resp)
-        except (asyncio.IncompleteReadError, ConnectionError):
+        except asyncio.IncompleteReadError:
+            self.closed_by_client += 1
+        except ConnectionError:
             pass
         finally:
             writer.close()
@@ -669,5 +677,40 @@ def test_close_during_the_connection_handshake_fails_the_waiting_send():
             for w in writers:
                 w.close()
             server.close()
+
+    _run(scenario)
+
+
+def test_disconnect_abandons_a_connect_stuck_in_its_handshake_once_the_link_heals():
+    """Kafka's ReplicaFetcherBlockingSend closes the node (NetworkClient.close) after any
+    failed request, a connect that did not get ready in time included: once the link heals,
+    the next attempt makes a new connection instead of waiting, up to the connection setup
+    timeout (10 s), for the ApiVersions answer that was lost on the old one."""
+
+    async def scenario() -> None:
+        def answer(api_key, version, corr, frame):
+            return [(corr, ControlledShutdownResponse())]
+
+        fake = await FakeBroker({ApiKey.CONTROLLED_SHUTDOWN: (0, 3)}, answer).start()
+        client = _client({BROKER_ID: ("127.0.0.1", fake.port)}, request_timeout_ms=200)
+        try:
+            fake.black_hole = True  # the link is cut: the connect's ApiVersions is lost
+            with pytest.raises(RequestTimeoutError, match="not connected"):
+                await client.send(BROKER_ID, ControlledShutdownRequest(broker_id=0))
+            assert fake.lost == 1 and not client.is_ready(BROKER_ID)
+
+            fake.black_hole = False  # healed; the failed request's owner closes the node
+            client.disconnect(BROKER_ID)
+            request = ControlledShutdownRequest(broker_id=0)
+            assert isinstance(
+                await client.send(BROKER_ID, request, timeout_ms=5_000), ControlledShutdownResponse
+            )
+            assert fake.connections == 2
+            async with asyncio.timeout(5):  # the stuck connection was closed by the client
+                while fake.closed_by_client < 1:
+                    await asyncio.sleep(0.01)
+        finally:
+            await client.close()
+            await fake.stop()
 
     _run(scenario)
