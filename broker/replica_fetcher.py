@@ -224,6 +224,9 @@ class ReplicaFetcher:
                     await self._fetch(ready)
             except NetworkClientError as exc:
                 log.info("%s: %s; backing off %d ms", self, exc, self.settings.fetch_backoff_ms)
+                # ReplicaFetcherBlockingSend closes the node after any failure: the next try
+                # connects afresh rather than waiting on a connect stuck in its handshake.
+                self.client.disconnect(self.source_broker_id)
                 self._delay(ready, loop.time())
             except KafkaError as exc:  # e.g. a log dir went offline under a truncation
                 log.warning("%s: %s; backing off %d ms", self, exc, self.settings.fetch_backoff_ms)

@@ -294,23 +294,28 @@ class Network:
         pairs = {(a, b), (b, a)} if both_ways else {(a, b)}
         with self._lock:
             self._cuts = self._cuts | pairs
+        log.info("link %d -> %d%s cut", a, b, " (and back)" if both_ways else "")
 
     def heal(self, a: int, b: int) -> None:
         with self._lock:
             self._cuts = self._cuts - {(a, b), (b, a)}
+        log.info("link %d <-> %d healed", a, b)
 
     def isolate(self, broker_id: int, from_brokers: bool) -> None:
         with self._lock:
             self._isolated = {**self._isolated, broker_id: from_brokers}
+        log.info("broker %d isolated from clients%s", broker_id, " and brokers" if from_brokers else "")
 
     def rejoin(self, broker_id: int) -> None:
         with self._lock:
             self._isolated = {k: v for k, v in self._isolated.items() if k != broker_id}
+        log.info("broker %d rejoined", broker_id)
 
     def heal_all(self) -> None:
         with self._lock:
             self._cuts = frozenset()
             self._isolated = {}
+        log.info("every link healed")
 
     def blocked(self, source: int | None, to: int) -> bool:
         """Whether a request from ``source`` (a broker id, None: a client) to ``to`` is lost."""
