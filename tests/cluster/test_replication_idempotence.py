@@ -13,17 +13,15 @@ Every replica's log then holds the batch exactly once, at the same offset.
 from __future__ import annotations
 
 import socket
-import uuid
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, InitProducerIdRequest, ProduceResponse
-from tests.cluster.test_replication import (
-    cluster_formed,
+from tests.cluster.test_replication import (  # noqa: F401 (cluster: the in-process fixture)
+    cluster,
     create_topic,
     leader_of,
     partition_view,
@@ -41,37 +39,18 @@ pytestmark = pytest.mark.integration
 TOPIC = "idem"
 
 
-@pytest.fixture
-def cluster(tmp_path: Path, zookeeper_shared: Any):
-    overrides = {
-        "offsets.topic.num.partitions": "1",
-        "replica.lag.time.max.ms": "3000",
-        "replica.fetch.backoff.ms": "200",
-        "zookeeper.session.timeout.ms": "6000",
-    }
-    with Cluster(
-        3,
-        zookeeper=zookeeper_shared,
-        zk_chroot=f"/idem_{uuid.uuid4().hex[:8]}",
-        base_dir=tmp_path,
-        overrides=overrides,
-    ) as c:
-        wait_until(lambda: cluster_formed(c), "every broker knowing the controller and its peers")
-        yield c
-
-
-def client(cluster: Cluster, i: int, timeout: float = 10.0) -> WireClient:
+def client(cluster: Cluster, i: int, timeout: float = 10.0) -> WireClient:  # noqa: F811 (the fixture imported above)
     host, port = cluster.address(i).rsplit(":", 1)
     return WireClient(host, int(port), client_id="idempotent-producer", timeout=timeout)
 
 
-def produce_at(cluster: Cluster, i: int, batch: bytes) -> ProduceResponse.PartitionProduceResponse:
+def produce_at(cluster: Cluster, i: int, batch: bytes) -> ProduceResponse.PartitionProduceResponse:  # noqa: F811
     with client(cluster, i) as c:
         return produce_on(c, TOPIC, 0, batch)
 
 
 def test_a_batch_retried_after_the_leader_died_is_a_duplicate_at_its_original_offset(
-    cluster: Cluster,
+    cluster: Cluster,  # noqa: F811 (the in-process fixture)
 ) -> None:
     create_topic(cluster, TOPIC, config={"min.insync.replicas": "2"})
     leader = leader_of(cluster, TOPIC)
