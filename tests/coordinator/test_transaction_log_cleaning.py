@@ -15,12 +15,10 @@ import asyncio
 from coordinator.transaction_coordinator import TransactionCoordinator
 from coordinator.transaction_log import TRANSACTION_STATE_TOPIC
 from coordinator.transaction_metadata import TxnState
-from storage.log_cleaner import LogCleaner
-from storage.log_cleaner_manager import CleanerConfig
 from storage.log_config import resolve_topic_defaults
 from storage.log_manager import LogManager
 from tests.coordinator.test_transaction_coordinator import E, Env, settle
-from tests.storage.test_log_cleaner import read_batches
+from tests.storage.test_log_cleaner import clean_once, make_cleaner, read_batches
 
 S = TxnState
 IDS = ("committed", "aborted", "ongoing", "bumped", "empty", "expired")
@@ -63,15 +61,7 @@ def clean_transaction_log(log_dir, now_ms: int) -> int | None:
         plog = lm.get_log(TRANSACTION_STATE_TOPIC, 0)
         assert plog.config.cleanup_policy == ("compact",)  # as Kafka creates it
         plog.roll()
-        cleaner = LogCleaner(CleanerConfig(), [log_dir], lambda: [plog], time_ms=lambda: now_ms)
-
-        async def once() -> int | None:
-            try:
-                return await cleaner.clean_filthiest_log()
-            finally:
-                cleaner.close()
-
-        return asyncio.run(once())
+        return clean_once(make_cleaner([plog], log_dir, now=now_ms))
     finally:
         lm.shutdown()
 
