@@ -548,7 +548,8 @@ class ReplicaManager:
     ) -> dict[TopicPartition, PartitionAppendResult] | Awaitable[dict[TopicPartition, PartitionAppendResult]]:
         """Append each partition's records as leader (Kafka's ``appendRecords``).
 
-        ``produce_version`` is set for a Produce request: its framing checks run first
+        ``produce_version`` is set for a Produce request (and for TxnOffsetCommit's verified
+        write, framed as Produce v10): its framing checks run first
         (``ProduceRequest.validateRecords``). With acks 0 or 1 the results come back now.
         With acks=-1, if some partition was appended, a ``DelayedProduce`` waits up to
         ``timeout_ms`` for each appended partition's high watermark to pass its append

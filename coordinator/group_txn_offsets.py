@@ -200,15 +200,13 @@ async def write_txn_offsets(
     try:
         topic.ensure_created()
         access: TxnOffsetsAccess = topic.partitions  # type: ignore[assignment]  # the ReplicaManager
-        verify: dict[str, Any] = {}
-        if transactional_id is not None:
-            verify = {"produce_version": VERIFY_AS_PRODUCE_VERSION, "transactional_id": transactional_id}
         answer = access.append_records(
             [(key, transactional_batch(records, producer_id, producer_epoch, now_ms))],
             required_acks=-1,
             origin=AppendOrigin.COORDINATOR,
             timeout_ms=topic.commit_timeout_ms,  # offsets.commit.timeout.ms
-            **verify,
+            produce_version=None if transactional_id is None else VERIFY_AS_PRODUCE_VERSION,
+            transactional_id=transactional_id,
         )
         if not isinstance(answer, Mapping):
             answer = await answer
