@@ -18,7 +18,6 @@ a recovery rebuilds it.
 
 from __future__ import annotations
 
-import struct
 import uuid
 from collections import Counter
 from pathlib import Path
@@ -32,10 +31,9 @@ from tests.transactions.test_transactions_clients import consume_all
 from tests.transactions.txn_logs import (
     ABORT,
     COMMIT,
-    batches,
+    check_txn_indexes_rebuilt,
     markers,
     transaction_state,
-    txn_index,
     wait_for_state,
 )
 
@@ -120,20 +118,7 @@ def run_kill_in_prepare_commit(b: MarkerHoldBroker, flag: Path) -> None:
     everything = consume_all(b.bootstrap, topic, "read_uncommitted", 30)
     assert sorted(v for _, _, v in everything) == sorted(committed + [f"aborted-{i}" for i in range(10)])
 
-    # .txnindex: the aborted transaction, once per partition (Kafka's 34-byte AbortedTxn:
-    # version, producer id, first offset, the ABORT marker's offset, the LSO then: no other
-    # transaction was open, so the marker's offset + 1), and the same after a rebuild
-    b.stop()
-    indexes = {}
-    for p in range(2):
-        log = batches(b.log_dir, topic, p)
-        first = min(o for o, pid, kind in log if pid == aborted_pid and kind is None)
-        (abort_at,) = [o for o, pid, kind in log if kind == ABORT]
-        entry = struct.pack(">hqqqq", 0, aborted_pid, first, abort_at, abort_at + 1)
-        indexes[p] = txn_index(b.log_dir, topic, p)
-        assert list(indexes[p].values()) == [entry]
-        for stale in (b.log_dir / f"{topic}-{p}").glob("*.*index"):
-            stale.unlink()  # without its offset index a segment is recovered: read and rebuilt
-    b.start()
-    b.stop()
-    assert {p: txn_index(b.log_dir, topic, p) for p in range(2)} == indexes
+    # .txnindex: the aborted transaction, once per partition (Kafka's 34-byte AbortedTxn;
+    # no other transaction was open at its marker, so its LSO is the marker's offset + 1),
+    # and the same bytes after a rebuild
+    check_txn_indexes_rebuilt(b, topic, 2)

@@ -32,10 +32,8 @@ from tests.support.broker_process import BrokerProcess
 from tests.support.java_client import JavaClient, require_java
 from tests.transactions.txn_logs import (
     ABORT,
-    batches,
-    expected_aborted_entries,
+    check_txn_indexes_rebuilt,
     markers,
-    txn_index,
     wait_for_state,
 )
 
@@ -529,19 +527,10 @@ def test_kill_9_with_open_transactions(broker_factory):
     assert len(everything) == 31
     assert len(open_producers) == 2  # kept alive (never closed) until here
 
-    b.stop()
-    indexes = {}
-    for q in range(3):
-        log = batches(b.log_dir, topic, q)
+    indexes = check_txn_indexes_rebuilt(b, topic, 3)
+    for q in range(3):  # both aborted transactions, in one .txnindex per partition
         assert sorted(pid for pid, kind in markers(b.log_dir, topic, q) if kind == ABORT) == sorted(open_pids)
-        indexes[q] = txn_index(b.log_dir, topic, q)
-        assert list(indexes[q].values()) == [expected_aborted_entries(log)]
         assert len(indexes[q]) == 1 and len(next(iter(indexes[q].values()))) == 2 * 34
-        for stale in (b.log_dir / f"{topic}-{q}").glob("*.*index"):
-            stale.unlink()  # without its offset index a segment is recovered: read and rebuilt
-    b.start()
-    b.stop()
-    assert {q: txn_index(b.log_dir, topic, q) for q in range(3)} == indexes
 
 
 def test_confluent_kafka_send_offsets_to_transaction(txn_broker):

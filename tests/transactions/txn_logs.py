@@ -1,7 +1,8 @@
 """Readers of a broker's transactional state shared by the transaction tests: the batches
 and control markers in a partition's segment files (read with kafka-python's parser, not
 Moldau's), its ``.txnindex`` bytes and the expected Kafka ``AbortedTxn`` entries, and the
-coordinator's view of a transactional id through DescribeTransactions."""
+coordinator's view of a transactional id through DescribeTransactions; and the check that a
+broker rebuilds its ``.txnindex`` files to the same bytes."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 from kafka.record import MemoryRecords
 
 from protocol.messages import DescribeTransactionsRequest
+from tests.support.broker_process import BrokerProcess
 from tests.support.wire_client import WireClient
 
 TIMEOUT_S = 60
@@ -61,6 +63,25 @@ def expected_aborted_entries(log: list[tuple[int, int, int | None]]) -> bytes:
         if kind == ABORT:
             out += struct.pack(">hqqqq", 0, pid, start, offset, lso)
     return out
+
+
+def check_txn_indexes_rebuilt(b: BrokerProcess, topic: str, partitions: int) -> dict[int, dict[str, bytes]]:
+    """Stop the broker; each partition's ``.txnindex`` must be one file holding what its log
+    implies (``expected_aborted_entries``). Then delete the partitions' indexes (without its
+    offset index a segment is recovered: read and rebuilt), start and stop the broker again:
+    the rebuilt ``.txnindex`` files hold the same bytes. Returns the indexes by partition;
+    the broker is left stopped."""
+    b.stop()
+    indexes = {}
+    for p in range(partitions):
+        indexes[p] = txn_index(b.log_dir, topic, p)
+        assert list(indexes[p].values()) == [expected_aborted_entries(batches(b.log_dir, topic, p))]
+        for stale in (b.log_dir / f"{topic}-{p}").glob("*.*index"):
+            stale.unlink()
+    b.start()
+    b.stop()
+    assert {p: txn_index(b.log_dir, topic, p) for p in range(partitions)} == indexes
+    return indexes
 
 
 def transaction_state(bootstrap: str, transactional_id: str) -> tuple[str, int]:
