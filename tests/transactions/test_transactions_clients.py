@@ -83,26 +83,37 @@ def consume_all(bootstrap: str, topic: str, isolation: str, expect: int, idle_s:
         }
     )
     c.subscribe([topic])
-    out: list[Any] = []
-    deadline = time.monotonic() + TIMEOUT_S
-    last_new = time.monotonic()
+
+    def poll() -> Seen:
+        m = c.poll(0.2)
+        if m is None or m.error():
+            return []
+        return [(m.partition(), m.offset(), m.value().decode())]
+
     try:
-        while time.monotonic() < deadline:
-            m = c.poll(0.2)
-            if m is None:
-                if len(out) >= expect and time.monotonic() - last_new > idle_s:
-                    break
-                continue
-            if m.error():
-                continue
-            out.append((m.partition(), m.offset(), m.value().decode()))
-            last_new = time.monotonic()
+        return read_until_idle(poll, expect, idle_s)
     finally:
         c.close()
-    return out
 
 
 Seen = list[tuple[int, int, str]]  # (partition, offset, value) in the order consumed
+
+
+def read_until_idle(poll: Callable[[], Seen], expect: int, idle_s: float) -> Seen:
+    """Call ``poll`` (records got within about 0.2 s, maybe none) until at least ``expect``
+    records came, then ``idle_s`` of nothing more (so extra records would be seen), or
+    ``TIMEOUT_S`` passed."""
+    out: Seen = []
+    deadline = time.monotonic() + TIMEOUT_S
+    last_new = time.monotonic()
+    while time.monotonic() < deadline:
+        got = poll()
+        if got:
+            out.extend(got)
+            last_new = time.monotonic()
+        elif len(out) >= expect and time.monotonic() - last_new > idle_s:
+            break
+    return out
 
 
 def kafka_python_consume_all(
@@ -118,21 +129,15 @@ def kafka_python_consume_all(
         auto_offset_reset="earliest",
         enable_auto_commit=False,
     )
-    out: Seen = []
-    deadline = time.monotonic() + TIMEOUT_S
-    last_new = time.monotonic()
+
+    def poll() -> Seen:
+        polled = c.poll(timeout_ms=200)
+        return [(r.partition, r.offset, r.value.decode()) for rs in polled.values() for r in rs]
+
     try:
-        while time.monotonic() < deadline:
-            polled = c.poll(timeout_ms=200)
-            got = [(r.partition, r.offset, r.value.decode()) for rs in polled.values() for r in rs]
-            if got:
-                out.extend(got)
-                last_new = time.monotonic()
-            elif len(out) >= expect and time.monotonic() - last_new > idle_s:
-                break
+        return read_until_idle(poll, expect, idle_s)
     finally:
         c.close()
-    return out
 
 
 def aiokafka_consume_all(
@@ -141,7 +146,7 @@ def aiokafka_consume_all(
     """As :func:`consume_all`, with aiokafka's consumer (its own ``isolation_level``)."""
     from aiokafka import AIOKafkaConsumer
 
-    async def body() -> Seen:
+    async def start() -> AIOKafkaConsumer:
         c = AIOKafkaConsumer(
             topic,
             bootstrap_servers=bootstrap,
@@ -150,23 +155,19 @@ def aiokafka_consume_all(
             enable_auto_commit=False,
         )
         await c.start()
-        out: Seen = []
-        deadline = time.monotonic() + TIMEOUT_S
-        last_new = time.monotonic()
-        try:
-            while time.monotonic() < deadline:
-                polled = await c.getmany(timeout_ms=200)
-                got = [(r.partition, r.offset, r.value.decode()) for rs in polled.values() for r in rs]
-                if got:
-                    out.extend(got)
-                    last_new = time.monotonic()
-                elif len(out) >= expect and time.monotonic() - last_new > idle_s:
-                    break
-        finally:
-            await c.stop()
-        return out
+        return c
 
-    return asyncio.run(body())
+    with asyncio.Runner() as runner:  # one loop for the consumer, driven poll by poll
+        c = runner.run(start())
+
+        def poll() -> Seen:
+            polled = runner.run(c.getmany(timeout_ms=200))
+            return [(r.partition, r.offset, r.value.decode()) for rs in polled.values() for r in rs]
+
+        try:
+            return read_until_idle(poll, expect, idle_s)
+        finally:
+            runner.run(c.stop())
 
 
 def assert_in_send_order(
