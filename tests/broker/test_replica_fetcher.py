@@ -123,18 +123,28 @@ def setup(tmp_path):
 
 
 async def replicate(
-    lm: LogManager, follower_log: PartitionLog, leader_epoch: int
+    lm: LogManager,
+    follower_log: PartitionLog,
+    leader_epoch: int,
+    *,
+    client_cls: type[LoopbackClient] = LoopbackClient,
+    skip_truncation: bool = False,
 ) -> tuple[Partition, ReplicaFetcher, LoopbackClient]:
-    """Make the leader lead at ``leader_epoch`` and the follower fetch until it has the leader's log."""
+    """Make the leader lead at ``leader_epoch`` and the follower fetch until it has the leader's
+    log, through a ``client_cls`` to the leader. ``skip_truncation`` skips the fetcher's
+    OffsetForLeaderEpoch step (as a follower that trusts Fetch v12's ``last_fetched_epoch``
+    check, KIP-320)."""
     rm = ReplicaManager(LEADER, lm, lambda: BASE_TS)
     state = PartitionState("t", 0, LEADER, leader_epoch, (LEADER, FOLLOWER), (LEADER, FOLLOWER))
     rm.on_topics_changed({}, [state])
     follower = Partition(follower_log, local_broker_id=FOLLOWER, time_ms=lambda: BASE_TS)
     follower.make_follower(state)
     fetcher = ReplicaFetcher(FOLLOWER, LEADER, lambda _b: None, ReplicationSettings(fetch_backoff_ms=10))
-    client = LoopbackClient(rm)
+    client = client_cls(rm)
     fetcher.client = client  # type: ignore[assignment]
     fetcher.add(follower)
+    if skip_truncation:
+        fetcher.states[follower.key].truncating = False  # before the fetcher's task first runs
     leader_log = rm.get_partition_or_error("t", 0).log
     for _ in range(2000):
         fs = fetcher.states[follower.key]
@@ -253,32 +263,6 @@ class FetchOnlyClient(LoopbackClient):
         return response
 
 
-async def replicate_by_fetch_only(
-    lm: LogManager, follower_log: PartitionLog, leader_epoch: int
-) -> tuple[Partition, FetchOnlyClient]:
-    """As ``replicate``, with the fetcher's OffsetForLeaderEpoch step skipped (as a follower
-    that trusts Fetch v12's ``last_fetched_epoch`` check, KIP-320)."""
-    rm = ReplicaManager(LEADER, lm, lambda: BASE_TS)
-    state = PartitionState("t", 0, LEADER, leader_epoch, (LEADER, FOLLOWER), (LEADER, FOLLOWER))
-    rm.on_topics_changed({}, [state])
-    follower = Partition(follower_log, local_broker_id=FOLLOWER, time_ms=lambda: BASE_TS)
-    follower.make_follower(state)
-    fetcher = ReplicaFetcher(FOLLOWER, LEADER, lambda _b: None, ReplicationSettings(fetch_backoff_ms=10))
-    client = FetchOnlyClient(rm)
-    fetcher.client = client  # type: ignore[assignment]
-    fetcher.add(follower)
-    fetcher.states[follower.key].truncating = False  # before the fetcher's task first runs
-    leader_log = rm.get_partition_or_error("t", 0).log
-    for _ in range(2000):
-        if follower_log.log_end_offset == leader_log.log_end_offset and (
-            follower_log.high_watermark == leader_log.high_watermark == leader_log.log_end_offset
-        ):
-            break
-        await asyncio.sleep(0.005)
-    await fetcher.close()
-    return follower, client
-
-
 def test_a_fetch_answered_with_a_diverging_epoch_truncates_the_follower_and_goes_on(setup):
     """KIP-320 (Fetch v12): the follower fetches at its end with its last epoch; the leader
     answers with the end of that epoch in its own history instead of records
@@ -294,7 +278,10 @@ def test_a_fetch_answered_with_a_diverging_epoch_truncates_the_follower_and_goes
     write(leader_log, 4, 1)
     assert follower_log.log_end_offset == 5 and leader_log.log_end_offset == 5
 
-    _, client = asyncio.run(replicate_by_fetch_only(lm, follower_log, leader_epoch=1))
+    _, _, client = asyncio.run(
+        replicate(lm, follower_log, leader_epoch=1, client_cls=FetchOnlyClient, skip_truncation=True)
+    )
+    assert isinstance(client, FetchOnlyClient)
     # fetched at 5 with last epoch 0, answered "epoch 0 ends at 2"
     assert client.diverging == [(5, 0, 2)]
     fetch_offsets = [p.fetch_offset for r in client.requests for t in r.topics for p in t.partitions]
@@ -318,7 +305,10 @@ def test_a_diverging_epoch_the_follower_lacks_truncates_to_its_earlier_epoch(set
     leader_log.leader_epoch_cache.assign(2, 3)
     write(leader_log, 4, 2, n=2)  # 3-4 epoch 2
 
-    _, client = asyncio.run(replicate_by_fetch_only(lm, follower_log, leader_epoch=2))
+    _, _, client = asyncio.run(
+        replicate(lm, follower_log, leader_epoch=2, client_cls=FetchOnlyClient, skip_truncation=True)
+    )
+    assert isinstance(client, FetchOnlyClient)
     assert client.diverging[0] == (5, 0, 3)
     assert read_all(follower_log) == read_all(leader_log)
     assert [tuple(e) for e in follower_log.leader_epoch_cache.entries()] == [(0, 0), (2, 3)]
