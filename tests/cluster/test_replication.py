@@ -20,6 +20,7 @@ from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 from kafka.record import MemoryRecords
 
+from tests.cluster.zk_cluster_checks import try_metadata
 from tests.support.cluster import Cluster
 
 pytestmark = pytest.mark.integration
@@ -341,11 +342,10 @@ def test_an_idempotent_producer_streams_through_a_leader_crash_without_loss_or_d
 
 def metadata_isr(cluster: Cluster, broker: int, topic: str) -> tuple[int, ...] | None:
     """The ISR of ``topic``-0 in a Metadata answer of broker ``broker`` (what clients see)."""
-    admin = AdminClient({"bootstrap.servers": cluster.address(broker)})
-    meta = admin.list_topics(topic, timeout=10).topics.get(topic)
-    if meta is None or meta.error is not None or 0 not in meta.partitions:
+    view = try_metadata(cluster, broker, [topic])
+    if view is None or view.topic_errors.get(topic) != 0 or (topic, 0) not in view.partitions:
         return None
-    return tuple(sorted(meta.partitions[0].isrs))
+    return tuple(sorted(view.partitions[(topic, 0)].isr))
 
 
 def leader_alone_in_the_isr(cluster: Cluster, topic: str) -> tuple[int, int]:
