@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import struct
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -87,13 +88,24 @@ def full_isr(brokers: Cluster, topic: str, partitions: int) -> dict[int, int] | 
     return {n: p.leader for n, p in parts.items()}
 
 
-def kill_leaders_in_turn(brokers: Cluster, topic: str, kills: int, progressed: Any) -> list[int]:
-    """Kill -9 the leader of partition 0, 1, 0, ... ``kills`` times; after each kill wait for a
-    new leader, restart the victim and wait for it to be back in every ISR. ``progressed()``
-    must be true (the producer got acks) before each kill. Returns the victims."""
-    victims = []
-    for k in range(kills):
-        victims += _kill_leader_of(brokers, topic, k % PARTITIONS, progressed)
+# Five kills of a partition's leader and one follower cut, in this order, in both runs.
+FAULTS = ("kill", "kill", "cut", "kill", "kill", "kill")
+
+
+def inject_faults(brokers: Cluster, topic: str, before: Callable[[int, str], None]) -> list[int]:
+    """``FAULTS`` in turn, each after ``before(n, fault)`` (which waits for the producers'
+    progress, so the fault falls mid-stream). A kill is a kill -9 of the leader of partition
+    0, 1, 0, ... (``_kill_leader_of``), the cut a follower cut off until it leaves the ISR
+    and healed until it is back. Returns the kills' victims."""
+    victims: list[int] = []
+    cut: tuple[int, int] | None = None
+    for n, fault in enumerate(FAULTS):
+        before(n, fault)
+        if fault == "kill":
+            victims.append(_kill_leader_of(brokers, topic, len(victims) % PARTITIONS))
+        else:
+            cut = cut_a_follower_until_it_leaves_the_isr_and_returns(brokers, topic)
+    assert cut is not None
     return victims
 
 
@@ -262,9 +274,6 @@ def test_java_idempotent_producer_200k_through_five_leader_kills_and_a_follower_
         progress_every=1000,
         stdin_control=True,
     )
-    faults = ["kill", "kill", "cut", "kill", "kill", "kill"]
-    victims: list[int] = []
-    cut: tuple[int, int] | None = None
     with JavaClient(brokers.bootstrap).start("produce", *args, properties={"retry.backoff.ms": 50}) as stream:
 
         def acked() -> int:
@@ -273,22 +282,18 @@ def test_java_idempotent_producer_200k_through_five_leader_kills_and_a_follower_
                     return int(line["acked"])
             return 0
 
+        def share_acked(n: int, _fault: str) -> None:
+            # Fault n waits for the n+1-th share of the stream: it lands mid-stream.
+            share = (n + 1) * JAVA_RECORDS // (len(FAULTS) + 2)
+            wait_until(lambda: acked() >= share, f"{share} records acknowledged", 180)
+
         try:
-            for n, fault in enumerate(faults):
-                # Fault n waits for the n+1-th share of the stream: it lands mid-stream.
-                share = (n + 1) * JAVA_RECORDS // (len(faults) + 2)
-                wait_until(lambda share=share: acked() >= share, f"{share} records acknowledged", 180)
-                if fault == "kill":
-                    progressed = lambda: True  # noqa: E731 (gated above)
-                    # kill_leaders_in_turn alternates partitions by kill number
-                    victims += _kill_leader_of(brokers, topic, len(victims) % PARTITIONS, progressed)
-                else:
-                    cut = cut_a_follower_until_it_leaves_the_isr_and_returns(brokers, topic)
+            victims = inject_faults(brokers, topic, share_acked)
             wait_until(lambda: acked() >= JAVA_RECORDS, f"{JAVA_RECORDS} records acknowledged", 300)
         finally:
             stream.stop()
         summary = stream.wait(180).last
-    assert len(victims) == 5 and cut is not None
+    assert len(victims) == 5
     sent = summary["sent"]
     assert summary["ok"] and summary["acked"] == sent >= JAVA_RECORDS, summary
     ack_lines = [line for line in stream.lines if line.get("event") == "ack"]
@@ -305,10 +310,10 @@ def test_java_idempotent_producer_200k_through_five_leader_kills_and_a_follower_
     assert report.ok, report
 
 
-def _kill_leader_of(brokers: Cluster, topic: str, partition: int, progressed: Any) -> list[int]:
-    """One kill of ``kill_leaders_in_turn``, of ``partition``'s leader."""
+def _kill_leader_of(brokers: Cluster, topic: str, partition: int) -> int:
+    """One kill of ``inject_faults``: kill -9 ``partition``'s leader, wait for a new leader,
+    restart the victim and wait for it to be back in every ISR. Returns the victim."""
     leaders = wait_until(lambda: full_isr(brokers, topic, PARTITIONS), "every replica in sync", 120)
-    wait_until(progressed, "the producer acknowledged records since the last kill", 60)
     victim = leaders[partition]
     brokers.kill(victim)
     live = [i for i in range(brokers.n) if i != victim]
@@ -322,7 +327,7 @@ def _kill_leader_of(brokers: Cluster, topic: str, partition: int, progressed: An
     )
     brokers.start_broker(victim)
     wait_until(lambda: full_isr(brokers, topic, PARTITIONS), f"broker {victim} back in every ISR", 120)
-    return [victim]
+    return victim
 
 
 def test_confluent_and_kafka_python_idempotent_producers_through_leader_kills(
@@ -374,22 +379,18 @@ def test_confluent_and_kafka_python_idempotent_producers_through_leader_kills(
             return True
         return False
 
-    victims: list[int] = []
-    cut: tuple[int, int] | None = None
+    def both_progressed(n: int, fault: str) -> None:
+        wait_until(progressed, f"both producers acknowledged before fault {n} ({fault})", FAILOVER_DEADLINE_S)
+
     try:
-        for fault in ("kill", "kill", "cut", "kill", "kill", "kill"):
-            if fault == "kill":
-                victims += _kill_leader_of(brokers, topic, len(victims) % PARTITIONS, progressed)
-            else:
-                wait_until(progressed, "both producers acknowledged before the cut", FAILOVER_DEADLINE_S)
-                cut = cut_a_follower_until_it_leaves_the_isr_and_returns(brokers, topic)
+        victims = inject_faults(brokers, topic, both_progressed)
         wait_until(progressed, "both producers acknowledged after the last fault", FAILOVER_DEADLINE_S)
     finally:
         stop.set()
         confluent.stop()
         writer.join(160)
     assert not writer.is_alive(), "kafka-python did not finish flushing"
-    assert len(victims) == 5 and cut is not None
+    assert len(victims) == 5
     try:
         kp_acked = [(value, f.get(timeout=30)) for value, f in kp_futures]
     finally:
