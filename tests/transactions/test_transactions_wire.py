@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from typing import Any
 
 import pytest
 
@@ -27,6 +28,7 @@ from protocol.messages import (
     TxnOffsetCommitRequest,
 )
 from tests.support.broker_process import BrokerProcess
+from tests.support.polling import wait_until
 from tests.support.wire_client import WireClient
 
 pytestmark = pytest.mark.integration
@@ -302,8 +304,6 @@ def test_txn_offset_commit_is_verified_against_the_transaction(client):
         AddOffsetsToTxnRequest(transactional_id=txn, producer_id=pid, producer_epoch=epoch, group_id=group), 3
     )
     assert r.error_code == 0
-    # an epoch the coordinator does not have: the producer is fenced
-    assert txn_offset_commit(client, txn, group, pid, epoch + 3, 8) == E.INVALID_PRODUCER_EPOCH.code
     assert txn_offset_commit(client, txn, group, pid, epoch, 42) == 0
     r = client.request(
         EndTxnRequest(transactional_id=txn, producer_id=pid, producer_epoch=epoch, committed=True), 3
@@ -314,11 +314,29 @@ def test_txn_offset_commit_is_verified_against_the_transaction(client):
         topics=[OffsetFetchRequest.OffsetFetchRequestTopic(name="wt", partition_indexes=[0])],
         require_stable=True,
     )
-    deadline = time.monotonic() + 30
-    while True:
+
+    def stable_committed() -> Any:
         committed = client.request(fetch, 7).topics[0].partitions[0]
-        if committed.error_code != E.UNSTABLE_OFFSET_COMMIT.code:
-            break
-        assert time.monotonic() < deadline, committed
-        time.sleep(0.05)
+        return None if committed.error_code == E.UNSTABLE_OFFSET_COMMIT.code else committed
+
+    committed = wait_until(stable_committed, "a stable committed offset")
+    assert (committed.error_code, committed.committed_offset) == (0, 42)
+
+    # a second transaction holding the group: a commit with an epoch the coordinator does
+    # not have is fenced, and the transaction's COMMIT marker does not apply it
+    add_offsets = AddOffsetsToTxnRequest(
+        transactional_id=txn, producer_id=pid, producer_epoch=epoch, group_id=group
+    )
+
+    def added() -> Any:  # CONCURRENT_TRANSACTIONS until the first one is CompleteCommit
+        r = client.request(add_offsets, 3)
+        return None if r.error_code == E.CONCURRENT_TRANSACTIONS.code else r
+
+    assert wait_until(added, "the second transaction begun").error_code == 0
+    assert txn_offset_commit(client, txn, group, pid, epoch + 3, 8) == E.INVALID_PRODUCER_EPOCH.code
+    r = client.request(
+        EndTxnRequest(transactional_id=txn, producer_id=pid, producer_epoch=epoch, committed=True), 3
+    )
+    assert r.error_code == 0
+    committed = wait_until(stable_committed, "a stable committed offset after the fenced commit")
     assert (committed.error_code, committed.committed_offset) == (0, 42)
