@@ -32,6 +32,7 @@ from tests.security.conftest import (
     add_scram_users,
     security_properties,
 )
+from tests.support.polling import wait_until
 from tests.support.wire_client import WireClient
 
 
@@ -402,16 +403,19 @@ def test_librdkafka_reauthenticates_on_its_connection(broker_factory):
         return broker.thread.call(read())
 
     delivered: list = []
-    deadline = time.monotonic() + 30
     sent = 0
-    first = None
-    while not any(n >= 1 for _, n in connections()):  # a session renewed in place
-        assert time.monotonic() < deadline, (connections(), errors)
+    first: set[int] = set()  # the connections open after the first record
+
+    def produced_until_renewed() -> bool:
+        nonlocal sent
         producer.produce("reauth-rdkafka", f"v{sent}".encode(), on_delivery=lambda e, m: delivered.append(e))
-        assert producer.flush(10) == 0
+        assert producer.flush(10) == 0, errors
         sent += 1
-        first = first or {conn for conn, _ in connections()}
-        time.sleep(0.05)
+        if not first:
+            first.update(conn for conn, _ in connections())
+        return any(n >= 1 for _, n in connections())  # a session renewed in place
+
+    wait_until(produced_until_renewed, "session renewed on a connection")
     producer.produce("reauth-rdkafka", b"after", on_delivery=lambda e, m: delivered.append(e))
     assert producer.flush(10) == 0
     assert delivered == [None] * (sent + 1), delivered
