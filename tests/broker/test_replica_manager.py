@@ -282,7 +282,6 @@ def test_an_isr_shrinking_below_min_insync_under_a_committed_append_answers_afte
         rm.on_isr_committed(partition, partition.leader_epoch, partition.partition_epoch + 1, (ME,))
         result = (await asyncio.wait_for(waiting, 30))[("t", 0)]
         assert result.info is None and result.error.error is ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND
-        assert ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND.code == 20
         assert partition.log.log_end_offset == 1  # appended all the same
         assert len(rm.produce_purgatory) == 0
 
@@ -320,7 +319,6 @@ def test_an_isr_shrinking_below_min_insync_before_the_followers_ack_never_acknow
         assert result.info is None and result.error.error is ErrorCode.REQUEST_TIMED_OUT
         refused = produce(rm, "t")
         assert refused.info is None and refused.error.error is ErrorCode.NOT_ENOUGH_REPLICAS
-        assert ErrorCode.NOT_ENOUGH_REPLICAS.code == 19
         assert partition.log.log_end_offset == 1  # the refused batch was not appended
         rm.on_isr_committed(partition, partition.leader_epoch, partition.partition_epoch + 1, (ME, OTHER))
         assert partition.log.high_watermark == 1
