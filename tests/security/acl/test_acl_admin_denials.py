@@ -5,7 +5,7 @@ with Kafka's AclAuthorizer: ``admin`` is the super user and the broker's own pri
 ``alice`` an authenticated user (SASL/PLAIN) without ACLs. Each test sends a request as
 alice and asserts Kafka's error code (TOPIC_AUTHORIZATION_FAILED 29, GROUP_AUTHORIZATION_FAILED
 30, CLUSTER_AUTHORIZATION_FAILED 31, TRANSACTIONAL_ID_AUTHORIZATION_FAILED 53), then grants the
-ACL the request needs and asserts it passes.
+ACL the request needs and asserts it passes. The ACLs a test grants are deleted after it.
 """
 
 from __future__ import annotations
@@ -34,9 +34,11 @@ from protocol.messages import (
     AlterConfigsRequest,
     CreatePartitionsRequest,
     CreateTopicsRequest,
+    DeleteAclsRequest,
     DeleteGroupsRequest,
     DeleteRecordsRequest,
     DeleteTopicsRequest,
+    DescribeAclsRequest,
     DescribeConfigsRequest,
     DescribeGroupsRequest,
     DescribeLogDirsRequest,
@@ -146,6 +148,34 @@ def secured(tmp_path_factory: pytest.TempPathFactory, zookeeper_shared: Any) -> 
 def admin(secured: SecuredBroker) -> Iterator[WireClient]:
     with secured.client("admin") as c:
         yield c
+
+
+# Every ACL: resource type, pattern type, operation and permission ANY (1), any name,
+# principal and host (null), as Kafka's AclBindingFilter.ANY.
+ANY_ACL = {
+    "resource_type_filter": 1,
+    "resource_name_filter": None,
+    "pattern_type_filter": 1,
+    "principal_filter": None,
+    "host_filter": None,
+    "operation": 1,
+    "permission_type": 1,
+}
+
+
+@pytest.fixture(autouse=True)
+def no_acls_left(admin: WireClient) -> Iterator[None]:
+    """The broker is shared by the module: the ACLs a test granted are deleted after it (by
+    the admin, through DeleteAcls), so no test runs with another's grants."""
+    yield
+    deleted = admin.request(DeleteAclsRequest(filters=[DeleteAclsRequest.DeleteAclsFilter(**ANY_ACL)]), 3)
+    assert [f.error_code for f in deleted.filter_results] == [0]
+
+    def none_left() -> bool:
+        described = admin.request(DescribeAclsRequest(**ANY_ACL), 3)
+        return described.error_code == 0 and not described.resources
+
+    wait_until(none_left, "no ACL left after the test")
 
 
 @pytest.fixture
@@ -478,7 +508,7 @@ def test_controller_requests_and_follower_fetches_need_cluster_action(
     assert _follower_fetch(alice, topic) == TOPIC_AUTH
     assert _follower_fetch(admin, topic) != TOPIC_AUTH
 
-    # an ACL, not only super.users, grants it (last in this module: alice keeps it)
+    # an ACL, not only super.users, grants it
     secured.grant(T.CLUSTER, CLUSTER_NAME, Op.CLUSTER_ACTION)
     for send in CONTROLLER_REQUESTS:
         assert send(secured, alice) == 0, send.__name__
