@@ -177,9 +177,16 @@ def _consume_through_eviction_and_restart(
         wait_until(lambda: incremental(log.since(mark)), "incremental fetches after the restart")
         after_restart = log.since(mark)
         new_full = [f for f in after_restart if f.epoch == 0 and f.answered_session > 0]
-        assert new_full and new_full[0].named == 2 * PARTITIONS
+        # The Java consumer names in a fetch only the partitions fetchable at that moment
+        # (AbstractFetch.fetchablePartitions): after the reconnect some may still wait (seen:
+        # 16 of 40 in the first full fetch); the others join the new session incrementally.
+        assert new_full and 0 < new_full[0].named <= 2 * PARTITIONS
         produce("r3")
         wait_until(lambda: consumed() >= 6 * COUNT, "the third round")
+        # Every partition was fetched in the new session: named in its full fetch or added later.
+        session = new_full[0].answered_session
+        in_session = [f for f in log.since(mark) if f.session_id == session and f.error == 0]
+        assert new_full[0].named + sum(f.named for f in in_session) >= 2 * PARTITIONS
         result = consumer.wait()
     records = [(r["t"], r["p"], r["o"], r["v"]) for r in result.records()]
     assert len({(t, p, o) for t, p, o, _ in records}) == len(records) == 6 * COUNT
