@@ -6,7 +6,6 @@ existed, UNKNOWN_TOPIC_OR_PARTITION with OPERATION_NOT_ATTEMPTED, ...)."""
 
 from __future__ import annotations
 
-import time
 import uuid
 from typing import Any
 
@@ -52,10 +51,11 @@ def broker(tmp_path_factory: pytest.TempPathFactory):
 def client(broker):
     with WireClient(broker.host, broker.port) as c:
         for key_type, key in ((1, "any"), (0, "any")):
-            deadline = time.monotonic() + 30
-            while c.request(FindCoordinatorRequest(key=key, key_type=key_type), 1).error_code:
-                assert time.monotonic() < deadline
-                time.sleep(0.05)
+            request = FindCoordinatorRequest(key=key, key_type=key_type)
+            wait_until(
+                lambda request=request: c.request(request, 1).error_code == 0,
+                f"a coordinator of key type {key_type}",
+            )
         c.request(
             CreateTopicsRequest(
                 topics=[
@@ -221,13 +221,11 @@ def test_full_transaction_on_the_wire(client):
         ).error_code
         == 0
     )
-    deadline = time.monotonic() + 30
-    while True:
-        state = client.request(DescribeTransactionsRequest(transactional_ids=[txn]), 0).transaction_states[0]
-        if state.transaction_state == "CompleteCommit":
-            break
-        assert time.monotonic() < deadline, state
-        time.sleep(0.05)
+    describe = DescribeTransactionsRequest(transactional_ids=[txn])
+    wait_until(
+        lambda: client.request(describe, 0).transaction_states[0].transaction_state == "CompleteCommit",
+        "CompleteCommit",
+    )
     committed = client.request(fetch, 7).topics[0].partitions[0]
     assert (committed.error_code, committed.committed_offset) == (0, 42)
 
