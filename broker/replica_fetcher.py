@@ -29,6 +29,15 @@ failed request backs off ``replica.fetch.backoff.ms``. For its partitions it:
    (NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH, ...) pauses the
    partition for ``replica.fetch.backoff.ms`` until the controller's next LeaderAndIsr.
 
+Fetches use an incremental fetch session (KIP-227; ``broker/fetch_session_handler.py``, Kafka's
+``FetchSessionHandler``), one per fetcher: the first fetch is full (epoch 0) and opens a session
+on the leader; later ones name only the partitions added or whose fetch state changed, list
+those no longer fetched (removed, paused after an error, truncating) as forgotten, and their
+answers leave out partitions with nothing new. FETCH_SESSION_ID_NOT_FOUND or
+INVALID_FETCH_SESSION_EPOCH (an evicted session, a restarted leader) make the next fetch full,
+at once; a leader without a free slot answers session id 0 and is fetched in full. A failed
+request (and so a new connection), a diverging epoch or a stale answer also start a new session.
+
 An answer for a partition whose leader epoch or fetch offset changed while it was in flight
 is dropped (``AbstractFetcherThread.processFetchRequest``). Everything runs on the event
 loop: appends write at most ``replica.fetch.response.max.bytes`` per answer.
@@ -37,8 +46,7 @@ loop: appends write at most ``replica.fetch.response.max.bytes`` per answer.
 (``ReplicaManager.start_replication``): the fetcher manager, the ``AlterPartitionManager``
 and the isr-expiration task.
 
-Not implemented: fetch sessions (every fetch is a full one, as Moldau's Fetch serves them),
-throttling (replication quotas), more than one fetcher per leader.
+Not implemented: throttling (replication quotas), more than one fetcher per leader.
 """
 
 from __future__ import annotations
@@ -51,6 +59,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from broker.alter_partition_manager import AlterPartitionManager
+from broker.fetch_session_handler import FetchSessionHandler, PartitionFetchData
 from broker.network_client import InterBrokerClient, NetworkClientError
 from broker.security.client import PLAINTEXT_INTER_BROKER, InterBrokerSecurity
 from protocol.errors import ErrorCode, KafkaError
@@ -82,6 +91,10 @@ _LEADERSHIP_ERRORS = frozenset(
         ErrorCode.UNKNOWN_TOPIC_ID,
         ErrorCode.LEADER_NOT_AVAILABLE,
     }
+)
+# Top-level Fetch errors after which the next fetch is a full one, at once (KIP-227).
+_SESSION_ERRORS = frozenset(
+    {ErrorCode.FETCH_SESSION_ID_NOT_FOUND.code, ErrorCode.INVALID_FETCH_SESSION_EPOCH.code}
 )
 
 
@@ -172,6 +185,7 @@ class ReplicaFetcher:
             security=settings.security,
         )
         self.states: dict[TopicPartition, PartitionFetchState] = {}
+        self.session = FetchSessionHandler(source_broker_id)
         self._changed = asyncio.Event()
         self._task: asyncio.Task | None = None
         self.fetches = 0  # answered fetches, for tests and logs
@@ -227,14 +241,17 @@ class ReplicaFetcher:
                 # ReplicaFetcherBlockingSend closes the node after any failure: the next try
                 # connects afresh rather than waiting on a connect stuck in its handshake.
                 self.client.disconnect(self.source_broker_id)
+                self.session.restart()  # a new connection starts a new session
                 self._delay(ready, loop.time())
             except KafkaError as exc:  # e.g. a log dir went offline under a truncation
                 log.warning("%s: %s; backing off %d ms", self, exc, self.settings.fetch_backoff_ms)
+                self.session.restart()
                 self._delay(ready, loop.time())
             except Exception:  # a bug must not stop replication for good: log, back off, go on
                 log.exception(
                     "%s: unexpected failure; backing off %d ms", self, self.settings.fetch_backoff_ms
                 )
+                self.session.restart()
                 self._delay(ready, loop.time())
 
     async def _wait_for_change(self, seconds: float) -> None:
@@ -319,47 +336,78 @@ class ReplicaFetcher:
 
     async def _fetch(self, states: Sequence[PartitionFetchState]) -> None:
         settings = self.settings
-        topics: dict[str, list[Any]] = {}
+        wanted: dict[TopicPartition, PartitionFetchData] = {}
         for state in states:
             plog = state.partition.log
             latest = plog.leader_epoch_cache.latest_epoch
-            topics.setdefault(state.partition.topic, []).append(
+            wanted[state.partition.key] = PartitionFetchData(
+                fetch_offset=state.fetch_offset,
+                log_start_offset=plog.log_start_offset,
+                current_leader_epoch=state.leader_epoch,
+                last_fetched_epoch=UNDEFINED_EPOCH if latest is None else latest,
+                max_bytes=settings.fetch_max_bytes,
+            )
+        # KIP-227: a full fetch opens a session; the next ones name only what changed.
+        data = self.session.build(wanted)
+        topics: dict[str, list[Any]] = {}
+        for (topic, index), d in data.to_send.items():
+            topics.setdefault(topic, []).append(
                 FetchRequest.FetchPartition(
-                    partition=state.partition.partition,
-                    current_leader_epoch=state.leader_epoch,
-                    fetch_offset=state.fetch_offset,
-                    last_fetched_epoch=UNDEFINED_EPOCH if latest is None else latest,
-                    log_start_offset=plog.log_start_offset,
-                    partition_max_bytes=settings.fetch_max_bytes,
+                    partition=index,
+                    current_leader_epoch=d.current_leader_epoch,
+                    fetch_offset=d.fetch_offset,
+                    last_fetched_epoch=d.last_fetched_epoch,
+                    log_start_offset=d.log_start_offset,
+                    partition_max_bytes=d.max_bytes,
                 )
             )
+        forgotten: dict[str, list[int]] = {}
+        for topic, index in data.to_forget:
+            forgotten.setdefault(topic, []).append(index)
         request = FetchRequest(
             replica_id=self.broker_id,
             max_wait_ms=settings.fetch_wait_max_ms,
             min_bytes=settings.fetch_min_bytes,
             max_bytes=settings.fetch_response_max_bytes,
             isolation_level=0,
-            session_id=0,
-            session_epoch=-1,
+            session_id=data.session_id,
+            session_epoch=data.epoch,
             topics=[FetchRequest.FetchTopic(topic=t, partitions=ps) for t, ps in topics.items()],
+            forgotten_topics_data=[
+                FetchRequest.ForgottenTopic(topic=t, partitions=ps) for t, ps in forgotten.items()
+            ],
         )
         sent = {s.partition.key: (s, s.fetch_offset, s.leader_epoch) for s in states}
         response: FetchResponse = await self.client.send(self.source_broker_id, request, FETCH_VERSION)
         self.fetches += 1
-        if response.error_code != 0:
+        answer = self.session.handle_response(data, response)
+        if response.error_code in _SESSION_ERRORS:
+            # The leader lost or refused the session (evicted, restarted): the next fetch is a
+            # full one, at once (ReplicaFetcherThread.fetchFromLeader answers no partitions).
+            log.info(
+                "%s: Fetch session error %s; fetching in full",
+                self,
+                ErrorCode.for_code(response.error_code).name,
+            )
+            return
+        if not answer.ok:
             raise NetworkClientError(
                 self.source_broker_id, f"Fetch error {ErrorCode.for_code(response.error_code).name}"
             )
         now = asyncio.get_running_loop().time()
         for topic in response.responses:
-            for data in topic.partitions:
-                entry = sent.get((topic.topic, data.partition_index))
+            for pdata in topic.partitions:
+                entry = sent.get((topic.topic, pdata.partition_index))
                 if entry is None:
                     continue
                 state, offset, epoch = entry
                 if not self._current(state) or state.fetch_offset != offset or state.leader_epoch != epoch:
-                    continue  # changed while the fetch was out: its answer is stale
-                self._process_partition(state, data, now)
+                    # Changed while the fetch was out: its answer is stale. The leader's session
+                    # takes it as told, so a partition still followed asks afresh in full.
+                    if state.partition.key in self.states:
+                        self.session.restart()
+                    continue
+                self._process_partition(state, pdata, now)
 
     def _process_partition(self, state: PartitionFetchState, data: Any, now: float) -> None:
         """Kafka's ``processPartitionData`` and the fetcher's error handling for one partition."""
@@ -370,6 +418,9 @@ class ReplicaFetcher:
             if diverging is not None and diverging.end_offset >= 0:
                 offset, settled = truncation_offset(partition, diverging.epoch, diverging.end_offset)
                 self._apply_truncation(state, offset, settled)
+                # This answer's high watermark is not taken, and the leader's session will
+                # not repeat it if it stays: the next fetch is full.
+                self.session.restart()
                 return
             records = data.records
             if records is not None and len(records):
