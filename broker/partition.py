@@ -473,14 +473,16 @@ class Partition:
         self, leader_high_watermark: int, leader_log_start_offset: int
     ) -> None:
         """A fetch response's offsets (Kafka's ``ReplicaFetcherThread.processPartitionData``):
-        high watermark = min(leader's, own log end offset), log start offset moved up to the leader's."""
+        high watermark = min(leader's, own log end offset), then the log start offset moved up
+        to the leader's. In that order, as Kafka: the log start offset may not pass the high
+        watermark, and in a fetch session the leader tells a moved log start offset once."""
         plog = self.log
-        if leader_log_start_offset > plog.log_start_offset:
-            plog.maybe_increment_log_start_offset(leader_log_start_offset)
         hw = min(leader_high_watermark, plog.log_end_offset)
         if hw > plog.high_watermark:
             plog.update_high_watermark(hw)
             self._commit_bytes(plog.high_watermark)
+        if leader_log_start_offset > plog.log_start_offset:
+            plog.maybe_increment_log_start_offset(leader_log_start_offset)
 
     def truncate_to(self, offset: int) -> None:
         """Truncate the log to ``offset`` (a follower agreeing with its leader, KIP-101/279)."""

@@ -163,3 +163,17 @@ def test_a_duplicate_batch_counts_no_bytes(partition):
     )
     assert again.duplicate and again.base_offset == first.base_offset and not moved
     assert partition.bytes_below(FetchIsolation.LOG_END) == counted
+
+
+def test_a_follower_takes_the_high_watermark_before_the_log_start_offset(partition):
+    # Kafka's processPartitionData: the high watermark first, then the leader's log start
+    # offset, which may not pass it. In a fetch session the leader tells a moved log start
+    # offset once, so one answer must move both.
+    partition.make_leader(state(isr=(ME, OTHER), replicas=(ME, OTHER)))
+    append(partition, 10)
+    assert partition.log.high_watermark == 0  # the other replica has not fetched
+    partition.make_follower(state(leader=OTHER, epoch=1, isr=(OTHER, ME), replicas=(OTHER, ME)))
+    partition.update_follower_high_watermark(10, 6)
+    assert (partition.log.high_watermark, partition.log.log_start_offset) == (10, 6)
+    partition.update_follower_high_watermark(10, 12)  # never past the high watermark
+    assert partition.log.log_start_offset == 10
