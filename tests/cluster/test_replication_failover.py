@@ -11,8 +11,8 @@ after it, sockets reset, ZooKeeper session gone, no checkpoint written), because
 has the link cut. Every fault waits for its share of the stream to be acknowledged, and
 the producer is stopped only after the last fault (``--stdin-control``), so every fault
 falls mid-stream by construction. confluent-kafka and kafka-python stream together
-through the same six faults (fewer records); the consumer-group test crashes broker
-processes with real SIGKILLs. Afterwards every broker is stopped cleanly and an
+through the same six faults (fewer records), and again through real SIGKILLs of broker
+processes; the consumer-group test crashes broker processes with real SIGKILLs too. Afterwards every broker is stopped cleanly and an
 independent reader (kafka-python's record parser over each broker's segment files, the
 high watermark from its ``replication-offset-checkpoint``) checks that every acknowledged
 record is in every replica exactly once, in order, at its acknowledged offset, and that
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import struct
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -92,20 +92,23 @@ def full_isr(brokers: Cluster, topic: str, partitions: int) -> dict[int, int] | 
 FAULTS = ("kill", "kill", "cut", "kill", "kill", "kill")
 
 
-def inject_faults(brokers: Cluster, topic: str, before: Callable[[int, str], None]) -> list[int]:
-    """``FAULTS`` in turn, each after ``before(n, fault)`` (which waits for the producers'
+def inject_faults(
+    brokers: Cluster, topic: str, before: Callable[[int, str], None], faults: Sequence[str] = FAULTS
+) -> list[int]:
+    """``faults`` in turn, each after ``before(n, fault)`` (which waits for the producers'
     progress, so the fault falls mid-stream). A kill is a kill -9 of the leader of partition
     0, 1, 0, ... (``_kill_leader_of``), the cut a follower cut off until it leaves the ISR
     and healed until it is back. Returns the kills' victims."""
     victims: list[int] = []
-    cut: tuple[int, int] | None = None
-    for n, fault in enumerate(FAULTS):
+    cuts = 0
+    for n, fault in enumerate(faults):
         before(n, fault)
         if fault == "kill":
             victims.append(_kill_leader_of(brokers, topic, len(victims) % PARTITIONS))
         else:
-            cut = cut_a_follower_until_it_leaves_the_isr_and_returns(brokers, topic)
-    assert cut is not None
+            cut_a_follower_until_it_leaves_the_isr_and_returns(brokers, topic)
+            cuts += 1
+    assert cuts == faults.count("cut")
     return victims
 
 
@@ -330,20 +333,30 @@ def _kill_leader_of(brokers: Cluster, topic: str, partition: int) -> int:
     return victim
 
 
+# In-process brokers: the Java run's faults (the link cut needs them; their kill is the
+# harness's kill -9). Broker processes: real SIGKILLs (a session that ends only when it
+# expires, a process that never writes another byte).
+PYTHON_CLIENT_RUNS = {
+    "in-process, five kills and a cut": ("inprocess_cluster", FAULTS),
+    "processes, three SIGKILLs": ("zk_cluster", ("kill", "kill", "kill")),
+}
+
+
+@pytest.mark.parametrize("run", list(PYTHON_CLIENT_RUNS))
 def test_confluent_and_kafka_python_idempotent_producers_through_leader_kills(
-    inprocess_cluster: Cluster,
+    run: str, request: pytest.FixtureRequest
 ) -> None:
     """confluent-kafka and kafka-python (both idempotent, acks=all) stream into one topic
-    while, as in the Java run, the leaders of its partitions are killed in turn five times
-    (each victim restarted and back in every ISR) and a follower is cut off until it leaves
-    the ISR and healed until it is back; each fault waits for both producers to have new
-    acknowledgements, so it falls mid-stream for each. In-process brokers: the link cut
-    needs them (their kill is the harness's kill -9)."""
+    while the leaders of its partitions are killed in turn (each victim restarted and back
+    in every ISR) and, on in-process brokers, a follower is cut off until it leaves the ISR
+    and healed until it is back; each fault waits for both producers to have new
+    acknowledgements, so it falls mid-stream for each."""
     import threading
 
     from kafka import KafkaProducer
 
-    brokers = inprocess_cluster
+    fixture, faults = PYTHON_CLIENT_RUNS[run]
+    brokers: Cluster = request.getfixturevalue(fixture)
     topic = "failover-py"
     create_rf3_topic(brokers, topic)
     confluent = ConfluentLoad(brokers.bootstrap, topic, interval=0.005)
@@ -383,14 +396,14 @@ def test_confluent_and_kafka_python_idempotent_producers_through_leader_kills(
         wait_until(progressed, f"both producers acknowledged before fault {n} ({fault})", FAILOVER_DEADLINE_S)
 
     try:
-        victims = inject_faults(brokers, topic, both_progressed)
+        victims = inject_faults(brokers, topic, both_progressed, faults)
         wait_until(progressed, "both producers acknowledged after the last fault", FAILOVER_DEADLINE_S)
     finally:
         stop.set()
         confluent.stop()
         writer.join(160)
     assert not writer.is_alive(), "kafka-python did not finish flushing"
-    assert len(victims) == 5
+    assert len(victims) == faults.count("kill")
     try:
         kp_acked = [(value, f.get(timeout=30)) for value, f in kp_futures]
     finally:
