@@ -49,13 +49,6 @@ class LoopbackClient:
         if isinstance(request, OffsetForLeaderEpochRequest):
             return self._epochs(request)
         assert isinstance(request, FetchRequest) and request.replica_id == FOLLOWER
-        params = FetchParams(
-            max_wait_ms=0,
-            min_bytes=request.min_bytes,
-            max_bytes=request.max_bytes,
-            isolation=FetchIsolation.LOG_END,
-            replica_id=request.replica_id,
-        )
         infos = [
             (
                 (t.topic, p.partition),
@@ -70,8 +63,18 @@ class LoopbackClient:
             for t in request.topics
             for p in t.partitions
         ]
-        results = self.leader.fetch_messages(params, infos)
-        return build_fetch_response(request, results, False, version or 12)
+        return build_fetch_response(request, self.read(request, infos), False, version or 12)
+
+    def read(self, request: FetchRequest, infos: list[Any]) -> Any:
+        """The leader's read for a follower's fetch (no waiting), as ``handle_fetch`` asks it."""
+        params = FetchParams(
+            max_wait_ms=0,
+            min_bytes=request.min_bytes,
+            max_bytes=request.max_bytes,
+            isolation=FetchIsolation.LOG_END,
+            replica_id=request.replica_id,
+        )
+        return self.leader.fetch_messages(params, infos)
 
     def _epochs(self, request: OffsetForLeaderEpochRequest) -> OffsetForLeaderEpochResponse:
         topics = []

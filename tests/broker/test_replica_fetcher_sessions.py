@@ -26,13 +26,12 @@ from broker.handlers.fetch import _fetch_data
 from broker.network_client import NetworkClientError
 from broker.partition import Partition
 from broker.replica_fetcher import ReplicaFetcher, ReplicationSettings
-from broker.replica_manager import FetchParams, FetchPartitionData, FetchPartitionInfo, ReplicaManager
+from broker.replica_manager import FetchPartitionData, FetchPartitionInfo, ReplicaManager
 from coordinator.cluster_state import PartitionState
 from protocol.errors import ErrorCode
 from protocol.messages import FetchRequest, FetchResponse
 from storage.log_config import resolve_topic_defaults
 from storage.log_manager import LogManager
-from storage.partition_log import FetchIsolation
 from tests.broker.test_replica_fetcher import FOLLOWER, LEADER, LoopbackClient, write
 from tests.storage.batch_factory import BASE_TS
 from tests.storage.log_factory import open_log, read_all
@@ -79,16 +78,8 @@ class SessionLoopback(LoopbackClient):
         if context.error is not ErrorCode.NONE:
             response = FetchResponse(error_code=context.error.code, session_id=0, responses=[])
         else:
-            params = FetchParams(
-                max_wait_ms=0,
-                min_bytes=request.min_bytes,
-                max_bytes=request.max_bytes,
-                isolation=FetchIsolation.LOG_END,
-                replica_id=request.replica_id,
-            )
             infos = [((p.topic, p.partition), info) for p, info in context.partitions]
-            results = self.leader.fetch_messages(params, infos)
-            response = build_fetch_response(context, results, False, 12)
+            response = build_fetch_response(context, self.read(request, infos), False, 12)
         self.answers.append(response)
         return response
 
