@@ -16,8 +16,8 @@ when ``metrics.prometheus.port`` is set, and reads these counters at scrape time
 - ``RequestMetrics``: Kafka's ``RequestMetrics`` per API: requests by version, errors by
   code, total/queue/local/remote time. Only when the endpoint is on: ``instrument`` wraps
   each handler of the server's dispatch table, so a broker without the endpoint runs its
-  handlers unwrapped and pays one attribute check per frame; the server then also stamps each frame when it has
-  been read whole (one clock read per request), for the queue time.
+  handlers unwrapped and pays one attribute check per frame; with it, the server also stamps
+  each frame when it has been read whole (one clock read per request), for the queue time.
 - ``BrokerMetrics``: the component the broker builds first; it owns the above (but the
   topic stats), starts and stops the HTTP endpoint and registers the collectors.
 """

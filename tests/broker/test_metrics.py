@@ -382,18 +382,18 @@ def value(samples, name: str, **labels) -> float:
     return found[0]
 
 
+def metrics_config(log_dir) -> BrokerConfig:
+    """A broker on any free port with the metrics endpoint on (any free port too)."""
+    return BrokerConfig(
+        {"log.dirs": str(log_dir), "listeners": "PLAINTEXT://127.0.0.1:0", "metrics.prometheus.port": "0"}
+    )
+
+
 def test_an_in_process_broker_serves_partition_and_request_metrics(tmp_path):
     exported: dict[str, list] = {}
 
     async def scenario():
-        cfg = BrokerConfig(
-            {
-                "log.dirs": str(tmp_path),
-                "listeners": "PLAINTEXT://127.0.0.1:0",
-                "metrics.prometheus.port": "0",
-            }
-        )
-        b = Broker(cfg)
+        b = Broker(metrics_config(tmp_path))
         await b.start()
         try:
             assert b.server.handlers[ApiKey.PRODUCE].fn is not REGISTRY[ApiKey.PRODUCE].fn  # timed
@@ -455,14 +455,7 @@ def test_a_request_behind_a_parked_produce_shows_its_queue_time_and_the_produce_
     one, so the times are exact (set by the test, not measured)."""
 
     async def scenario():
-        cfg = BrokerConfig(
-            {
-                "log.dirs": str(tmp_path),
-                "listeners": "PLAINTEXT://127.0.0.1:0",
-                "metrics.prometheus.port": "0",
-            }
-        )
-        b = Broker(cfg)
+        b = Broker(metrics_config(tmp_path))
         clock = FakeClock()
         b.metrics.requests.clock = clock  # before start: the handlers are wrapped with it
         await b.start()
@@ -527,12 +520,7 @@ def test_log_loading_can_be_watched_while_it_runs(tmp_path, monkeypatch):
     gauge = "kafka_log_logmanager_remaininglogstorecover"
 
     async def scenario():
-        cfg = {
-            "log.dirs": str(tmp_path),
-            "listeners": "PLAINTEXT://127.0.0.1:0",
-            "metrics.prometheus.port": "0",
-        }
-        b = Broker(BrokerConfig(cfg))
+        b = Broker(metrics_config(tmp_path))
         starting = asyncio.create_task(b.start())
         try:
             deadline = time.monotonic() + 60
