@@ -9,8 +9,9 @@ kafka-producer-perf-test and kafka-consumer-perf-test, in tests/java) against
 
 alternating the two, and prints per workload, for both brokers: MB/s and the broker's CPU
 seconds (user + system, from /proc/<pid>/stat) per GB of record values, each as the median of
-the measured rounds with their spread, and the ratio Moldau/Tansu. The header names the machine
-and its load; the footer says how much CPU other processes took during the measurements.
+the measured rounds with their spread, and the ratio Moldau/Tansu; then the system (kernel)
+part of each broker's CPU per GB. The header names the machine and its load; the footer says
+how much CPU other processes took during the measurements.
 
 Workloads (one partition, Java idempotent producer, acks=all, max.in.flight 5):
 produce 1 KiB and 100 B records, with the client's default batches (batch.size 16384,
@@ -74,13 +75,18 @@ TANSU = "Tansu (memory)"
 # ---------------------------------------------------------------- CPU accounting from /proc
 
 
-def process_cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process, all its threads (fields 14 and 15 of /proc/<pid>/stat)."""
+def process_cpu_times(pid: int) -> tuple[float, float]:
+    """(user, system) CPU time of a process, all its threads (fields 14 and 15 of /proc/<pid>/stat)."""
     with open(f"/proc/{pid}/stat") as f:
         stat = f.read()
     # The command name (field 2) may hold spaces and parentheses: fields restart after the last ')'.
     fields = stat[stat.rindex(")") + 2 :].split()
-    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+    return int(fields[11]) / CLOCK_TICKS, int(fields[12]) / CLOCK_TICKS
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process, all its threads."""
+    return sum(process_cpu_times(pid))
 
 
 def machine_cpu_seconds() -> tuple[float, float]:
@@ -114,12 +120,20 @@ class CpuSnapshot:
     wall: float
     machine_busy: float
     machine_steal: float
-    processes: dict[int, float]
+    processes: dict[int, float]  # user + system
+    system: dict[int, float]  # of which in the kernel
 
     @classmethod
     def take(cls, pids: Sequence[int]) -> CpuSnapshot:
         busy, steal = machine_cpu_seconds()
-        return cls(time.monotonic(), busy, steal, {pid: process_cpu_seconds(pid) for pid in pids})
+        times = {pid: process_cpu_times(pid) for pid in pids}
+        return cls(
+            time.monotonic(),
+            busy,
+            steal,
+            {pid: user + system for pid, (user, system) in times.items()},
+            {pid: system for pid, (_, system) in times.items()},
+        )
 
 
 # ---------------------------------------------------------------- the machine
@@ -291,6 +305,7 @@ class Sample:
     records_per_sec: float
     wall_seconds: float
     broker_cpu_seconds: float
+    broker_system_seconds: float  # of broker_cpu_seconds, in the kernel (system calls, network stack)
     client_cpu_seconds: float
     others_cores: float  # CPU used by other processes during the phase, in cores
     steal_cores: float  # CPU the hypervisor gave to other guests, in cores
@@ -300,6 +315,10 @@ class Sample:
         return self.broker_cpu_seconds / (self.records * self.record_size / GB)
 
     @property
+    def system_seconds_per_gb(self) -> float:
+        return self.broker_system_seconds / (self.records * self.record_size / GB)
+
+    @property
     def client_cpu_seconds_per_gb(self) -> float:
         return self.client_cpu_seconds / (self.records * self.record_size / GB)
 
@@ -307,6 +326,7 @@ class Sample:
         return {
             **dataclasses.asdict(self),
             "cpu_seconds_per_gb": self.cpu_seconds_per_gb,
+            "system_seconds_per_gb": self.system_seconds_per_gb,
             "client_cpu_seconds_per_gb": self.client_cpu_seconds_per_gb,
         }
 
@@ -380,6 +400,7 @@ def run_phase(
         records_per_sec=records_per_sec,
         wall_seconds=wall,
         broker_cpu_seconds=used[broker.pid],
+        broker_system_seconds=after.system[broker.pid] - before.system[broker.pid],
         client_cpu_seconds=used[jvm.pid],
         others_cores=max(0.0, others) / wall,
         steal_cores=(after.machine_steal - before.machine_steal) / wall,
@@ -471,6 +492,7 @@ def summarize(samples: Sequence[Sample]) -> dict[str, Any]:
             entry[broker] = {
                 "mb_per_sec": spread([s.mb_per_sec for s in rounds.values()]),
                 "cpu_seconds_per_gb": spread([s.cpu_seconds_per_gb for s in rounds.values()]),
+                "system_seconds_per_gb": spread([s.system_seconds_per_gb for s in rounds.values()]),
                 "records_per_sec": spread([s.records_per_sec for s in rounds.values()]),
                 "client_cpu_seconds_per_gb": spread([s.client_cpu_seconds_per_gb for s in rounds.values()]),
                 "wall_seconds": spread([s.wall_seconds for s in rounds.values()]),
@@ -564,6 +586,19 @@ def print_report(report: dict[str, Any]) -> None:
             f"{entry[broker]['wall_seconds']['median']:5.1f} s"
             for broker in (MOLDAU, TANSU)
             if broker in entry
+        ]
+        print(f"  {entry['label']:<42} {'   '.join(cells)}")
+    print()
+    print(
+        "the broker's kernel share (medians): system CPU s/GB of the CPU s/GB above "
+        "(bench/kernel_floor_bench.py measures the kernel's floor)"
+    )
+    for entry in report["summary"].values():
+        cells = [
+            f"{broker}: {entry[broker]['system_seconds_per_gb']['median']:6.2f} of "
+            f"{entry[broker]['cpu_seconds_per_gb']['median']:6.2f}"
+            for broker in (MOLDAU, TANSU)
+            if broker in entry and "system_seconds_per_gb" in entry[broker]
         ]
         print(f"  {entry['label']:<42} {'   '.join(cells)}")
     load = report["load"]
