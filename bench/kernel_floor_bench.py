@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""The kernel's own CPU per GB for a broker's system calls on this machine: a floor under any
+broker's figures in broker_bench.py, whatever language it is written in.
+
+Each workload is a loop doing only the system calls a broker must make, against a peer process
+on loopback TCP (forked, so its CPU is not counted), and reports the serving process's user and
+system CPU time (``getrusage``) per GiB of payload, median of ``--rounds`` with min-max and
+spread. The user time is the loop's own (a few Python lines per call); the system time is the
+floor.
+
+- ``fetch, sendfile``: a page-cached file sent in 1 MiB slices with ``os.sendfile``, the way
+  Moldau serves a consumer's Fetch (a 1 KiB-record topic, ``max.partition.fetch.bytes`` 1 MiB);
+  ``fetch, send``: the same bytes sent from memory with ``send``, for comparison.
+- ``produce N KiB``: frames of N KiB (16: the Java client's default ``batch.size``; 256) read
+  whole with ``recv_into``, written to a file with ``pwrite`` and answered with a 60-byte frame,
+  five in flight (the idempotent producer's ``max.in.flight``): a Produce request's system
+  calls without any parsing, validation or bookkeeping. Blocking sockets, so no ``epoll_wait``:
+  the broker's own loop pays that too.
+
+Usage: python bench/kernel_floor_bench.py [--rounds R] [--gib G]
+The file it writes and reads lives in a temporary directory under the working directory (the
+disk the broker's ``./data`` is on).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import socket
+import statistics
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+GIB = 1 << 30
+MIB = 1 << 20
+FETCH_SLICE = MIB
+ANSWER = b"\x00" * 60
+IN_FLIGHT = 5
+
+
+def _cpu() -> tuple[float, float]:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime, usage.ru_stime
+
+
+def _peer(body: Callable[[socket.socket], None]) -> tuple[socket.socket, int]:
+    """A connected socket whose other end runs ``body`` in a forked process; (socket, pid)."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    port = server.getsockname()[1]
+    pid = os.fork()
+    if pid == 0:  # the peer: never returns
+        code = 0
+        try:
+            server.close()
+            body(socket.create_connection(("127.0.0.1", port)))
+        except BaseException:  # reported by the exit status
+            code = 1
+        os._exit(code)
+    conn, _ = server.accept()
+    server.close()
+    return conn, pid
+
+
+def _reap(pid: int) -> None:
+    _, status = os.waitpid(pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError("the peer process failed")
+
+
+def _drain(sock: socket.socket) -> None:
+    """A consumer's socket: read until the other end closes."""
+    view = memoryview(bytearray(MIB))
+    while sock.recv_into(view):
+        pass
+
+
+def fetch_round(path: Path, size: int, total: int, use_sendfile: bool) -> tuple[float, float]:
+    """User and system seconds to send ``total`` bytes of the file in 1 MiB slices."""
+    fd = os.open(path, os.O_RDONLY)
+    data = memoryview(os.pread(fd, size, 0)) if not use_sendfile else None
+    conn, pid = _peer(_drain)
+    try:
+        out = conn.fileno()
+        user0, sys0 = _cpu()
+        sent_total = 0
+        while sent_total < total:
+            position = sent_total % size
+            n = min(FETCH_SLICE, size - position, total - sent_total)
+            done = 0
+            while done < n:
+                if data is None:
+                    done += os.sendfile(out, fd, position + done, n - done)
+                else:
+                    done += conn.send(data[position + done : position + n])
+            sent_total += n
+        user1, sys1 = _cpu()
+    finally:
+        conn.close()
+        os.close(fd)
+    _reap(pid)
+    return user1 - user0, sys1 - sys0
+
+
+def _producer(frame_size: int, requests: int) -> Callable[[socket.socket], None]:
+    frame = frame_size.to_bytes(4, "big") + os.urandom(frame_size)
+
+    def run(sock: socket.socket) -> None:
+        answer = memoryview(bytearray(4 + len(ANSWER)))
+        sent = answered = 0
+        while sent < min(IN_FLIGHT, requests):
+            sock.sendall(frame)
+            sent += 1
+        while answered < requests:
+            got = 0
+            while got < len(answer):
+                n = sock.recv_into(answer[got:])
+                if not n:
+                    raise ConnectionError("the broker side closed early")
+                got += n
+            answered += 1
+            if sent < requests:
+                sock.sendall(frame)
+                sent += 1
+        sock.close()
+
+    return run
+
+
+def _recv_exactly(sock: socket.socket, view: memoryview) -> bool:
+    got = 0
+    while got < len(view):
+        n = sock.recv_into(view[got:])
+        if not n:
+            return False
+        got += n
+    return True
+
+
+def produce_round(directory: Path, frame_size: int, total: int) -> tuple[float, float]:
+    """User and system seconds to take ``total`` bytes of ``frame_size`` frames: recv, pwrite, answer."""
+    requests = max(IN_FLIGHT, total // frame_size)
+    conn, pid = _peer(_producer(frame_size, requests))
+    path = directory / "segment.log"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    head = memoryview(bytearray(4))
+    body = memoryview(bytearray(frame_size))
+    answer = len(ANSWER).to_bytes(4, "big") + ANSWER
+    try:
+        user0, sys0 = _cpu()
+        position = 0
+        for _ in range(requests):
+            if not _recv_exactly(conn, head):
+                raise ConnectionError("the producer closed early")
+            size = int.from_bytes(head, "big")
+            if not _recv_exactly(conn, body[:size]):
+                raise ConnectionError("the producer closed early")
+            position += os.pwrite(fd, body[:size], position)
+            conn.sendall(answer)
+        user1, sys1 = _cpu()
+    finally:
+        conn.close()
+        os.close(fd)
+        path.unlink()
+    _reap(pid)
+    return user1 - user0, sys1 - sys0
+
+
+def spread(values: list[float]) -> str:
+    median = statistics.median(values)
+    # A spread of a median under a clock tick's worth (getrusage counts in ticks) means nothing.
+    pct = f"{100.0 * (max(values) - min(values)) / median:5.1f}%" if median >= 0.01 else "     -"
+    return f"{median:6.3f} {min(values):6.3f}-{max(values):<6.3f} {pct}"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rounds", type=int, default=5, help="rounds per workload (default 5)")
+    ap.add_argument("--gib", type=float, default=1.0, help="GiB per round of the fetch workloads (default 1)")
+    args = ap.parse_args()
+    fetch_total = int(args.gib * GIB)
+    produce_total = fetch_total // 4  # written to the page cache: a quarter keeps dirty pages modest
+    with tempfile.TemporaryDirectory(prefix="moldau-kernel-floor-", dir=Path.cwd()) as tmp_name:
+        tmp = Path(tmp_name)
+        source = tmp / "records.log"
+        file_size = 256 * MIB
+        with open(source, "wb") as f:
+            block = os.urandom(MIB)
+            for _ in range(file_size // MIB):
+                f.write(block)
+        workloads: list[tuple[str, int, Callable[[], tuple[float, float]]]] = [
+            (
+                "fetch, sendfile 1 MiB slices",
+                fetch_total,
+                lambda: fetch_round(source, file_size, fetch_total, True),
+            ),
+            (
+                "fetch, send from memory",
+                fetch_total,
+                lambda: fetch_round(source, file_size, fetch_total, False),
+            ),
+            ("produce 16 KiB frames", produce_total, lambda: produce_round(tmp, 16 * 1024, produce_total)),
+            ("produce 256 KiB frames", produce_total, lambda: produce_round(tmp, 256 * 1024, produce_total)),
+        ]
+        results: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name, _, _ in workloads}
+        for round_no in range(args.rounds):
+            # Alternate the order by round, as broker_bench.py does, so drift hits all alike.
+            order = workloads if round_no % 2 == 0 else workloads[::-1]
+            for name, total, run in order:
+                print(f"round {round_no + 1}/{args.rounds}: {name} ...", file=sys.stderr, flush=True)
+                user, system = run()
+                results[name][0].append(user * GIB / total)
+                results[name][1].append(system * GIB / total)
+    print()
+    print(f"CPU seconds per GiB of the serving process, median of {args.rounds} rounds (min-max, spread)")
+    print(f"{'workload':<30} {'system (the floor)':^28} {'user (the loop)':^28}")
+    for name, _, _ in workloads:
+        user_values, system_values = results[name]
+        print(f"{name:<30} {spread(system_values):^28} {spread(user_values):^28}")
+
+
+if __name__ == "__main__":
+    main()
