@@ -16,6 +16,11 @@ floor.
   five in flight (the idempotent producer's ``max.in.flight``): a Produce request's system
   calls without any parsing, validation or bookkeeping. Blocking sockets, so no ``epoll_wait``:
   the broker's own loop pays that too.
+- ``produce 16 KiB, bare uvloop server``: the least a pure-Python asyncio broker can do per
+  request, user time included: a ``BufferedProtocol`` on uvloop that reads into one buffer,
+  takes each whole frame as a view, computes its CRC-32C (as every batch is checked),
+  ``pwrite``s it and answers the frames of one read with one write. No request decoding, no
+  log, no index, no producer state: the floor under Moldau's produce path in Python.
 
 Usage: python bench/kernel_floor_bench.py [--rounds R] [--gib G]
 The file it writes and reads lives in a temporary directory under the working directory (the
@@ -25,6 +30,7 @@ disk the broker's ``./data`` is on).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import resource
 import socket
@@ -39,6 +45,7 @@ MIB = 1 << 20
 FETCH_SLICE = MIB
 ANSWER = b"\x00" * 60
 IN_FLIGHT = 5
+BARE_SERVER = "produce 16 KiB, bare uvloop server"
 
 
 def _cpu() -> tuple[float, float]:
@@ -170,6 +177,90 @@ def produce_round(directory: Path, frame_size: int, total: int) -> tuple[float, 
     return user1 - user0, sys1 - sys0
 
 
+class _BareProduceServer(asyncio.BufferedProtocol):
+    """The least a Python broker does per produce: frame, CRC-32C, pwrite, answer."""
+
+    def __init__(self, fd: int, requests: int, done: asyncio.Future[None]) -> None:
+        import crc32c  # the package Moldau checks batches with
+
+        self._crc = crc32c.crc32c
+        self._fd = fd
+        self._left = requests
+        self._done = done
+        self._buf = bytearray(MIB)
+        self._view = memoryview(self._buf)
+        self._start = self._end = self._position = 0
+        self._answer = len(ANSWER).to_bytes(4, "big") + ANSWER
+        self.transport: asyncio.Transport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self._done.done():
+            self._done.set_exception(ConnectionError(f"the producer went away: {exc}"))
+
+    def get_buffer(self, sizehint: int) -> memoryview:
+        if self._end == len(self._buf):  # keep the unread tail: move it to the front
+            n = self._end - self._start
+            self._buf[:n] = self._view[self._start : self._end]
+            self._start, self._end = 0, n
+        return self._view[self._end :]
+
+    def buffer_updated(self, nbytes: int) -> None:
+        self._end += nbytes
+        view, start, end = self._view, self._start, self._end
+        answers = 0
+        while end - start >= 4:
+            size = int.from_bytes(view[start : start + 4], "big")
+            if end - start - 4 < size:
+                break
+            frame = view[start + 4 : start + 4 + size]
+            self._crc(frame)
+            self._position += os.pwrite(self._fd, frame, self._position)
+            start += 4 + size
+            answers += 1
+        self._start, self._end = (0, 0) if start == end else (start, end)
+        if answers:
+            self.transport.write(self._answer * answers)  # type: ignore[union-attr]
+            self._left -= answers
+            if self._left <= 0 and not self._done.done():
+                self._done.set_result(None)
+
+
+def bare_server_round(directory: Path, frame_size: int, total: int) -> tuple[float, float]:
+    """User and system seconds of a uvloop server taking ``total`` bytes of ``frame_size`` frames."""
+    import uvloop
+
+    requests = max(IN_FLIGHT, total // frame_size)
+    path = directory / "segment.log"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    conn, pid = _peer(_producer(frame_size, requests))
+    times: list[tuple[float, float]] = []
+
+    async def serve() -> None:
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+        times.append(_cpu())
+        transport, _ = await loop.connect_accepted_socket(
+            lambda: _BareProduceServer(fd, requests, done), conn
+        )
+        try:
+            await done
+        finally:
+            times.append(_cpu())
+            transport.close()
+
+    try:
+        uvloop.run(serve())
+    finally:
+        os.close(fd)
+        path.unlink()
+    _reap(pid)
+    (user0, sys0), (user1, sys1) = times
+    return user1 - user0, sys1 - sys0
+
+
 def spread(values: list[float]) -> str:
     median = statistics.median(values)
     # A spread of a median under a clock tick's worth (getrusage counts in ticks) means nothing.
@@ -205,6 +296,7 @@ def main() -> None:
             ),
             ("produce 16 KiB frames", produce_total, lambda: produce_round(tmp, 16 * 1024, produce_total)),
             ("produce 256 KiB frames", produce_total, lambda: produce_round(tmp, 256 * 1024, produce_total)),
+            (BARE_SERVER, produce_total, lambda: bare_server_round(tmp, 16 * 1024, produce_total)),
         ]
         results: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name, _, _ in workloads}
         for round_no in range(args.rounds):
@@ -217,10 +309,14 @@ def main() -> None:
                 results[name][1].append(system * GIB / total)
     print()
     print(f"CPU seconds per GiB of the serving process, median of {args.rounds} rounds (min-max, spread)")
-    print(f"{'workload':<30} {'system (the floor)':^28} {'user (the loop)':^28}")
+    print(f"{'workload':<34} {'system (the floor)':^28} {'user (the loop)':^28} {'user + system':^28}")
     for name, _, _ in workloads:
         user_values, system_values = results[name]
-        print(f"{name:<30} {spread(system_values):^28} {spread(user_values):^28}")
+        both = [u + s for u, s in zip(user_values, system_values, strict=True)]
+        print(f"{name:<34} {spread(system_values):^28} {spread(user_values):^28} {spread(both):^28}")
+    bare = statistics.median(u + s for u, s in zip(*results[BARE_SERVER], strict=True))
+    per_request = bare * 16 * 1024 / GIB * 1e6
+    print(f"\nthe bare uvloop server: {per_request:.1f} us of CPU per 16 KiB request")
 
 
 if __name__ == "__main__":

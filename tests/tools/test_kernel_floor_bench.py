@@ -1,7 +1,8 @@
 """``bench/kernel_floor_bench.py`` runs end to end with tiny settings, so it does not rot.
 
-Every workload (the two fetch loops, the two produce loops against a forked peer) must finish
-and print its row; no figure's size is checked (that is the bench's job, on a quiet machine).
+Every workload (the two fetch loops, the two produce loops and the bare uvloop server against
+a forked peer) must finish and print its row; no figure's size is checked (that is the bench's
+job, on a quiet machine).
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ def test_kernel_floor_bench_runs_every_workload(tmp_path):
         "fetch, send from memory",
         "produce 16 KiB frames",
         "produce 256 KiB frames",
+        "produce 16 KiB, bare uvloop server",
     ):
         assert workload in rows, result.stdout
+    assert "us of CPU per 16 KiB request" in result.stdout
     assert list(tmp_path.iterdir()) == []  # the scratch directory is gone
