@@ -62,12 +62,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import inspect
 import itertools
 import logging
 import socket
 import struct
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Protocol
 
 from broker.connection_limits import (
@@ -585,7 +586,13 @@ class KafkaConnection(asyncio.BufferedProtocol):
             elif answer.task.done():
                 _discard_task(answer.task)
             else:
-                answer.task.cancel()
+                coro = answer.task.get_coro()  # type: ignore[attr-defined]
+                if inspect.iscoroutine(coro) and inspect.getcoroutinestate(coro) == inspect.CORO_CREATED:
+                    # Cancelled before its first step, it would end unstarted (see _abandon):
+                    # cancelled after it instead (that step was scheduled first).
+                    answer.task.get_loop().call_soon(answer.task.cancel)
+                else:
+                    answer.task.cancel()
 
     # ------------------------------------------------------------------ output
 
@@ -808,10 +815,27 @@ class _Answer:
 
 def _discard(result: Any) -> None:
     """Drop a handler's result that will never be written (its connection closed)."""
-    if isinstance(result, FileResponse) or asyncio.iscoroutine(result):
+    if inspect.iscoroutine(result):
+        _abandon(result)
+    elif isinstance(result, FileResponse):
         result.close()
     elif isinstance(result, asyncio.Future):
         result.cancel()
+
+
+def _abandon(coro: Coroutine[Any, Any, Any]) -> None:
+    """An answer-to-be (a coroutine) that will not be written: run to its first wait, then
+    cancelled, as an outstanding one is. Closed unstarted instead, it would skip the finally
+    blocks that release what it holds (a parked fetch or produce in its purgatory) and leave
+    the coroutines it was given unawaited."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # no loop: nothing can run it
+        coro.close()
+        return
+    task = loop.create_task(coro)
+    task.add_done_callback(_discard_task)
+    loop.call_soon(task.cancel)  # after its first step, scheduled before this
 
 
 def _discard_task(task: asyncio.Future) -> None:

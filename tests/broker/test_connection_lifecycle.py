@@ -7,7 +7,10 @@ can be inspected after each abuse.
 from __future__ import annotations
 
 import asyncio
+import gc
+import inspect
 import struct
+import warnings
 
 from broker.broker import Broker
 from broker.config import BrokerConfig
@@ -101,3 +104,62 @@ def test_client_vanishing_during_a_long_poll_fetch_cancels_its_wait(tmp_path):
         await _until(lambda: _connection_tasks() == [])
 
     _run(tmp_path, scenario)
+
+
+def test_a_connection_cut_under_a_handled_request_leaves_no_coroutine_unawaited(tmp_path):
+    """A link cut as the cluster harness makes it (an interceptor that lets the handler run,
+    then closes the connection): the handler's answer-to-be (a long-poll fetch's chain of
+    coroutines) is not written; it is run to its wait and cancelled as any outstanding answer
+    of a closed connection, so the fetch leaves the purgatory at once and no coroutine is
+    dropped unawaited (Python reports those as RuntimeWarnings on the broker's stderr)."""
+
+    class CutAfterHandling:
+        def intercept(self, connection, api_key, api_version, header, request, handle):
+            answer = handle(request)
+            if api_key == 1:  # Fetch: parked, its answer a coroutine
+                assert inspect.isawaitable(answer)
+                connection.close("link cut by the test")
+            return answer
+
+    async def scenario(broker, host, port):
+        r, w = await asyncio.open_connection(host, port)
+        w.write(
+            _frame(
+                3,
+                12,
+                bytes(MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name="t")]).encode(12)),
+                2,
+            )
+        )
+        await r.readexactly(struct.unpack(">i", await r.readexactly(4))[0])
+        await _until(lambda: broker.metadata_cache.get_topic("t") is not None)
+        broker.server.interceptor = CutAfterHandling()
+        fetch = FetchRequest(
+            max_wait_ms=60_000,
+            min_bytes=1_000_000,
+            max_bytes=1_000_000,
+            topics=[
+                FetchRequest.FetchTopic(
+                    topic="t",
+                    partitions=[
+                        FetchRequest.FetchPartition(
+                            partition=0, fetch_offset=0, partition_max_bytes=1_000_000
+                        )
+                    ],
+                )
+            ],
+        )
+        w.write(_frame(1, 12, bytes(fetch.encode(12)), 2))
+        await w.drain()
+        assert await r.read() == b""  # cut
+        await _until(lambda: not broker.server.connections)
+        # Its wait ends with it: the fetch is not left parked until its max wait.
+        await _until(lambda: len(broker.replica_manager.fetch_purgatory) == 0)
+        await _until(lambda: _connection_tasks() == [])
+        w.close()
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _run(tmp_path, scenario)
+        gc.collect()
+    assert [str(w.message) for w in caught if "never awaited" in str(w.message)] == []

@@ -10,7 +10,9 @@ completes when. Requests and answers are raw frames on a real socket.
 from __future__ import annotations
 
 import asyncio
+import gc
 import struct
+import warnings
 
 from broker.broker import Broker
 from broker.config import BrokerConfig
@@ -324,3 +326,42 @@ def test_nothing_is_started_behind_a_transactional_produce_until_it_is_answered(
         assert await _read_produce(h.reader) == (2, 0, 0)
 
     _run(tmp_path, scenario)
+
+
+class _CutAtSecondProduce:
+    """Runs every handler; at the second Produce closes the connection, as the cluster
+    harness's link cut does: the first produce's answer task has not run a step yet."""
+
+    def __init__(self) -> None:
+        self.produces = 0
+
+    def intercept(self, connection, api_key, api_version, header, request, handle):
+        answer = handle(request)
+        if api_key == 0:
+            self.produces += 1
+            if self.produces == 2:
+                connection.close("link cut by the test")
+        return answer
+
+
+def test_a_cut_behind_a_parked_produce_leaves_no_coroutine_unawaited(tmp_path):
+    """Both produces are appended and parked; the cut comes before the first's answer task ran
+    a step and as the second's answer is handed over: both are run to their wait and
+    cancelled, so they leave the purgatory at once and no coroutine is left for Python to
+    report as never awaited."""
+
+    async def scenario(h: Harness):
+        cut = _CutAtSecondProduce()
+        h.broker.server.interceptor = cut
+        await h.send(_produce(1, 0), _produce(2, 1))
+        assert await h.reader.read() == b""
+        await _until(lambda: not h.broker.server.connections)
+        assert cut.produces == 2 and h.log_end(0) == 1 and h.log_end(1) == 1
+        # Their waits end with the connection, not at their 60 s timeout.
+        await _until(lambda: len(h.rm.produce_purgatory) == 0)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _run(tmp_path, scenario)
+        gc.collect()
+    assert [str(w.message) for w in caught if "never awaited" in str(w.message)] == []
