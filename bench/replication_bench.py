@@ -9,7 +9,8 @@ In one run, alternating the two setups round by round:
 
 the Java client's producer perf tool (kafka-producer-perf-test's equivalent, tests/java) with
 the idempotent producer, acks=all, max.in.flight 5, 1 KiB records, the client's default
-batches (batch.size 16384, linger.ms 5). Prints, each as the median of the measured rounds
+batches (batch.size 16384, linger.ms 5; ``--batch-size N`` for others, with linger.ms 10).
+Prints, each as the median of the measured rounds
 with min-max and spread: MB/s, the p99 produce latency (send to acknowledgement, sampled per
 record by the perf tool), and the brokers' CPU seconds (user + system, /proc/<pid>/stat)
 summed over every broker of the setup, per GB of record values; and the RF3/RF1 ratio of the
@@ -20,7 +21,7 @@ warm-up round, a GC of the client and a sync before each phase, spread) is broke
 Every broker, the ZooKeeper server and the client share the machine: the RF 3 figures include
 the cost of three brokers and ZooKeeper on the same cores.
 
-Usage: python bench/replication_bench.py [--rounds R] [--records N] [--warmup-rounds W]
+Usage: python bench/replication_bench.py [--rounds R] [--records N] [--warmup-rounds W] [--batch-size N]
        [--json FILE] [--compare EARLIER.json [--tolerance PCT]] [--profile DIR] [--cpu-profile DIR]
 ``--profile DIR`` samples the brokers with py-spy (wall-clock time: on a busy machine a
 process waiting for a core shows where it was preempted); ``--cpu-profile DIR`` has each
@@ -238,6 +239,7 @@ def run_phase(
     warmup: bool,
     profile_dir: Path | None = None,
     cpu_profile_dir: Path | None = None,
+    producer: dict[str, Any] | None = None,
 ) -> Sample:
     jvm.client.bootstrap = setup.bootstrap
     jvm.collect_garbage()
@@ -249,7 +251,7 @@ def run_phase(
         cpu_profiled(setup, leader, None if warmup else cpu_profile_dir, f"round{round_no}"),
     ):
         before = CpuSnapshot.take(pids)
-        result = jvm.client.perf_produce(topic, records, RECORD_SIZE)
+        result = jvm.client.perf_produce(topic, records, RECORD_SIZE, properties=producer)
         after = CpuSnapshot.take(pids)
     if not result["ok"] or result["acked"] != records:
         raise RuntimeError(f"{setup.name}: perf-produce failed: {result}")
@@ -313,11 +315,26 @@ def run_rounds(args: argparse.Namespace, runtime: PerfJavaRuntime, jcmd: str | N
                                 warmup,
                                 args.profile,
                                 args.cpu_profile,
+                                producer_properties(args),
                             )
                         )
         finally:
             zookeeper.stop()
     return samples
+
+
+def producer_properties(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The producer's batching: the client's defaults, or ``--batch-size`` with linger.ms 10
+    (broker_bench.py's large batches)."""
+    if args.batch_size is None:
+        return None
+    return {"batch.size": args.batch_size, "linger.ms": 10}
+
+
+def batches_label(batch_size: int | None) -> str:
+    if batch_size is None:
+        return "client-default batches (batch.size 16384, linger.ms 5)"
+    return f"batch.size {batch_size}, linger.ms 10"
 
 
 def summarize(samples: Sequence[Sample]) -> dict[str, Any]:
@@ -350,7 +367,7 @@ def print_report(report: dict[str, Any]) -> None:
     print()
     print(
         "Java kafka-clients 4.3 perf producer; idempotent, acks=all, max.in.flight 5, 1 KiB records, "
-        "client-default batches, one partition"
+        f"{batches_label(config.get('batch_size'))}, one partition"
     )
     print(
         f"machine: {machine['cores']} cores, {machine['cpu_model']}, {machine['memory_gib']} GiB, "
@@ -402,6 +419,8 @@ def print_report(report: dict[str, Any]) -> None:
 def compare(report: dict[str, Any], earlier: dict[str, Any], tolerance_pct: float) -> bool:
     """Each median and the ratio against an earlier run's; True when all are within tolerance."""
     print(f"\nagainst the earlier run (within {tolerance_pct:g}%?)")
+    if report["config"].get("batch_size") != earlier["config"].get("batch_size"):
+        print("  (the two runs used different batches: not the same measurement)")
     rows = [
         (
             f"{name} {metric}",
@@ -434,6 +453,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=5, help="measured rounds (default 5)")
     ap.add_argument("--warmup-rounds", type=int, default=1, help="discarded rounds at 1/5 of the records")
     ap.add_argument("--records", type=int, default=150_000, help="1 KiB records per phase (default 150,000)")
+    ap.add_argument(
+        "--batch-size",
+        type=int,
+        help="the producer's batch.size, with linger.ms 10 (default: the client's, 16384 and 5 ms); "
+        "262144 is broker_bench.py's large batches",
+    )
     ap.add_argument("--json", type=Path, help="also write every sample and the summary to this file")
     ap.add_argument("--compare", type=Path, help="an earlier --json file: is each median within tolerance?")
     ap.add_argument("--tolerance", type=float, default=15.0, help="for --compare, in %% (default 15)")
@@ -450,6 +475,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         enable_cpu_sampler(args.cpu_profile)
     if args.rounds < 1 or args.warmup_rounds < 0 or args.records < 1:
         ap.error("--rounds and --records must be >= 1, --warmup-rounds >= 0")
+    if args.batch_size is not None and args.batch_size < RECORD_SIZE + 100:
+        ap.error(f"--batch-size must hold a record: at least {RECORD_SIZE + 100}")
     missing = zookeeper_available()
     if missing:
         print(f"cannot run: {missing}", file=sys.stderr)
@@ -468,6 +495,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "warmup_rounds": args.warmup_rounds,
             "records": args.records,
             "record_size": RECORD_SIZE,
+            "batch_size": args.batch_size,
             "rf3_topic_configs": RF3_TOPIC_CONFIGS,
         },
         "load_before": load_before,

@@ -2,8 +2,8 @@
 
 Both setups (RF 1 on one broker; RF 3 on three broker subprocesses with a real ZooKeeper,
 min.insync.replicas 2) must produce every record through the Java client, and the report
-must carry every figure the bench publishes. No figure's size is checked (that is the
-bench's job, on a quiet machine).
+must carry every figure the bench publishes and the ``--batch-size`` it ran with. No figure's
+size is checked (that is the bench's job, on a quiet machine).
 """
 
 from __future__ import annotations
@@ -38,6 +38,8 @@ def test_replication_bench_runs_both_setups_end_to_end(tmp_path):
             "0",
             "--records",
             "3000",
+            "--batch-size",
+            "65536",
             "--json",
             str(out),
         ],
@@ -49,7 +51,9 @@ def test_replication_bench_runs_both_setups_end_to_end(tmp_path):
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "RF3/RF1 throughput:" in result.stdout
+    assert "batch.size 65536, linger.ms 10" in result.stdout
     report = json.loads(out.read_text())
+    assert report["config"]["batch_size"] == 65536
     samples = report["samples"]
     assert sorted((s["setup"], s["round"]) for s in samples) == [
         ("RF 1, 1 broker", 0),
