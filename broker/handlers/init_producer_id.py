@@ -43,6 +43,7 @@ or Write on at least one topic (KIP-679), else CLUSTER_AUTHORIZATION_FAILED.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable
 
 from broker.authorization import init_producer_id_error
 from broker.handlers import RequestContext, handler
@@ -65,36 +66,17 @@ def _error(error: ErrorCode) -> InitProducerIdResponse:
 
 
 @handler(ApiKey.INIT_PRODUCER_ID, versions=(0, 5))
-async def handle_init_producer_id(
+def handle_init_producer_id(
     ctx: RequestContext, request: InitProducerIdRequest
-) -> InitProducerIdResponse:
+) -> InitProducerIdResponse | Awaitable[InitProducerIdResponse]:
     transactional_id = request.transactional_id
     denied = init_producer_id_error(ctx, transactional_id)  # TransactionalId Write / IdempotentWrite
     if denied is not None:
         return _error(denied)
     if transactional_id is not None:
-        expected = None
-        if ctx.api_version >= 3 and request.producer_id != NO_PRODUCER_ID:
-            expected = (request.producer_id, request.producer_epoch)
-        try:
-            result = await ctx.broker.transactions.init_producer_id(
-                transactional_id, request.transaction_timeout_ms, expected
-            )
-        except KafkaError as exc:  # producer ids exhausted or not leased yet
-            if not exc.error.retriable:
-                log.error("InitProducerId from %s failed: %s", ctx.peer, exc)
-            return _error(exc.error)
-        error = result.error
-        if error is ErrorCode.PRODUCER_FENCED and ctx.api_version < 4:
-            error = ErrorCode.INVALID_PRODUCER_EPOCH
-        if error is not ErrorCode.NONE:
-            return _error(error)
-        return InitProducerIdResponse(
-            throttle_time_ms=0,
-            error_code=0,
-            producer_id=result.producer_id,
-            producer_epoch=result.producer_epoch,
-        )
+        # Only the coordinator's answer waits (a write to __transaction_state, an abort): an
+        # idempotent producer's id is answered at once, with no task of its own.
+        return _init_transactional(ctx, request, transactional_id)
     try:
         producer_id = ctx.broker.producer_ids.generate_producer_id()
     except KafkaError as exc:
@@ -102,3 +84,30 @@ async def handle_init_producer_id(
             log.error("InitProducerId from %s failed: %s", ctx.peer, exc)
         return _error(exc.error)
     return InitProducerIdResponse(throttle_time_ms=0, error_code=0, producer_id=producer_id, producer_epoch=0)
+
+
+async def _init_transactional(
+    ctx: RequestContext, request: InitProducerIdRequest, transactional_id: str
+) -> InitProducerIdResponse:
+    expected = None
+    if ctx.api_version >= 3 and request.producer_id != NO_PRODUCER_ID:
+        expected = (request.producer_id, request.producer_epoch)
+    try:
+        result = await ctx.broker.transactions.init_producer_id(
+            transactional_id, request.transaction_timeout_ms, expected
+        )
+    except KafkaError as exc:  # producer ids exhausted or not leased yet
+        if not exc.error.retriable:
+            log.error("InitProducerId from %s failed: %s", ctx.peer, exc)
+        return _error(exc.error)
+    error = result.error
+    if error is ErrorCode.PRODUCER_FENCED and ctx.api_version < 4:
+        error = ErrorCode.INVALID_PRODUCER_EPOCH
+    if error is not ErrorCode.NONE:
+        return _error(error)
+    return InitProducerIdResponse(
+        throttle_time_ms=0,
+        error_code=0,
+        producer_id=result.producer_id,
+        producer_epoch=result.producer_epoch,
+    )
