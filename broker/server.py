@@ -588,11 +588,12 @@ class KafkaConnection(asyncio.BufferedProtocol):
             else:
                 coro = answer.task.get_coro()  # type: ignore[attr-defined]
                 if inspect.iscoroutine(coro) and inspect.getcoroutinestate(coro) == inspect.CORO_CREATED:
-                    # Cancelled before its first step, it would end unstarted (see _abandon):
-                    # cancelled after it instead (that step was scheduled first).
-                    answer.task.get_loop().call_soon(answer.task.cancel)
-                else:
-                    answer.task.cancel()
+                    # Cancelled before its first step, it would end unstarted (see _discard).
+                    if _waits_only(coro):  # cancelled after that step (scheduled first)
+                        answer.task.get_loop().call_soon(answer.task.cancel)
+                        continue
+                    _close_arguments(coro)
+                answer.task.cancel()
 
     # ------------------------------------------------------------------ output
 
@@ -816,26 +817,55 @@ class _Answer:
 def _discard(result: Any) -> None:
     """Drop a handler's result that will never be written (its connection closed)."""
     if inspect.iscoroutine(result):
-        _abandon(result)
+        if _waits_only(result):
+            _abandon(result)
+        else:
+            _close_unstarted(result)
     elif isinstance(result, FileResponse):
         result.close()
     elif isinstance(result, asyncio.Future):
         result.cancel()
 
 
+def _waits_only(coro: Coroutine[Any, Any, Any]) -> bool:
+    """Whether an unstarted answer (``_respond_later``) only waits for what a synchronous
+    handler already did: a parked fetch or produce, whose wait holds a purgatory entry until
+    it ends. An async handler's own coroutine is another matter: started for a closed
+    connection, it would run part of the request (as Kafka runs a request read before the
+    close, but then to its end, not to its first wait), so it is closed unstarted."""
+    spec = inspect.getcoroutinelocals(coro).get("spec")
+    return isinstance(spec, HandlerSpec) and not spec.is_async
+
+
 def _abandon(coro: Coroutine[Any, Any, Any]) -> None:
-    """An answer-to-be (a coroutine) that will not be written: run to its first wait, then
-    cancelled, as an outstanding one is. Closed unstarted instead, it would skip the finally
-    blocks that release what it holds (a parked fetch or produce in its purgatory) and leave
-    the coroutines it was given unawaited."""
+    """An answer that only waits (``_waits_only``) and will not be written: run to its wait,
+    then cancelled, as an outstanding one is, so its finally blocks release what it holds
+    (the parked fetch or produce leaves its purgatory now, not at its timeout)."""
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:  # no loop: nothing can run it
-        coro.close()
+        _close_unstarted(coro)
         return
     task = loop.create_task(coro)
     task.add_done_callback(_discard_task)
     loop.call_soon(task.cancel)  # after its first step, scheduled before this
+
+
+def _close_unstarted(coro: Coroutine[Any, Any, Any]) -> None:
+    """Close a coroutine that will never run, and first the coroutines it was given to await."""
+    _close_arguments(coro)
+    coro.close()
+
+
+def _close_arguments(coro: Coroutine[Any, Any, Any]) -> None:
+    """If ``coro`` has not started, close the coroutines it was given to await (an answer is
+    a chain of them: ``_respond_later`` of a handler, or of ``_respond_when_ready`` of the
+    replica manager's read). One that ends before its start never awaits its arguments, and
+    Python would report each of those on stderr as never awaited."""
+    if inspect.getcoroutinestate(coro) == inspect.CORO_CREATED:
+        for value in inspect.getcoroutinelocals(coro).values():
+            if inspect.iscoroutine(value):
+                _close_unstarted(value)
 
 
 def _discard_task(task: asyncio.Future) -> None:

@@ -15,7 +15,7 @@ import warnings
 from broker.broker import Broker
 from broker.config import BrokerConfig
 from protocol.headers import RequestHeader, encode_request_header
-from protocol.messages import FetchRequest, MetadataRequest
+from protocol.messages import DeleteTopicsRequest, FetchRequest, MetadataRequest
 
 
 def _frame(api_key: int, version: int, body: bytes, header_version: int = 1) -> bytes:
@@ -156,6 +156,47 @@ def test_a_connection_cut_under_a_handled_request_leaves_no_coroutine_unawaited(
         # Its wait ends with it: the fetch is not left parked until its max wait.
         await _until(lambda: len(broker.replica_manager.fetch_purgatory) == 0)
         await _until(lambda: _connection_tasks() == [])
+        w.close()
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _run(tmp_path, scenario)
+        gc.collect()
+    assert [str(w.message) for w in caught if "never awaited" in str(w.message)] == []
+
+
+def test_a_cut_under_an_async_handler_does_not_run_it(tmp_path):
+    """An async handler's coroutine (DeleteTopics here) handed over as its connection is cut
+    is closed without running: no part of the request is done (the topic stays), and no
+    coroutine is left for Python to report as never awaited."""
+
+    class CutAfterHandling:
+        def intercept(self, connection, api_key, api_version, header, request, handle):
+            answer = handle(request)
+            if api_key == 20:  # DeleteTopics: an async handler, its coroutine not started
+                assert inspect.iscoroutine(answer)
+                connection.close("link cut by the test")
+            return answer
+
+    async def scenario(broker, host, port):
+        r, w = await asyncio.open_connection(host, port)
+        w.write(
+            _frame(
+                3,
+                12,
+                bytes(MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name="t")]).encode(12)),
+                2,
+            )
+        )
+        await r.readexactly(struct.unpack(">i", await r.readexactly(4))[0])
+        await _until(lambda: broker.metadata_cache.get_topic("t") is not None)
+        broker.server.interceptor = CutAfterHandling()
+        w.write(_frame(20, 4, bytes(DeleteTopicsRequest(topic_names=["t"], timeout_ms=30_000).encode(4)), 2))
+        await w.drain()
+        assert await r.read() == b""  # cut
+        await _until(lambda: not broker.server.connections)
+        await _until(lambda: _connection_tasks() == [])
+        assert broker.metadata_cache.get_topic("t") is not None
         w.close()
 
     with warnings.catch_warnings(record=True) as caught:
