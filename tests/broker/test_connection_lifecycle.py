@@ -64,36 +64,63 @@ def test_half_sent_frame_and_disconnect_leak_nothing(tmp_path):
     _run(tmp_path, scenario)
 
 
+async def _auto_create_t(broker, r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+    """Topic ``t`` through a Metadata request's auto-creation."""
+    metadata = MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name="t")])
+    w.write(_frame(3, 12, bytes(metadata.encode(12)), 2))
+    await r.readexactly(struct.unpack(">i", await r.readexactly(4))[0])  # auto-create begun
+    await _until(lambda: broker.metadata_cache.get_topic("t") is not None)
+
+
+def _long_poll_fetch_frame() -> bytes:
+    """A Fetch v12 of ``t-0`` that parks: it asks for a megabyte, waiting up to a minute."""
+    fetch = FetchRequest(
+        max_wait_ms=60_000,
+        min_bytes=1_000_000,
+        max_bytes=1_000_000,
+        topics=[
+            FetchRequest.FetchTopic(
+                topic="t",
+                partitions=[
+                    FetchRequest.FetchPartition(partition=0, fetch_offset=0, partition_max_bytes=1_000_000)
+                ],
+            )
+        ],
+    )
+    return _frame(1, 12, bytes(fetch.encode(12)), 2)
+
+
+class _CutAfterHandling:
+    """A link cut as the cluster harness makes it: an interceptor that lets the handler of
+    ``api_key`` run, then closes the connection and hands the handler's answer over."""
+
+    def __init__(self, api_key: int) -> None:
+        self.api_key = api_key
+
+    def intercept(self, connection, api_key, api_version, header, request, handle):
+        answer = handle(request)
+        if api_key == self.api_key:
+            assert inspect.iscoroutine(answer)  # an answer still to come
+            connection.close("link cut by the test")
+        return answer
+
+
+def _run_without_unawaited_coroutines(tmp_path, scenario) -> None:
+    """``_run``, then no coroutine was dropped unawaited (Python reports those as
+    RuntimeWarnings on the broker's stderr)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _run(tmp_path, scenario)
+        gc.collect()
+    assert [str(w.message) for w in caught if "never awaited" in str(w.message)] == []
+
+
 def test_client_vanishing_during_a_long_poll_fetch_cancels_its_wait(tmp_path):
     async def scenario(broker, host, port):
         r, w = await asyncio.open_connection(host, port)
-        w.write(
-            _frame(
-                3,
-                12,
-                bytes(MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name="t")]).encode(12)),
-                2,
-            )
-        )
-        await r.readexactly(struct.unpack(">i", await r.readexactly(4))[0])  # auto-create begun
-        await _until(lambda: broker.metadata_cache.get_topic("t") is not None)
-        fetch = FetchRequest(
-            max_wait_ms=60_000,
-            min_bytes=1_000_000,
-            max_bytes=1_000_000,
-            topics=[
-                FetchRequest.FetchTopic(
-                    topic="t",
-                    partitions=[
-                        FetchRequest.FetchPartition(
-                            partition=0, fetch_offset=0, partition_max_bytes=1_000_000
-                        )
-                    ],
-                )
-            ],
-        )
+        await _auto_create_t(broker, r, w)
         assert _connection_tasks() == []
-        w.write(_frame(1, 12, bytes(fetch.encode(12)), 2))
+        w.write(_long_poll_fetch_frame())
         await w.drain()
         await _until(lambda: len(broker.replica_manager.fetch_purgatory) == 1)
         assert len(_connection_tasks()) == 1  # the parked fetch
@@ -107,49 +134,16 @@ def test_client_vanishing_during_a_long_poll_fetch_cancels_its_wait(tmp_path):
 
 
 def test_a_connection_cut_under_a_handled_request_leaves_no_coroutine_unawaited(tmp_path):
-    """A link cut as the cluster harness makes it (an interceptor that lets the handler run,
-    then closes the connection): the handler's answer-to-be (a long-poll fetch's chain of
-    coroutines) is not written; it is run to its wait and cancelled as any outstanding answer
-    of a closed connection, so the fetch leaves the purgatory at once and no coroutine is
-    dropped unawaited (Python reports those as RuntimeWarnings on the broker's stderr)."""
-
-    class CutAfterHandling:
-        def intercept(self, connection, api_key, api_version, header, request, handle):
-            answer = handle(request)
-            if api_key == 1:  # Fetch: parked, its answer a coroutine
-                assert inspect.isawaitable(answer)
-                connection.close("link cut by the test")
-            return answer
+    """A long-poll fetch cut after its handler ran: its answer (a chain of coroutines) is not
+    written; it is run to its wait and cancelled as any outstanding answer of a closed
+    connection, so the fetch leaves the purgatory at once and no coroutine is dropped
+    unawaited."""
 
     async def scenario(broker, host, port):
         r, w = await asyncio.open_connection(host, port)
-        w.write(
-            _frame(
-                3,
-                12,
-                bytes(MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name="t")]).encode(12)),
-                2,
-            )
-        )
-        await r.readexactly(struct.unpack(">i", await r.readexactly(4))[0])
-        await _until(lambda: broker.metadata_cache.get_topic("t") is not None)
-        broker.server.interceptor = CutAfterHandling()
-        fetch = FetchRequest(
-            max_wait_ms=60_000,
-            min_bytes=1_000_000,
-            max_bytes=1_000_000,
-            topics=[
-                FetchRequest.FetchTopic(
-                    topic="t",
-                    partitions=[
-                        FetchRequest.FetchPartition(
-                            partition=0, fetch_offset=0, partition_max_bytes=1_000_000
-                        )
-                    ],
-                )
-            ],
-        )
-        w.write(_frame(1, 12, bytes(fetch.encode(12)), 2))
+        await _auto_create_t(broker, r, w)
+        broker.server.interceptor = _CutAfterHandling(1)
+        w.write(_long_poll_fetch_frame())
         await w.drain()
         assert await r.read() == b""  # cut
         await _until(lambda: not broker.server.connections)
@@ -158,39 +152,18 @@ def test_a_connection_cut_under_a_handled_request_leaves_no_coroutine_unawaited(
         await _until(lambda: _connection_tasks() == [])
         w.close()
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        _run(tmp_path, scenario)
-        gc.collect()
-    assert [str(w.message) for w in caught if "never awaited" in str(w.message)] == []
+    _run_without_unawaited_coroutines(tmp_path, scenario)
 
 
 def test_a_cut_under_an_async_handler_does_not_run_it(tmp_path):
     """An async handler's coroutine (DeleteTopics here) handed over as its connection is cut
     is closed without running: no part of the request is done (the topic stays), and no
-    coroutine is left for Python to report as never awaited."""
-
-    class CutAfterHandling:
-        def intercept(self, connection, api_key, api_version, header, request, handle):
-            answer = handle(request)
-            if api_key == 20:  # DeleteTopics: an async handler, its coroutine not started
-                assert inspect.iscoroutine(answer)
-                connection.close("link cut by the test")
-            return answer
+    coroutine is dropped unawaited."""
 
     async def scenario(broker, host, port):
         r, w = await asyncio.open_connection(host, port)
-        w.write(
-            _frame(
-                3,
-                12,
-                bytes(MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name="t")]).encode(12)),
-                2,
-            )
-        )
-        await r.readexactly(struct.unpack(">i", await r.readexactly(4))[0])
-        await _until(lambda: broker.metadata_cache.get_topic("t") is not None)
-        broker.server.interceptor = CutAfterHandling()
+        await _auto_create_t(broker, r, w)
+        broker.server.interceptor = _CutAfterHandling(20)
         w.write(_frame(20, 4, bytes(DeleteTopicsRequest(topic_names=["t"], timeout_ms=30_000).encode(4)), 2))
         await w.drain()
         assert await r.read() == b""  # cut
@@ -199,8 +172,4 @@ def test_a_cut_under_an_async_handler_does_not_run_it(tmp_path):
         assert broker.metadata_cache.get_topic("t") is not None
         w.close()
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        _run(tmp_path, scenario)
-        gc.collect()
-    assert [str(w.message) for w in caught if "never awaited" in str(w.message)] == []
+    _run_without_unawaited_coroutines(tmp_path, scenario)
