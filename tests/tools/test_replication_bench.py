@@ -37,9 +37,11 @@ def test_replication_bench_runs_both_setups_end_to_end(tmp_path):
             "--warmup-rounds",
             "0",
             "--records",
-            "3000",
+            "20000",
+            # The option's path end to end, at the client's default size. 20,000 records, so
+            # that each phase takes several clock ticks of broker CPU (3,000 took one or two).
             "--batch-size",
-            "65536",
+            "16384",
             "--json",
             str(out),
         ],
@@ -51,9 +53,9 @@ def test_replication_bench_runs_both_setups_end_to_end(tmp_path):
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "RF3/RF1 throughput:" in result.stdout
-    assert "batch.size 65536, linger.ms 10" in result.stdout
+    assert "batch.size 16384, linger.ms 10" in result.stdout
     report = json.loads(out.read_text())
-    assert report["config"]["batch_size"] == 65536
+    assert report["config"]["batch_size"] == 16384
     samples = report["samples"]
     assert sorted((s["setup"], s["round"]) for s in samples) == [
         ("RF 1, 1 broker", 0),
@@ -62,7 +64,7 @@ def test_replication_bench_runs_both_setups_end_to_end(tmp_path):
         ("RF 3, 3 brokers", 1),
     ]
     for s in samples:
-        assert s["records"] == 3000
+        assert s["records"] == 20000
         assert s["mb_per_sec"] > 0 and s["p99_ms"] >= 0 and s["broker_cpu_seconds"] > 0, s
     summary = report["summary"]
     for setup in ("RF 1, 1 broker", "RF 3, 3 brokers"):
