@@ -153,36 +153,7 @@ def test_full_transaction_on_the_wire(client):
         AddOffsetsToTxnRequest(transactional_id=txn, producer_id=pid, producer_epoch=0, group_id=group), 3
     )
     assert r.error_code == 0
-    r = client.request(
-        TxnOffsetCommitRequest(
-            transactional_id=txn,
-            group_id=group,
-            producer_id=pid,
-            producer_epoch=0,
-            generation_id=-1,
-            member_id="",
-            topics=[
-                TxnOffsetCommitRequest.TxnOffsetCommitRequestTopic(
-                    name="wt",
-                    partitions=[
-                        TxnOffsetCommitRequest.TxnOffsetCommitRequestPartition(
-                            partition_index=0, committed_offset=42
-                        )
-                    ],
-                ),
-                TxnOffsetCommitRequest.TxnOffsetCommitRequestTopic(
-                    name="nope",
-                    partitions=[
-                        TxnOffsetCommitRequest.TxnOffsetCommitRequestPartition(
-                            partition_index=0, committed_offset=1
-                        )
-                    ],
-                ),
-            ],
-        ),
-        3,
-    )
-    assert [[p.error_code for p in t.partitions] for t in r.topics] == [
+    assert txn_offset_commit(client, txn, group, pid, 0, {"wt": 42, "nope": 1}) == [
         [0],
         [E.UNKNOWN_TOPIC_OR_PARTITION.code],
     ]
@@ -261,7 +232,10 @@ def test_init_errors_and_fencing_versions(client):
     assert (bumped.error_code, bumped.producer_id, bumped.producer_epoch) == (0, r.producer_id, 2)
 
 
-def txn_offset_commit(c: WireClient, txn: str, group: str, pid: int, epoch: int, offset: int) -> int:
+def txn_offset_commit(
+    c: WireClient, txn: str, group: str, pid: int, epoch: int, offsets: dict[str, int]
+) -> list[list[int]]:
+    """TxnOffsetCommit v3 of partition 0 of each topic at its offset: the error codes by topic."""
     r = c.request(
         TxnOffsetCommitRequest(
             transactional_id=txn,
@@ -272,18 +246,19 @@ def txn_offset_commit(c: WireClient, txn: str, group: str, pid: int, epoch: int,
             member_id="",
             topics=[
                 TxnOffsetCommitRequest.TxnOffsetCommitRequestTopic(
-                    name="wt",
+                    name=topic,
                     partitions=[
                         TxnOffsetCommitRequest.TxnOffsetCommitRequestPartition(
                             partition_index=0, committed_offset=offset
                         )
                     ],
                 )
+                for topic, offset in offsets.items()
             ],
         ),
         3,
     )
-    return r.topics[0].partitions[0].error_code
+    return [[p.error_code for p in t.partitions] for t in r.topics]
 
 
 def test_txn_offset_commit_is_verified_against_the_transaction(client):
@@ -297,12 +272,12 @@ def test_txn_offset_commit_is_verified_against_the_transaction(client):
     assert r.error_code == 0
     pid, epoch = r.producer_id, r.producer_epoch
     # no AddOffsetsToTxn: the partition is not in the transaction (there is none)
-    assert txn_offset_commit(client, txn, group, pid, epoch, 7) == E.INVALID_TXN_STATE.code
+    assert txn_offset_commit(client, txn, group, pid, epoch, {"wt": 7}) == [[E.INVALID_TXN_STATE.code]]
     r = client.request(
         AddOffsetsToTxnRequest(transactional_id=txn, producer_id=pid, producer_epoch=epoch, group_id=group), 3
     )
     assert r.error_code == 0
-    assert txn_offset_commit(client, txn, group, pid, epoch, 42) == 0
+    assert txn_offset_commit(client, txn, group, pid, epoch, {"wt": 42}) == [[0]]
     r = client.request(
         EndTxnRequest(transactional_id=txn, producer_id=pid, producer_epoch=epoch, committed=True), 3
     )
@@ -331,7 +306,9 @@ def test_txn_offset_commit_is_verified_against_the_transaction(client):
         return None if r.error_code == E.CONCURRENT_TRANSACTIONS.code else r
 
     assert wait_until(added, "the second transaction begun").error_code == 0
-    assert txn_offset_commit(client, txn, group, pid, epoch + 3, 8) == E.INVALID_PRODUCER_EPOCH.code
+    assert txn_offset_commit(client, txn, group, pid, epoch + 3, {"wt": 8}) == [
+        [E.INVALID_PRODUCER_EPOCH.code]
+    ]
     r = client.request(
         EndTxnRequest(transactional_id=txn, producer_id=pid, producer_epoch=epoch, committed=True), 3
     )
