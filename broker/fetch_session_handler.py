@@ -67,7 +67,17 @@ class FetchAnswer:
     ``omitted`` the session's partitions the answer left out (nothing new for them)."""
 
     ok: bool
-    omitted: frozenset[TopicPartition]
+    session: Mapping[TopicPartition, PartitionFetchData]  # the session's partitions when sent
+    response: Any  # the FetchResponse (None after a top-level error)
+
+    @property
+    def omitted(self) -> frozenset[TopicPartition]:
+        # On demand: a walk over every partition of the session, which the fetch itself
+        # (it reads only what the answer names) does not need.
+        if self.response is None:
+            return frozenset()
+        answered = {(t.topic, p.partition_index) for t in self.response.responses for p in t.partitions}
+        return frozenset(tp for tp in self.session if tp not in answered)
 
 
 class FetchSessionHandler:
@@ -104,7 +114,7 @@ class FetchSessionHandler:
             if error is ErrorCode.FETCH_SESSION_ID_NOT_FOUND:
                 self.session_id = INVALID_SESSION_ID  # nothing left to close
             self.epoch = INITIAL_EPOCH
-            return FetchAnswer(False, frozenset())
+            return FetchAnswer(False, {}, None)
         if response.session_id == INVALID_SESSION_ID:
             # No slot for a new session, or the leader closed it: full fetches from now on.
             self.session_id, self.epoch = INVALID_SESSION_ID, INITIAL_EPOCH
@@ -112,8 +122,7 @@ class FetchSessionHandler:
             self.session_id, self.epoch = response.session_id, next_epoch(INITIAL_EPOCH)
         else:
             self.epoch = next_epoch(self.epoch)
-        answered = {(t.topic, p.partition_index) for t in response.responses for p in t.partitions}
-        return FetchAnswer(True, frozenset(tp for tp in self.session_partitions if tp not in answered))
+        return FetchAnswer(True, self.session_partitions, response)
 
     def restart(self) -> None:
         """The next fetch is full and replaces the session (Kafka's ``handleError``): after a
