@@ -241,18 +241,18 @@ class ReplicaFetcher:
                 # ReplicaFetcherBlockingSend closes the node after any failure: the next try
                 # connects afresh rather than waiting on a connect stuck in its handshake.
                 self.client.disconnect(self.source_broker_id)
-                self.session.restart()  # a new connection starts a new session
-                self._delay(ready, loop.time())
             except KafkaError as exc:  # e.g. a log dir went offline under a truncation
                 log.warning("%s: %s; backing off %d ms", self, exc, self.settings.fetch_backoff_ms)
-                self.session.restart()
-                self._delay(ready, loop.time())
             except Exception:  # a bug must not stop replication for good: log, back off, go on
                 log.exception(
                     "%s: unexpected failure; backing off %d ms", self, self.settings.fetch_backoff_ms
                 )
-                self.session.restart()
-                self._delay(ready, loop.time())
+            else:
+                continue
+            # After any failure: the next fetch is a full one, opening a new session (a new
+            # connection needs one too), once the backoff has passed.
+            self.session.restart()
+            self._delay(ready, loop.time())
 
     async def _wait_for_change(self, seconds: float) -> None:
         self._changed.clear()
