@@ -43,13 +43,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from broker_bench import process_cpu_seconds  # noqa: E402
 
 from protocol.headers import RequestHeader, encode_request_header, request_header_version  # noqa: E402
 from protocol.messages import RESPONSES, CreateTopicsRequest, InitProducerIdRequest, ProduceRequest  # noqa: E402
 from protocol.record_batch import compute_crc  # noqa: E402
 from protocol.records import build_batch  # noqa: E402
 
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 PRODUCE_VERSION = 9
 _SIZE = struct.Struct(">i")
 _SEQUENCE = struct.Struct(">i")
@@ -57,13 +59,6 @@ _CRC = struct.Struct(">I")
 BASE_SEQUENCE_AT = 53  # in a RecordBatch v2 (protocol/record_batch.py)
 CRC_AT = 17
 ATTRIBUTES_AT = 21  # the CRC covers the batch from its attributes on
-
-
-def process_cpu_seconds(pid: int) -> float:
-    with open(f"/proc/{pid}/stat") as f:
-        stat = f.read()
-    fields = stat[stat.rindex(")") + 2 :].split()
-    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
 def free_port() -> int:

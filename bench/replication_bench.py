@@ -10,11 +10,11 @@ In one run, alternating the two setups round by round:
 the Java client's producer perf tool (kafka-producer-perf-test's equivalent, tests/java) with
 the idempotent producer, acks=all, max.in.flight 5, 1 KiB records, the client's default
 batches (batch.size 16384, linger.ms 5; ``--batch-size N`` for others, with linger.ms 10).
-Prints, each as the median of the measured rounds
-with min-max and spread: MB/s, the p99 produce latency (send to acknowledgement, sampled per
-record by the perf tool), and the brokers' CPU seconds (user + system, /proc/<pid>/stat)
-summed over every broker of the setup, per GB of record values; and the RF3/RF1 ratio of the
-throughput medians (the target: 0.40 or more on a 2-core machine that runs everything).
+Prints, each as the median of the measured rounds with min-max and spread: MB/s, the p99
+produce latency (send to acknowledgement, sampled per record by the perf tool), and the
+brokers' CPU seconds (user + system, /proc/<pid>/stat) summed over every broker of the setup,
+per GB of record values; and the RF3/RF1 ratio of the throughput medians (the target: 0.40 or
+more on a 2-core machine that runs everything).
 
 The machinery (CPU accounting, the one client JVM, fresh brokers per round, a discarded
 warm-up round, a GC of the client and a sync before each phase, spread) is broker_bench.py's.
@@ -53,6 +53,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from broker_bench import (  # noqa: E402
     GB,
+    LARGE_BATCHES,
     ClientJvm,
     CpuSnapshot,
     PerfJavaRuntime,
@@ -328,7 +329,7 @@ def producer_properties(args: argparse.Namespace) -> dict[str, Any] | None:
     (broker_bench.py's large batches)."""
     if args.batch_size is None:
         return None
-    return {"batch.size": args.batch_size, "linger.ms": 10}
+    return {**LARGE_BATCHES, "batch.size": args.batch_size}
 
 
 def batches_label(batch_size: int | None) -> str:
