@@ -44,6 +44,7 @@ GIB = 1 << 30
 MIB = 1 << 20
 FETCH_SLICE = MIB
 ANSWER = b"\x00" * 60
+ANSWER_FRAME = len(ANSWER).to_bytes(4, "big") + ANSWER  # a produce answer's size and bytes
 IN_FLIGHT = 5
 BARE_SERVER = "produce 16 KiB, bare uvloop server"
 
@@ -117,18 +118,14 @@ def _producer(frame_size: int, requests: int) -> Callable[[socket.socket], None]
     frame = frame_size.to_bytes(4, "big") + os.urandom(frame_size)
 
     def run(sock: socket.socket) -> None:
-        answer = memoryview(bytearray(4 + len(ANSWER)))
+        answer = memoryview(bytearray(len(ANSWER_FRAME)))
         sent = answered = 0
         while sent < min(IN_FLIGHT, requests):
             sock.sendall(frame)
             sent += 1
         while answered < requests:
-            got = 0
-            while got < len(answer):
-                n = sock.recv_into(answer[got:])
-                if not n:
-                    raise ConnectionError("the broker side closed early")
-                got += n
+            if not _recv_exactly(sock, answer):
+                raise ConnectionError("the broker side closed early")
             answered += 1
             if sent < requests:
                 sock.sendall(frame)
@@ -156,7 +153,6 @@ def produce_round(directory: Path, frame_size: int, total: int) -> tuple[float, 
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     head = memoryview(bytearray(4))
     body = memoryview(bytearray(frame_size))
-    answer = len(ANSWER).to_bytes(4, "big") + ANSWER
     try:
         user0, sys0 = _cpu()
         position = 0
@@ -167,7 +163,7 @@ def produce_round(directory: Path, frame_size: int, total: int) -> tuple[float, 
             if not _recv_exactly(conn, body[:size]):
                 raise ConnectionError("the producer closed early")
             position += os.pwrite(fd, body[:size], position)
-            conn.sendall(answer)
+            conn.sendall(ANSWER_FRAME)
         user1, sys1 = _cpu()
     finally:
         conn.close()
@@ -190,7 +186,6 @@ class _BareProduceServer(asyncio.BufferedProtocol):
         self._buf = bytearray(MIB)
         self._view = memoryview(self._buf)
         self._start = self._end = self._position = 0
-        self._answer = len(ANSWER).to_bytes(4, "big") + ANSWER
         self.transport: asyncio.Transport | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -222,7 +217,7 @@ class _BareProduceServer(asyncio.BufferedProtocol):
             answers += 1
         self._start, self._end = (0, 0) if start == end else (start, end)
         if answers:
-            self.transport.write(self._answer * answers)  # type: ignore[union-attr]
+            self.transport.write(ANSWER_FRAME * answers)  # type: ignore[union-attr]
             self._left -= answers
             if self._left <= 0 and not self._done.done():
                 self._done.set_result(None)
