@@ -15,11 +15,17 @@ Figures: the broker process's CPU (user + system, /proc/<pid>/stat, all its thre
 the first measured request to the last answer, per request (microseconds) and per GiB of
 batch bytes; wall time is printed too but means little on a shared machine.
 
+``--replicas 3``: the same against three brokers (``python -m broker`` each, a ZooKeeper
+started by the bench) and a topic of replication factor 3 with ``min.insync.replicas`` 2, the
+requests sent to its leader once every replica is in the ISR: the CPU is then that of all
+three brokers (the leader's share printed too), so with acks -1 it is the whole replication
+path's cost per produced batch, without a client's CPU to share the cores with.
+
 To compare two trees, give several ``--tree``: each trial runs every tree once per workload,
 in an order alternating by trial, and the report gives the median of the trials per tree.
 
 Usage: python bench/produce_request_bench.py [--tree DIR ...] [--trials N] [--requests N]
-       [--frames 16384,262144] [--acks 1,-1] [--profile DIR]
+       [--frames 16384,262144] [--acks 1,-1] [--replicas N] [--profile DIR]
 ``--profile DIR`` runs py-spy (next to the interpreter) on the broker during each measured
 phase and writes collapsed stacks (py-spy raw format) there.
 """
@@ -47,8 +53,15 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from broker_bench import process_cpu_seconds  # noqa: E402
 
+from broker.testing.zookeeper import ZooKeeperProcess  # noqa: E402
 from protocol.headers import RequestHeader, encode_request_header, request_header_version  # noqa: E402
-from protocol.messages import RESPONSES, CreateTopicsRequest, InitProducerIdRequest, ProduceRequest  # noqa: E402
+from protocol.messages import (  # noqa: E402
+    RESPONSES,
+    CreateTopicsRequest,
+    InitProducerIdRequest,
+    MetadataRequest,
+    ProduceRequest,
+)
 from protocol.record_batch import compute_crc  # noqa: E402
 from protocol.records import build_batch  # noqa: E402
 
@@ -82,18 +95,68 @@ def broker(tree: Path, tmp: Path, cprofile: Path | None = None) -> Iterator[tupl
     env = dict(os.environ, PYTHONPATH=str(tree), MOLDAU_LOG_LEVEL="WARNING")
     proc = subprocess.Popen(cmd, cwd=tree, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
-                break
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"broker from {tree} did not start ({proc.returncode})")
-            time.sleep(0.1)
+        _wait_listening(proc, port, tree)
         yield proc.pid, port
     finally:
         proc.terminate()
         proc.wait(30)
         shutil.rmtree(log_dir, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def one_broker(tree: Path, tmp: Path, cprofile: Path | None) -> Iterator[dict[int, tuple[int, int]]]:
+    with broker(tree, tmp, cprofile) as (pid, port):
+        yield {0: (pid, port)}
+
+
+@contextlib.contextmanager
+def cluster(
+    tree: Path, tmp: Path, zookeeper: ZooKeeperProcess, replicas: int
+) -> Iterator[dict[int, tuple[int, int]]]:
+    """{broker id: (pid, port)} of ``replicas`` fresh brokers from ``tree`` sharing ``zookeeper``
+    (a chroot of their own), each registered before this yields."""
+    chroot = f"/bench-{time.monotonic_ns()}"
+    procs: dict[int, tuple[subprocess.Popen, int]] = {}
+    log_dirs = []
+    try:
+        for broker_id in range(replicas):
+            port = free_port()
+            log_dir = tmp / f"log-{time.monotonic_ns()}-{broker_id}"
+            log_dirs.append(log_dir)
+            cmd = [sys.executable, "-m", "broker"]
+            for key, value in {
+                "broker.id": str(broker_id),
+                "log.dirs": str(log_dir),
+                "listeners": f"PLAINTEXT://127.0.0.1:{port}",
+                "zookeeper.connect": zookeeper.connect(chroot),
+                "controlled.shutdown.max.retries": "1",
+            }.items():
+                cmd += ["--override", f"{key}={value}"]
+            env = dict(os.environ, PYTHONPATH=str(tree), MOLDAU_LOG_LEVEL="WARNING")
+            proc = subprocess.Popen(
+                cmd, cwd=tree, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            )
+            procs[broker_id] = (proc, port)
+        for proc, port in procs.values():
+            _wait_listening(proc, port, tree)
+        yield {broker_id: (proc.pid, port) for broker_id, (proc, port) in procs.items()}
+    finally:
+        for proc, _ in procs.values():
+            proc.terminate()
+        for proc, _ in procs.values():
+            proc.wait(60)
+        for log_dir in log_dirs:
+            shutil.rmtree(log_dir, ignore_errors=True)
+
+
+def _wait_listening(proc: subprocess.Popen, port: int, tree: Path) -> None:
+    deadline = time.monotonic() + 60
+    while True:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
+            return
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"broker from {tree} did not start ({proc.returncode})")
+        time.sleep(0.1)  # polling a port with a deadline
 
 
 class Connection:
@@ -148,11 +211,38 @@ class Result:
     cpu_us_per_request: float
     cpu_s_per_gib: float
     wall_us_per_request: float
+    leader_cpu_us_per_request: float  # the partition leader's share (all of it with one broker)
+
+
+def _controller(brokers: dict[int, tuple[int, int]]) -> int:
+    """The controller's id (CreateTopics goes to it), once one is elected."""
+    if len(brokers) == 1:
+        return next(iter(brokers))
+    conn = Connection(next(iter(brokers.values()))[1])
+    deadline = time.monotonic() + 60
+    try:
+        while True:
+            answer = conn.request(MetadataRequest(topics=[]), 9)
+            if answer.controller_id in brokers:  # type: ignore[attr-defined]
+                return answer.controller_id  # type: ignore[attr-defined]
+            if time.monotonic() > deadline:
+                raise RuntimeError("no controller elected after 60 s")
+            time.sleep(0.1)  # polling the metadata with a deadline
+    finally:
+        conn.sock.close()
+
+
+def _leader_in_sync(conn: Connection, topic: str, replicas: int) -> int | None:
+    """The partition's leader once every replica is in its ISR, else None."""
+    answer = conn.request(MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name=topic)]), 9)
+    partitions = answer.topics[0].partitions if answer.topics else []  # type: ignore[attr-defined]
+    if not partitions or partitions[0].error_code != 0 or len(partitions[0].isr_nodes) < replicas:
+        return None
+    return partitions[0].leader_id
 
 
 def run_workload(
-    pid: int,
-    port: int,
+    brokers: dict[int, tuple[int, int]],
     *,
     frame_size: int,
     record_size: int,
@@ -163,16 +253,37 @@ def run_workload(
     profile: Path | None,
     label: str,
 ) -> Result:
-    conn = Connection(port)
+    """``brokers``: {broker id: (pid, port)}; one broker, or a cluster whose topic gets a
+    replica on each (min.insync.replicas 2)."""
+    replicas = len(brokers)
+    admin = Connection(brokers[_controller(brokers)][1])
     topic = "bench"
-    created = conn.request(
+    created = admin.request(
         CreateTopicsRequest(
-            topics=[CreateTopicsRequest.CreatableTopic(name=topic, num_partitions=1, replication_factor=1)],
+            topics=[
+                CreateTopicsRequest.CreatableTopic(
+                    name=topic,
+                    num_partitions=1,
+                    replication_factor=replicas,
+                    configs=[CreateTopicsRequest.CreatableTopicConfig(name="min.insync.replicas", value="2")]
+                    if replicas > 1
+                    else [],
+                )
+            ],
             timeout_ms=30000,
         ),
         7,
     )
     assert created.topics[0].error_code == 0, created.topics[0]  # type: ignore[attr-defined]
+    deadline = time.monotonic() + 60
+    while (leader := _leader_in_sync(admin, topic, replicas)) is None:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{topic}: no leader with {replicas} replicas in sync after 60 s")
+        time.sleep(0.1)  # polling the ISR (metadata) with a deadline
+    admin.sock.close()
+    pid, port = brokers[leader]
+    pids = [p for p, _ in brokers.values()]
+    conn = Connection(port)
     init = conn.request(InitProducerIdRequest(transactional_id=None, transaction_timeout_ms=60000), 4)
     assert init.error_code == 0, init  # type: ignore[attr-defined]
     producer_id, producer_epoch = init.producer_id, init.producer_epoch  # type: ignore[attr-defined]
@@ -222,7 +333,8 @@ def run_workload(
     for _ in range(in_flight):
         send_next()
     spy = None
-    cpu0 = wall0 = 0.0
+    cpu0: dict[int, float] = {}
+    wall0 = 0.0
     while answered < total:
         if answered == warmup:
             if profile is not None:
@@ -245,18 +357,25 @@ def run_workload(
                     stderr=subprocess.DEVNULL,
                 )
                 time.sleep(1.0)
-            cpu0, wall0 = process_cpu_seconds(pid), time.monotonic()
+            cpu0 = {p: process_cpu_seconds(p) for p in pids}
+            wall0 = time.monotonic()
         check(conn.recv_frame(), answered)
         answered += 1
         if sent < total:
             send_next()
-    cpu = process_cpu_seconds(pid) - cpu0
+    used = {p: process_cpu_seconds(p) - cpu0[p] for p in pids}
     wall = time.monotonic() - wall0
+    cpu = sum(used.values())
     if spy is not None:
         spy.send_signal(2)
         spy.wait(60)
     conn.sock.close()
-    return Result(cpu / requests * 1e6, cpu / (requests * size) * 2**30, wall / requests * 1e6)
+    return Result(
+        cpu / requests * 1e6,
+        cpu / (requests * size) * 2**30,
+        wall / requests * 1e6,
+        used[pid] / requests * 1e6,
+    )
 
 
 def main() -> int:
@@ -270,6 +389,12 @@ def main() -> int:
     parser.add_argument("--acks", default="1,-1")
     parser.add_argument("--record-size", type=int, default=1024)
     parser.add_argument("--in-flight", type=int, default=5)
+    parser.add_argument(
+        "--replicas",
+        type=int,
+        default=1,
+        help="brokers (with a ZooKeeper) and replicas of the topic, min.insync.replicas 2 above 1",
+    )
     parser.add_argument("--profile", type=Path)
     parser.add_argument("--cprofile", type=Path, help="run the broker under cProfile, its stats files here")
     args = parser.parse_args()
@@ -278,7 +403,13 @@ def main() -> int:
     acks_values = [int(a) for a in args.acks.split(",")]
     results: dict[tuple[str, int, int], list[Result]] = {}
     print(f"load average {os.getloadavg()}", flush=True)
-    with tempfile.TemporaryDirectory(prefix="produce-bench-") as tmp:
+    with contextlib.ExitStack() as stack:
+        tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="produce-bench-"))
+        zookeeper = None
+        if args.replicas > 1:
+            zookeeper = ZooKeeperProcess(Path(tmp) / "zookeeper")
+            zookeeper.start()
+            stack.callback(zookeeper.stop)
         for trial in range(args.trials):
             order = trees if trial % 2 == 0 else trees[::-1]
             for frame_size in frames:
@@ -290,10 +421,14 @@ def main() -> int:
                         if args.cprofile is not None:
                             args.cprofile.mkdir(parents=True, exist_ok=True)
                         stats = args.cprofile / f"{label}.prof" if args.cprofile else None
-                        with broker(tree, Path(tmp), stats) as (pid, port):
+                        starter = (
+                            cluster(tree, Path(tmp), zookeeper, args.replicas)
+                            if zookeeper is not None
+                            else one_broker(tree, Path(tmp), stats)
+                        )
+                        with starter as running:
                             r = run_workload(
-                                pid,
-                                port,
+                                running,
                                 frame_size=frame_size,
                                 record_size=args.record_size,
                                 acks=acks,
@@ -307,17 +442,27 @@ def main() -> int:
                         print(
                             f"trial {trial} {tree} frame {frame_size} acks {acks}: "
                             f"{r.cpu_us_per_request:.1f} us/request, {r.cpu_s_per_gib:.2f} CPU s/GiB, "
-                            f"wall {r.wall_us_per_request:.1f} us/request",
+                            f"wall {r.wall_us_per_request:.1f} us/request"
+                            + (
+                                f", the leader {r.leader_cpu_us_per_request:.1f} us"
+                                if args.replicas > 1
+                                else ""
+                            ),
                             flush=True,
                         )
     print(f"\nmedians of {args.trials} trials (load average now {os.getloadavg()})")
-    print(f"{'tree':<40} {'frame':>7} {'acks':>4} {'us/request':>11} {'CPU s/GiB':>10}  range us/request")
+    print(
+        f"{'tree':<40} {'frame':>7} {'acks':>4} {'us/request':>11} {'CPU s/GiB':>10}  range us/request"
+        + ("  leader us/request" if args.replicas > 1 else "")
+    )
     for (tree, frame_size, acks), rs in results.items():
         us = [r.cpu_us_per_request for r in rs]
         gib = [r.cpu_s_per_gib for r in rs]
+        leader = statistics.median(r.leader_cpu_us_per_request for r in rs)
         print(
             f"{tree:<40} {frame_size:>7} {acks:>4} {statistics.median(us):>11.1f} "
             f"{statistics.median(gib):>10.2f}  {min(us):.1f}-{max(us):.1f}"
+            + (f"  {leader:.1f}" if args.replicas > 1 else "")
         )
     return 0
 
