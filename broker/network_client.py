@@ -204,6 +204,9 @@ class _InFlight:
     api_key: int
     version: int
     future: asyncio.Future[Any]
+    deadline: float  # loop time by which the response must have come (inf: none)
+    request_type: type
+    timeout: float  # seconds, for the error message
 
 
 class _BrokerConnection(asyncio.BufferedProtocol):
@@ -225,6 +228,10 @@ class _BrokerConnection(asyncio.BufferedProtocol):
         self._end = 0
         self._big: bytearray | None = None
         self._big_filled = 0
+        # One timer for the requests' deadlines (NetworkClient.handleTimedOutRequests): armed
+        # at the earliest, it fires rarely (answered requests leave it armed) and re-arms.
+        self._timer: asyncio.TimerHandle | None = None
+        self._timer_at = math.inf
 
     @property
     def is_open(self) -> bool:
@@ -327,23 +334,81 @@ class _BrokerConnection(asyncio.BufferedProtocol):
             return
         entry.future.set_result(response)
 
+    @property
+    def writable(self) -> bool:
+        return self._writable.is_set()
+
+    async def wait_writable(self) -> None:
+        await self._writable.wait()
+
     async def send(self, header: RequestHeader, request: Any, expects_response: bool) -> Any:
-        """Write one request; the future of its response (None when none is expected)."""
+        """Write one request once the transport takes more; the future of its response (None
+        when none is expected). No deadline: the caller bounds the wait."""
         if not self._writable.is_set():
             await self._writable.wait()
+        return self.send_now(header, request, expects_response)
+
+    def send_now(
+        self, header: RequestHeader, request: Any, expects_response: bool, timeout: float = math.inf
+    ) -> asyncio.Future[Any]:
+        """Write one request now; the future of its response (None when none is expected),
+        failed with RequestTimeoutError if none comes within ``timeout`` seconds (the
+        connection is then closed: the responses behind it can no longer be paired)."""
         if not self.is_open:
             raise self.closed.result().copy()
         w = bytearray(4)
         encode_request_header(w, header)
         request.write(w, header.api_version)
         _SIZE.pack_into(w, 0, len(w) - 4)
-        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[Any] = loop.create_future()
         if expects_response:
-            self.in_flight.append(_InFlight(header.correlation_id, header.api_key, header.api_version, fut))
+            deadline = loop.time() + timeout
+            self.in_flight.append(
+                _InFlight(
+                    header.correlation_id,
+                    header.api_key,
+                    header.api_version,
+                    fut,
+                    deadline,
+                    type(request),
+                    timeout,
+                )
+            )
+            if deadline < self._timer_at:
+                self._arm(loop, deadline)
         else:
             fut.set_result(None)
         self.transport.write(w)  # type: ignore[union-attr]
         return fut
+
+    def _arm(self, loop: asyncio.AbstractEventLoop, deadline: float) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = loop.call_at(deadline, self._check_deadlines)
+        self._timer_at = deadline
+
+    def _check_deadlines(self) -> None:
+        """The timer fired: fail the requests past their deadline and close, else re-arm."""
+        self._timer, self._timer_at = None, math.inf
+        if not self.is_open:
+            return
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        expired = [e for e in self.in_flight if e.deadline <= now]
+        if not expired:
+            if self.in_flight:
+                self._arm(loop, min(e.deadline for e in self.in_flight))
+            return
+        for entry in expired:
+            if not entry.future.done():
+                entry.future.set_exception(
+                    RequestTimeoutError(
+                        self.broker_id,
+                        f"no response to {entry.request_type.__name__} within {entry.timeout * 1000:.0f} ms",
+                    )
+                )
+        self.close(RequestTimeoutError(self.broker_id, "an earlier request timed out"))
 
     def close(self, reason: NetworkClientError) -> None:
         self._fail(reason)
@@ -351,6 +416,9 @@ class _BrokerConnection(asyncio.BufferedProtocol):
             self.transport.close()
 
     def _fail(self, reason: NetworkClientError) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer, self._timer_at = None, math.inf
         if not self.closed.done():
             self.closed.set_result(reason)
         self._writable.set()
@@ -423,30 +491,56 @@ class InterBrokerClient:
         """
         timeout = (self.request_timeout_ms if timeout_ms is None else timeout_ms) / 1000
         node = self._node(broker_id)
-        conn: _BrokerConnection | None = None
-        fut: asyncio.Future[Any] | None = None
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        conn = node.connection
+        if (
+            conn is not None
+            and conn.is_open
+            and conn.writable
+            and not node.slots.locked()
+            and (conn.in_flight or started < conn.reauthenticate_at)
+        ):
+            await node.slots.acquire()  # free: no wait (a fetcher's every request takes this path)
+        else:
+            conn = await self._ready_with_slot(node, request, timeout)
         try:
-            async with asyncio.timeout(timeout), node.slots:
+            version = self._pick_version(conn, request, version)
+            header = self._header(request.API_KEY, version)
+            expects_response = not (request.API_KEY == ApiKey.PRODUCE and request.acks == 0)
+            try:
+                # The rest of the timeout bounds the response (the connection's deadline timer).
+                fut = conn.send_now(header, request, expects_response, timeout - (loop.time() - started))
+            except EncodeError as exc:
+                raise UnsupportedVersionError(broker_id, f"cannot encode: {exc}") from None
+            return await fut
+        finally:
+            node.slots.release()
+
+    async def _ready_with_slot(self, node: _Node, request: Any, timeout: float) -> _BrokerConnection:
+        """A slot on a ready, writable connection within ``timeout`` seconds (the slot is then
+        the caller's to release)."""
+        conn: _BrokerConnection | None = None
+        acquired = False
+        try:
+            async with asyncio.timeout(timeout):
+                await node.slots.acquire()
+                acquired = True
                 conn = await self._ready(node)
-                version = self._pick_version(conn, request, version)
-                header = self._header(request.API_KEY, version)
-                expects_response = not (request.API_KEY == ApiKey.PRODUCE and request.acks == 0)
-                try:
-                    fut = await conn.send(header, request, expects_response)
-                except EncodeError as exc:
-                    raise UnsupportedVersionError(broker_id, f"cannot encode: {exc}") from None
-                return await fut
-        except TimeoutError:
+                if not conn.writable:
+                    await conn.wait_writable()
+            return conn
+        except BaseException as exc:
+            if acquired:
+                node.slots.release()
+            if not isinstance(exc, TimeoutError):
+                raise
             if conn is None:  # still connecting (the connect goes on for other callers)
                 raise RequestTimeoutError(
-                    broker_id, f"not connected within {timeout * 1000:.0f} ms"
+                    node.broker_id, f"not connected within {timeout * 1000:.0f} ms"
                 ) from None
-            if fut is not None and conn.is_open:
-                # Timed out on the wire: the responses behind it can no longer be paired
-                # (NetworkClient.handleTimedOutRequests disconnects).
-                conn.close(RequestTimeoutError(broker_id, "an earlier request timed out"))
             raise RequestTimeoutError(
-                broker_id, f"no response to {type(request).__name__} within {timeout * 1000:.0f} ms"
+                node.broker_id, f"no response to {type(request).__name__} within {timeout * 1000:.0f} ms"
             ) from None
 
     def is_ready(self, broker_id: int) -> bool:

@@ -331,17 +331,20 @@ def test_request_timeout_closes_the_connection_and_the_next_send_reconnects(tmp_
             client = _client({BROKER_ID: endpoint}, request_timeout_ms=300)
             try:
                 await client.send(BROKER_ID, _create_topic("idle"))
-                # A long-poll fetch on an empty partition parks in the broker for 10 s.
+                # A long-poll fetch on an empty partition parks in the broker for 10 s; its own
+                # timeout is later still, the one sent behind it (300 ms) is the first to pass:
+                # the connection's deadline timer, armed for the first, moves earlier for it.
                 parked = asyncio.ensure_future(
                     client.send(
-                        BROKER_ID, _fetch("idle", 0, max_wait_ms=10_000, min_bytes=1), timeout_ms=10_000
+                        BROKER_ID, _fetch("idle", 0, max_wait_ms=10_000, min_bytes=1), timeout_ms=30_000
                     )
                 )
                 with pytest.raises(RequestTimeoutError) as err:
                     await client.send(BROKER_ID, _fetch("idle", 0, max_wait_ms=10_000, min_bytes=1))
                 assert err.value.retriable
-                # The connection was closed: the request queued behind it failed too.
-                with pytest.raises(RequestTimeoutError):
+                assert "no response to FetchRequest within 300 ms" in str(err.value)
+                # The connection was closed: the request queued before it failed too.
+                with pytest.raises(RequestTimeoutError, match="an earlier request timed out"):
                     await parked
                 assert not client.is_ready(BROKER_ID)
                 resp = await client.send(BROKER_ID, _metadata("idle"))
