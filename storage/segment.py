@@ -30,7 +30,7 @@ import logging
 import os
 import struct
 import threading
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -65,6 +65,8 @@ SWAP_SUFFIX = ".swap"
 
 # baseOffset int64, batchLength int32, (epoch, magic, crc, attributes), lastOffsetDelta int32
 _BOUNDS = struct.Struct(">qi11xi")
+_BASE_OFFSET = struct.Struct(">q")
+_TAIL_BATCHES = 16  # a follower or a tailing consumer is rarely further behind
 _BOUNDS_SIZE = _BOUNDS.size  # 27
 _MIN_BATCH_LENGTH = HEADER_SIZE - LOG_OVERHEAD  # 49
 _SCAN_CHUNK = 16 * 1024
@@ -192,6 +194,11 @@ class LogSegment:
         self.bytes_since_last_index_entry = 0
         self._max_ts: TimestampOffset | None = None  # loaded lazily from the time index
         self._rolling_based_timestamp: int | None = None  # max timestamp of the first batch
+        # The last batches appended, back to back up to the end of the file: a fetch at or
+        # near the log end (a follower's, a consumer's at the high watermark) finds its batch
+        # here instead of in the index and the batch headers (system calls). Any other change
+        # of the file (truncation, recovery) empties it.
+        self._tail: deque[BatchPosition] = deque(maxlen=_TAIL_BATCHES)
 
     # ------------------------------------------------------------------ state
 
@@ -327,6 +334,7 @@ class LogSegment:
             self.size = position + n
             if position == 0:
                 self._rolling_based_timestamp = max_timestamp
+            self._tail.append(BatchPosition(position, n, _BASE_OFFSET.unpack_from(data)[0], last_offset))
             # The index files are sparse: an entry can fail (ENOSPC) after the batch was written.
             # _index_batch, inline (the append path's share of it: a batch below the index
             # interval only adds its size).
@@ -341,6 +349,7 @@ class LogSegment:
                 self.bytes_since_last_index_entry = saved_since_index + n
         except OSError:
             self.size = position
+            self._tail.clear()
             self._max_ts = saved_max_ts
             self.bytes_since_last_index_entry = saved_since_index
             self._rolling_based_timestamp = saved_rolling
@@ -376,11 +385,16 @@ class LogSegment:
             if start == 0:
                 self._rolling_based_timestamp = batches[0][2]
             position = start
+            tail = self._tail
             for size, last, max_ts in batches:
                 self._index_batch(position, size, last, max_ts)
+                tail.append(
+                    BatchPosition(position, size, _BASE_OFFSET.unpack_from(data, position - start)[0], last)
+                )
                 position += size
         except OSError:
             self.size = start
+            self._tail.clear()
             self._max_ts, self.bytes_since_last_index_entry, self._rolling_based_timestamp = saved
             with contextlib.suppress(OSError):
                 os.ftruncate(fd, start)
@@ -520,7 +534,15 @@ class LogSegment:
 
         Kafka's ``LogSegment.translateOffset``: the offset index gives the start
         of the scan, then batch headers are read forward. None if no such batch.
+        An offset among the last batches appended is found without either.
         """
+        tail = self._tail
+        if tail and tail[0].base_offset <= offset:
+            # Every batch before the tail ends below offset; the tail reaches the file's end.
+            for batch in tail:
+                if batch.last_offset >= offset and batch.position >= start_position:
+                    return batch
+            return None
         hint = self.index.lookup(offset)
         begin = max(hint.position, start_position)
         for batch in self.iter_batch_positions(begin):
@@ -567,6 +589,7 @@ class LogSegment:
         end, and its last offset fits in the segment. ``on_batch`` sees every
         valid header (leader-epoch cache); ``progress`` gets bytes scanned.
         """
+        self._tail.clear()
         self.index.reset()
         self.time_index.reset()
         # Rebuilt by the producer-state replay that follows recovery (storage.log_loader).
@@ -660,6 +683,7 @@ class LogSegment:
         if batch is None:
             return 0
         position = batch.position
+        self._tail.clear()
         self.index.truncate_to(offset)
         self.time_index.truncate_to(offset)
         self.txn_index.truncate_to(offset)

@@ -248,3 +248,67 @@ def test_failed_write_leaves_no_partial_batch(tmp_path):
         seg.append(make_batch(1), 1, BASE_TS)
     assert seg.size == size
     seg.close()
+
+
+def _run_of(offsets_and_counts):
+    """Batches back to back for ``append_run``: (data, [(size, last offset, max timestamp)])."""
+    data, runs = b"", []
+    for offset, n in offsets_and_counts:
+        b = make_batch(n, value_size=20, timestamp=BASE_TS + offset, tag=offset)
+        set_base_offset(b, 0, offset)
+        data += bytes(b)
+        runs.append((len(b), offset + n - 1, read_header(b).max_timestamp))
+    return data, runs
+
+
+def _agrees_with_the_index_path(seg, tmp_path):
+    """Every offset and batch start of ``seg`` translates as a fresh segment on the same files
+    (no tail: index and batch headers) translates it."""
+    reference = LogSegment(
+        tmp_path, seg.base_offset, index_interval_bytes=50, max_index_size=4096, active=False
+    )
+    assert not reference._tail
+    last = seg.read_next_offset()
+    starts = sorted({0, seg.size, *(b.position for b in seg.iter_batch_positions())})
+    for offset in range(seg.base_offset, last + 3):
+        for start in starts:
+            assert seg.translate_offset(offset, start) == reference.translate_offset(offset, start), (
+                offset,
+                start,
+            )
+    reference.close()
+
+
+def test_translate_offset_finds_the_last_batches_appended_without_reading_the_file(tmp_path):
+    seg = new_segment(tmp_path, 0, interval=50)
+    batches = fill(seg, [2] * 30)  # more than the tail holds
+    seg.append_run(*_run_of([(65, 3), (70, 1), (75, 2)]))  # a follower's run, with offset gaps
+    _agrees_with_the_index_path(seg, tmp_path)
+    reads = []
+    real_pread = seg.pread
+    seg.pread = lambda position, size: reads.append(position) or real_pread(position, size)
+    found = seg.translate_offset(72)  # in the gap before the last batch: that batch
+    assert (found.base_offset, found.last_offset) == (75, 76)
+    assert seg.translate_offset(batches[-1][0]).position == batches[-1][2]
+    assert seg.translate_offset(77) is None
+    assert reads == []
+    assert seg.translate_offset(batches[0][0]).position == 0  # before the tail: the index path
+    assert reads
+
+
+def test_translate_offset_after_truncation_and_a_failed_append(tmp_path):
+    seg = new_segment(tmp_path, 0, interval=50)
+    fill(seg, [3] * 10)
+    seg.truncate_to(25)  # inside the tail: the batch holding 25 (24..26) goes whole
+    _agrees_with_the_index_path(seg, tmp_path)
+    fill(seg, [2, 2], first_offset=24)
+    _agrees_with_the_index_path(seg, tmp_path)
+    size = seg.size
+    os.close(seg._fd)
+    seg._fd = os.open(seg.log_path, os.O_RDONLY)  # writes now fail with EBADF
+    with pytest.raises(OSError):
+        seg.append(make_batch(1), 28, BASE_TS)
+    assert seg.size == size
+    seg._fd = os.open(seg.log_path, os.O_RDWR)
+    _agrees_with_the_index_path(seg, tmp_path)
+    seg.close()
