@@ -760,7 +760,9 @@ class ReplicaManager:
         # The counters were taken with the read above, in the same loop turn: an append
         # after it grows them, so try_complete_else_watch sees it.
         if self.fetch_purgatory.try_complete_else_watch(delayed, [key for key, _ in infos]):
-            return self._count_fetched(infos, self._read_from_local_log(params, infos)[0])
+            return self._count_fetched(
+                infos, self._read_from_local_log(params, infos, from_purgatory=True)[0]
+            )
         return self._complete_fetch(delayed, params, infos)
 
     async def _complete_fetch(
@@ -774,7 +776,7 @@ class ReplicaManager:
         finally:
             # The request may be gone (connection closed): stop watching for it.
             self.fetch_purgatory.cancel(delayed)
-        return self._count_fetched(infos, self._read_from_local_log(params, infos)[0])
+        return self._count_fetched(infos, self._read_from_local_log(params, infos, from_purgatory=True)[0])
 
     def _count_fetched(
         self, infos: Sequence[tuple[TopicPartition, FetchPartitionInfo]], results: list[FetchPartitionData]
@@ -787,10 +789,16 @@ class ReplicaManager:
         return results
 
     def _read_from_local_log(
-        self, params: FetchParams, infos: Sequence[tuple[TopicPartition, FetchPartitionInfo]]
+        self,
+        params: FetchParams,
+        infos: Sequence[tuple[TopicPartition, FetchPartitionInfo]],
+        *,
+        from_purgatory: bool = False,
     ) -> tuple[list[FetchPartitionData], int]:
         """Kafka's ``readFromLocalLog``: each partition within the request's byte budget; the
-        first partition with data returns at least one whole batch (KIP-74)."""
+        first partition with data returns at least one whole batch (KIP-74). A follower's
+        fetch state is updated by its first read only, not by the read of a completed
+        DelayedFetch (``from_purgatory``, Kafka's ``readFromPurgatory``)."""
         budget = params.max_bytes
         min_one = True
         total = 0
@@ -827,7 +835,10 @@ class ReplicaManager:
                     )
                 continue
             records = read.records
-            if follower >= 0 and read.diverging_epoch is None:
+            if follower >= 0 and from_purgatory:
+                if follower not in partition.follower_states:  # no replica (any more): no records
+                    records = b""
+            elif follower >= 0 and read.diverging_epoch is None:
                 # ReplicaManager.updateFollowerFetchState: the fetch offset is the follower's
                 # log end offset; a broker that is no replica of it gets no records.
                 moved = partition.update_follower_fetch_state(

@@ -330,3 +330,34 @@ def test_an_isr_shrinking_below_min_insync_before_the_followers_ack_never_acknow
         assert result.error is None and result.info.base_offset == 1
 
     asyncio.run(scenario())
+
+
+def test_a_completed_follower_fetch_keeps_the_fetch_state_of_its_first_read(log_manager):
+    """Kafka's ``fetchMessages`` updates a follower's fetch state after its first read only;
+    the read of its DelayedFetch once completed (``readFromPurgatory``) does not: the follower
+    told its log end offset when it asked, and the leader's log end offset it then saw is the
+    one its catch-up time is measured against (``Replica.updateFetchState``)."""
+
+    async def scenario():
+        rm, partition = min_isr_leader(log_manager)
+        produce(rm, "t", acks=1)  # offset 0
+        params = FetchParams(
+            max_wait_ms=60_000,
+            min_bytes=1,
+            max_bytes=1 << 20,
+            isolation=FetchIsolation.LOG_END,
+            replica_id=OTHER,
+        )
+        info = FetchPartitionInfo(fetch_offset=1, max_bytes=1 << 20, current_leader_epoch=1)
+        pending = rm.fetch_messages(params, [(("t", 0), info)])
+        assert inspect.isawaitable(pending)  # at the log end: parked
+        follower = partition.follower_states[OTHER]
+        assert (follower.log_end_offset, follower.last_fetch_leader_log_end_offset) == (1, 1)
+        state = (follower.last_caught_up_time_ms, follower.last_fetch_time_ms)
+        produce(rm, "t", acks=1)  # offset 1 completes the parked fetch
+        [data] = await asyncio.wait_for(asyncio.ensure_future(pending), 30)
+        assert data.error is ErrorCode.NONE and len(data.records) > 0
+        assert (follower.log_end_offset, follower.last_fetch_leader_log_end_offset) == (1, 1)
+        assert (follower.last_caught_up_time_ms, follower.last_fetch_time_ms) == state
+
+    asyncio.run(scenario())
