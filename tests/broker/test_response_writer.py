@@ -22,6 +22,7 @@ import broker.server as server_module
 from broker.broker import Broker
 from broker.config import BrokerConfig
 from broker.response_writer import FileResponse, encode_response, plain_socket_fd
+from broker.server import SENDFILE_MIN_BYTES
 from protocol.headers import RequestHeader, encode_request_header
 from protocol.messages import FetchRequest, FetchResponse, MetadataRequest, ProduceRequest, ProduceResponse
 from protocol.record_batch import read_header
@@ -324,6 +325,33 @@ def test_sendfile_and_copy_paths_send_the_same_bytes(tmp_path):
         assert answers[True] == answers[False]
         response = FetchResponse.decode(memoryview(answers[True])[9:], 12)
         assert bytes(response.responses[0].partitions[0].records) == log_bytes
+
+    _run(tmp_path, scenario)
+
+
+def test_a_fetch_answer_below_the_sendfile_size_is_copied_into_its_frame(tmp_path):
+    """SENDFILE_MIN_BYTES: a smaller answer (a follower's, a tailing consumer's) is read into
+    its frame and written with it, on a plain socket too; a larger one goes by sendfile."""
+
+    async def scenario(broker, host, port):
+        small = BATCHES[:1]
+        assert len(small[0]) < SENDFILE_MIN_BYTES <= LOG_BYTES
+        await _produce(broker, host, port, small)
+        before = set(broker.server.connections)
+        r, w = await _connect(host, port)
+        w.write(_fetch_frame(LOG_BYTES * 2))
+        answer = await _read_frame(r)
+        conn = _connection(broker, before)
+        assert conn._sender is None  # no sendfile for it
+        response = FetchResponse.decode(memoryview(answer)[9:], 12)
+        assert bytes(response.responses[0].partitions[0].records) == _expected_records(broker)
+        await _produce(broker, host, port, BATCHES[1:])
+        w.write(_fetch_frame(LOG_BYTES * 2))
+        answer = await _read_frame(r)
+        assert conn._sender is not None  # the whole log: by sendfile
+        response = FetchResponse.decode(memoryview(answer)[9:], 12)
+        assert bytes(response.responses[0].partitions[0].records) == _expected_records(broker)
+        w.close()
 
     _run(tmp_path, scenario)
 
