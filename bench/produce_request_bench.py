@@ -25,9 +25,13 @@ To compare two trees, give several ``--tree``: each trial runs every tree once p
 in an order alternating by trial, and the report gives the median of the trials per tree.
 
 Usage: python bench/produce_request_bench.py [--tree DIR ...] [--trials N] [--requests N]
-       [--frames 16384,262144] [--acks 1,-1] [--replicas N] [--profile DIR]
+       [--frames 16384,262144] [--acks 1,-1] [--replicas N] [--profile DIR] [--cpu-profile DIR]
 ``--profile DIR`` runs py-spy (next to the interpreter) on the broker during each measured
-phase and writes collapsed stacks (py-spy raw format) there.
+phase and writes collapsed stacks (py-spy raw format) there; ``--cpu-profile DIR`` has every
+broker sample its own stacks by CPU time (bench/cpu_sampler; read them with
+bench/cpu_sampler/top.py). Its attribution of system calls is rough (the signal is taken at
+the kernel's tick): the brokers' user and system times (/proc/<pid>/stat) say how much is
+the kernel's.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ import argparse
 import contextlib
 import os
 import shutil
+import signal
 import socket
 import statistics
 import struct
@@ -43,7 +48,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,6 +85,41 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+CPU_SAMPLER = ROOT / "bench" / "cpu_sampler"  # its sitecustomize samples a broker's CPU time
+
+
+def broker_env(tree: Path) -> dict[str, str]:
+    """A broker's environment: ``tree`` on the path, and the CPU sampler with ``--cpu-profile``
+    (MOLDAU_CPU_SAMPLER_DIR set in this process)."""
+    path = [str(tree)]
+    if os.environ.get("MOLDAU_CPU_SAMPLER_DIR"):
+        path.append(str(CPU_SAMPLER))
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(path), MOLDAU_LOG_LEVEL="WARNING")
+
+
+def cpu_profile_signal(pids: Iterable[int], sig: signal.Signals) -> bool:
+    """With ``--cpu-profile``: SIGUSR1 starts each broker's CPU sampler, SIGUSR2 stops it
+    (it then writes ``<pid>.txt``); False when not profiling."""
+    if not os.environ.get("MOLDAU_CPU_SAMPLER_DIR"):
+        return False
+    for pid in pids:
+        os.kill(pid, sig)
+    return True
+
+
+def collect_cpu_profiles(brokers: dict[int, tuple[int, int]], leader: int, label: str) -> None:
+    """The samplers' files renamed ``<label>-broker-<id>[-leader].txt`` (collapsed stacks)."""
+    directory = Path(os.environ["MOLDAU_CPU_SAMPLER_DIR"])
+    deadline = time.monotonic() + 30
+    for broker_id, (pid, _) in brokers.items():
+        written = directory / f"{pid}.txt"
+        while not written.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)  # the broker writes it from its signal handler
+        role = "-leader" if broker_id == leader else ""
+        if written.exists():
+            written.replace(directory / f"{label}-broker-{broker_id}{role}.txt")
+
+
 @contextlib.contextmanager
 def broker(tree: Path, tmp: Path, cprofile: Path | None = None) -> Iterator[tuple[int, int]]:
     """(pid, port) of a fresh broker started from ``tree`` (under cProfile, writing to ``cprofile``)."""
@@ -92,7 +132,7 @@ def broker(tree: Path, tmp: Path, cprofile: Path | None = None) -> Iterator[tupl
         "num.partitions": "1",
     }.items():
         cmd += ["--override", f"{key}={value}"]
-    env = dict(os.environ, PYTHONPATH=str(tree), MOLDAU_LOG_LEVEL="WARNING")
+    env = broker_env(tree)
     proc = subprocess.Popen(cmd, cwd=tree, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         _wait_listening(proc, port, tree)
@@ -132,7 +172,7 @@ def cluster(
                 "controlled.shutdown.max.retries": "1",
             }.items():
                 cmd += ["--override", f"{key}={value}"]
-            env = dict(os.environ, PYTHONPATH=str(tree), MOLDAU_LOG_LEVEL="WARNING")
+            env = broker_env(tree)
             proc = subprocess.Popen(
                 cmd, cwd=tree, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
             )
@@ -357,6 +397,7 @@ def run_workload(
                     stderr=subprocess.DEVNULL,
                 )
                 time.sleep(1.0)
+            cpu_profile_signal(pids, signal.SIGUSR1)
             cpu0 = {p: process_cpu_seconds(p) for p in pids}
             wall0 = time.monotonic()
         check(conn.recv_frame(), answered)
@@ -364,6 +405,8 @@ def run_workload(
         if sent < total:
             send_next()
     used = {p: process_cpu_seconds(p) - cpu0[p] for p in pids}
+    if cpu_profile_signal(pids, signal.SIGUSR2):
+        collect_cpu_profiles(brokers, leader, label)
     wall = time.monotonic() - wall0
     cpu = sum(used.values())
     if spy is not None:
@@ -396,9 +439,17 @@ def main() -> int:
         help="brokers (with a ZooKeeper) and replicas of the topic, min.insync.replicas 2 above 1",
     )
     parser.add_argument("--profile", type=Path)
+    parser.add_argument(
+        "--cpu-profile",
+        type=Path,
+        help="each broker samples its stacks by CPU time in the measured requests (bench/cpu_sampler)",
+    )
     parser.add_argument("--cprofile", type=Path, help="run the broker under cProfile, its stats files here")
     args = parser.parse_args()
     trees = [t.resolve() for t in (args.tree or [ROOT])]
+    if args.cpu_profile is not None:
+        args.cpu_profile.mkdir(parents=True, exist_ok=True)
+        os.environ["MOLDAU_CPU_SAMPLER_DIR"] = str(args.cpu_profile.resolve())
     frames = [int(f) for f in args.frames.split(",")]
     acks_values = [int(a) for a in args.acks.split(",")]
     results: dict[tuple[str, int, int], list[Result]] = {}
