@@ -8,7 +8,9 @@ so, calls ``force_complete``. A timer completes it at its deadline (``on_expirat
 first). Nothing polls.
 
 ``try_complete_else_watch`` tries once, watches, then tries again, as Kafka does: a change
-between the first try and the watch is never missed.
+between the first try and the watch is never missed. ``watch`` watches without trying, for the
+replica manager's parked fetches and produces, which have just found in the same turn of the
+event loop that they cannot complete (Kafka's second try guards against other threads).
 
 A completed operation resolves its ``future``; the request that parked it awaits that and
 builds its answer (Kafka's ``onComplete`` sends the response itself). ``cancel`` drops an
@@ -122,6 +124,20 @@ class DelayedOperationPurgatory(Generic[Op]):
             operation.delay_ms / 1000.0, self._expire, operation
         )
         return False
+
+    def watch(self, operation: Op, keys: Iterable[Hashable]) -> None:
+        """Watch ``operation`` under ``keys`` until it can complete or its delay passes, with
+        no try first: for a caller that has just found, in the same turn of the event loop,
+        that it cannot complete yet (a parked fetch's read, an acks=-1 produce's statuses).
+        Kafka tries again after watching because its threads may change the keys meanwhile;
+        nothing else runs on this loop between that check and the watch."""
+        operation.keys = tuple(dict.fromkeys(keys))
+        for key in operation.keys:
+            self._watchers.setdefault(key, set()).add(operation)
+        self._waiting.add(operation)
+        operation._timer = asyncio.get_running_loop().call_later(
+            operation.delay_ms / 1000.0, self._expire, operation
+        )
 
     def check_and_complete(self, key: Hashable) -> int:
         """Something changed under ``key``: try the operations watching it; returns how many completed."""

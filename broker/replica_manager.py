@@ -642,8 +642,8 @@ class ReplicaManager:
         if not statuses or check_produce_statuses(statuses, self._hosted):
             return self._produce_results(results, statuses)  # committed already (e.g. a lone leader)
         delayed = DelayedProduce(timeout_ms, statuses=statuses, partition_of=self._hosted)
-        if self.produce_purgatory.try_complete_else_watch(delayed, [s.key for s in statuses]):
-            return self._produce_results(results, statuses)
+        # check_produce_statuses just found it waiting, in this turn of the loop.
+        self.produce_purgatory.watch(delayed, [s.key for s in statuses])
         return self._complete_produce(delayed, results, statuses)
 
     async def _complete_produce(
@@ -757,12 +757,9 @@ class ReplicaManager:
             statuses=statuses,
             partition_of=self._hosted,
         )
-        # The counters were taken with the read above, in the same loop turn: an append
-        # after it grows them, so try_complete_else_watch sees it.
-        if self.fetch_purgatory.try_complete_else_watch(delayed, [key for key, _ in infos]):
-            return self._count_fetched(
-                infos, self._read_from_local_log(params, infos, from_purgatory=True)[0]
-            )
+        # The counters were taken with the read above, in the same loop turn: nothing can have
+        # grown them yet, and an append from now on finds the operation watched.
+        self.fetch_purgatory.watch(delayed, [key for key, _ in infos])
         return self._complete_fetch(delayed, params, infos)
 
     async def _complete_fetch(

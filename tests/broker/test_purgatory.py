@@ -104,3 +104,21 @@ def test_complete_all_and_cancel():
         assert not cancelled.is_completed and cancelled.completions == 0
 
     run(scenario())
+
+
+def test_watch_without_a_try_completes_on_a_check_or_at_the_deadline():
+    """``watch`` is for a caller that has just checked: it does not try (an operation already
+    able to complete waits for the next check of its key), then behaves as any watched one."""
+
+    async def scenario():
+        purgatory: DelayedOperationPurgatory[Waiting] = DelayedOperationPurgatory("test")
+        checked, timed = Waiting(60_000, ready=True), Waiting(10)
+        purgatory.watch(checked, [("t", 0), ("t", 1)])
+        purgatory.watch(timed, [("t", 1)])
+        assert checked.checks == 0 and not checked.is_completed and len(purgatory) == 2
+        assert purgatory.check_and_complete(("t", 1)) == 1
+        assert checked.future.result() is True and purgatory.watched(("t", 0)) == 0
+        assert await asyncio.wait_for(timed.future, 30) is False
+        assert timed.expired and len(purgatory) == 0 and purgatory.watched(("t", 1)) == 0
+
+    run(scenario())
