@@ -198,7 +198,7 @@ class LogSegment:
         # near the log end (a follower's, a consumer's at the high watermark) finds its batch
         # here instead of in the index and the batch headers (system calls). Any other change
         # of the file (truncation, recovery) empties it.
-        self._tail: deque[BatchPosition] = deque(maxlen=_TAIL_BATCHES)
+        self._tail: deque[tuple[int, int, int, int]] = deque(maxlen=_TAIL_BATCHES)  # BatchPosition fields
 
     # ------------------------------------------------------------------ state
 
@@ -334,7 +334,7 @@ class LogSegment:
             self.size = position + n
             if position == 0:
                 self._rolling_based_timestamp = max_timestamp
-            self._tail.append(BatchPosition(position, n, _BASE_OFFSET.unpack_from(data)[0], last_offset))
+            self._tail.append((position, n, _BASE_OFFSET.unpack_from(data)[0], last_offset))
             # The index files are sparse: an entry can fail (ENOSPC) after the batch was written.
             # _index_batch, inline (the append path's share of it: a batch below the index
             # interval only adds its size).
@@ -388,9 +388,7 @@ class LogSegment:
             tail = self._tail
             for size, last, max_ts in batches:
                 self._index_batch(position, size, last, max_ts)
-                tail.append(
-                    BatchPosition(position, size, _BASE_OFFSET.unpack_from(data, position - start)[0], last)
-                )
+                tail.append((position, size, _BASE_OFFSET.unpack_from(data, position - start)[0], last))
                 position += size
         except OSError:
             self.size = start
@@ -537,11 +535,11 @@ class LogSegment:
         An offset among the last batches appended is found without either.
         """
         tail = self._tail
-        if tail and tail[0].base_offset <= offset:
+        if tail and tail[0][2] <= offset:
             # Every batch before the tail ends below offset; the tail reaches the file's end.
-            for batch in tail:
-                if batch.last_offset >= offset and batch.position >= start_position:
-                    return batch
+            for batch in tail:  # (position, size, base offset, last offset)
+                if batch[3] >= offset and batch[0] >= start_position:
+                    return BatchPosition._make(batch)
             return None
         hint = self.index.lookup(offset)
         begin = max(hint.position, start_position)
