@@ -238,15 +238,20 @@ def test_segment_ms_without_timestamps_uses_creation_time(tmp_path):
     seg.close()
 
 
-def test_failed_write_leaves_no_partial_batch(tmp_path):
-    seg = new_segment(tmp_path, 0)
-    fill(seg, [1])
+def _append_fails(seg, last_offset):
+    """An append on a descriptor that refuses writes (EBADF) fails and leaves the size as it was."""
     size = seg.size
     os.close(seg._fd)
     seg._fd = os.open(seg.log_path, os.O_RDONLY)  # writes now fail with EBADF
     with pytest.raises(OSError):
-        seg.append(make_batch(1), 1, BASE_TS)
+        seg.append(make_batch(1), last_offset, BASE_TS)
     assert seg.size == size
+
+
+def test_failed_write_leaves_no_partial_batch(tmp_path):
+    seg = new_segment(tmp_path, 0)
+    fill(seg, [1])
+    _append_fails(seg, 1)
     seg.close()
 
 
@@ -303,12 +308,7 @@ def test_translate_offset_after_truncation_and_a_failed_append(tmp_path):
     _agrees_with_the_index_path(seg, tmp_path)
     fill(seg, [2, 2], first_offset=24)
     _agrees_with_the_index_path(seg, tmp_path)
-    size = seg.size
-    os.close(seg._fd)
-    seg._fd = os.open(seg.log_path, os.O_RDONLY)  # writes now fail with EBADF
-    with pytest.raises(OSError):
-        seg.append(make_batch(1), 28, BASE_TS)
-    assert seg.size == size
+    _append_fails(seg, 28)
     seg._fd = os.open(seg.log_path, os.O_RDWR)
     _agrees_with_the_index_path(seg, tmp_path)
     seg.close()
