@@ -349,11 +349,17 @@ class _BrokerConnection(asyncio.BufferedProtocol):
         return self.send_now(header, request, expects_response)
 
     def send_now(
-        self, header: RequestHeader, request: Any, expects_response: bool, timeout: float = math.inf
+        self,
+        header: RequestHeader,
+        request: Any,
+        expects_response: bool,
+        timeout: float = math.inf,
+        since: float | None = None,
     ) -> asyncio.Future[Any]:
         """Write one request now; the future of its response (None when none is expected),
-        failed with RequestTimeoutError if none comes within ``timeout`` seconds (the
-        connection is then closed: the responses behind it can no longer be paired)."""
+        failed with RequestTimeoutError if none comes within ``timeout`` seconds of ``since``
+        (loop time, now by default; the connection is then closed: the responses behind it
+        can no longer be paired)."""
         if not self.is_open:
             raise self.closed.result().copy()
         w = bytearray(4)
@@ -363,7 +369,7 @@ class _BrokerConnection(asyncio.BufferedProtocol):
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[Any] = loop.create_future()
         if expects_response:
-            deadline = loop.time() + timeout
+            deadline = (loop.time() if since is None else since) + timeout
             self.in_flight.append(
                 _InFlight(
                     header.correlation_id,
@@ -509,8 +515,8 @@ class InterBrokerClient:
             header = self._header(request.API_KEY, version)
             expects_response = not (request.API_KEY == ApiKey.PRODUCE and request.acks == 0)
             try:
-                # The rest of the timeout bounds the response (the connection's deadline timer).
-                fut = conn.send_now(header, request, expects_response, timeout - (loop.time() - started))
+                # What is left of the timeout bounds the response (the connection's deadline timer).
+                fut = conn.send_now(header, request, expects_response, timeout, since=started)
             except EncodeError as exc:
                 raise UnsupportedVersionError(broker_id, f"cannot encode: {exc}") from None
             return await fut

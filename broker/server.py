@@ -118,9 +118,9 @@ MAX_PIPELINED_PRODUCES = 5
 # A fetch answer this large goes out with sendfile; a smaller one is read into its frame
 # (preadv) and written with it. sendfile saves that copy, but costs two more system calls
 # (the frame's head and tail go apart) and its own bookkeeping: measured with three brokers
-# at RF 3 (followers' answers of 16-200 KiB), copying answers below 256 KiB took 4-6% less
-# CPU per produced batch (bench/produce_request_bench.py --replicas 3). Consumers catching
-# up (1 MiB answers) keep sendfile.
+# at RF 3 (followers' answers of 16-200 KiB), copying answers below 256 KiB took 2-3% less
+# CPU per produced 16 KiB batch and 14% less per 64 KiB batch (bench/produce_request_bench.py
+# --replicas 3). Consumers catching up (1 MiB answers) keep sendfile.
 SENDFILE_MIN_BYTES = 256 * 1024
 _PAUSED_PENDING = 1  # too many frames read ahead of their handling
 _PAUSED_MEMORY = 2  # waiting for the request memory pool
