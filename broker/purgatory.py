@@ -112,17 +112,12 @@ class DelayedOperationPurgatory(Generic[Op]):
         or its delay passes. True if it completed here."""
         if operation.try_complete():
             return True
-        operation.keys = tuple(dict.fromkeys(keys))
-        for key in operation.keys:
-            self._watchers.setdefault(key, set()).add(operation)
-        self._waiting.add(operation)
+        self._add_watches(operation, keys)
         # Kafka's safeTryCompleteOrElse: a change between the first try and the watch is seen.
         if operation.try_complete():
             self._unwatch(operation)
             return True
-        operation._timer = asyncio.get_running_loop().call_later(
-            operation.delay_ms / 1000.0, self._expire, operation
-        )
+        self._schedule_expiry(operation)
         return False
 
     def watch(self, operation: Op, keys: Iterable[Hashable]) -> None:
@@ -131,10 +126,16 @@ class DelayedOperationPurgatory(Generic[Op]):
         that it cannot complete yet (a parked fetch's read, an acks=-1 produce's statuses).
         Kafka tries again after watching because its threads may change the keys meanwhile;
         nothing else runs on this loop between that check and the watch."""
+        self._add_watches(operation, keys)
+        self._schedule_expiry(operation)
+
+    def _add_watches(self, operation: Op, keys: Iterable[Hashable]) -> None:
         operation.keys = tuple(dict.fromkeys(keys))
         for key in operation.keys:
             self._watchers.setdefault(key, set()).add(operation)
         self._waiting.add(operation)
+
+    def _schedule_expiry(self, operation: Op) -> None:
         operation._timer = asyncio.get_running_loop().call_later(
             operation.delay_ms / 1000.0, self._expire, operation
         )
