@@ -120,20 +120,27 @@ def collect_cpu_profiles(brokers: dict[int, tuple[int, int]], leader: int, label
             written.replace(directory / f"{label}-broker-{broker_id}{role}.txt")
 
 
+def start_broker(tree: Path, overrides: dict[str, str], cprofile: Path | None = None) -> subprocess.Popen:
+    """``python -m broker`` from ``tree`` with ``overrides`` (under cProfile, writing to ``cprofile``)."""
+    cmd = [sys.executable, *(["-m", "cProfile", "-o", str(cprofile)] if cprofile else []), "-m", "broker"]
+    for key, value in overrides.items():
+        cmd += ["--override", f"{key}={value}"]
+    return subprocess.Popen(
+        cmd, cwd=tree, env=broker_env(tree), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+
+
 @contextlib.contextmanager
 def broker(tree: Path, tmp: Path, cprofile: Path | None = None) -> Iterator[tuple[int, int]]:
     """(pid, port) of a fresh broker started from ``tree`` (under cProfile, writing to ``cprofile``)."""
     port = free_port()
     log_dir = tmp / f"log-{time.monotonic_ns()}"
-    cmd = [sys.executable, *(["-m", "cProfile", "-o", str(cprofile)] if cprofile else []), "-m", "broker"]
-    for key, value in {
+    overrides = {
         "log.dirs": str(log_dir),
         "listeners": f"PLAINTEXT://127.0.0.1:{port}",
         "num.partitions": "1",
-    }.items():
-        cmd += ["--override", f"{key}={value}"]
-    env = broker_env(tree)
-    proc = subprocess.Popen(cmd, cwd=tree, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    }
+    proc = start_broker(tree, overrides, cprofile)
     try:
         _wait_listening(proc, port, tree)
         yield proc.pid, port
@@ -163,20 +170,14 @@ def cluster(
             port = free_port()
             log_dir = tmp / f"log-{time.monotonic_ns()}-{broker_id}"
             log_dirs.append(log_dir)
-            cmd = [sys.executable, "-m", "broker"]
-            for key, value in {
+            overrides = {
                 "broker.id": str(broker_id),
                 "log.dirs": str(log_dir),
                 "listeners": f"PLAINTEXT://127.0.0.1:{port}",
                 "zookeeper.connect": zookeeper.connect(chroot),
                 "controlled.shutdown.max.retries": "1",
-            }.items():
-                cmd += ["--override", f"{key}={value}"]
-            env = broker_env(tree)
-            proc = subprocess.Popen(
-                cmd, cwd=tree, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-            )
-            procs[broker_id] = (proc, port)
+            }
+            procs[broker_id] = (start_broker(tree, overrides), port)
         for proc, port in procs.values():
             _wait_listening(proc, port, tree)
         yield {broker_id: (proc.pid, port) for broker_id, (proc, port) in procs.items()}
