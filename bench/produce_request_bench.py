@@ -158,10 +158,11 @@ def one_broker(tree: Path, tmp: Path, cprofile: Path | None) -> Iterator[dict[in
 
 @contextlib.contextmanager
 def cluster(
-    tree: Path, tmp: Path, zookeeper: ZooKeeperProcess, replicas: int
+    tree: Path, tmp: Path, zookeeper: ZooKeeperProcess, replicas: int, cprofile: Path | None = None
 ) -> Iterator[dict[int, tuple[int, int]]]:
     """{broker id: (pid, port)} of ``replicas`` fresh brokers from ``tree`` sharing ``zookeeper``
-    (a chroot of their own), each registered before this yields."""
+    (a chroot of their own), each registered before this yields; under cProfile with
+    ``cprofile``, broker N writing ``<cprofile stem>-broker-N.prof``."""
     chroot = f"/bench-{time.monotonic_ns()}"
     procs: dict[int, tuple[subprocess.Popen, int]] = {}
     log_dirs = []
@@ -177,7 +178,8 @@ def cluster(
                 "zookeeper.connect": zookeeper.connect(chroot),
                 "controlled.shutdown.max.retries": "1",
             }
-            procs[broker_id] = (start_broker(tree, overrides), port)
+            stats = cprofile.with_name(f"{cprofile.stem}-broker-{broker_id}.prof") if cprofile else None
+            procs[broker_id] = (start_broker(tree, overrides, stats), port)
         for proc, port in procs.values():
             _wait_listening(proc, port, tree)
         yield {broker_id: (proc.pid, port) for broker_id, (proc, port) in procs.items()}
@@ -445,7 +447,11 @@ def main() -> int:
         type=Path,
         help="each broker samples its stacks by CPU time in the measured requests (bench/cpu_sampler)",
     )
-    parser.add_argument("--cprofile", type=Path, help="run the broker under cProfile, its stats files here")
+    parser.add_argument(
+        "--cprofile",
+        type=Path,
+        help="run the broker (each broker, with --replicas) under cProfile, its stats files here",
+    )
     args = parser.parse_args()
     trees = [t.resolve() for t in (args.tree or [ROOT])]
     if args.cpu_profile is not None:
@@ -474,7 +480,7 @@ def main() -> int:
                             args.cprofile.mkdir(parents=True, exist_ok=True)
                         stats = args.cprofile / f"{label}.prof" if args.cprofile else None
                         starter = (
-                            cluster(tree, Path(tmp), zookeeper, args.replicas)
+                            cluster(tree, Path(tmp), zookeeper, args.replicas, stats)
                             if zookeeper is not None
                             else one_broker(tree, Path(tmp), stats)
                         )

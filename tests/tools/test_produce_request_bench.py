@@ -45,3 +45,15 @@ def test_three_brokers_replicate_every_request_and_profile_each_broker(tmp_path)
     assert ", the leader " in out and "leader us/request" in out
     names = sorted(p.name for p in profiles.iterdir())
     assert len(names) == 3 and sum(n.endswith("-leader.txt") for n in names) == 1, names
+
+
+def test_three_brokers_under_cprofile_write_a_stats_file_each(tmp_path):
+    missing = zookeeper_available()
+    if missing:
+        pytest.skip(missing)
+    stats = tmp_path / "cprofile"
+    _bench(
+        "--replicas", "3", "--frames", "16384", "--acks", "-1", "--requests", "200", "--cprofile", str(stats)
+    )
+    names = sorted(p.name for p in stats.iterdir())
+    assert [n.rsplit("-", 1)[1] for n in names] == ["0.prof", "1.prof", "2.prof"], names
