@@ -12,9 +12,17 @@ between the first try and the watch is never missed. ``watch`` watches without t
 replica manager's parked fetches and produces, which have just found in the same turn of the
 event loop that they cannot complete (Kafka's second try guards against other threads).
 
-A completed operation resolves its ``future``; the request that parked it awaits that and
-builds its answer (Kafka's ``onComplete`` sends the response itself). ``cancel`` drops an
-operation whose request went away (its connection closed).
+A completed operation resolves its ``future`` (an ``OperationFuture``); the request that
+parked it awaits that and builds its answer. Kafka's ``onComplete`` sends the response from
+whatever completed the operation (the follower's fetch that moved the high watermark, the
+append a parked fetch waited for); here the same happens through the future's inline
+callbacks, run inside ``force_complete``, which ``broker.inline_answer`` uses to step the
+answer's coroutine there and then instead of a turn of the event loop later. ``cancel``
+drops an operation whose request went away (its connection closed).
+
+``ActionQueue`` is Kafka's: the purgatory checks an append asks for (its parked followers'
+fetches may complete) wait until the requests read with it have been handled, so one answer
+carries every batch they appended.
 
 ``DelayedFetch`` waits for ``min_bytes`` to become readable on its partitions (a
 follower's fetch: for appends; a consumer's: for high-watermark moves). ``DelayedProduce``
@@ -26,6 +34,7 @@ moves, ISR changes and leadership changes.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
@@ -39,12 +48,34 @@ if TYPE_CHECKING:
 PartitionKey = tuple[str, int]
 
 
+class OperationFuture(asyncio.Future):
+    """A delayed operation's future: besides asyncio's callbacks (run on a later turn of the
+    loop), inline callbacks run inside ``force_complete``, where the operation completes."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(loop=loop)
+        self._inline: list[Callable[[], None]] = []
+
+    def add_inline_callback(self, callback: Callable[[], None]) -> None:
+        """Run ``callback()`` when the operation completes (not if it is cancelled)."""
+        self._inline.append(callback)
+
+    def remove_inline_callback(self, callback: Callable[[], None]) -> None:
+        with contextlib.suppress(ValueError):
+            self._inline.remove(callback)
+
+    def run_inline_callbacks(self) -> None:
+        callbacks, self._inline = self._inline, []
+        for callback in callbacks:
+            callback()
+
+
 class DelayedOperation:
     """An operation that completes once ``try_complete`` says so, or at its deadline."""
 
     def __init__(self, delay_ms: int) -> None:
         self.delay_ms = max(delay_ms, 0)
-        self.future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self.future: OperationFuture = OperationFuture(asyncio.get_running_loop())
         self.keys: tuple[Hashable, ...] = ()
         self._timer: asyncio.TimerHandle | None = None
         self._expired = False
@@ -76,6 +107,7 @@ class DelayedOperation:
             self._timer = None
         self.future.set_result(not self._expired)
         self.on_complete()
+        self.future.run_inline_callbacks()  # Kafka's onComplete: the response, from here
         return True
 
     def _expire(self) -> None:
@@ -177,6 +209,44 @@ class DelayedOperationPurgatory(Generic[Op]):
                 watchers.discard(operation)
                 if not watchers:
                     del self._watchers[key]
+
+
+class ActionQueue:
+    """Kafka's ``ActionQueue``: purgatory checks asked for by an append, run once the request
+    (here: the requests read with it) has been handled.
+
+    A follower's parked fetch completes when the leader's log grows; checked at each append,
+    it would answer with the first batch of a burst of pipelined produces and leave the others
+    for its next fetch. The server runs ``try_complete_actions`` after each pass over a
+    connection's frames (Kafka's ``KafkaApis.handle``: ``tryCompleteActions`` after every
+    request); an append outside a request (a coordinator's write) has its checks run by the
+    next turn of the event loop.
+    """
+
+    def __init__(self) -> None:
+        self._pending: dict[tuple[DelayedOperationPurgatory, Hashable], None] = {}
+
+    def __len__(self) -> int:
+        return len(self._pending)
+
+    def add(self, purgatory: DelayedOperationPurgatory, key: Hashable) -> None:
+        """``purgatory.check_and_complete(key)`` once the requests being handled are."""
+        pending = self._pending
+        if not pending:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:  # no event loop (a synchronous caller): nothing can wait
+                purgatory.check_and_complete(key)
+                return
+            loop.call_soon(self.try_complete_actions)
+        pending[(purgatory, key)] = None
+
+    def try_complete_actions(self) -> None:
+        pending = self._pending
+        while pending:
+            purgatory, key = next(iter(pending))
+            del pending[(purgatory, key)]
+            purgatory.check_and_complete(key)
 
 
 # ---------------------------------------------------------------------------- delayed fetch

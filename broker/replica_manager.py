@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from broker.metrics import BrokerTopicStats, IsrChangeStats
 from broker.partition import NO_EPOCH, REPLICA_LAG_TIME_MAX_MS, LogOffsets, Partition
 from broker.purgatory import (
+    ActionQueue,
     DelayedFetch,
     DelayedOperation,
     DelayedOperationPurgatory,
@@ -186,6 +187,9 @@ class ReplicaManager:
         self.produce_purgatory: DelayedOperationPurgatory[DelayedProduce] = DelayedOperationPurgatory(
             "Produce"
         )
+        # Purgatory checks asked for by appends, run after the requests being handled
+        # (Kafka's ReplicaManager.actionQueue; the server calls try_complete_actions).
+        self.actions = ActionQueue()
         # ZooKeeper mode (``start_replication``): the replica fetchers, the AlterPartition
         # sender and the isr-expiration task; None for a lone broker.
         self.replication: Replication | None = None
@@ -698,8 +702,8 @@ class ReplicaManager:
             self._complete_delayed_requests(key)
         elif not info.duplicate:
             # addCompletePurgatoryAction: the log end offset moved, which followers' parked
-            # fetches wait for.
-            self.fetch_purgatory.check_and_complete(key)
+            # fetches wait for; checked once the requests read with this one are handled.
+            self.actions.add(self.fetch_purgatory, key)
         return info
 
     async def write_txn_markers(self, markers: Sequence[TxnMarker]) -> list[dict[TopicPartition, ErrorCode]]:

@@ -79,6 +79,7 @@ from broker.connection_limits import (
 )
 from broker.handlers import CloseConnection, HandlerSpec, RequestContext, served_handlers
 from broker.handlers.produce import decode_produce_request
+from broker.inline_answer import InlineAnswer
 from broker.response_writer import (
     FileResponse,
     FileResponseSender,
@@ -167,6 +168,9 @@ class KafkaConnection(asyncio.BufferedProtocol):
         # handler, or several Produce requests (see the module docstring, "Pipelined produces").
         self._answers: deque[_Answer] = deque()
         self._produces_only = False  # every request in _answers is a Produce: another may start
+        self._answers_inline = False  # the handler just dispatched answers inline (HandlerSpec)
+        self._drain_scheduled = False
+        self._actions = self.broker.replica_manager.actions
         # The request just dispatched may append after its handler returned: nothing is started
         # behind it (a transactional Produce, a request a test's interceptor holds).
         self._appends_later = False
@@ -513,6 +517,11 @@ class KafkaConnection(asyncio.BufferedProtocol):
                     self._produces_only = len(frame) >= 2 and _API_KEY.unpack_from(frame)[0] == PRODUCE_KEY
                 if self._appends_later:
                     self._produces_only = False
+                if self._answers_inline and inspect.iscoroutine(result):
+                    inline = InlineAnswer(result, self._answered_inline)
+                    answers.append(_Answer(len(frame), inline))
+                    inline.start()
+                    continue
                 task = asyncio.ensure_future(result)
                 answers.append(_Answer(len(frame), task))
                 task.add_done_callback(self._answer_ready)
@@ -524,6 +533,9 @@ class KafkaConnection(asyncio.BufferedProtocol):
                 self._emit(result)
             self._release(len(frame))
             self._recycle(frame)
+        # Kafka's tryCompleteActions: the followers' fetches these appends complete, answered
+        # before this pass's own answers are written.
+        self._actions.try_complete_actions()
         self._flush()
         if self._paused & _PAUSED_PENDING and len(pending) < MAX_PENDING_FRAMES // 2:
             self._set_paused(_PAUSED_PENDING, False)
@@ -548,9 +560,26 @@ class KafkaConnection(asyncio.BufferedProtocol):
             return
         self._write_answers()
 
-    def _write_answers(self) -> None:
+    def _answered_inline(self, answer: InlineAnswer) -> None:
+        """An InlineAnswer ended, maybe inside another connection's request or this one's
+        pass: its answer (and the ready ones behind it) is written now; the requests that
+        waited for it start on the next turn, never inside someone else's request."""
+        if self._closed:
+            _discard_task(answer)
+            return
+        self._write_answers(start_waiting=False)
+        if self._pending and not self._drain_scheduled:
+            self._drain_scheduled = True
+            asyncio.get_running_loop().call_soon(self._scheduled_drain)
+
+    def _scheduled_drain(self) -> None:
+        self._drain_scheduled = False
+        if not self._closed:
+            self._drain()
+
+    def _write_answers(self, *, start_waiting: bool = True) -> None:
         """Write the ready answers at the head of ``_answers``, in request order, then start
-        what waited for them."""
+        what waited for them (unless ``start_waiting`` is false)."""
         answers = self._answers
         while answers and not self._sending and not self._closed:
             answer = answers[0]
@@ -580,7 +609,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
             # Kafka releases a request's buffer once it has been handled (RequestChannel).
             self._release(answer.frame_size)
         self._flush()
-        self._drain()
+        if start_waiting:
+            self._drain()
 
     def _drop_answers(self) -> None:
         """The connection is gone: outstanding handlers are cancelled, ready answers dropped
@@ -672,6 +702,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
     def _dispatch(self, frame: bytearray) -> Any:
         """Handle one frame: returns the response bytes, None, or an awaitable of them."""
         mv = memoryview(frame)
+        self._answers_inline = False
         if self.auth.gated:  # not authenticated yet, or a session that expires (KIP-368)
             try:
                 raw_answer = self.auth.screen(mv)
@@ -713,6 +744,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         # A transactional Produce may be verified with its transaction coordinator before its
         # append (KIP-890): a Produce behind it must not be appended first.
         self._appends_later = api_key == PRODUCE_KEY and request.transactional_id is not None
+        self._answers_inline = spec.answers_inline and interceptor is None
         ctx = RequestContext(
             self.broker,
             api_key,

@@ -112,6 +112,9 @@ class HandlerSpec:
     response_cls: type
     name: str
     served_when: Callable[[Broker], bool] | None = None
+    # Its deferred answer is stepped where the purgatory completes it (broker.inline_answer):
+    # the handler's first step must need no Task.
+    answers_inline: bool = False
 
     def accepts(self, version: int) -> bool:
         return self.min_version <= version <= self.max_version
@@ -131,9 +134,11 @@ def handler(
     *,
     advertise_from: int | None = None,
     served_when: Callable[[Broker], bool] | None = None,
+    answers_inline: bool = False,
 ) -> Callable:
     """Register ``fn`` as the handler of ``api_key`` for ``versions`` (inclusive); with
-    ``served_when``, only on brokers for which it is true."""
+    ``served_when``, only on brokers for which it is true; ``answers_inline``: see
+    ``HandlerSpec``."""
     lo, hi = versions
     request_cls = REQUESTS[int(api_key)]
     response_cls = RESPONSES[int(api_key)]
@@ -155,6 +160,7 @@ def handler(
             response_cls=response_cls,
             name=request_cls.NAME.removesuffix("Request"),
             served_when=served_when,
+            answers_inline=answers_inline,
         )
         return fn
 

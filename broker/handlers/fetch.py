@@ -25,7 +25,9 @@ Behaviour (Kafka's ``KafkaApis.handleFetchRequest`` / ``ReplicaManager.fetchMess
 - Long poll: when fewer than ``min_bytes`` are available the request waits
   (parking only its connection) in the replica manager's fetch purgatory until
   high-watermark moves make ``min_bytes`` readable or ``max_wait_ms`` passes;
-  nothing polls.
+  nothing polls. A follower's parked fetch completes once the produces read with the
+  append it waited for are handled (the replica manager's ``ActionQueue``), and the
+  answer is read and written right there (``answers_inline``, broker/inline_answer.py).
 - A partition in an offline log dir: KAFKA_STORAGE_ERROR (v6+; NOT_LEADER_OR_FOLLOWER
   for v4-v5, which do not know it).
 - preferred_read_replica is -1 (no follower fetching, KIP-392).
@@ -129,7 +131,7 @@ async def _respond_when_ready(
     return _build(context, await pending, committed, version)
 
 
-@handler(ApiKey.FETCH, versions=(4, 12))
+@handler(ApiKey.FETCH, versions=(4, 12), answers_inline=True)
 def handle_fetch(ctx: RequestContext, request: FetchRequest):  # -> FetchResponse | Awaitable[FetchResponse]
     version = ctx.api_version
     context = _session_context(ctx, request)

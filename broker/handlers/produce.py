@@ -14,7 +14,9 @@ Behaviour:
   ISR fell below min.insync.replicas meanwhile NOT_ENOUGH_REPLICAS_AFTER_APPEND;
   one whose leadership moved NOT_LEADER_OR_FOLLOWER (Kafka's ``DelayedProduce``).
   The records stay appended in every case, as in Kafka. While it waits only its
-  connection is parked, and responses keep the request order.
+  connection is parked, and responses keep the request order. The answer is built and
+  written where the wait ends, inside the follower's fetch that moved the high watermark
+  (``answers_inline``, broker/inline_answer.py; Kafka's ``DelayedProduce.onComplete``).
 - The partitions go to the replica manager (``append_records``): each one's
   records go through the request's framing checks (one magic-2 batch, zstd from
   v7), the log's validation (CRC, counts, sizes, timestamps, codecs) and the
@@ -328,7 +330,7 @@ async def _respond_when_appended(
     return _build(ctx, request, {**await pending, **denied})
 
 
-@handler(ApiKey.PRODUCE, versions=(3, 11), advertise_from=0)
+@handler(ApiKey.PRODUCE, versions=(3, 11), advertise_from=0, answers_inline=True)
 def handle_produce(
     ctx: RequestContext, request: ProduceRequest
 ):  # -> ProduceResponse | None | Awaitable[...]

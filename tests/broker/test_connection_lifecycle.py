@@ -123,11 +123,14 @@ def test_client_vanishing_during_a_long_poll_fetch_cancels_its_wait(tmp_path):
         w.write(_long_poll_fetch_frame())
         await w.drain()
         await _until(lambda: len(broker.replica_manager.fetch_purgatory) == 1)
-        assert len(_connection_tasks()) == 1  # the parked fetch
+        [conn] = broker.server.connections
+        [parked] = conn._answers  # the parked fetch's answer, stepped inline (no Task)
+        assert not parked.task.done()
         w.close()
         await _until(
             lambda: not broker.server.connections and len(broker.replica_manager.fetch_purgatory) == 0
         )
+        assert parked.task.cancelled()
         await _until(lambda: _connection_tasks() == [])
 
     _run(tmp_path, scenario)

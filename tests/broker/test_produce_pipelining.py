@@ -20,13 +20,21 @@ from broker.replica_manager import FetchParams, FetchPartitionInfo
 from coordinator.cluster_state import PartitionState
 from protocol.errors import ErrorCode
 from protocol.headers import RequestHeader, encode_request_header
-from protocol.messages import MetadataRequest, MetadataResponse, ProduceRequest, ProduceResponse
+from protocol.messages import (
+    FetchRequest,
+    FetchResponse,
+    MetadataRequest,
+    MetadataResponse,
+    ProduceRequest,
+    ProduceResponse,
+)
 from storage.partition_log import FetchIsolation
 from tests.storage.batch_factory import make_batch
 
 FOLLOWER = 1
 PRODUCE_VERSION = 9  # flexible: response header v1
 METADATA_VERSION = 9
+FETCH_VERSION = 12
 
 
 def _frame(request, version: int, correlation_id: int) -> bytes:
@@ -153,6 +161,67 @@ def test_answers_keep_request_order_when_a_later_produce_completes_first(tmp_pat
         h.follower_fetched(0)
         assert await _read_produce(h.reader) == (1, 0, 0)
         assert await _read_produce(h.reader) == (2, 0, 0)
+
+    _run(tmp_path, scenario)
+
+
+def test_a_produce_is_answered_inside_the_follower_fetch_that_completes_it(tmp_path):
+    """Kafka's DelayedProduce.onComplete: the follower's fetch that moves the high watermark
+    writes the waiting produce's answer itself (broker/inline_answer.py), not a Task one or
+    two turns of the event loop later."""
+
+    async def scenario(h: Harness):
+        await h.send(_produce(1, 0))
+        await _until(lambda: len(h.rm.produce_purgatory) == 1)
+        conn = h.connection
+        h.follower_fetched(0)
+        # No await in between: the answer has left the queue for the socket.
+        assert len(h.rm.produce_purgatory) == 0 and not conn._answers
+        assert await _read_produce(h.reader) == (1, 0, 0)
+
+    _run(tmp_path, scenario)
+
+
+def test_a_parked_follower_fetch_is_answered_in_the_pass_that_appended(tmp_path):
+    """Kafka's tryCompleteActions after a request: the follower's fetch parked at the log end
+    is checked, read and written at the end of the producer's pass over its frames, not on a
+    later turn of the event loop."""
+
+    async def scenario(h: Harness):
+        producer = h.connection
+        fetch = FetchRequest(
+            replica_id=FOLLOWER,
+            max_wait_ms=60_000,
+            min_bytes=1,
+            max_bytes=1 << 20,
+            topics=[
+                FetchRequest.FetchTopic(
+                    topic="t",
+                    partitions=[
+                        FetchRequest.FetchPartition(
+                            partition=0, current_leader_epoch=1, fetch_offset=0, partition_max_bytes=1 << 20
+                        )
+                    ],
+                )
+            ],
+        )
+        reader, writer = await asyncio.open_connection(*h.broker.server.bound[0])
+        try:
+            writer.write(_frame(fetch, FETCH_VERSION, 7))
+            await writer.drain()
+            await _until(lambda: len(h.rm.fetch_purgatory) == 1)
+            [follower] = [c for c in h.broker.server.connections if c is not producer]
+            frame = bytearray(_produce(1, 0, acks=1)[4:])
+            producer._hold(len(frame))  # as if read from its socket
+            producer._pending.append(frame)
+            producer._drain()
+            assert not follower._answers and len(h.rm.fetch_purgatory) == 0
+            correlation_id, response = await _read_answer(reader, FetchResponse, FETCH_VERSION)
+            [partition] = response.responses[0].partitions
+            assert correlation_id == 7 and partition.error_code == 0 and len(partition.records) > 0
+            assert await _read_produce(h.reader) == (1, 0, 0)
+        finally:
+            writer.close()
 
     _run(tmp_path, scenario)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from broker.purgatory import DelayedOperation, DelayedOperationPurgatory
+from broker.purgatory import ActionQueue, DelayedOperation, DelayedOperationPurgatory
 
 
 class Waiting(DelayedOperation):
@@ -120,5 +120,54 @@ def test_watch_without_a_try_completes_on_a_check_or_at_the_deadline():
         assert checked.future.result() is True and purgatory.watched(("t", 0)) == 0
         assert await asyncio.wait_for(timed.future, 30) is False
         assert timed.expired and len(purgatory) == 0 and purgatory.watched(("t", 1)) == 0
+
+    run(scenario())
+
+
+def test_inline_callbacks_run_inside_the_completion_not_for_a_cancelled_operation():
+    """Kafka's onComplete answers from whatever completed the operation: an inline callback
+    has run when ``check_and_complete`` returns (asyncio's done callbacks wait for a later
+    turn); one of a cancelled operation never runs."""
+
+    async def scenario():
+        purgatory: DelayedOperationPurgatory[Waiting] = DelayedOperationPurgatory("test")
+        op, dropped = Waiting(60_000), Waiting(60_000)
+        seen: list[str] = []
+        op.future.add_inline_callback(lambda: seen.append(f"inline, completions {op.completions}"))
+        op.future.add_done_callback(lambda _f: seen.append("done callback"))
+        dropped.future.add_inline_callback(lambda: seen.append("dropped"))
+        purgatory.watch(op, ["k"])
+        purgatory.watch(dropped, ["k"])
+        purgatory.cancel(dropped)
+        op.ready = True
+        assert purgatory.check_and_complete("k") == 1
+        assert seen == ["inline, completions 1"]  # after on_complete, before any turn
+        await asyncio.sleep(0)
+        assert seen == ["inline, completions 1", "done callback"]
+        dropped.ready = True
+        assert not dropped.is_completed
+
+    run(scenario())
+
+
+def test_the_action_queue_checks_a_key_once_after_the_requests_or_on_the_next_turn():
+    """Kafka's ActionQueue: a check asked for (twice) is not made at once; the server's
+    ``try_complete_actions`` makes it once; unasked, the next turn of the loop makes it."""
+
+    async def scenario():
+        purgatory: DelayedOperationPurgatory[Waiting] = DelayedOperationPurgatory("test")
+        actions = ActionQueue()
+        op = Waiting(60_000)
+        purgatory.watch(op, ["k"])
+        actions.add(purgatory, "k")
+        actions.add(purgatory, "k")
+        assert op.checks == 0 and len(actions) == 1
+        actions.try_complete_actions()
+        assert op.checks == 1 and len(actions) == 0
+        op.ready = True
+        actions.add(purgatory, "k")
+        assert not op.is_completed
+        await asyncio.sleep(0)  # nobody ran them: the turn scheduled with the first add does
+        assert op.is_completed and op.checks == 2
 
     run(scenario())

@@ -8,9 +8,11 @@ import uuid
 
 import pytest
 
+from broker.inline_answer import InlineAnswer
 from broker.replica_manager import FetchParams, FetchPartitionInfo, ReplicaManager
 from coordinator.cluster_state import PartitionState, TopicMetadata
 from protocol.errors import ErrorCode, KafkaError
+from protocol.record_batch import iter_batches
 from storage.log_config import resolve_topic_defaults
 from storage.log_manager import LogManager
 from storage.partition_log import FetchIsolation
@@ -261,6 +263,15 @@ def min_isr_leader(log_manager: LogManager) -> tuple[ReplicaManager, object]:
     return rm, rm.get_partition_or_error("t", 0)
 
 
+def follower_fetch(rm: ReplicaManager, offset: int):
+    """OTHER's fetch of t-0 from ``offset`` (leader epoch 1), waiting up to a minute."""
+    params = FetchParams(
+        max_wait_ms=60_000, min_bytes=1, max_bytes=1 << 20, isolation=FetchIsolation.LOG_END, replica_id=OTHER
+    )
+    info = FetchPartitionInfo(fetch_offset=offset, max_bytes=1 << 20, current_leader_epoch=1)
+    return rm.fetch_messages(params, [(("t", 0), info)])
+
+
 def test_an_isr_shrinking_below_min_insync_under_a_committed_append_answers_after_append(log_manager):
     """Kafka's ``Partition.checkEnoughReplicasReachOffset``: the high watermark passed the
     append, but when the DelayedProduce is checked the ISR is below min.insync.replicas:
@@ -341,15 +352,7 @@ def test_a_completed_follower_fetch_keeps_the_fetch_state_of_its_first_read(log_
     async def scenario():
         rm, partition = min_isr_leader(log_manager)
         produce(rm, "t", acks=1)  # offset 0
-        params = FetchParams(
-            max_wait_ms=60_000,
-            min_bytes=1,
-            max_bytes=1 << 20,
-            isolation=FetchIsolation.LOG_END,
-            replica_id=OTHER,
-        )
-        info = FetchPartitionInfo(fetch_offset=1, max_bytes=1 << 20, current_leader_epoch=1)
-        pending = rm.fetch_messages(params, [(("t", 0), info)])
+        pending = follower_fetch(rm, 1)
         assert inspect.isawaitable(pending)  # at the log end: parked
         follower = partition.follower_states[OTHER]
         assert (follower.log_end_offset, follower.last_fetch_leader_log_end_offset) == (1, 1)
@@ -359,5 +362,29 @@ def test_a_completed_follower_fetch_keeps_the_fetch_state_of_its_first_read(log_
         assert data.error is ErrorCode.NONE and len(data.records) > 0
         assert (follower.log_end_offset, follower.last_fetch_leader_log_end_offset) == (1, 1)
         assert (follower.last_caught_up_time_ms, follower.last_fetch_time_ms) == state
+
+    asyncio.run(scenario())
+
+
+def test_a_parked_follower_fetch_is_checked_after_the_appends_and_carries_them_all(log_manager):
+    """Kafka's ActionQueue: an append asks for its parked followers' fetches to be checked
+    once the requests being handled are (``try_complete_actions``, which the server runs
+    after each pass over a connection's frames), not at once: the answer, stepped where the
+    fetch completes (InlineAnswer), carries every batch of the burst, not the first only."""
+
+    async def scenario():
+        rm, _partition = min_isr_leader(log_manager)
+        pending = follower_fetch(rm, 0)
+        assert inspect.iscoroutine(pending)  # an empty log: parked
+        ended: list[InlineAnswer] = []
+        answer = InlineAnswer(pending, ended.append)
+        answer.start()
+        produce(rm, "t", n=2, acks=1)  # offsets 0-1
+        produce(rm, "t", n=3, acks=1)  # offsets 2-4
+        assert not answer.done() and len(rm.actions) == 1
+        rm.actions.try_complete_actions()
+        assert ended == [answer]
+        [data] = answer.result()
+        assert [h.base_offset for _, h in iter_batches(bytes(data.records))] == [0, 2]
 
     asyncio.run(scenario())
