@@ -534,9 +534,11 @@ class KafkaConnection(asyncio.BufferedProtocol):
             self._release(len(frame))
             self._recycle(frame)
         # Kafka's tryCompleteActions: the followers' fetches these appends complete, answered
-        # before this pass's own answers are written.
+        # before this pass's own answers are written; then what answers completed inline in
+        # this pass queued on other connections.
         self._actions.try_complete_actions()
         self._flush()
+        self.server.flush_connections()
         if self._paused & _PAUSED_PENDING and len(pending) < MAX_PENDING_FRAMES // 2:
             self._set_paused(_PAUSED_PENDING, False)
 
@@ -562,24 +564,23 @@ class KafkaConnection(asyncio.BufferedProtocol):
 
     def _answered_inline(self, answer: InlineAnswer) -> None:
         """An InlineAnswer ended, maybe inside another connection's request or this one's
-        pass: its answer (and the ready ones behind it) is written now; the requests that
-        waited for it start on the next turn, never inside someone else's request."""
+        pass: its answer (and the ready ones behind it) is queued now and written at the end
+        of that pass, with the others it completed (one system call for the acknowledgements
+        a high-watermark move releases); the requests that waited for it start on the next
+        turn, never inside someone else's request."""
         if self._closed:
             _discard_task(answer)
             return
-        self._write_answers(start_waiting=False)
-        if self._pending and not self._drain_scheduled:
-            self._drain_scheduled = True
-            asyncio.get_running_loop().call_soon(self._scheduled_drain)
+        self._write_answers(inline=True)
 
     def _scheduled_drain(self) -> None:
         self._drain_scheduled = False
         if not self._closed:
             self._drain()
 
-    def _write_answers(self, *, start_waiting: bool = True) -> None:
+    def _write_answers(self, *, inline: bool = False) -> None:
         """Write the ready answers at the head of ``_answers``, in request order, then start
-        what waited for them (unless ``start_waiting`` is false)."""
+        what waited for them (``inline``: see ``_answered_inline``)."""
         answers = self._answers
         while answers and not self._sending and not self._closed:
             answer = answers[0]
@@ -608,9 +609,14 @@ class KafkaConnection(asyncio.BufferedProtocol):
                 self._emit(out)
             # Kafka releases a request's buffer once it has been handled (RequestChannel).
             self._release(answer.frame_size)
+        if inline:
+            self.server.flush_soon(self)
+            if self._pending and not self._drain_scheduled:
+                self._drain_scheduled = True
+                asyncio.get_running_loop().call_soon(self._scheduled_drain)
+            return
         self._flush()
-        if start_waiting:
-            self._drain()
+        self._drain()
 
     def _drop_answers(self) -> None:
         """The connection is gone: outstanding handlers are cancelled, ready answers dropped
@@ -1042,8 +1048,25 @@ class KafkaServer:
         self._starting: set[asyncio.Task] = set()
         self._sweeper: asyncio.Task | None = None
         self.bound: list[tuple[str, int]] = []
+        # Connections with answers completed inline, written at the end of the pass that
+        # completed them (KafkaConnection._answered_inline) or on the next turn.
+        self._unflushed: dict[KafkaConnection, None] = {}
         # What this broker serves (the registry filtered by ``served_when``), set at start.
         self.handlers: dict[int, HandlerSpec] = {}
+
+    def flush_soon(self, conn: KafkaConnection) -> None:
+        """Write ``conn``'s queued answers at the end of the current pass (``flush_connections``),
+        or on the next turn of the loop when no pass is under way (a timer completed them)."""
+        if not self._unflushed:
+            asyncio.get_running_loop().call_soon(self.flush_connections)
+        self._unflushed[conn] = None
+
+    def flush_connections(self) -> None:
+        if not self._unflushed:
+            return
+        unflushed, self._unflushed = self._unflushed, {}
+        for conn in unflushed:
+            conn._flush()
 
     async def start(self) -> None:
         cfg = self.broker.config

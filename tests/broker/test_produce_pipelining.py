@@ -182,6 +182,36 @@ def test_a_produce_is_answered_inside_the_follower_fetch_that_completes_it(tmp_p
     _run(tmp_path, scenario)
 
 
+class _CountingTransport:
+    """A connection's transport, its writes counted."""
+
+    def __init__(self, transport) -> None:
+        self._transport = transport
+        self.writes = 0
+
+    def write(self, data) -> None:
+        self.writes += 1
+        self._transport.write(data)
+
+    def __getattr__(self, name: str):
+        return getattr(self._transport, name)
+
+
+def test_the_answers_one_high_watermark_move_releases_go_out_in_one_write(tmp_path):
+    async def scenario(h: Harness):
+        await h.send(_produce(1, 0), _produce(2, 0))
+        await _until(lambda: len(h.rm.produce_purgatory) == 2)
+        conn = h.connection
+        counting = conn.transport = _CountingTransport(conn.transport)
+        h.follower_fetched(0)  # both complete, inline; written together after
+        assert not conn._answers and counting.writes == 0
+        assert await _read_produce(h.reader) == (1, 0, 0)
+        assert await _read_produce(h.reader) == (2, 0, 1)
+        assert counting.writes == 1
+
+    _run(tmp_path, scenario)
+
+
 def test_a_parked_follower_fetch_is_answered_in_the_pass_that_appended(tmp_path):
     """Kafka's tryCompleteActions after a request: the follower's fetch parked at the log end
     is checked, read and written at the end of the producer's pass over its frames, not on a
