@@ -488,6 +488,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         started, up to MAX_PIPELINED_PRODUCES; anything else waits for them to be answered."""
         pending = self._pending
         answers = self._answers
+        server = self.server
         while pending and not self._writing_paused and not self._closed and not self._sending:
             frame = pending[0]
             if answers and not (
@@ -509,6 +510,9 @@ class KafkaConnection(asyncio.BufferedProtocol):
                 log.exception("connection %d from %s: handler failed, closing", self.id, self.peer)
                 self._fail(len(frame), None)
                 return
+            # Answers this request completed on other connections (a follower's fetch moving
+            # the high watermark releases acknowledgements) go out before its own.
+            server.flush_connections()
             if self._closed:  # the request closed it (bad input, a test's interceptor)
                 _discard(result)
                 return
@@ -534,11 +538,10 @@ class KafkaConnection(asyncio.BufferedProtocol):
             self._release(len(frame))
             self._recycle(frame)
         # Kafka's tryCompleteActions: the followers' fetches these appends complete, answered
-        # before this pass's own answers are written; then what answers completed inline in
-        # this pass queued on other connections.
+        # before this pass's own answers are written.
         self._actions.try_complete_actions()
+        server.flush_connections()
         self._flush()
-        self.server.flush_connections()
         if self._paused & _PAUSED_PENDING and len(pending) < MAX_PENDING_FRAMES // 2:
             self._set_paused(_PAUSED_PENDING, False)
 

@@ -54,6 +54,7 @@ def _produce(
     acks: int = -1,
     topic: str = "t",
     transactional_id: str | None = None,
+    value_size: int = 10,
 ) -> bytes:
     request = ProduceRequest(
         transactional_id=transactional_id,
@@ -62,7 +63,11 @@ def _produce(
         topic_data=[
             ProduceRequest.TopicProduceData(
                 name=topic,
-                partition_data=[ProduceRequest.PartitionProduceData(index=partition, records=make_batch(1))],
+                partition_data=[
+                    ProduceRequest.PartitionProduceData(
+                        index=partition, records=make_batch(1, value_size=value_size)
+                    )
+                ],
             )
         ],
     )
@@ -183,14 +188,17 @@ def test_a_produce_is_answered_inside_the_follower_fetch_that_completes_it(tmp_p
 
 
 class _CountingTransport:
-    """A connection's transport, its writes counted."""
+    """A connection's transport, its writes counted (and named in ``log``)."""
 
-    def __init__(self, transport) -> None:
+    def __init__(self, transport, log: list[str] | None = None, name: str = "") -> None:
         self._transport = transport
         self.writes = 0
+        self._log = log if log is not None else []
+        self._name = name
 
     def write(self, data) -> None:
         self.writes += 1
+        self._log.append(self._name)
         self._transport.write(data)
 
     def __getattr__(self, name: str):
@@ -212,6 +220,56 @@ def test_the_answers_one_high_watermark_move_releases_go_out_in_one_write(tmp_pa
     _run(tmp_path, scenario)
 
 
+def _follower_fetch(offset: int, correlation_id: int) -> bytes:
+    """FOLLOWER's Fetch of t-0 from ``offset``, waiting up to a minute."""
+    fetch = FetchRequest(
+        replica_id=FOLLOWER,
+        max_wait_ms=60_000,
+        min_bytes=1,
+        max_bytes=1 << 20,
+        topics=[
+            FetchRequest.FetchTopic(
+                topic="t",
+                partitions=[
+                    FetchRequest.FetchPartition(
+                        partition=0, current_leader_epoch=1, fetch_offset=offset, partition_max_bytes=1 << 20
+                    )
+                ],
+            )
+        ],
+    )
+    return _frame(fetch, FETCH_VERSION, correlation_id)
+
+
+def test_the_acknowledgement_a_follower_fetch_releases_goes_out_before_its_answer(tmp_path):
+    """The follower's fetch from offset 1 moves the high watermark past the first produce and
+    reads the second's batch (large enough to stay in the segment file, sent as the handler
+    returns): the producer's answer is written first (it is what the producer waits for),
+    then the follower's."""
+
+    async def scenario(h: Harness):
+        await h.send(_produce(1, 0), _produce(2, 0, value_size=32 * 1024))
+        await _until(lambda: len(h.rm.produce_purgatory) == 2)
+        producer = h.connection
+        reader, writer = await asyncio.open_connection(*h.broker.server.bound[0])
+        try:
+            await _until(lambda: len(h.broker.server.connections) == 2)
+            [follower] = [c for c in h.broker.server.connections if c is not producer]
+            writes: list[str] = []
+            producer.transport = _CountingTransport(producer.transport, writes, "producer")
+            follower.transport = _CountingTransport(follower.transport, writes, "follower")
+            writer.write(_follower_fetch(1, 7))
+            await writer.drain()
+            assert await _read_produce(h.reader) == (1, 0, 0)
+            correlation_id, response = await _read_answer(reader, FetchResponse, FETCH_VERSION)
+            assert correlation_id == 7 and len(response.responses[0].partitions[0].records) > 0
+            assert writes == ["producer", "follower"]
+        finally:
+            writer.close()
+
+    _run(tmp_path, scenario)
+
+
 def test_a_parked_follower_fetch_is_answered_in_the_pass_that_appended(tmp_path):
     """Kafka's tryCompleteActions after a request: the follower's fetch parked at the log end
     is checked, read and written at the end of the producer's pass over its frames, not on a
@@ -219,25 +277,9 @@ def test_a_parked_follower_fetch_is_answered_in_the_pass_that_appended(tmp_path)
 
     async def scenario(h: Harness):
         producer = h.connection
-        fetch = FetchRequest(
-            replica_id=FOLLOWER,
-            max_wait_ms=60_000,
-            min_bytes=1,
-            max_bytes=1 << 20,
-            topics=[
-                FetchRequest.FetchTopic(
-                    topic="t",
-                    partitions=[
-                        FetchRequest.FetchPartition(
-                            partition=0, current_leader_epoch=1, fetch_offset=0, partition_max_bytes=1 << 20
-                        )
-                    ],
-                )
-            ],
-        )
         reader, writer = await asyncio.open_connection(*h.broker.server.bound[0])
         try:
-            writer.write(_frame(fetch, FETCH_VERSION, 7))
+            writer.write(_follower_fetch(0, 7))
             await writer.drain()
             await _until(lambda: len(h.rm.fetch_purgatory) == 1)
             [follower] = [c for c in h.broker.server.connections if c is not producer]
