@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
@@ -46,6 +47,8 @@ if TYPE_CHECKING:
     from storage.partition_log import FetchIsolation
 
 PartitionKey = tuple[str, int]
+
+log = logging.getLogger(__name__)
 
 
 class OperationFuture(asyncio.Future):
@@ -67,7 +70,10 @@ class OperationFuture(asyncio.Future):
     def run_inline_callbacks(self) -> None:
         callbacks, self._inline = self._inline, []
         for callback in callbacks:
-            callback()
+            try:
+                callback()
+            except Exception:  # one answer's failure is not the completer's (another request)
+                log.exception("%r: an inline completion callback failed", self)
 
 
 class DelayedOperation:

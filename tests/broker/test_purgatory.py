@@ -171,3 +171,24 @@ def test_the_action_queue_checks_a_key_once_after_the_requests_or_on_the_next_tu
         assert op.is_completed and op.checks == 2
 
     run(scenario())
+
+
+def test_a_failing_inline_callback_is_logged_and_the_others_still_run(caplog):
+    async def scenario():
+        purgatory: DelayedOperationPurgatory[Waiting] = DelayedOperationPurgatory("test")
+        op = Waiting(60_000)
+        seen: list[str] = []
+
+        def failing() -> None:
+            raise RuntimeError("an answer's bug")
+
+        op.future.add_inline_callback(failing)
+        op.future.add_inline_callback(lambda: seen.append("second"))
+        purgatory.watch(op, ["k"])
+        op.ready = True
+        assert purgatory.check_and_complete("k") == 1  # the completer goes on
+        assert seen == ["second"]
+
+    with caplog.at_level("ERROR", logger="broker.purgatory"):
+        run(scenario())
+    assert "inline completion callback failed" in caplog.text and "an answer's bug" in caplog.text
