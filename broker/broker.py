@@ -47,13 +47,13 @@ from broker.dynamic_config import (
 )
 from broker.fetch_session import FetchManager, FetchSessionCache
 from broker.handlers import load_handlers
+from broker.listener import KafkaServer
 from broker.metadata_cache import MetadataCache
 from broker.metrics import BrokerMetrics
 from broker.partition import Partition
 from broker.replica_manager import ReplicaManager
 from broker.security.credential_store import CREDENTIALS_FILE, FileCredentialStore, ZkCredentialStore
 from broker.security.manager import BrokerSecurity
-from broker.server import KafkaServer
 from broker.txn_marker_channel import TxnMarkerChannel, TxnVerifier
 from broker.txn_partitions import AcceptingTransactionVerifier
 from coordinator.acl_authorizer import Authorizer, create_authorizer

@@ -40,7 +40,7 @@ from storage.log_cleaner_manager import CleanerConfig
 from storage.log_config import parse_stored_topic_overrides
 
 if TYPE_CHECKING:
-    from broker.server import KafkaServer
+    from broker.listener import KafkaServer
     from storage.log_manager import LogManager
 
 log = logging.getLogger(__name__)

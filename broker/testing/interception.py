@@ -1,6 +1,6 @@
 """Request interception for in-process brokers: controls, verdicts and link cuts.
 
-The broker side is one hook, ``KafkaServer.interceptor`` (``broker/server.py``):
+The broker side is one hook, ``KafkaServer.interceptor`` (``broker/listener.py``):
 when set, every decoded request goes through ``interceptor.intercept(connection,
 api_key, api_version, header, request, handle)`` instead of straight to its
 handler. :class:`BrokerInterceptor` is that object for one in-process broker (of
