@@ -79,6 +79,9 @@ class InlineAnswer(asyncio.Future):
         if yielded is None:  # a bare yield (asyncio.sleep(0)): the next turn
             self.get_loop().call_soon(self._resume)
             return
+        if not asyncio.isfuture(yielded):  # what a Task refuses too
+            self._step(RuntimeError(f"an answer's coroutine yielded {yielded!r}, not a future"))
+            return
         # What ``await future`` yields (Task.__step's protocol): the future, marked blocking.
         yielded._asyncio_future_blocking = False
         self._awaiting = yielded

@@ -156,3 +156,22 @@ def test_a_cancel_from_inside_its_own_step_waits_for_the_step_to_return():
         assert inline.cancelled() and ended == [inline]
 
     asyncio.run(scenario())
+
+
+def test_a_bad_yield_fails_the_answer_as_a_task_would():
+    class Odd:
+        def __await__(self):
+            yield "not a future"
+
+    async def scenario():
+        async def answer():
+            await Odd()
+
+        ended: list[InlineAnswer] = []
+        inline = InlineAnswer(answer(), ended.append)
+        inline.start()
+        assert ended == [inline]
+        with pytest.raises(RuntimeError, match="not a future"):
+            inline.result()
+
+    asyncio.run(scenario())
