@@ -179,7 +179,7 @@ class KafkaServer:
             return
         unflushed, self._unflushed = self._unflushed, {}
         for conn in unflushed:
-            conn._flush()
+            conn.flush()
 
     async def start(self) -> None:
         cfg = self.broker.config

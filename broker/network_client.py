@@ -408,12 +408,7 @@ class _BrokerConnection(asyncio.BufferedProtocol):
             return
         for entry in expired:
             if not entry.future.done():
-                entry.future.set_exception(
-                    RequestTimeoutError(
-                        self.broker_id,
-                        f"no response to {entry.request_type.__name__} within {entry.timeout * 1000:.0f} ms",
-                    )
-                )
+                entry.future.set_exception(_no_response(self.broker_id, entry.request_type, entry.timeout))
         self.close(RequestTimeoutError(self.broker_id, "an earlier request timed out"))
 
     def close(self, reason: NetworkClientError) -> None:
@@ -436,6 +431,14 @@ class _BrokerConnection(asyncio.BufferedProtocol):
 
 
 # ---------------------------------------------------------------------- the client
+
+
+def _no_response(broker_id: int, request_type: type, timeout: float) -> RequestTimeoutError:
+    """A request whose response did not come within ``timeout`` seconds (on the wire or waiting
+    for a slot on a ready connection)."""
+    return RequestTimeoutError(
+        broker_id, f"no response to {request_type.__name__} within {timeout * 1000:.0f} ms"
+    )
 
 
 def _current_task_cancelling() -> bool:
@@ -545,9 +548,7 @@ class InterBrokerClient:
                 raise RequestTimeoutError(
                     node.broker_id, f"not connected within {timeout * 1000:.0f} ms"
                 ) from None
-            raise RequestTimeoutError(
-                node.broker_id, f"no response to {type(request).__name__} within {timeout * 1000:.0f} ms"
-            ) from None
+            raise _no_response(node.broker_id, type(request), timeout) from None
 
     def is_ready(self, broker_id: int) -> bool:
         node = self._nodes.get(broker_id)

@@ -530,7 +530,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         # before this pass's own answers are written.
         self._actions.try_complete_actions()
         server.flush_connections()
-        self._flush()
+        self.flush()
         if self._paused & _PAUSED_PENDING and len(pending) < MAX_PENDING_FRAMES // 2:
             self._set_paused(_PAUSED_PENDING, False)
 
@@ -538,12 +538,12 @@ class KafkaConnection(asyncio.BufferedProtocol):
         """A request that closes the connection (CloseConnection, a handler's bug): at once, or,
         behind outstanding answers, once they are written (nothing after it is started)."""
         if not self._answers:
-            self._flush()
+            self.flush()
             self.close(reason)
             return
         self._answers.append(_Answer(frame_size, None, None, close_reason=reason or ""))
         self._produces_only = False
-        self._flush()
+        self.flush()
 
     # ------------------------------------------------------------------ answers in order
 
@@ -594,7 +594,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
                 else:
                     out = task.result()
             if answer.close_reason is not None:
-                self._flush()
+                self.flush()
                 self.close(answer.close_reason or None)
                 return
             if out is not None:
@@ -607,7 +607,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
                 self._drain_scheduled = True
                 asyncio.get_running_loop().call_soon(self._scheduled_drain)
             return
-        self._flush()
+        self.flush()
         self._drain()
 
     def _drop_answers(self) -> None:
@@ -633,7 +633,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
     # ------------------------------------------------------------------ output
 
     def _emit(self, out: bytearray | bytes | FileResponse) -> None:
-        """Queue a response after the ones before it (written by ``_flush``, or now for a
+        """Queue a response after the ones before it (written by ``flush``, or now for a
         FileResponse, which the ones before it precede)."""
         self.last_active = self.server.monotonic()
         if type(out) is not bytearray and isinstance(out, FileResponse):
@@ -641,7 +641,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
         else:
             self._out.append(out)
 
-    def _flush(self) -> None:
+    def flush(self) -> None:
+        """Write the responses queued on this connection (one system call)."""
         out = self._out
         if not out or self._closed:
             out.clear()
@@ -653,7 +654,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         """Records from the segment files to the socket (``os.sendfile``) when the response is
         large (SENDFILE_MIN_BYTES) and the transport a plain socket with nothing buffered; else
         the copy path (``os.preadv`` into the frame)."""
-        self._flush()
+        self.flush()
         transport = self.transport
         if self._closed or transport is None:
             response.close()
