@@ -223,12 +223,14 @@ def test_kill_minus_nine_while_cleaning_loses_no_latest_value(tmp_path):
 
 def test_a_consumer_reads_through_segments_the_cleaner_emptied(tmp_path):
     """Every segment below the last update round is superseded whole, and
-    ``min.compaction.lag.ms`` holds the cleaning until all is written, so one round leaves each
-    of them with only an emptied batch (its group's last). librdkafka doubles its fetch size at
+    ``min.compaction.lag.ms`` (an hour, lowered once all is written) holds the cleaning until
+    then, so one round leaves each of them with only an emptied batch (its group's last); a
+    round while the records were still coming would clean part of them and the next round
+    merge what it emptied. librdkafka doubles its fetch size at
     each answer without a record and fails the partition with MSG_SIZE_TOO_LARGE ("might be
     too large to fetch") once past 1 GiB, after 11 of them: every answer must hold the next
     record, so the consumer reads the latest value of every key without an error."""
-    from confluent_kafka.admin import AdminClient, NewTopic
+    from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource, NewTopic
 
     data = tmp_path / "data"
     topic = "emptied"
@@ -239,7 +241,7 @@ def test_a_consumer_reads_through_segments_the_cleaner_emptied(tmp_path):
             "cleanup.policy": "compact",
             "segment.bytes": str(16 * 1024),
             "min.cleanable.dirty.ratio": "0.01",
-            "min.compaction.lag.ms": "15000",
+            "min.compaction.lag.ms": "3600000",
         }
         for future in admin.create_topics([NewTopic(topic, 1, 1, config=configs)]).values():
             future.result(30)
@@ -248,6 +250,12 @@ def test_a_consumer_reads_through_segments_the_cleaner_emptied(tmp_path):
             topic,
             [(f"k{k}".encode(), b"%d-" % u + b"x" * 80) for u in range(updates) for k in range(keys)],
         )
+        assert checkpoint(data, topic) is None, "nothing may be cleaned before all is written"
+        lag = ConfigEntry("min.compaction.lag.ms", "0", incremental_operation=AlterConfigOpType.SET)
+        for future in admin.incremental_alter_configs(
+            [ConfigResource("topic", topic, incremental_configs=[lag])]
+        ).values():
+            future.result(30)
         wait_until(
             lambda: checkpoint(data, topic) == segment_bases(data, topic)[-1],
             "the cleaner to reach the active segment",
