@@ -21,8 +21,15 @@ floor.
   takes each whole frame as a view, computes its CRC-32C (as every batch is checked),
   ``pwrite``s it and answers the frames of one read with one write. No request decoding, no
   log, no index, no producer state: the floor under Moldau's produce path in Python.
+- ``round trip``: two processes pass a 16 KiB message and a 60-byte answer back and forth
+  (one in flight), each side waiting for the other either blocked in ``poll`` (as an event
+  loop waits: the kernel puts it to sleep and the other side's write wakes it) or spinning on
+  ``poll`` with no timeout for up to 50 us before it blocks. Per round trip: the CPU of one
+  side and the wall time. What a wake-up costs on this machine: a replicated produce is a
+  chain of them (client, leader, followers, leader, client), and on a virtual machine a
+  sleeping CPU is woken by an interrupt the hypervisor delivers.
 
-Usage: python bench/kernel_floor_bench.py [--rounds R] [--gib G]
+Usage: python bench/kernel_floor_bench.py [--rounds R] [--gib G] [--trips T]
 The file it writes and reads lives in a temporary directory under the working directory (the
 disk the broker's ``./data`` is on).
 """
@@ -33,10 +40,12 @@ import argparse
 import asyncio
 import os
 import resource
+import select
 import socket
 import statistics
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -47,6 +56,8 @@ ANSWER = b"\x00" * 60
 ANSWER_FRAME = len(ANSWER).to_bytes(4, "big") + ANSWER  # a produce answer's size and bytes
 IN_FLIGHT = 5
 BARE_SERVER = "produce 16 KiB, bare uvloop server"
+ROUND_TRIP_MESSAGE = 16 * 1024
+ROUND_TRIP_SPIN_S = 50e-6
 
 
 def _cpu() -> tuple[float, float]:
@@ -256,6 +267,67 @@ def bare_server_round(directory: Path, frame_size: int, total: int) -> tuple[flo
     return user1 - user0, sys1 - sys0
 
 
+def _wait_readable(poller: select.poll, spin_s: float) -> None:
+    """Block in ``poll`` until the socket is readable, after spinning up to ``spin_s``."""
+    if spin_s:
+        end = time.perf_counter() + spin_s
+        while time.perf_counter() < end:
+            if poller.poll(0):
+                return
+    poller.poll()
+
+
+def _poller(sock: socket.socket) -> select.poll:
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    poller = select.poll()
+    poller.register(sock.fileno(), select.POLLIN)
+    return poller
+
+
+def _answerer(trips: int, spin_s: float) -> Callable[[socket.socket], None]:
+    def run(sock: socket.socket) -> None:
+        poller = _poller(sock)
+        message = memoryview(bytearray(ROUND_TRIP_MESSAGE))
+        for _ in range(trips):
+            got = 0
+            while got < len(message):
+                _wait_readable(poller, spin_s)
+                n = sock.recv_into(message[got:])
+                if not n:
+                    raise ConnectionError("the other side closed early")
+                got += n
+            sock.sendall(ANSWER_FRAME)
+        sock.close()
+
+    return run
+
+
+def round_trip_round(trips: int, spin_s: float) -> tuple[float, float, float]:
+    """User and system seconds of one side, and the wall seconds, for ``trips`` round trips."""
+    conn, pid = _peer(_answerer(trips, spin_s))
+    poller = _poller(conn)
+    message = os.urandom(ROUND_TRIP_MESSAGE)
+    answer = memoryview(bytearray(len(ANSWER_FRAME)))
+    try:
+        user0, sys0 = _cpu()
+        wall0 = time.perf_counter()
+        for _ in range(trips):
+            conn.sendall(message)
+            got = 0
+            while got < len(answer):
+                _wait_readable(poller, spin_s)
+                n = conn.recv_into(answer[got:])
+                if not n:
+                    raise ConnectionError("the other side closed early")
+                got += n
+        wall = time.perf_counter() - wall0
+        user1, sys1 = _cpu()
+    finally:
+        conn.close()
+    _reap(pid)
+    return user1 - user0, sys1 - sys0, wall
+
+
 def spread(values: list[float]) -> str:
     median = statistics.median(values)
     # A spread of a median under a clock tick's worth (getrusage counts in ticks) means nothing.
@@ -267,6 +339,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=5, help="rounds per workload (default 5)")
     ap.add_argument("--gib", type=float, default=1.0, help="GiB per round of the fetch workloads (default 1)")
+    ap.add_argument(
+        "--trips", type=int, default=20000, help="round trips per round-trip round (default 20,000)"
+    )
     args = ap.parse_args()
     fetch_total = int(args.gib * GIB)
     produce_total = fetch_total // 4  # written to the page cache: a quarter keeps dirty pages modest
@@ -294,7 +369,17 @@ def main() -> None:
             (BARE_SERVER, produce_total, lambda: bare_server_round(tmp, 16 * 1024, produce_total)),
         ]
         results: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name, _, _ in workloads}
+        trips: dict[str, tuple[list[float], list[float]]] = {}
         for round_no in range(args.rounds):
+            for name, spin_s in (
+                ("round trip, blocking", 0.0),
+                ("round trip, spinning 50 us", ROUND_TRIP_SPIN_S),
+            ):
+                print(f"round {round_no + 1}/{args.rounds}: {name} ...", file=sys.stderr, flush=True)
+                user, system, wall = round_trip_round(args.trips, spin_s)
+                cpu_us, wall_us = trips.setdefault(name, ([], []))
+                cpu_us.append((user + system) / args.trips * 1e6)
+                wall_us.append(wall / args.trips * 1e6)
             # Alternate the order by round, as broker_bench.py does, so drift hits all alike.
             order = workloads if round_no % 2 == 0 else workloads[::-1]
             for name, total, run in order:
@@ -312,6 +397,12 @@ def main() -> None:
     bare = statistics.median(u + s for u, s in zip(*results[BARE_SERVER], strict=True))
     per_request = bare * 16 * 1024 / GIB * 1e6
     print(f"\nthe bare uvloop server: {per_request:.1f} us of CPU per 16 KiB request")
+    print(
+        f"\nRound trips between two processes (16 KiB one way, 60 bytes back), us per round trip, {args.trips:,} a round"
+    )
+    print(f"{'workload':<34} {'CPU of one side':^28} {'wall':^28}")
+    for name, (cpu_us, wall_us) in trips.items():
+        print(f"{name:<34} {spread(cpu_us):^28} {spread(wall_us):^28}")
 
 
 if __name__ == "__main__":

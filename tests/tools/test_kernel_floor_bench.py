@@ -1,7 +1,7 @@
 """``bench/kernel_floor_bench.py`` runs end to end with tiny settings, so it does not rot.
 
 Every workload (the two fetch loops, the two produce loops and the bare uvloop server against
-a forked peer) must finish and print its row; no figure's size is checked (that is the bench's
+a forked peer, the two round-trip loops) must finish and print its row; no figure's size is checked (that is the bench's
 job, on a quiet machine).
 """
 
@@ -15,7 +15,16 @@ from tests.support.broker_process import ROOT
 
 def test_kernel_floor_bench_runs_every_workload(tmp_path):
     result = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "kernel_floor_bench.py"), "--rounds", "2", "--gib", "0.02"],
+        [
+            sys.executable,
+            str(ROOT / "bench" / "kernel_floor_bench.py"),
+            "--rounds",
+            "2",
+            "--gib",
+            "0.02",
+            "--trips",
+            "200",
+        ],
         capture_output=True,
         text=True,
         timeout=120,
@@ -29,6 +38,8 @@ def test_kernel_floor_bench_runs_every_workload(tmp_path):
         "produce 16 KiB frames",
         "produce 256 KiB frames",
         "produce 16 KiB, bare uvloop server",
+        "round trip, blocking",
+        "round trip, spinning 50 us",
     ):
         assert workload in rows, result.stdout
     assert "us of CPU per 16 KiB request" in result.stdout
