@@ -13,7 +13,11 @@ Every answer is checked (error code 0, the expected base offset).
 
 Figures: the broker process's CPU (user + system, /proc/<pid>/stat, all its threads) from
 the first measured request to the last answer, per request (microseconds) and per GiB of
-batch bytes; wall time is printed too but means little on a shared machine.
+batch bytes; of it the user time (the interpreter: the kernel's share moves much more from
+run to run); the times the brokers went to sleep waiting for work (voluntary context
+switches, /proc/<pid>/task/*/status), per request: each is a wake-up, which on a virtual
+machine costs far more than the system call that caused it (bench/kernel_floor_bench.py's
+round trips); wall time is printed too but means little on a shared machine.
 
 ``--replicas 3``: the same against three brokers (``python -m broker`` each, a ZooKeeper
 started by the bench) and a topic of replication factor 3 with ``min.insync.replicas`` 2, the
@@ -56,7 +60,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from broker_bench import process_cpu_seconds  # noqa: E402
+from broker_bench import process_cpu_times  # noqa: E402
 
 from broker.testing.zookeeper import ZooKeeperProcess  # noqa: E402
 from protocol.headers import RequestHeader, encode_request_header, request_header_version  # noqa: E402
@@ -255,6 +259,19 @@ class Result:
     cpu_s_per_gib: float
     wall_us_per_request: float
     leader_cpu_us_per_request: float  # the partition leader's share (all of it with one broker)
+    user_us_per_request: float  # of cpu_us_per_request, the user time (all brokers)
+    sleeps_per_request: float  # voluntary context switches of all brokers
+
+
+def voluntary_switches(pid: int) -> int:
+    """How often the process's threads went to sleep (blocked waiting) since they started."""
+    total = 0
+    for status in Path(f"/proc/{pid}/task").glob("*/status"):
+        with contextlib.suppress(OSError):  # a thread that ended meanwhile
+            for line in status.read_text().splitlines():
+                if line.startswith("voluntary_ctxt_switches:"):
+                    total += int(line.split()[1])
+    return total
 
 
 def _controller(brokers: dict[int, tuple[int, int]]) -> int:
@@ -401,13 +418,17 @@ def run_workload(
                 )
                 time.sleep(1.0)
             cpu_profile_signal(pids, signal.SIGUSR1)
-            cpu0 = {p: process_cpu_seconds(p) for p in pids}
+            cpu0 = {p: process_cpu_times(p) for p in pids}
+            sleeps0 = sum(voluntary_switches(p) for p in pids)
             wall0 = time.monotonic()
         check(conn.recv_frame(), answered)
         answered += 1
         if sent < total:
             send_next()
-    used = {p: process_cpu_seconds(p) - cpu0[p] for p in pids}
+    times = {p: process_cpu_times(p) for p in pids}
+    sleeps = sum(voluntary_switches(p) for p in pids) - sleeps0
+    used = {p: sum(times[p]) - sum(cpu0[p]) for p in pids}
+    user = sum(times[p][0] - cpu0[p][0] for p in pids)
     if cpu_profile_signal(pids, signal.SIGUSR2):
         collect_cpu_profiles(brokers, leader, label)
     wall = time.monotonic() - wall0
@@ -421,6 +442,8 @@ def run_workload(
         cpu / (requests * size) * 2**30,
         wall / requests * 1e6,
         used[pid] / requests * 1e6,
+        user / requests * 1e6,
+        sleeps / requests,
     )
 
 
@@ -499,7 +522,8 @@ def main() -> int:
                         results.setdefault((str(tree), frame_size, acks), []).append(r)
                         print(
                             f"trial {trial} {tree} frame {frame_size} acks {acks}: "
-                            f"{r.cpu_us_per_request:.1f} us/request, {r.cpu_s_per_gib:.2f} CPU s/GiB, "
+                            f"{r.cpu_us_per_request:.1f} us/request ({r.user_us_per_request:.1f} user), "
+                            f"{r.cpu_s_per_gib:.2f} CPU s/GiB, {r.sleeps_per_request:.2f} sleeps/request, "
                             f"wall {r.wall_us_per_request:.1f} us/request"
                             + (
                                 f", the leader {r.leader_cpu_us_per_request:.1f} us"
@@ -511,15 +535,19 @@ def main() -> int:
     print(f"\nmedians of {args.trials} trials (load average now {os.getloadavg()})")
     print(
         f"{'tree':<40} {'frame':>7} {'acks':>4} {'us/request':>11} {'CPU s/GiB':>10}  range us/request"
+        + f"  {'user us':>8}  {'sleeps':>6}"
         + ("  leader us/request" if args.replicas > 1 else "")
     )
     for (tree, frame_size, acks), rs in results.items():
         us = [r.cpu_us_per_request for r in rs]
         gib = [r.cpu_s_per_gib for r in rs]
         leader = statistics.median(r.leader_cpu_us_per_request for r in rs)
+        user = statistics.median(r.user_us_per_request for r in rs)
+        sleeps = statistics.median(r.sleeps_per_request for r in rs)
         print(
             f"{tree:<40} {frame_size:>7} {acks:>4} {statistics.median(us):>11.1f} "
-            f"{statistics.median(gib):>10.2f}  {min(us):.1f}-{max(us):.1f}"
+            f"{statistics.median(gib):>10.2f}  {f'{min(us):.1f}-{max(us):.1f}':<16}"
+            + f"  {user:>8.1f}  {sleeps:>6.2f}"
             + (f"  {leader:.1f}" if args.replicas > 1 else "")
         )
     return 0

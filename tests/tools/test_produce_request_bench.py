@@ -31,7 +31,8 @@ def _bench(*args: str) -> str:
 def test_one_broker_answers_every_request():
     out = _bench("--frames", "16384", "--acks", "1,-1", "--requests", "500")
     assert "frame 16384 acks 1: " in out and "frame 16384 acks -1: " in out
-    assert out.count(" us/request, ") == 2
+    assert out.count(" user), ") == 2 and out.count(" sleeps/request, ") == 2
+    assert "user us" in out and "sleeps" in out  # the medians' table
 
 
 def test_three_brokers_replicate_every_request_and_profile_each_broker(tmp_path):
