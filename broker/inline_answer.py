@@ -19,7 +19,8 @@ first step only awaits the purgatory). An inline step runs in whatever completed
 operation, maybe another Task: it must not use ``asyncio.current_task`` (a timeout) either.
 
 It is an ``asyncio.Future`` (result, exception, cancel) for the connection's answer queue;
-``cancel`` throws CancelledError into the coroutine where it waits, as ``Task.cancel`` does.
+``cancel`` throws CancelledError into the coroutine where it waits for the purgatory, and
+cancels any other future it awaits (the coroutine then sees it end), as ``Task.cancel`` does.
 """
 
 from __future__ import annotations
@@ -121,6 +122,12 @@ class InlineAnswer(asyncio.Future):
         if type(awaiting) is OperationFuture:
             awaiting.remove_inline_callback(self._resume)
         elif awaiting is not None:
+            # As Task.cancel: the future awaited is cancelled (a transactional produce's
+            # verification requests stop with the connection); the coroutine sees it when that
+            # future ends, in the Task _hand_over makes (its await raises CancelledError).
+            if awaiting.cancel(msg=msg):
+                self._awaiting = awaiting
+                return True
             awaiting.remove_done_callback(self._hand_over)
         self._step(asyncio.CancelledError() if msg is None else asyncio.CancelledError(msg))
         return True

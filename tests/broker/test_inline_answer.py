@@ -175,3 +175,39 @@ def test_a_bad_yield_fails_the_answer_as_a_task_would():
             inline.result()
 
     asyncio.run(scenario())
+
+
+def test_cancel_while_waiting_for_another_future_cancels_that_future_as_a_task_would():
+    """Task.cancel cancels the future its coroutine awaits (a transactional produce's
+    verification, a gather of inter-broker requests): the work it stands for stops with the
+    connection instead of running on for nobody."""
+
+    async def scenario():
+        loop = asyncio.get_running_loop()
+        started = loop.create_future()
+
+        async def verification():
+            started.set_result(None)
+            await asyncio.sleep(60)
+
+        child = loop.create_task(verification())
+        await started
+        seen: list[str] = []
+
+        async def answer():
+            try:
+                await asyncio.gather(child)
+            except asyncio.CancelledError:
+                seen.append("cancelled")
+                raise
+
+        ended: list[InlineAnswer] = []
+        inline = InlineAnswer(answer(), ended.append)
+        inline.start()
+        assert inline.cancel()
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert child.cancelled()
+        assert inline.cancelled() and ended == [inline] and seen == ["cancelled"]
+
+    asyncio.run(scenario())
