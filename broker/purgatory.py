@@ -252,7 +252,10 @@ class ActionQueue:
         while pending:
             purgatory, key = next(iter(pending))
             del pending[(purgatory, key)]
-            purgatory.check_and_complete(key)
+            try:
+                purgatory.check_and_complete(key)
+            except Exception:  # Kafka's tryCompleteActions: logged, the others still run
+                log.exception("%s purgatory: the check of %r failed", purgatory.name, key)
 
 
 # ---------------------------------------------------------------------------- delayed fetch

@@ -192,3 +192,29 @@ def test_a_failing_inline_callback_is_logged_and_the_others_still_run(caplog):
     with caplog.at_level("ERROR", logger="broker.purgatory"):
         run(scenario())
     assert "inline completion callback failed" in caplog.text and "an answer's bug" in caplog.text
+
+
+def test_a_failing_action_is_logged_and_the_others_still_run(caplog):
+    """Kafka's ActionQueue.tryCompleteActions logs an action that fails and goes on: the
+    server runs the queue at the end of a connection's pass, where an escaping error would
+    drop that connection (another request's) and leave the later checks unmade."""
+
+    class Broken(DelayedOperation):
+        def try_complete(self) -> bool:
+            raise RuntimeError("a check's bug")
+
+    async def scenario():
+        purgatory: DelayedOperationPurgatory[DelayedOperation] = DelayedOperationPurgatory("test")
+        actions = ActionQueue()
+        broken, op = Broken(60_000), Waiting(60_000, ready=True)
+        purgatory.watch(broken, ["bad"])
+        purgatory.watch(op, ["good"])
+        actions.add(purgatory, "bad")
+        actions.add(purgatory, "good")
+        actions.try_complete_actions()  # does not raise
+        assert op.is_completed and len(actions) == 0
+        purgatory.cancel(broken)
+
+    with caplog.at_level("ERROR", logger="broker.purgatory"):
+        run(scenario())
+    assert "a check's bug" in caplog.text
