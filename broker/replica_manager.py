@@ -698,12 +698,15 @@ class ReplicaManager:
         )
         if not info.duplicate:
             self.topic_stats.record_append(topic, info.size, info.num_records)
-        if hw_moved:
-            self._complete_delayed_requests(key)
-        elif not info.duplicate:
+        if not info.duplicate:
             # addCompletePurgatoryAction: the log end offset moved, which followers' parked
             # fetches wait for; checked once the requests read with this one are handled.
             self.actions.add(self.fetch_purgatory, key)
+        if hw_moved:
+            # The high watermark moved too (a leader alone in its ISR): consumers' parked
+            # fetches and parked produces may complete, checked likewise, so a consumer's long
+            # poll is answered with the whole burst of produces read together, not the first.
+            self.actions.add(self.produce_purgatory, key)
         return info
 
     async def write_txn_markers(self, markers: Sequence[TxnMarker]) -> list[dict[TopicPartition, ErrorCode]]:

@@ -27,7 +27,8 @@ Behaviour (Kafka's ``KafkaApis.handleFetchRequest`` / ``ReplicaManager.fetchMess
   high-watermark moves make ``min_bytes`` readable or ``max_wait_ms`` passes;
   nothing polls. A follower's parked fetch completes once the produces read with the
   append it waited for are handled (the replica manager's ``ActionQueue``), and the
-  answer is read and written right there (``answers_inline``, broker/inline_answer.py).
+  answer is read and written right there (``answers_inline``, broker/inline_answer.py); so
+  does a consumer's when the append moved the high watermark (a leader alone in its ISR).
 - A partition in an offline log dir: KAFKA_STORAGE_ERROR (v6+; NOT_LEADER_OR_FOLLOWER
   for v4-v5, which do not know it).
 - preferred_read_replica is -1 (no follower fetching, KIP-392).

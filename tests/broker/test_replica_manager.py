@@ -164,6 +164,34 @@ def test_an_append_right_after_the_first_read_is_not_missed(log_manager):
     asyncio.run(scenario())
 
 
+def test_a_parked_consumer_fetch_is_checked_after_the_appends_that_moved_the_high_watermark(log_manager):
+    """Kafka's ``addCompletePurgatoryAction`` with the high watermark moved (a leader alone in
+    its ISR commits at its append): the consumers' parked fetches are checked once the
+    requests being handled are, as the followers' are, so the long poll's answer carries every
+    batch of a burst of pipelined produces, not the first only."""
+
+    async def scenario():
+        log_manager.create_topic("t", 1, uuid.uuid4(), {})
+        rm = rm_for(log_manager)
+        rm.lead_local_logs()
+        pending = consumer_fetch(rm, "t", 0)
+        assert inspect.iscoroutine(pending)  # an empty log: parked
+        ended: list[InlineAnswer] = []
+        answer = InlineAnswer(pending, ended.append)
+        answer.start()
+        produce(rm, "t", n=2, acks=-1)  # offsets 0-1, committed at once
+        produce(rm, "t", n=3, acks=-1)  # offsets 2-4
+        assert rm.get_partition_or_error("t", 0).log.high_watermark == 5
+        assert not answer.done() and len(rm.fetch_purgatory) == 1
+        rm.actions.try_complete_actions()
+        assert ended == [answer] and len(rm.fetch_purgatory) == 0
+        [data] = answer.result()
+        assert data.high_watermark == 5
+        assert [h.base_offset for _, h in iter_batches(bytes(data.records))] == [0, 2]
+
+    asyncio.run(scenario())
+
+
 def test_min_bytes_counts_what_became_readable_and_the_timeout_answers(log_manager):
     async def scenario():
         log_manager.create_topic("t", 1, uuid.uuid4(), {})
