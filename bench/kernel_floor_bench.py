@@ -284,18 +284,23 @@ def _poller(sock: socket.socket) -> select.poll:
     return poller
 
 
+def _receive(sock: socket.socket, poller: select.poll, view: memoryview, spin_s: float) -> None:
+    """Fill ``view`` from the socket, waiting as ``_wait_readable`` does before each read."""
+    got = 0
+    while got < len(view):
+        _wait_readable(poller, spin_s)
+        n = sock.recv_into(view[got:])
+        if not n:
+            raise ConnectionError("the other side closed early")
+        got += n
+
+
 def _answerer(trips: int, spin_s: float) -> Callable[[socket.socket], None]:
     def run(sock: socket.socket) -> None:
         poller = _poller(sock)
         message = memoryview(bytearray(ROUND_TRIP_MESSAGE))
         for _ in range(trips):
-            got = 0
-            while got < len(message):
-                _wait_readable(poller, spin_s)
-                n = sock.recv_into(message[got:])
-                if not n:
-                    raise ConnectionError("the other side closed early")
-                got += n
+            _receive(sock, poller, message, spin_s)
             sock.sendall(ANSWER_FRAME)
         sock.close()
 
@@ -313,13 +318,7 @@ def round_trip_round(trips: int, spin_s: float) -> tuple[float, float, float]:
         wall0 = time.perf_counter()
         for _ in range(trips):
             conn.sendall(message)
-            got = 0
-            while got < len(answer):
-                _wait_readable(poller, spin_s)
-                n = conn.recv_into(answer[got:])
-                if not n:
-                    raise ConnectionError("the other side closed early")
-                got += n
+            _receive(conn, poller, answer, spin_s)
         wall = time.perf_counter() - wall0
         user1, sys1 = _cpu()
     finally:
