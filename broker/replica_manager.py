@@ -696,12 +696,12 @@ class ReplicaManager:
         info, hw_moved = partition.append_records_to_leader(
             records, origin=origin, required_acks=required_acks
         )
-        if not info.duplicate:
-            self.topic_stats.record_append(topic, info.size, info.num_records)
-        if not info.duplicate:
-            # addCompletePurgatoryAction: the log end offset moved, which followers' parked
-            # fetches wait for; checked once the requests read with this one are handled.
-            self.actions.add(self.fetch_purgatory, key)
+        if info.duplicate:  # nothing was written: nothing moved
+            return info
+        self.topic_stats.record_append(topic, info.size, info.num_records)
+        # addCompletePurgatoryAction: the log end offset moved, which followers' parked
+        # fetches wait for; checked once the requests read with this one are handled.
+        self.actions.add(self.fetch_purgatory, key)
         if hw_moved:
             # The high watermark moved too (a leader alone in its ISR): consumers' parked
             # fetches and parked produces may complete, checked likewise, so a consumer's long
