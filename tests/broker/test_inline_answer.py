@@ -205,8 +205,7 @@ def test_cancel_while_waiting_for_another_future_cancels_that_future_as_a_task_w
         inline = InlineAnswer(answer(), ended.append)
         inline.start()
         assert inline.cancel()
-        for _ in range(5):
-            await asyncio.sleep(0)
+        await asyncio.wait([inline])  # it ends once the future it awaited has
         assert child.cancelled()
         assert inline.cancelled() and ended == [inline] and seen == ["cancelled"]
 
