@@ -278,6 +278,7 @@ def _wait_readable(poller: select.poll, spin_s: float) -> None:
 
 
 def _poller(sock: socket.socket) -> select.poll:
+    """A poll object watching ``sock`` for input; Nagle off, as the broker's sockets."""
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     poller = select.poll()
     poller.register(sock.fileno(), select.POLLIN)
