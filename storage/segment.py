@@ -738,15 +738,17 @@ class LogSegment:
             self.time_index.maybe_append(mts.timestamp, mts.offset, skip_full_check=True)
         self.index.close()
         self.time_index.close()
-        self._release_fd()
+        # Closed before the descriptor goes: a read between the two (a deletion's file work
+        # runs in an executor) must fail, not reopen a descriptor nobody would close.
         self._closed = True
+        self._release_fd()
 
     def close_handlers(self) -> None:
         """Close the files without touching them (the segment is being deleted)."""
         self.index.close_handler()
         self.time_index.close_handler()
-        self._release_fd()
         self._closed = True
+        self._release_fd()
 
     def files(self) -> list[Path]:
         return [self.log_path, self.index.path, self.time_index.path, self.txn_index.path]

@@ -76,3 +76,29 @@ def test_loaded_inactive_segment_opens_on_read_and_can_become_active(tmp_path: P
     assert loaded.pread(50, 10) == b"b" * 10
     loaded.close()
     assert _fds_under(tmp_path) == 0
+
+
+@pytest.mark.parametrize("closing", ["close", "close_handlers"])
+def test_a_read_while_the_descriptor_is_released_fails_instead_of_reopening_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, closing: str
+) -> None:
+    """A deletion closes a log's segments in an executor while the loop may still read one:
+    a read landing between the descriptor's close and the segment's closed mark would open
+    a descriptor that nothing closes again."""
+    seg = _segment(tmp_path, 0)
+    seg.append(b"a" * 50, 0, 1)
+    close_fd = LogSegment._close_fd
+    reads: list[object] = []
+
+    def close_fd_then_read(self: LogSegment) -> None:
+        close_fd(self)
+        try:
+            reads.append(self.pread(0, 5))
+        except OSError as exc:
+            reads.append(exc)
+
+    monkeypatch.setattr(LogSegment, "_close_fd", close_fd_then_read)
+    getattr(seg, closing)()
+    assert len(reads) == 1 and isinstance(reads[0], OSError)
+    assert not seg.holds_descriptor
+    assert _fds_under(tmp_path) == 0
