@@ -2,7 +2,7 @@
 
 The controller sends LeaderAndIsr / UpdateMetadata / StopReplica through it, brokers send
 ControlledShutdown and AlterPartition to the controller, and replica fetchers send Fetch to
-leaders. Two layers:
+leaders.
 
 ``InterBrokerClient`` (Kafka's ``NetworkClient`` with ``ClusterConnectionStates``, as used
 through ``NetworkClientUtils.sendAndReceive`` by ``ReplicaFetcherBlockingSend`` and
@@ -23,15 +23,6 @@ through ``NetworkClientUtils.sendAndReceive`` by ``ReplicaFetcherBlockingSend`` 
     +-20% jitter (``ClusterConnectionStates`` / ``ExponentialBackoff``); a connection that
     finished its ApiVersions exchange resets the count. Failures are typed
     (:class:`NetworkClientError` and subclasses, ``retriable`` says whether to retry).
-
-``BrokerChannel`` / ``BrokerChannelManager`` (Kafka's ``ControllerChannelManager`` and its
-``RequestSendThread``)
-    One bounded queue and one sender task per destination broker: requests are sent one
-    at a time, in order, each retried on retriable errors until it is answered, superseded
-    by a newer request with the same ``supersede_key`` (a newer UpdateMetadata for the same
-    broker makes an older one pointless) or the broker is removed. Each request has a
-    future for its response. ``BrokerChannelManager.update_brokers`` follows the live
-    broker set.
 
 Memory: the read buffer is fixed; a response larger than it gets one buffer of its own,
 filled by the transport directly, and the generated decoders keep ``records`` fields as
@@ -64,7 +55,7 @@ import random
 import socket
 import struct
 from collections import deque
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -96,8 +87,6 @@ CONNECTION_SETUP_TIMEOUT_MS = 10_000  # socket.connection.setup.timeout.ms
 MAX_IN_FLIGHT = 5  # max.in.flight.requests.per.connection
 # Kafka's client receives are unbounded; a limit keeps a broken peer from exhausting memory.
 MAX_RESPONSE_BYTES = 512 * 1024 * 1024
-CHANNEL_RETRY_BACKOFF_MS = 100  # RequestSendThread backs off 100 ms after a failed send
-CHANNEL_MAX_QUEUED = 10_000
 
 SOFTWARE_NAME = "moldau"
 SOFTWARE_VERSION = "1.0"
@@ -146,18 +135,6 @@ class UnsupportedVersionError(NetworkClientError):
 
 class ClientClosedError(NetworkClientError):
     """The client (or channel) was closed; the request was not or will not be answered."""
-
-    retriable = False
-
-
-class RequestSupersededError(NetworkClientError):
-    """A newer request with the same supersede key replaced this one in a channel queue."""
-
-    retriable = False
-
-
-class ChannelQueueFull(NetworkClientError):
-    """A channel already holds ``max_queued`` requests."""
 
     retriable = False
 
@@ -758,177 +735,3 @@ class InterBrokerClient:
                 conn.broker_id, f"{name} v{version} not in the common range {lo}-{hi} (broker {theirs})"
             )
         return version
-
-
-# ---------------------------------------------------------------------- ordered channels
-
-
-@dataclass(slots=True)
-class _Queued:
-    request: Any
-    version: int | None
-    supersede_key: Hashable | None
-    future: asyncio.Future[Any]
-    superseded: bool = False
-
-
-class BrokerChannel:
-    """The ordered request queue of one destination broker (Kafka's RequestSendThread)."""
-
-    def __init__(
-        self,
-        client: InterBrokerClient,
-        broker_id: int,
-        *,
-        max_queued: int = CHANNEL_MAX_QUEUED,
-        retry_backoff_ms: int = CHANNEL_RETRY_BACKOFF_MS,
-    ) -> None:
-        self.client = client
-        self.broker_id = broker_id
-        self.max_queued = max_queued
-        self.retry_backoff_ms = retry_backoff_ms
-        self.attempts = 0  # sends tried, retries included (for tests and metrics)
-        self._queue: deque[_Queued] = deque()
-        self._current: _Queued | None = None
-        self._wake = asyncio.Event()
-        self._closed = False
-        self._task = asyncio.ensure_future(self._run())
-
-    def __len__(self) -> int:
-        return len(self._queue) + (self._current is not None)
-
-    def enqueue(
-        self, request: Any, version: int | None = None, *, supersede_key: Hashable | None = None
-    ) -> asyncio.Future[Any]:
-        """Queue ``request``; the future gets its response, or the error that ended it.
-
-        A queued (or retrying) request with the same ``supersede_key`` is dropped and its
-        future fails with :class:`RequestSupersededError`.
-        """
-        if self._closed:
-            raise ClientClosedError(self.broker_id, "channel closed")
-        if supersede_key is not None:
-            self._supersede(supersede_key)
-        if len(self._queue) >= self.max_queued:
-            raise ChannelQueueFull(self.broker_id, f"{len(self._queue)} requests already queued")
-        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._queue.append(_Queued(request, version, supersede_key, fut))
-        self._wake.set()
-        return fut
-
-    def _supersede(self, key: Hashable) -> None:
-        error = RequestSupersededError(self.broker_id, f"superseded by a newer request ({key!r})")
-        kept: deque[_Queued] = deque()
-        for item in self._queue:
-            if item.supersede_key == key:
-                if not item.future.done():
-                    item.future.set_exception(error.copy())
-            else:
-                kept.append(item)
-        self._queue = kept
-        current = self._current
-        if current is not None and current.supersede_key == key:
-            current.superseded = True  # ends at its next failure instead of being retried
-            self._wake.set()
-
-    async def _run(self) -> None:
-        while not self._closed:
-            if not self._queue:
-                self._wake.clear()
-                await self._wake.wait()
-                continue
-            item = self._current = self._queue.popleft()
-            try:
-                await self._deliver(item)
-            finally:
-                self._current = None
-
-    async def _deliver(self, item: _Queued) -> None:
-        while not item.future.done():
-            if item.superseded:
-                item.future.set_exception(
-                    RequestSupersededError(self.broker_id, "superseded by a newer request")
-                )
-                return
-            self.attempts += 1
-            try:
-                response = await self.client.send(self.broker_id, item.request, item.version)
-            except NetworkClientError as exc:
-                if not exc.retriable:
-                    if not item.future.done():
-                        item.future.set_exception(exc)
-                    return
-                log.debug("channel to broker %d: %s; retrying", self.broker_id, exc)
-                # RequestSendThread.backoff(); woken early by a superseding request or close.
-                self._wake.clear()
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(self.retry_backoff_ms / 1000):
-                        await self._wake.wait()
-                continue
-            if not item.future.done():
-                item.future.set_result(response)
-
-    async def close(self) -> None:
-        """Stop the sender; every queued request fails with ClientClosedError."""
-        if self._closed:
-            return
-        self._closed = True
-        pending = ([self._current] if self._current else []) + list(self._queue)
-        self._task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._task
-        error = ClientClosedError(self.broker_id, "channel closed (broker removed)")
-        for item in pending:
-            if not item.future.done():
-                item.future.set_exception(error.copy())
-        self._queue.clear()
-        self._current = None
-
-
-class BrokerChannelManager:
-    """One :class:`BrokerChannel` per live destination broker (Kafka's ControllerChannelManager)."""
-
-    def __init__(self, client: InterBrokerClient, **channel_options: Any) -> None:
-        self.client = client
-        self._options = channel_options
-        self.channels: dict[int, BrokerChannel] = {}
-
-    def add_broker(self, broker_id: int) -> BrokerChannel:
-        channel = self.channels.get(broker_id)
-        if channel is None:
-            channel = self.channels[broker_id] = BrokerChannel(self.client, broker_id, **self._options)
-        return channel
-
-    async def remove_broker(self, broker_id: int) -> None:
-        """Stop the broker's channel (its queued requests fail) and close its connection."""
-        channel = self.channels.pop(broker_id, None)
-        if channel is not None:
-            await channel.close()
-        self.client.forget(broker_id)
-
-    async def update_brokers(self, live: Iterable[int]) -> None:
-        """Follow the live broker set: channels for new brokers, none for departed ones."""
-        live = set(live)
-        for broker_id in list(self.channels):
-            if broker_id not in live:
-                await self.remove_broker(broker_id)
-        for broker_id in sorted(live):
-            self.add_broker(broker_id)
-
-    def enqueue(
-        self,
-        broker_id: int,
-        request: Any,
-        version: int | None = None,
-        *,
-        supersede_key: Hashable | None = None,
-    ) -> asyncio.Future[Any]:
-        channel = self.channels.get(broker_id)
-        if channel is None:
-            raise BrokerNotAvailableError(broker_id, "not a live broker of the channel manager")
-        return channel.enqueue(request, version, supersede_key=supersede_key)
-
-    async def close(self) -> None:
-        for broker_id in list(self.channels):
-            channel = self.channels.pop(broker_id)
-            await channel.close()

@@ -15,16 +15,18 @@ import pytest
 
 from broker.broker import Broker
 from broker.config import BrokerConfig
-from broker.network_client import (
+from broker.controller_channel import (
     BrokerChannel,
     BrokerChannelManager,
+    ChannelQueueFull,
+    RequestSupersededError,
+)
+from broker.network_client import (
     BrokerDisconnectedError,
     BrokerNotAvailableError,
-    ChannelQueueFull,
     ClientClosedError,
     InterBrokerClient,
     ReconnectBackoff,
-    RequestSupersededError,
     RequestTimeoutError,
     UnsupportedVersionError,
 )
