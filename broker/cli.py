@@ -31,7 +31,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from storage.config_def import ConfigError
-from storage.log_manager import LogDirError
+from storage.log_dir_failure import LogDirError
 
 if TYPE_CHECKING:
     from broker.config import Listener

@@ -45,10 +45,11 @@ from coordinator.cluster_state import (
 from protocol.errors import ErrorCode, KafkaError
 from storage.config_def import ConfigError
 from storage.log_config import parse_topic_overrides
-from storage.log_manager import build_logs, discard_logs, rename_for_deletion, split_plan
+from storage.log_creation import build_logs, discard_logs, rename_for_deletion, split_plan
 
 if TYPE_CHECKING:
-    from storage.log_manager import LogCreationPlan, LogManager
+    from storage.log_creation import LogCreationPlan
+    from storage.log_manager import LogManager
     from storage.partition_log import PartitionLog
 
 T = TypeVar("T")

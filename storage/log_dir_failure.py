@@ -26,7 +26,11 @@ log = logging.getLogger(__name__)
 # Errors that say "no room", not "the disk is broken".
 SPACE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
 
-__all__ = ["SPACE_ERRNOS", "LogDirFailureChannel", "LogDirState", "is_space_error"]
+__all__ = ["SPACE_ERRNOS", "LogDirError", "LogDirFailureChannel", "LogDirState", "is_space_error"]
+
+
+class LogDirError(RuntimeError):
+    """A log directory that cannot be used (locked by another process, inconsistent metadata)."""
 
 
 def is_space_error(exc: BaseException) -> bool:

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import fcntl
 import json
 import logging
@@ -56,7 +55,8 @@ from storage.durable_io import atomic_write, fsync_dir
 from storage.log_cleaner import LogCleaner
 from storage.log_cleaner_manager import CleanerConfig
 from storage.log_config import LogConfig, parse_stored_topic_overrides
-from storage.log_dir_failure import LogDirFailureChannel
+from storage.log_creation import LogCreationPlan, build_logs, discard_logs, rename_for_deletion
+from storage.log_dir_failure import LogDirError, LogDirFailureChannel
 from storage.partition_log import (
     DELETE_DIR_SUFFIX,
     FUTURE_DIR_SUFFIX,
@@ -124,10 +124,6 @@ class TopicInfo:
     topic_id: uuid.UUID
     partitions: int
     overrides: dict[str, Any] = field(default_factory=dict)
-
-
-class LogDirError(RuntimeError):
-    """A log directory that cannot be used (locked by another process, inconsistent metadata)."""
 
 
 class LogManager:
@@ -904,95 +900,3 @@ def _storage_error(exc: KafkaError | OSError, while_doing: str) -> KafkaError:
     if isinstance(exc, KafkaError):
         return exc
     return KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, f"Error while {while_doing}: {exc.strerror or exc}")
-
-
-@dataclass
-class LogCreationPlan:
-    """Partition logs to create: decided on the loop, built by ``build_logs`` anywhere."""
-
-    topic: str
-    topic_id: uuid.UUID
-    partitions: list[int]
-    dirs: list[Path]
-    config: LogConfig
-    producer_state: ProducerStateOptions
-    time_ms: Callable[[], int]
-    overrides: dict[str, Any] | None
-    new_topic: bool
-    # The leader epoch the new partitions will be led in, when known: recorded in each
-    # leader-epoch-checkpoint here (an fsync per partition) so that becoming leader finds
-    # it there and writes nothing on the loop.
-    leader_epoch: int | None = None
-
-
-def build_logs(plan: LogCreationPlan, cancelled: Callable[[], bool] = lambda: False) -> list[PartitionLog]:
-    """The file work of a creation, safe in an executor (touches only the plan's own dirs):
-    each partition's directory, ``partition.metadata``, parent-dir fsync and empty segment.
-    On an error or ``cancelled()``, what was made is closed and removed again."""
-    logs: list[PartitionLog] = []
-    try:
-        for path in plan.dirs:
-            if cancelled():
-                raise CreationCancelled(plan.topic)
-            if path.exists() and any(path.iterdir()):
-                raise LogDirError(f"{path} already exists and is not empty")
-            path.mkdir(parents=True, exist_ok=True)
-            write_partition_metadata(path, plan.topic_id)
-            plog = PartitionLog(
-                path,
-                plan.config,
-                topic_id=plan.topic_id,
-                producer_state=plan.producer_state,
-                time_ms=plan.time_ms,
-            )
-            logs.append(plog)
-            if plan.leader_epoch is not None:
-                plog.leader_epoch_cache.assign(plan.leader_epoch, plog.log_end_offset)
-        # The new directories' entries: one fsync per parent, before the logs are hosted.
-        for parent in dict.fromkeys(path.parent for path in plan.dirs):
-            fsync_dir(parent)
-    except BaseException:
-        discard_logs(logs, plan.dirs)
-        raise
-    return logs
-
-
-def split_plan(plan: LogCreationPlan, size: int) -> list[LogCreationPlan]:
-    """``plan`` in parts of at most ``size`` partitions (built in parallel threads)."""
-    return [
-        dataclasses.replace(plan, partitions=plan.partitions[i : i + size], dirs=plan.dirs[i : i + size])
-        for i in range(0, len(plan.dirs), size)
-    ]
-
-
-def discard_logs(logs: Sequence[PartitionLog], dirs: Sequence[Path]) -> None:
-    """Undo ``build_logs`` (safe in an executor): close the logs and remove their dirs."""
-    for plog in logs:
-        with contextlib.suppress(Exception):
-            plog.close_handlers()
-    for path in dirs:
-        shutil.rmtree(path, ignore_errors=True)
-
-
-class CreationCancelled(Exception):
-    """``build_logs`` stopped because its creation was abandoned."""
-
-
-def rename_for_deletion(logs: Sequence[PartitionLog]) -> list[Path]:
-    """The file work of a deletion, safe in an executor once the logs are detached: close
-    each log, rename its dir ``<dir>.<uuid>-delete`` (Kafka's ``asyncDelete``), fsync."""
-    renamed = []
-    for plog in logs:
-        plog.close_handlers()
-        target = plog.dir.with_name(_delete_dir_name(plog.topic, plog.partition))
-        os.replace(plog.dir, target)
-        renamed.append(target)
-        with contextlib.suppress(OSError):
-            fsync_dir(target.parent)
-    return renamed
-
-
-def _delete_dir_name(topic: str, partition: int) -> str:
-    """Kafka's ``logDeleteDirName``: ``<topic>-<p>.<uuid hex>-delete``, the topic cut to fit 255 characters."""
-    suffix = f"-{partition}.{uuid.uuid4().hex}{DELETE_DIR_SUFFIX}"
-    return topic[: 255 - len(suffix)] + suffix

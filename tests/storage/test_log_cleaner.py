@@ -517,7 +517,7 @@ def test_cleaner_keys_are_real_broker_keys_with_kafkas_defaults():
 
 def test_a_log_deleted_during_a_round_only_aborts_it(tmp_path, monkeypatch):
     from storage.log_cleaner import Cleaner
-    from storage.log_manager import rename_for_deletion
+    from storage.log_creation import rename_for_deletion
 
     plog = compacted_log(tmp_path)
     fill(plog, 50, 10)

@@ -22,7 +22,8 @@ from protocol.errors import ErrorCode, KafkaError
 from storage import log_manager as log_manager_module
 from storage.checkpoints import OffsetCheckpointFile
 from storage.log_config import resolve_topic_defaults
-from storage.log_manager import LogDirError, LogManager, LogManagerIntervals
+from storage.log_dir_failure import LogDirError
+from storage.log_manager import LogManager, LogManagerIntervals
 from storage.partition_metadata import read_meta_properties, uuid_to_kafka_str
 from tests.storage.batch_factory import make_batch
 from tests.storage.fsync_recorder import record_fsyncs
