@@ -193,7 +193,7 @@ class Broker:
             config_changes = ZkConfigManager(
                 self.zookeeper,
                 {
-                    "topics": TopicConfigHandler(self.log_manager),
+                    "topics": TopicConfigHandler(self.log_manager, self.kafka_controller),
                     "brokers": self.dynamic_config,
                     "users": self.security.credentials,
                 },

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from broker.config import BrokerConfig, check_dynamic_configs, parse_connection_overrides
 from coordinator.zk_admin import AdminZkClient
+from coordinator.zk_partition_state_machine import UNCLEAN_CONFIG
 from storage.config_def import ConfigError
 from storage.durable_io import atomic_write
 from storage.log_cleaner_manager import CleanerConfig
@@ -41,6 +42,7 @@ from storage.log_config import parse_stored_topic_overrides
 
 if TYPE_CHECKING:
     from broker.listener import KafkaServer
+    from coordinator.zk_controller import KafkaController
     from storage.log_manager import LogManager
 
 log = logging.getLogger(__name__)
@@ -275,12 +277,18 @@ class DynamicBrokerConfig:
 
 class TopicConfigHandler:
     """``TopicConfigHandler`` (ZooKeeper mode): a topic's overrides changed in
-    ``/config/topics/<t>``; the logs this broker hosts take them at once."""
+    ``/config/topics/<t>``; the logs this broker hosts take them at once, and when the topic
+    allows unclean leader election the controller (if active here) elects for its partitions
+    without a leader."""
 
-    def __init__(self, log_manager: LogManager) -> None:
+    def __init__(self, log_manager: LogManager, controller: KafkaController) -> None:
         self.log_manager = log_manager
+        self.controller = controller
 
     def process_config_changes(self, entity_name: str, config: Mapping[str, str]) -> None:
+        # Kafka's processConfigChanges: Try(...toBoolean).getOrElse(false), on every broker.
+        if config.get(UNCLEAN_CONFIG, "").strip().lower() == "true":
+            self.controller.enable_topic_unclean_leader_election(entity_name)
         overrides = parse_stored_topic_overrides(entity_name, config)
         current = self.log_manager.topic_overrides(entity_name)
         if current is None or current == overrides:

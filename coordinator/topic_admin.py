@@ -328,7 +328,11 @@ class ZkTopicAdmin:
 
     async def _await(self, condition: Callable[[], bool], timeout_ms: int, what: str) -> None:
         if timeout_ms <= 0:
-            return
+            # ZkAdminManager: with no time to wait, an accepted change (its znodes written)
+            # answers REQUEST_TIMED_OUT.
+            raise KafkaError(
+                ErrorCode.REQUEST_TIMED_OUT, f"{what} was started; the request's timeout was {timeout_ms} ms."
+            )
         if not await self.cluster.wait_until(condition, timeout_ms / 1000):
             raise KafkaError(ErrorCode.REQUEST_TIMED_OUT, f"{what} did not complete within {timeout_ms} ms.")
 

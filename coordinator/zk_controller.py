@@ -502,13 +502,18 @@ class KafkaController(
             del known[b]
             self.ctx.shutting_down.discard(b)
         for b in new + bounced:
-            known[b] = current[b]
             self.channel.add_broker(current[b])
         if new:
             log.info("controller %d: brokers started: %s", self.broker_id, new)
+            known.update((b, current[b]) for b in new)
             await self._on_broker_startup(new)
         if bounced:
+            # processBrokerChange: a bounced broker is out of the live set while its failure is
+            # handled (the partitions it led get one offline election, no leaderless step),
+            # then back in for its start-up.
+            log.info("controller %d: brokers restarted: %s", self.broker_id, bounced)
             await self._on_broker_failure(bounced)
+            known.update((b, current[b]) for b in bounced)
             await self._on_broker_startup(bounced)
         if dead:
             log.info("controller %d: brokers failed: %s", self.broker_id, dead)

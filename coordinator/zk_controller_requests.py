@@ -160,11 +160,13 @@ class ControllerRequests:
         remaining = sorted(tp for tp, s in self.ctx.states.items() if s.leader == broker_id)
         return ErrorCode.NONE, remaining
 
-    async def enable_topic_unclean_leader_election(self, topic: str) -> None:
-        """The topic's ``unclean.leader.election.enable`` became true (Kafka's
-        ``TopicUncleanLeaderElectionEnable`` event, raised by the topic config handler once
-        ``/config/topics/<t>`` changed): elect for its partitions without a leader."""
-        await self._call("TopicUncleanLeaderElectionEnable", lambda: self._do_enable_unclean(topic))
+    def enable_topic_unclean_leader_election(self, topic: str) -> None:
+        """The topic's ``unclean.leader.election.enable`` is true in ``/config/topics/<t>``
+        (every broker's topic config handler calls this on a change): on the active controller,
+        queue Kafka's ``TopicUncleanLeaderElectionEnable`` event, which elects for the topic's
+        partitions without a leader (``KafkaController.enableTopicUncleanLeaderElection``)."""
+        if self.active:
+            self._put("TopicUncleanLeaderElectionEnable", lambda: self._do_enable_unclean(topic))
 
     async def _do_enable_unclean(self, topic: str) -> None:
         if not self.active or topic in self.ctx.topics_to_delete:

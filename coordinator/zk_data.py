@@ -244,9 +244,16 @@ class LeaderIsrAndEpoch:
     partition_epoch: int = 0
 
     def new_leader_and_isr(self, leader: int, isr: Sequence[int], controller_epoch: int) -> LeaderIsrAndEpoch:
-        """``LeaderAndIsr.newLeaderAndIsr``: a new leader/ISR with the leader epoch bumped."""
+        """``LeaderAndIsr.newLeaderAndIsr``: a new leader/ISR with the leader epoch bumped; the
+        leader recovery state (KIP-704) is kept: only the recovering leader's AlterPartition
+        ends it."""
         return LeaderIsrAndEpoch(
-            leader, self.leader_epoch + 1, tuple(isr), controller_epoch, RECOVERED, self.partition_epoch
+            leader,
+            self.leader_epoch + 1,
+            tuple(isr),
+            controller_epoch,
+            self.leader_recovery_state,
+            self.partition_epoch,
         )
 
 

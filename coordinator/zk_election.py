@@ -136,9 +136,12 @@ def elect(
             leader = next((r for r in assignment if r in live), None)
         if leader is None:
             return None
-        if leader in isr:
+        if leader in isr:  # a clean election keeps the recovery state (Election.leaderForOffline)
             return ElectionResult(
-                leader, tuple(r for r in isr if r in live), zd.RECOVERED, live_replicas(assignment, live)
+                leader,
+                tuple(r for r in isr if r in live),
+                current.leader_recovery_state,
+                live_replicas(assignment, live),
             )
         # KIP-704: an unclean leader recovers first (IBP >= 3.2)
         return ElectionResult(leader, (leader,), zd.RECOVERING, live_replicas(assignment, live))

@@ -1,12 +1,13 @@
 """Topic deletion by the ZooKeeper-mode controller: Kafka's ``TopicDeletionManager``.
 
 A topic marked in ``/admin/delete_topics/<t>`` is queued (the mark is dropped when the topic
-is unknown or ``delete.topic.enable`` is false); its deletion waits while a replica's broker
-is down or the topic is being reassigned. Brokers first drop the partitions from their
-metadata (UpdateMetadata, leader -2), then every replica gets StopReplica without and with
-delete; when every replica answered, the topic's znodes go (fenced, in slices of
-``_MAX_DELETE_OPS``) and the controller forgets it. A failed StopReplica makes the topic
-ineligible until the next resumption (a broker coming back, a controller fail-over).
+is unknown or ``delete.topic.enable`` is false); its deletion waits while the topic is being
+reassigned. Brokers first drop the partitions from their metadata (UpdateMetadata, leader
+-2), then every live replica gets StopReplica without and with delete; when every replica
+answered, the topic's znodes go (fenced, in slices of ``_MAX_DELETE_OPS``) and the controller
+forgets it. A replica whose broker is down, or a failed StopReplica, makes the topic
+ineligible until the next resumption (a broker coming back, a controller fail-over); its
+znodes stay until then.
 
 A mixin of ``KafkaController``.
 """
@@ -78,21 +79,28 @@ class TopicDeletionManager:
                 continue
             if topic in self.ctx.deletion_started or topic in self.ctx.deletion_ineligible:
                 continue
-            registered = set(self.ctx.brokers)
-            if any(b not in registered for _, b in replicas):
-                self.ctx.deletion_ineligible.add(topic)  # waits for the broker to come back
-                continue
-            self.ctx.deletion_started.add(topic)
-            tps = [(topic, p) for p in sorted(self.ctx.assignments[topic])]
-            batch = self._batch()  # leader -2: brokers drop the partitions from their caches
-            batch.add_update_metadata(self.ctx.brokers, tps)
+            self._on_topic_deletion_started(topic, sorted(replicas - self.ctx.replicas_deleted[topic]))
+
+    def _on_topic_deletion_started(self, topic: str, pending: list[tuple[int, int]]) -> None:
+        """``onTopicDeletion`` + ``onPartitionDeletion``: every broker drops the partitions from
+        its metadata (UpdateMetadata, leader -2) even while a replica's broker is down, so
+        clients stop seeing the topic at once; the live replicas get StopReplica without, then
+        with delete; a dead replica makes the topic ineligible until its broker returns
+        (``ReplicaDeletionIneligible``), and the znodes stay until then."""
+        self.ctx.deletion_started.add(topic)
+        tps = [(topic, p) for p in sorted(self.ctx.assignments[topic])]
+        batch = self._batch()
+        batch.add_update_metadata(self.ctx.brokers, tps)
+        self._send(batch)
+        registered = set(self.ctx.brokers)
+        live = [(p, b) for p, b in pending if b in registered]
+        if len(live) < len(pending):
+            self.ctx.deletion_ineligible.add(topic)
+        for delete in (False, True):  # OfflineReplica, then ReplicaDeletionStarted
+            batch = self._batch()
+            for p, b in live:
+                batch.add_stop_replica(b, (topic, p), delete=delete, leader_epoch=zd.EPOCH_DURING_DELETE)
             self._send(batch)
-            pending = sorted(replicas - self.ctx.replicas_deleted[topic])
-            for delete in (False, True):  # OfflineReplica, then ReplicaDeletionStarted
-                batch = self._batch()
-                for p, b in pending:
-                    batch.add_stop_replica(b, (topic, p), delete=delete, leader_epoch=zd.EPOCH_DURING_DELETE)
-                self._send(batch)
 
     def _on_stop_replica_response(self, broker_id: int, request: Any, response: Any) -> None:
         self._put(

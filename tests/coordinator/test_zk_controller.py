@@ -41,6 +41,10 @@ SCENARIO_DEADLINE_S = 240
 STATE_DEADLINE_S = 60
 
 
+async def _noop() -> None:
+    return None
+
+
 def run(coro):
     return asyncio.run(asyncio.wait_for(coro, SCENARIO_DEADLINE_S))
 
@@ -334,7 +338,8 @@ def test_no_isr_left_goes_offline_unless_unclean(connect, unclean):
             c = brokers[1].controller
             if unclean == "enabled later":  # the topic config changes: the controller elects
                 await admin.change_topic_config("u", {"unclean.leader.election.enable": "true"})
-                await c.enable_topic_unclean_leader_election("u")
+                c.enable_topic_unclean_leader_election("u")
+                await c._call("Barrier", _noop)  # the election's event has been processed
                 s = await state_of(zk, "u", 0)
                 assert (s.leader, s.isr, s.leader_epoch, s.leader_recovery_state) == (
                     3,
