@@ -232,6 +232,18 @@ class ReplicaManager:
     def get_partition_or_error(self, topic: str, partition: int) -> Partition:
         found = self.get_partition(topic, partition)
         if found is None:
+            # Kafka's getPartitionOrError: a partition the cluster has but this broker hosts
+            # no replica of (a reassignment moved it, the client's metadata is stale) sends the
+            # client to refresh its metadata; UNKNOWN_TOPIC_OR_PARTITION only when it is unknown.
+            replication = self.replication
+            if (
+                replication is not None
+                and replication.metadata_cache.partition_state(topic, partition) is not None
+            ):
+                raise KafkaError(
+                    ErrorCode.NOT_LEADER_OR_FOLLOWER,
+                    "This server is not the leader for that topic-partition.",
+                )
             raise KafkaError(
                 ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic-partition."
             )

@@ -10,8 +10,14 @@ Behaviour (Kafka's ``ReplicaManager.fetchOffsetForTimestamp`` / ``UnifiedLog.fet
   none below the high watermark.
 - ``current_leader_epoch`` (v4+) fenced as in Fetch; the answer carries the
   leader epoch of the returned offset (v4+).
-- Unknown partitions: UNKNOWN_TOPIC_OR_PARTITION. A partition asked for twice:
-  INVALID_REQUEST for it.
+- A special timestamp the request's version does not know (-3 before v7, -4 before v8,
+  -5 (latest tiered, v9) always, any other negative value): UNSUPPORTED_VERSION for the
+  partition, as Kafka's ``isListOffsetsTimestampUnsupported``.
+- A new leader whose high watermark has not reached its epoch's start yet:
+  OFFSET_NOT_AVAILABLE from v5, LEADER_NOT_AVAILABLE before (Kafka's ``fetchOffset``).
+- Unknown partitions: UNKNOWN_TOPIC_OR_PARTITION; partitions the cluster has but this broker
+  hosts no replica of: NOT_LEADER_OR_FOLLOWER. A partition asked for twice: INVALID_REQUEST
+  for it.
 
 Authorization: Describe on each topic, else TOPIC_AUTHORIZATION_FAILED for its partitions.
 
@@ -29,6 +35,11 @@ from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, ListOffsetsRequest, ListOffsetsResponse
 
 READ_COMMITTED = 1
+# ReplicaManager.timestampMinSupportedVersion: the first version that knows each special
+# timestamp; an older version, or a negative timestamp Kafka does not define, answers
+# UNSUPPORTED_VERSION for the partition (isListOffsetsTimestampUnsupported).
+_MIN_VERSION_OF_SPECIAL_TIMESTAMP = {-1: 1, -2: 1, -3: 7, -4: 8, -5: 9}
+_NEVER = 1 << 15
 TopicResponse = ListOffsetsResponse.ListOffsetsTopicResponse
 PartitionResponse = ListOffsetsResponse.ListOffsetsPartitionResponse
 
@@ -64,6 +75,16 @@ def handle_list_offsets(ctx: RequestContext, request: ListOffsetsRequest) -> Lis
                 )
                 continue
             seen.add(key)
+            if p.timestamp < 0 and version < _MIN_VERSION_OF_SPECIAL_TIMESTAMP.get(p.timestamp, _NEVER):
+                parts.append(
+                    PartitionResponse(
+                        partition_index=p.partition_index,
+                        error_code=ErrorCode.UNSUPPORTED_VERSION.code,
+                        timestamp=-1,
+                        offset=-1,
+                    )
+                )
+                continue
             try:
                 found = rm.fetch_offset_for_timestamp(
                     t.name,
@@ -73,9 +94,12 @@ def handle_list_offsets(ctx: RequestContext, request: ListOffsetsRequest) -> Lis
                     current_leader_epoch=p.current_leader_epoch if version >= 4 else -1,
                 )
             except KafkaError as exc:
+                code = exc.code
+                if code == ErrorCode.OFFSET_NOT_AVAILABLE.code and version < 5:
+                    code = ErrorCode.LEADER_NOT_AVAILABLE.code  # what these versions retry on
                 parts.append(
                     PartitionResponse(
-                        partition_index=p.partition_index, error_code=exc.code, timestamp=-1, offset=-1
+                        partition_index=p.partition_index, error_code=code, timestamp=-1, offset=-1
                     )
                 )
                 continue

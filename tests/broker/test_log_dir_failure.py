@@ -191,9 +191,9 @@ def test_a_creation_failing_half_way_leaves_nothing_behind(dirs, monkeypatch):
     dir_a, dir_b = dirs
     lm = _started(dirs)
     try:
-        import storage.log_manager as log_manager_module
+        import storage.log_creation as log_creation_module
 
-        real = log_manager_module.write_partition_metadata
+        real = log_creation_module.write_partition_metadata
         calls = []
 
         def fail_on_the_third(path, topic_id):
@@ -203,7 +203,7 @@ def test_a_creation_failing_half_way_leaves_nothing_behind(dirs, monkeypatch):
             return real(path, topic_id)
 
         with monkeypatch.context() as patch:
-            patch.setattr(log_manager_module, "write_partition_metadata", fail_on_the_third)
+            patch.setattr(log_creation_module, "write_partition_metadata", fail_on_the_third)
             with pytest.raises(KafkaError) as err:
                 lm.create_topic("t", 4, uuid.uuid4(), {"retention.ms": 1000})
         assert err.value.error is ErrorCode.KAFKA_STORAGE_ERROR

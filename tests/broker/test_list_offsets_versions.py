@@ -1,0 +1,85 @@
+"""ListOffsets answers by request version, as Kafka's ReplicaManager.fetchOffset: OFFSET_NOT_AVAILABLE
+becomes LEADER_NOT_AVAILABLE before v5; special timestamps a version does not know are UNSUPPORTED_VERSION."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from broker.handlers import RequestContext
+from broker.handlers.list_offsets import handle_list_offsets
+from coordinator.acl_authorizer import AllowAll
+from protocol.errors import ErrorCode, KafkaError
+from protocol.messages import ListOffsetsRequest
+from storage.partition_log import TimestampAndOffset
+
+
+class FakeReplicaManager:
+    def __init__(self, answer=None, error: ErrorCode | None = None) -> None:
+        self.answer = answer or TimestampAndOffset(1000, 7, 0)
+        self.error = error
+        self.calls: list[int] = []
+
+    def fetch_offset_for_timestamp(self, topic, partition, timestamp, *, isolation, current_leader_epoch):
+        self.calls.append(timestamp)
+        if self.error is not None:
+            raise KafkaError(self.error, "lagging high watermark")
+        return self.answer
+
+
+def ctx(rm, version: int) -> RequestContext:
+    broker = SimpleNamespace(authorizer=AllowAll(), replica_manager=rm, config={})
+    return RequestContext(broker, 2, version, 1, "test", "peer", 1, "PLAINTEXT")  # type: ignore[arg-type]
+
+
+def request(timestamp: int) -> ListOffsetsRequest:
+    return ListOffsetsRequest(
+        replica_id=-1,
+        isolation_level=0,
+        topics=[
+            ListOffsetsRequest.ListOffsetsTopic(
+                name="t",
+                partitions=[ListOffsetsRequest.ListOffsetsPartition(partition_index=0, timestamp=timestamp)],
+            )
+        ],
+    )
+
+
+def only_partition(resp):
+    [t] = resp.topics
+    [p] = t.partitions
+    return p
+
+
+@pytest.mark.parametrize("version", [1, 2, 3, 4])
+def test_offset_not_available_is_leader_not_available_before_v5(version):
+    # Kafka ReplicaManager.fetchOffset: "Only V5 and newer ListOffset calls should get
+    # OFFSET_NOT_AVAILABLE"; older versions get LEADER_NOT_AVAILABLE (aiokafka sends v0-3).
+    rm = FakeReplicaManager(error=ErrorCode.OFFSET_NOT_AVAILABLE)
+    p = only_partition(handle_list_offsets(ctx(rm, version), request(-1)))
+    assert p.error_code == ErrorCode.LEADER_NOT_AVAILABLE.code
+
+
+def test_offset_not_available_is_kept_from_v5():
+    rm = FakeReplicaManager(error=ErrorCode.OFFSET_NOT_AVAILABLE)
+    p = only_partition(handle_list_offsets(ctx(rm, 5), request(-1)))
+    assert p.error_code == ErrorCode.OFFSET_NOT_AVAILABLE.code
+
+
+@pytest.mark.parametrize(
+    ("timestamp", "version"),
+    [
+        (-3, 6),  # MAX_TIMESTAMP needs v7 (KIP-734)
+        (-4, 7),  # EARLIEST_LOCAL_TIMESTAMP needs v8 (KIP-405)
+        (-5, 8),  # LATEST_TIERED_TIMESTAMP needs v9 (KIP-1005)
+        (-7, 8),  # no such special timestamp
+    ],
+)
+def test_special_timestamp_above_the_request_version_is_unsupported_version(timestamp, version):
+    # Kafka ReplicaManager.fetchOffset / isListOffsetsTimestampUnsupported
+    # (timestampMinSupportedVersion): UNSUPPORTED_VERSION for that partition, nothing looked up.
+    rm = FakeReplicaManager()
+    p = only_partition(handle_list_offsets(ctx(rm, version), request(timestamp)))
+    assert p.error_code == ErrorCode.UNSUPPORTED_VERSION.code
+    assert (p.offset, p.timestamp) == (-1, -1)
