@@ -6,8 +6,8 @@ from the request logic (``coordinator.groups``):
 - groups' GroupMetadataValue writes (``storeGroup``) and tombstones of removed groups and
   offsets (``removeGroupsAndOffsets``, ``handleDeletedPartitions``), acks=-1 completions
   held by background tasks;
-- replay of a partition (``loadGroupsAndOffsets``: last value wins, tombstones delete,
-  transactional commits at their COMMIT marker);
+- replay of a partition (``loadGroupsAndOffsets``: the offset whose record was appended
+  last wins, tombstones delete, transactional commits at their COMMIT marker);
 - ownership in ZooKeeper mode (``onElection`` / ``onResignation`` with the coordinator
   epoch of ``maybeUpdateCoordinatorEpoch``);
 - the offset-expiry timer (``cleanupGroupMetadata``).
@@ -70,6 +70,11 @@ class GroupMetadataManager:
     _write_tasks: set[asyncio.Task]
     _expiry_timer: Cancellable | None
     partition_for: Callable[[str], int]
+
+    def _has_offsets(self, group_id: str) -> bool:
+        """Committed offsets or a transaction's pending ones: an Empty group without either
+        may go (Kafka's ``GroupMetadata.hasOffsets`` counts pending transactional commits)."""
+        return self.offsets.has_offsets(group_id) or self.pending_txn_offsets.has_group(group_id)
 
     def _remove_groups(self, groups: Iterable[Group], extra: dict[int, list] | None = None) -> int:
         """Drop dead groups with their offsets; tombstones go to the log (errors only logged)."""
@@ -258,7 +263,7 @@ class GroupMetadataManager:
                     self.offsets.remove(group_id, topic, partition)
                     records[p].append((encode_offset_key(group_id, topic, partition), None))
                     expired_count += 1
-            if group.is_state(S.EMPTY) and not self.offsets.has_offsets(group_id):
+            if group.is_state(S.EMPTY) and not self._has_offsets(group_id):
                 log.info("group %s transitioned to Dead in generation %d", group_id, group.generation_id)
                 group.transition_to(S.DEAD, now)
                 dead.append(group)
@@ -327,8 +332,12 @@ class GroupMetadataManager:
             on_stored(ErrorCode.NONE)
 
     async def _load_partition(self, partition: int) -> tuple[int, int]:
-        """Replay one partition: last value wins, tombstones delete (``loadGroupsAndOffsets``)."""
-        offsets: dict[OffsetKey, OffsetAndMetadata | None] = {}
+        """Replay one partition (``loadGroupsAndOffsets``): tombstones delete; an offset
+        replaces the current one unless that one's record was appended later (a transaction's
+        offsets come at its COMMIT marker with their batch's offset: Kafka's
+        ``CommitRecordMetadataAndOffset.olderThan``)."""
+        # key -> (log offset of its record, offset); None: deleted
+        offsets: dict[OffsetKey, tuple[int, OffsetAndMetadata] | None] = {}
         groups: dict[str, tuple[GroupRecord, bytes] | None] = {}
         replayed = 0
         # Transactional commits count at their COMMIT marker; those without one stay pending.
@@ -344,7 +353,12 @@ class GroupMetadataManager:
                 try:
                     k = decode_key(key)
                     if isinstance(k, OffsetKey):
-                        offsets[k] = None if value is None else decode_offset_value(value)
+                        if value is None:
+                            offsets[k] = None
+                        else:
+                            current = offsets.get(k)
+                            if current is None or current[0] <= offset:
+                                offsets[k] = (offset, decode_offset_value(value))
                     elif isinstance(k, GroupKey):
                         groups[k.group] = None if value is None else (decode_group_value(value), value)
                 except DecodeError as exc:
@@ -356,11 +370,11 @@ class GroupMetadataManager:
                         exc,
                     )
             await asyncio.sleep(0)  # let the loop serve other requests between chunks
-        self.pending_txn_offsets.add_open_commits(txn_replay.open_commits)
+        pending_groups = self.pending_txn_offsets.add_open_commits(txn_replay.open_commits)
         n_offsets = 0
-        for k, om in offsets.items():
-            if om is not None:
-                self.offsets.put(k.group, k.topic, k.partition, om)
+        for k, entry in offsets.items():
+            if entry is not None:
+                self.offsets.put(k.group, k.topic, k.partition, entry[1], entry[0])
                 n_offsets += 1
         loaded: list[Group] = []
         for group_id, entry in groups.items():
@@ -368,9 +382,10 @@ class GroupMetadataManager:
                 group = self._group_from_record(group_id, entry[0])
                 self.groups[group_id] = group
                 loaded.append(group)
-        for group_id in {k.group for k, om in offsets.items() if om is not None}:
+        # Offsets, or a transaction's pending ones (Kafka's pendingEmptyGroupOffsets), without
+        # group metadata: a simple group that only stores offsets.
+        for group_id in {k.group for k, entry in offsets.items() if entry is not None} | pending_groups:
             if group_id not in self.groups:
-                # Offsets without group metadata: a simple group that only stores offsets.
                 group = self.groups[group_id] = Group(group_id, S.EMPTY, self.time_ms())
                 loaded.append(group)
         for group in loaded:

@@ -20,8 +20,8 @@ tools (and the Spark jobs) can read the topic:
   ``offsets.commit.required.acks`` (acks=-1: answered once every in-sync replica has it), and
   replayed from the log start at broker start. The log cleaner compacts it
   (``cleanup.policy=compact``), as Kafka's; replay steps over the gaps it leaves.
-- ``OffsetStore``: the in-memory view (last value wins, tombstones delete),
-  with Kafka's expiry rule (``OffsetExpirationConditionImpl``).
+- ``OffsetStore``: the in-memory view (the offset whose record was appended last wins,
+  tombstones delete), with Kafka's expiry rule (``OffsetExpirationConditionImpl``).
 
 Transactional offset commits (TxnOffsetCommit) are ``coordinator.group_txn_offsets``:
 held pending until their marker; the group coordinator's loader reads the topic with
@@ -683,10 +683,15 @@ def is_offset_expired(
 
 
 class OffsetStore:
-    """Committed offsets by group, topic and partition (last write wins)."""
+    """Committed offsets by group, topic and partition, each with the log offset of the
+    record that holds it: the record appended last wins, as in Kafka's
+    ``CommitRecordMetadataAndOffset.olderThan`` (a transactional commit applies at its
+    marker, yet a plain commit appended after its batch stays)."""
 
     def __init__(self) -> None:
         self._by_group: dict[str, dict[tuple[str, int], OffsetAndMetadata]] = {}
+        # group -> partition -> where its offset's record is in __consumer_offsets (-1: unknown)
+        self._written_at: dict[str, dict[tuple[str, int], int]] = {}
 
     def __len__(self) -> int:
         return sum(len(v) for v in self._by_group.values())
@@ -704,18 +709,35 @@ class OffsetStore:
     def has_offsets(self, group: str) -> bool:
         return bool(self._by_group.get(group))
 
-    def put(self, group: str, topic: str, partition: int, om: OffsetAndMetadata) -> None:
-        self._by_group.setdefault(group, {})[(topic, partition)] = om
+    def put(
+        self, group: str, topic: str, partition: int, om: OffsetAndMetadata, log_offset: int = -1
+    ) -> bool:
+        """Store ``om``, written at ``log_offset`` of the group's partition, unless the current
+        offset's record was appended after it; True if stored. An unknown ``log_offset`` (-1)
+        counts as the newest. Records of one batch share its offset: the later one wins."""
+        tp = (topic, partition)
+        written = self._written_at.get(group)
+        if written is None:
+            written = self._written_at[group] = {}
+        elif log_offset >= 0 and written.get(tp, -1) > log_offset:
+            return False
+        written[tp] = log_offset
+        self._by_group.setdefault(group, {})[tp] = om
+        return True
 
     def remove(self, group: str, topic: str, partition: int) -> bool:
         offsets = self._by_group.get(group)
         if offsets is None or offsets.pop((topic, partition), None) is None:
             return False
+        written = self._written_at[group]
+        del written[(topic, partition)]
         if not offsets:
             del self._by_group[group]
+            del self._written_at[group]
         return True
 
     def remove_group(self, group: str) -> list[tuple[str, int]]:
+        self._written_at.pop(group, None)
         return list(self._by_group.pop(group, {}))
 
     def partitions_of_topic(self, topic: str) -> list[tuple[str, int]]:

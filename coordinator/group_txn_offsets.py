@@ -42,10 +42,12 @@ from storage.producer_state import AppendOrigin
 TopicPartition = tuple[str, int]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PendingOffset:
-    batch_offset: int  # where the transactional batch was appended
-    offset: object  # the OffsetAndMetadata to apply on commit
+    # Where the transactional batch was appended; -1 while the write is in flight
+    # (set once it is appended, as Kafka's GroupMetadata.onTxnOffsetCommitAppend does).
+    batch_offset: int
+    offset: OffsetAndMetadata  # to apply on commit
 
 
 class PendingTxnOffsets:
@@ -60,17 +62,20 @@ class PendingTxnOffsets:
         self._by_producer[producer_id].setdefault(group_id, {})[tp] = pending
         self._by_group[group_id][tp].add(producer_id)
 
-    def add_open_commits(self, open_commits: Iterable[tuple[int, int, bytes, bytes | None]]) -> None:
+    def add_open_commits(self, open_commits: Iterable[tuple[int, int, bytes, bytes | None]]) -> set[str]:
         """After a load: the transactional commits no marker has ended yet
-        (``ReplayResolvingTxns.open_commits``)."""
+        (``ReplayResolvingTxns.open_commits``); returns their groups."""
+        groups: set[str] = set()
         for producer_id, batch_offset, key, value in open_commits:
             try:
                 k = decode_key(key)
                 if isinstance(k, OffsetKey) and value is not None:
                     pending = PendingOffset(batch_offset, decode_offset_value(value))
                     self.add(producer_id, k.group, (k.topic, k.partition), pending)
+                    groups.add(k.group)
             except DecodeError:
                 continue
+        return groups
 
     def discard(self, producer_id: int, group_id: str, tps: Iterable[TopicPartition]) -> None:
         """A write failed: its offsets are no longer pending."""
@@ -217,6 +222,9 @@ async def write_txn_offsets(
     if error is not None:
         pending.discard(producer_id, group_id, [tp for tp, _ in entries_in_flight])
         return [error if r is ErrorCode.NONE else r for r in results]
+    batch_offset = answer[key].info.base_offset
+    for _, entry in entries_in_flight:
+        entry.batch_offset = batch_offset  # the COMMIT marker compares it with plain commits
     return results
 
 
@@ -246,9 +254,10 @@ CONTROL_COMMIT = 1  # ControlRecordType.COMMIT (ABORT is 0)
 class ReplayResolvingTxns:
     """The records of a ``__consumer_offsets`` partition as its loader wants them (Kafka's
     ``doLoadGroupsAndOffsets``): plain records in log order; a producer's transactional
-    records at the place of its COMMIT marker (dropped at an ABORT one); those still
-    without a marker at the end are in ``open_commits`` (producer id, batch offset, key,
-    value). Iterating yields chunks of (offset, key, value)."""
+    records at the place of its COMMIT marker, with the offset of their batch (dropped at
+    an ABORT one); those still without a marker at the end are in ``open_commits``
+    (producer id, batch offset, key, value). Iterating yields chunks of (offset, key,
+    value)."""
 
     def __init__(self, partitions: object, topic: str, partition: int) -> None:
         self.partitions = partitions

@@ -394,7 +394,7 @@ class GroupCoordinator(GroupMetadataManager):
             results[(topic, partition)] = ErrorCode.NONE
         deleted = len(records[p])
         dead: list[Group] = []
-        if group.is_state(S.EMPTY) and not self.offsets.has_offsets(group_id):
+        if group.is_state(S.EMPTY) and not self._has_offsets(group_id):
             group.transition_to(S.DEAD, self.time_ms())
             dead.append(group)
         self._remove_groups(dead, records)
@@ -466,7 +466,7 @@ class GroupCoordinator(GroupMetadataManager):
         except KafkaError as exc:
             return self._offsets_not_stored(group, created, records, results, exc)
         if isinstance(written, int):
-            self._offsets_stored(group, staged)
+            self._offsets_stored(group, staged, written)
             return results
         return self._complete_commit(written, group, staged, records, results)
 
@@ -481,21 +481,23 @@ class GroupCoordinator(GroupMetadataManager):
         """acks=-1: the offsets become visible once every in-sync replica has them
         (``GroupMetadataManager.storeOffsets``' putCacheCallback)."""
         try:
-            await written
+            base_offset = await written
         except KafkaError as exc:
             # The simple group this commit created stays (empty, removed by the expiry run
             # as Kafka's cleanup does): another commit to it may be waiting meanwhile.
             return self._offsets_not_stored(group, False, records, results, exc)
-        self._offsets_stored(group, staged)
+        self._offsets_stored(group, staged, base_offset)
         return results
 
     def _offsets_stored(
-        self, group: Group, staged: list[tuple[OffsetCommitEntry, OffsetAndMetadata]]
+        self, group: Group, staged: list[tuple[OffsetCommitEntry, OffsetAndMetadata]], base_offset: int
     ) -> None:
+        """Kafka's ``GroupMetadata.onOffsetCommitAppend``: an offset whose record (in the batch
+        at ``base_offset``) was appended before the current one's does not replace it."""
         if self.groups.get(group.group_id) is not group or group.is_state(S.DEAD):
             return  # unloaded or removed while the write waited (onOffsetCommitAppend skipped)
         for e, om in staged:
-            self.offsets.put(group.group_id, e.topic, e.partition, om)
+            self.offsets.put(group.group_id, e.topic, e.partition, om, base_offset)
 
     def _offsets_not_stored(
         self,
@@ -507,14 +509,23 @@ class GroupCoordinator(GroupMetadataManager):
     ) -> list[ErrorCode]:
         group_id = group.group_id
         log.warning("group %s: cannot store %d offsets: %s", group_id, len(records), exc)
-        if created and not self.offsets.has_offsets(group_id) and self.groups.get(group_id) is group:
+        if created and not self._has_offsets(group_id) and self.groups.get(group_id) is group:
             del self.groups[group_id]
         return [exc.error if r is ErrorCode.NONE else r for r in results]
 
     def _validate_offset_commit(
-        self, group: Group, member_id: str, group_instance_id: str | None, generation_id: int
+        self,
+        group: Group,
+        member_id: str,
+        group_instance_id: str | None,
+        generation_id: int,
+        *,
+        transactional: bool = False,
     ) -> ErrorCode | None:
-        """``validateOffsetCommit`` of a classic group."""
+        """``validateOffsetCommit`` of a classic group (Kafka 3.x ``GroupCoordinator``): a
+        member id, an instance id or a generation means a member to check, for TxnOffsetCommit
+        too. Transactional commits skip the rest: TxnOffsetCommit v0-2 carry no member, and
+        Kafka's ``doTxnCommitOffsets`` has no CompletingRebalance check."""
         if group.is_state(S.DEAD):
             return ErrorCode.COORDINATOR_NOT_AVAILABLE
         if generation_id < 0 and group.is_state(S.EMPTY):
@@ -525,9 +536,11 @@ class GroupCoordinator(GroupMetadataManager):
                 return error
             if generation_id != group.generation_id:
                 return ErrorCode.ILLEGAL_GENERATION
+        elif transactional:
+            return None
         elif not group.is_state(S.EMPTY):
             return ErrorCode.UNKNOWN_MEMBER_ID  # only members commit to a group with members
-        if group.is_state(S.COMPLETING_REBALANCE):
+        if not transactional and group.is_state(S.COMPLETING_REBALANCE):
             return ErrorCode.REBALANCE_IN_PROGRESS
         return None
 
@@ -570,14 +583,11 @@ class GroupCoordinator(GroupMetadataManager):
         group = self.groups.get(group_id)
         if group is None:
             group = self.groups[group_id] = Group(group_id, S.EMPTY, self.time_ms())
-        if group.is_state(S.DEAD):
-            raise KafkaError(ErrorCode.COORDINATOR_NOT_AVAILABLE)
-        if member_id or group_instance_id is not None:
-            error = self.membership.validate_current_member(group, member_id, group_instance_id)
-            if error is not None:
-                raise KafkaError(error)
-        if generation_id >= 0 and generation_id != group.generation_id:
-            raise KafkaError(ErrorCode.ILLEGAL_GENERATION)
+        error = self._validate_offset_commit(
+            group, member_id, group_instance_id, generation_id, transactional=True
+        )
+        if error is not None:
+            raise KafkaError(error)
         return await write_txn_offsets(
             self.topic,
             self.partition_for(group_id),
@@ -597,15 +607,20 @@ class GroupCoordinator(GroupMetadataManager):
 
     def on_txn_completed(self, producer_id: int, committed: bool, offsets_partitions: Iterable[int]) -> None:
         """``TxnCompletionListener``: the marker of ``producer_id`` was appended to these
-        partitions of ``__consumer_offsets``; their groups' pending offsets apply or go."""
+        partitions of ``__consumer_offsets``; their groups' pending offsets apply or go. A
+        committed offset does not replace one whose record was appended after its batch
+        (Kafka's ``GroupMetadata.completePendingTxnOffsetCommit``)."""
         wanted = set(offsets_partitions)
         groups = [
             g for g in self.pending_txn_offsets.groups_of(producer_id) if self.partition_for(g) in wanted
         ]
         applied = 0
         for group_id, (topic, partition), pending in self.pending_txn_offsets.complete(producer_id, groups):
-            if committed and group_id in self.groups:
-                self.offsets.put(group_id, topic, partition, pending.offset)
+            if (
+                committed
+                and group_id in self.groups
+                and self.offsets.put(group_id, topic, partition, pending.offset, pending.batch_offset)
+            ):
                 applied += 1
         if applied:
             log.debug("producer %d committed %d transactional offsets", producer_id, applied)

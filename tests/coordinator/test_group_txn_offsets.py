@@ -11,7 +11,7 @@ from coordinator.transaction_seams import TxnMarker
 from protocol.errors import ErrorCode, KafkaError
 from storage.log_config import resolve_topic_defaults
 from storage.log_manager import LogManager
-from tests.coordinator.test_groups import ManualClock, make_coordinator
+from tests.coordinator.test_groups import ManualClock, make_coordinator, stable_group
 
 OFFSETS = "__consumer_offsets"
 
@@ -92,13 +92,16 @@ def test_reload_resolves_transactional_commits(tmp_path):
 
 
 def test_member_and_generation_are_checked(tmp_path):
+    # Kafka 3.x GroupCoordinator.validateOffsetCommit (isTransactional = true): a member id,
+    # an instance id or a generation >= 0 means a member to check; "" is no member.
     clock = ManualClock()
     lm, gc = open_coordinator(tmp_path, clock)
     try:
-        commit_txn(gc, "g", 1, 0, "", None, -1, [OffsetCommitEntry("t", 0, 5)])
+        leader, _ = stable_group(gc, clock)
         for member, generation, error in (
             ("nobody", -1, ErrorCode.UNKNOWN_MEMBER_ID),
-            ("", 4, ErrorCode.ILLEGAL_GENERATION),
+            (leader, 4, ErrorCode.ILLEGAL_GENERATION),
+            ("", 4, ErrorCode.UNKNOWN_MEMBER_ID),  # Kafka: validateCurrentMember, not the generation
         ):
             try:
                 commit_txn(gc, "g", 1, 0, member, None, generation, [OffsetCommitEntry("t", 0, 6)])
@@ -106,6 +109,9 @@ def test_member_and_generation_are_checked(tmp_path):
                 assert exc.error is error
             else:
                 raise AssertionError(f"{member}/{generation} accepted")
+        # Without member nor generation (TxnOffsetCommit v0-2) a transactional commit is taken.
+        assert commit_txn(gc, "g", 1, 0, "", None, -1, [OffsetCommitEntry("t", 0, 5)]) == [ErrorCode.NONE]
+        assert commit_txn(gc, "g", 1, 0, leader, None, 1, [OffsetCommitEntry("t", 0, 6)]) == [ErrorCode.NONE]
     finally:
         asyncio.run(gc.stop())
         lm.shutdown()

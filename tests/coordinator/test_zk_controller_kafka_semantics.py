@@ -92,8 +92,10 @@ def test_bounced_leader_gets_one_election_not_a_leaderless_step(connect):  # noq
         assert brokers[2].epoch > old_epoch
         ch.clear()
         gate.set()
-        await until(lambda: c.ctx.brokers.get(2) is not None and c.ctx.brokers[2].epoch == brokers[2].epoch,
-                    what="bounce processed")
+        await until(
+            lambda: c.ctx.brokers.get(2) is not None and c.ctx.brokers[2].epoch == brokers[2].epoch,
+            what="bounce processed",
+        )
         await c._call("Barrier", _noop)
         after = await state_of(zk, "b", 0)
         published = [s.leader for b in (1, 2, 3) for s in ch.metadata_states(b) if s.topic_name == "b"]
