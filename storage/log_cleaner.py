@@ -32,7 +32,8 @@ A round over one log (chosen by ``storage.log_cleaner_manager``), as Kafka's ``d
 
 Transactions (Kafka's ``CleanedTransactionMetadata``, ``storage.log_cleaner_filter.TxnTracker``,
 one pass over the round's groups in offset order): the records of aborted transactions (from
-the ``.txnindex`` of the cleaned segments) count neither in the offset map nor in the cleaned
+the ``.txnindex`` of the log's segments from the cleaned range on, as Kafka's
+``collectAbortedTransactions``: an ABORT marker may lie past the range) count neither in the offset map nor in the cleaned
 segments (their batches are dropped, or kept emptied as above); the cleaning never passes
 the last stable offset (``storage.log_cleaner_manager``). A marker (COMMIT/ABORT control
 batch) is kept while the round reads batches of its transaction; once a round reads none
@@ -719,8 +720,10 @@ class LogCleaner:
             100 * ltc.cleanable_ratio,
         )
         # The aborted transactions of the range (Kafka's collectAbortedTransactions): their
-        # records count neither in the map nor in the cleaned segments.
-        aborted = [t for s in snaps for t in s.aborted]
+        # records count neither in the map nor in the cleaned segments. Read from the log, not
+        # the cleaned segments' own indexes: an ABORT marker past the range (a transaction
+        # across a roll) has its .txnindex entry in a later segment, maybe the active one.
+        aborted = plog.collect_aborted_transactions(snaps[0].base_offset, bound) if snaps else []
         await self._in_thread(self.cleaner.build_offset_map, omap, dirty, first_dirty, bound, stats, aborted)
         end_offset = omap.latest_offset + 1
         groups = await self._in_thread(

@@ -671,7 +671,10 @@ class ProducerStateManager:
         (Kafka's ``firstUnstableOffset``)."""
         first = None
         if self._unreplicated_txns:
-            first = next(iter(self._unreplicated_txns))
+            # Kept in marker order (``on_high_watermark_updated`` stops at the first marker
+            # still above the high watermark), so the oldest first offset is the smallest key
+            # (Kafka's unreplicatedTxns is a TreeMap by first offset: its firstEntry).
+            first = min(self._unreplicated_txns)
         if self._ongoing_txns:
             ongoing = next(iter(self._ongoing_txns))
             first = ongoing if first is None else min(first, ongoing)

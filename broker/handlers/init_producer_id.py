@@ -16,6 +16,8 @@ retries); an exhausted epoch moves the id to a new producer id; v3+ requests wit
 producer id and epoch are KIP-360 bumps (a retry of the last bump gets the same epoch).
 
 Errors:
+- a producer id without an epoch or an epoch without a producer id -> INVALID_REQUEST
+  (KafkaApis, before the coordinator is asked, for both kinds of producer).
 - ``transactional_id`` "" -> INVALID_REQUEST (TransactionCoordinator).
 - ``transaction_timeout_ms`` not in 1..``transaction.max.timeout.ms`` ->
   INVALID_TRANSACTION_TIMEOUT.
@@ -73,6 +75,10 @@ def handle_init_producer_id(
     denied = init_producer_id_error(ctx, transactional_id)  # TransactionalId Write / IdempotentWrite
     if denied is not None:
         return _error(denied)
+    if (request.producer_id == NO_PRODUCER_ID) != (request.producer_epoch == NO_PRODUCER_EPOCH):
+        # KafkaApis.handleInitProducerIdRequest: a producer id without an epoch, or the
+        # reverse, is no request a client makes.
+        return _error(ErrorCode.INVALID_REQUEST)
     if transactional_id is not None:
         # Only the coordinator's answer waits (a write to __transaction_state, an abort): an
         # idempotent producer's id is answered at once, with no task of its own.

@@ -73,7 +73,9 @@ def create(cluster: Cluster, ctrl: int, name: str, replicas: list[int], timeout_
                         num_partitions=-1,
                         replication_factor=-1,
                         assignments=[
-                            CreateTopicsRequest.CreatableReplicaAssignment(partition_index=0, broker_ids=replicas)
+                            CreateTopicsRequest.CreatableReplicaAssignment(
+                                partition_index=0, broker_ids=replicas
+                            )
                         ],
                     )
                 ],
@@ -94,14 +96,18 @@ def test_enabling_unclean_election_on_a_topic_elects_its_offline_partition(clust
     assert create(cluster, ctrl, "unclean-t", [ida, idb]).error_code == 0
     try:
         cluster.kill(b)
-        wait_until(lambda: (p := partition0(cluster, ctrl, "unclean-t")) and list(p.isr_nodes) == [ida], "ISR [a]")
+        wait_until(
+            lambda: (p := partition0(cluster, ctrl, "unclean-t")) and list(p.isr_nodes) == [ida], "ISR [a]"
+        )
         cluster.kill(a)
         wait_until(
-            lambda: (p := partition0(cluster, ctrl, "unclean-t")) and p.leader_id == -1, "the partition offline"
+            lambda: (p := partition0(cluster, ctrl, "unclean-t")) and p.leader_id == -1,
+            "the partition offline",
         )
         cluster.start_broker(b)
         wait_until(
-            lambda: idb in {x.node_id for x in metadata(cluster, ctrl, []).brokers}, "broker b registered again"
+            lambda: idb in {x.node_id for x in metadata(cluster, ctrl, []).brokers},
+            "broker b registered again",
         )
         with WireClient("127.0.0.1", cluster.port(ctrl)) as client:
             altered = client.request(
@@ -151,7 +157,9 @@ def test_zero_timeout_answers_request_timed_out(cluster: Cluster) -> None:
             lambda: len(metadata(cluster, ctrl, ["zero-timeout"]).topics[0].partitions) == 2, "two partitions"
         )
         deleted = client.request(
-            DeleteTopicsRequest(topics=[DeleteTopicsRequest.DeleteTopicState(name="zero-timeout")], timeout_ms=0),
+            DeleteTopicsRequest(
+                topics=[DeleteTopicsRequest.DeleteTopicState(name="zero-timeout")], timeout_ms=0
+            ),
             6,
         )
     assert (created.error_code, grown.results[0].error_code, deleted.responses[0].error_code) == (
@@ -171,13 +179,17 @@ def test_delete_topics_with_a_replica_down_unpublishes_the_topic(cluster: Cluste
     try:
         cluster.kill(b)
         wait_until(
-            lambda: (p := partition0(cluster, ctrl, "del-down")) and list(p.isr_nodes) == [cluster.broker_id(a)],
+            lambda: (
+                (p := partition0(cluster, ctrl, "del-down")) and list(p.isr_nodes) == [cluster.broker_id(a)]
+            ),
             "ISR [a]",
         )
         with WireClient("127.0.0.1", cluster.port(ctrl)) as client:
             client.sock.settimeout(30)
             deleted = client.request(
-                DeleteTopicsRequest(topics=[DeleteTopicsRequest.DeleteTopicState(name="del-down")], timeout_ms=15000),
+                DeleteTopicsRequest(
+                    topics=[DeleteTopicsRequest.DeleteTopicState(name="del-down")], timeout_ms=15000
+                ),
                 6,
             )
         assert deleted.responses[0].error_code == 0
