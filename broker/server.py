@@ -49,7 +49,8 @@ Bad input closes the connection and is logged, never more (Kafka's
 an unsupported version (ApiVersions excepted: it gets a v0 answer with
 UNSUPPORTED_VERSION, KIP-511), a header or body that does not decode, a size
 prefix that is negative or above ``socket.request.max.bytes`` (refused before
-the body is buffered).
+the body is buffered; while a SASL exchange is under way, above
+``sasl.server.max.receive.size``: ``_limit_frames``).
 """
 
 from __future__ import annotations
@@ -168,7 +169,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self._closed = False
         self._released = False
         # TLS client certificate / SASL state of this connection (broker/security)
-        self.auth = self.broker.security.authenticator(listener, self.close)
+        self.auth = self.broker.security.authenticator(listener, self.close, self._limit_frames)
 
     # ------------------------------------------------------------------ asyncio callbacks
 
@@ -259,9 +260,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
                 (size,) = _SIZE.unpack_from(data, pos)
                 pos += 4
             if size < 0 or size > self.max_request_bytes:
-                self.close(
-                    f"frame size {size} outside [0, socket.request.max.bytes={self.max_request_bytes}]"
-                )
+                self._refuse_frame_size(size)
                 return
             if n - pos >= size:
                 # Whole in this read: it is in memory already, so it is accounted even
@@ -280,6 +279,24 @@ class KafkaConnection(asyncio.BufferedProtocol):
             self._set_paused(_PAUSED_PENDING, True)
         if self.pool.exhausted and self._frame is None and not self._paused & _PAUSED_MEMORY:
             self._wait_for_memory(0)
+
+    def _limit_frames(self, limit: int | None) -> None:
+        """While a SASL exchange is under way, frames above ``sasl.server.max.receive.size`` are
+        refused on their size prefix (Kafka's SaslServerAuthenticator reads them with a
+        NetworkReceive of that maximum): ``max_request_bytes`` is lowered to it until the
+        connection is authenticated (``limit`` None), so ``_consume`` keeps one comparison.
+        Frames already read are sized by the limit of their read (a client sends nothing after
+        its SaslAuthenticate before the answer)."""
+        full = self.server.max_request_bytes
+        self.max_request_bytes = full if limit is None else min(limit, full)
+
+    def _refuse_frame_size(self, size: int) -> None:
+        full = self.server.max_request_bytes
+        if 0 <= size <= full:  # within socket.request.max.bytes: over the SASL limit
+            limit = f"sasl.server.max.receive.size={self.max_request_bytes} during SASL authentication"
+            self.close(f"frame size {size} above {limit}")
+        else:
+            self.close(f"frame size {size} outside [0, socket.request.max.bytes={full}]")
 
     def _begin_frame(self, size: int, arrived: memoryview) -> None:
         avail = len(arrived)

@@ -20,9 +20,13 @@ key, as Kafka does for an API outside its ``ApiVersions`` scope).
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import importlib
 import inspect
+import ipaddress
 import pkgutil
+import socket
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -34,6 +38,31 @@ from protocol.messages import REQUESTS, RESPONSES
 
 if TYPE_CHECKING:
     from broker.broker import Broker
+
+
+@functools.lru_cache(maxsize=1024)
+def java_host_address(ip: str) -> str:
+    """An IP address as Java's ``InetAddress.getHostAddress`` writes it, the text Kafka's
+    authorizer compares ACL hosts with (and JoinGroup's client host, after a "/"). IPv4 is
+    unchanged. IPv6 (``Inet6Address``): all 8 groups, lowercase hex without leading zeros,
+    never "::" (``::1`` is ``0:0:0:0:0:0:0:1``), a scope as its interface index (Java's
+    socket addresses carry the scope id, not the name); an IPv4-mapped address is the IPv4
+    client of a dual-stack socket, which Java sees as an ``Inet4Address``."""
+    address, _, scope = ip.partition("%")
+    try:
+        parsed = ipaddress.ip_address(address)
+    except ValueError:
+        return ip
+    if not isinstance(parsed, ipaddress.IPv6Address):
+        return str(parsed)
+    if parsed.ipv4_mapped is not None:
+        return str(parsed.ipv4_mapped)
+    packed = parsed.packed
+    text = ":".join(format(int.from_bytes(packed[i : i + 2], "big"), "x") for i in range(0, 16, 2))
+    if scope and not scope.isdigit():
+        with contextlib.suppress(OSError):  # no such interface here: the name as Python gave it
+            scope = str(socket.if_nametoindex(scope))
+    return f"{text}%{scope}" if scope else text
 
 
 @dataclass(slots=True)
@@ -58,9 +87,12 @@ class RequestContext:
 
     @property
     def client_host(self) -> str:
-        """The client's IP address (``peer`` without its port), as ACL hosts name it."""
+        """The client's IP address (``peer`` without its port), as ACL hosts name it: Java's
+        ``InetAddress.getHostAddress`` text (``java_host_address``)."""
         host, sep, _ = self.peer.rpartition(":")
-        return host.strip("[]") if sep else self.peer
+        if not sep:
+            return self.peer
+        return java_host_address(host.strip("[]")) if ":" in host else host
 
     def authorize(
         self,

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import asyncio
 
-from broker.handlers import RequestContext, handler
+from broker.handlers import RequestContext, handler, java_host_address
 from coordinator.acl_model import AclOperation, ResourceType
 from coordinator.group_metadata import JoinRequest, JoinResult
 from protocol.errors import ErrorCode
@@ -46,9 +46,11 @@ from protocol.messages import ApiKey, JoinGroupRequest, JoinGroupResponse
 
 
 def client_host(peer: str) -> str:
-    """Kafka's ``InetAddress.toString`` of the peer: ``/<ip>``."""
+    """Kafka's ``InetAddress.toString`` of the peer (KafkaApis.handleJoinGroupRequest's
+    ``request.context.clientAddress.toString``): ``/<ip>``, the IP as Java writes it
+    (``/0:0:0:0:0:0:0:1`` for ``::1``, ``java_host_address``)."""
     host = peer.rsplit(":", 1)[0] if ":" in peer else peer
-    return "/" + host.strip("[]")
+    return "/" + java_host_address(host.strip("[]"))
 
 
 def _response(version: int, result: JoinResult) -> JoinGroupResponse:

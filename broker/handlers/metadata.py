@@ -28,7 +28,9 @@ Behaviour (Kafka's ``KafkaApis.handleTopicMetadataRequest`` over its ``MetadataC
   Create on the cluster or on the topic, else TOPIC_AUTHORIZATION_FAILED.
 - Authorized operations (v8+, KIP-430): what the principal may do on each topic (and, v8-v10,
   on the cluster: 0 without Describe on it), computed by the authorizer; with none,
-  everything the resource type supports.
+  everything the resource type supports. A topic it may describe has them also when it does
+  not exist or is being created; an unknown topic id, a topic it may not describe, and one
+  it may not auto-create keep the field's default (Integer.MIN_VALUE).
 
 Version notes: v1 adds controller_id, rack, is_internal and null-means-all;
 v2 cluster_id; v3 throttle_time_ms; v4 allow_auto_topic_creation; v5
@@ -352,6 +354,14 @@ async def handle_metadata(ctx: RequestContext, request: MetadataRequest) -> Meta
     def topic_entry(t: TopicMetadata) -> bytes:
         return encoder.encode(t, ops.topic(ctx, t.name) if include_ops else ops.NOT_REQUESTED)
 
+    def describable(t: Topic) -> Topic:
+        # KafkaApis.handleTopicMetadataRequest sets the authorized operations on every entry of
+        # getTopicMetadata, also a describable topic that does not exist (or is being created);
+        # only the unknown topic ids and the topics it may not describe (or create) keep MIN_VALUE.
+        if include_ops:
+            t.topic_authorized_operations = ops.topic(ctx, t.name)
+        return t
+
     if all_topics:
         if broker.authorizer.enabled:
             # Per principal: only the topics it may describe (and its own authorized operations),
@@ -390,7 +400,7 @@ async def handle_metadata(ctx: RequestContext, request: MetadataRequest) -> Meta
                 continue
             t = cache.get_topic(name)
             if t is None and not allow_auto and broker.topic_admin.is_busy(name):
-                topics.append(_error_topic(name, ErrorCode.LEADER_NOT_AVAILABLE))
+                topics.append(describable(_error_topic(name, ErrorCode.LEADER_NOT_AVAILABLE)))
                 continue
             if t is None and allow_auto and not _may_create(ctx, name):
                 topics.append(_error_topic(name, ErrorCode.TOPIC_AUTHORIZATION_FAILED))
@@ -398,11 +408,11 @@ async def handle_metadata(ctx: RequestContext, request: MetadataRequest) -> Meta
             if t is None and allow_auto:
                 created = _auto_create(ctx, name, budget)
                 if isinstance(created, Topic):
-                    topics.append(created)
+                    topics.append(describable(created))
                     continue
                 t = created
             if t is None:
-                topics.append(_error_topic(name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION))
+                topics.append(describable(_error_topic(name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)))
             else:
                 topics.append(topic_entry(t))
 

@@ -6,9 +6,11 @@ handshake is done, as ``User:<certificate DN>`` (``User:ANONYMOUS`` without a cl
 certificate). SASL_PLAINTEXT / SASL_SSL: until the SASL exchange completes, only ApiVersions
 and SaslHandshake are served (anything else closes the connection, Kafka's
 "Unexpected Kafka request of type ... during SASL handshake"); after a SaslHandshake v1 only
-SaslAuthenticate (KIP-152); after a v0 handshake the frames are raw SASL tokens, answered
-with raw size-prefixed tokens (the pre-KIP-152 protocol). Requests larger than
-``sasl.server.max.receive.size`` before authentication close the connection.
+SaslAuthenticate (KIP-152): any other request is answered with its error response
+(ILLEGAL_SASL_STATE), then the connection is closed; after a v0 handshake the frames are raw
+SASL tokens, answered with raw size-prefixed tokens (the pre-KIP-152 protocol). While the
+exchange is under way, a frame larger than ``sasl.server.max.receive.size`` closes the
+connection on its size prefix, before its body is buffered (``limit_frames``).
 
 Failure: SaslAuthenticate is answered SASL_AUTHENTICATION_FAILED with a message (the
 mechanism's own when it is safe to show, else Kafka's generic "Authentication failed during
@@ -19,7 +21,9 @@ Session lifetime (KIP-368): with ``connections.max.reauth.ms`` > 0 the SaslAuthe
 response carries it as ``session_lifetime_ms``; a client that speaks SaslAuthenticate v1+
 re-authenticates within it (a new SaslHandshake and SaslAuthenticate on the same connection,
 same mechanism and principal, else SASL_AUTHENTICATION_FAILED); a request arriving after the
-session expired closes the connection.
+session expired closes the connection. Without a session lifetime (the default 0) there is no
+re-authentication: a SaslHandshake on an authenticated connection is answered
+ILLEGAL_SASL_STATE, as any SaslHandshake on a non-SASL listener.
 """
 
 from __future__ import annotations
@@ -36,13 +40,14 @@ from broker.security.scram import CredentialLookup
 from broker.security.ssl_factory import peer_principal_name
 from coordinator.principal import ANONYMOUS, USER_TYPE, KafkaPrincipal
 from protocol.errors import ErrorCode
-from protocol.headers import API_VERSIONS_KEY, peek_request_header
-from protocol.messages import ApiKey, SaslAuthenticateResponse, SaslHandshakeResponse
-from protocol.primitives import DecodeError
+from protocol.headers import API_VERSIONS_KEY, decode_request_header, peek_request_header
+from protocol.messages import REQUESTS, RESPONSES, ApiKey, SaslAuthenticateResponse, SaslHandshakeResponse
+from protocol.primitives import DecodeError, EncodeError
 
 log = logging.getLogger(__name__)
 
 _SIZE = struct.Struct(">i")
+_SIZE_CORR = struct.Struct(">ii")
 _HANDSHAKE_KEY = int(ApiKey.SASL_HANDSHAKE)
 _AUTHENTICATE_KEY = int(ApiKey.SASL_AUTHENTICATE)
 
@@ -72,11 +77,15 @@ class ConnectionAuthenticator:
         credentials: CredentialLookup,
         monotonic: Callable[[], float],
         close_soon: Callable[[str], None],  # closes the connection shortly (after the response)
+        # The connection's frame size limit while SASL authentication is under way (None: back
+        # to socket.request.max.bytes), called when the state changes, never per frame.
+        limit_frames: Callable[[int | None], None] | None = None,
     ) -> None:
         self.listener = listener
         self._credentials = credentials
         self._monotonic = monotonic
         self._close_soon = close_soon
+        self._limit_frames = limit_frames
         self.principal: KafkaPrincipal = ANONYMOUS
         self.state = HANDSHAKE if listener.is_sasl else READY
         self.expires_at = math.inf  # monotonic seconds (KIP-368 session expiry)
@@ -87,6 +96,8 @@ class ConnectionAuthenticator:
         self._supports_reauth = False  # the client spoke SaslAuthenticate v1+ (Kafka's test)
         self._bad_reauth_mechanism = ""
         self.reauthentications = 0  # completed KIP-368 re-authentications (tests, logs)
+        if limit_frames is not None and self.gated:
+            limit_frames(listener.max_receive_size)
 
     # ------------------------------------------------------------------ transport
 
@@ -126,18 +137,35 @@ class ConnectionAuthenticator:
         if state == AUTHENTICATE and api_key == _AUTHENTICATE_KEY:
             return None
         phase = "handshake" if state == HANDSHAKE else "authentication"
-        raise AuthenticationRefused(f"Unexpected Kafka request of type {api_key} during SASL {phase}")
+        reason = f"Unexpected Kafka request of type {api_key} during SASL {phase}"
+        if state == HANDSHAKE:
+            # SaslServerAuthenticator.handleKafkaRequest: InvalidRequestException, closed unanswered.
+            raise AuthenticationRefused(reason)
+        # SaslServerAuthenticator.handleSaslToken: IllegalSaslStateException, the request's own
+        # error response first (buildResponseOnAuthenticateFailure), then the connection closes.
+        answer = _error_response(frame, ErrorCode.ILLEGAL_SASL_STATE)
+        if answer is None:  # not a request Kafka could parse: closed at once
+            raise AuthenticationRefused(reason)
+        self._fail(reason)
+        return answer
 
     def _update_gate(self) -> None:
-        self.gated = self.state != READY or self.expires_at != math.inf
+        authenticated = self.state == READY
+        self.gated = not authenticated or self.expires_at != math.inf
+        if self._limit_frames is not None:
+            self._limit_frames(None if authenticated else self.listener.max_receive_size)
 
     # ------------------------------------------------------------------ SaslHandshake
 
     def handshake(self, mechanism: str, version: int) -> SaslHandshakeResponse:
         listener = self.listener
         if self.state == READY:
-            if not (listener.is_sasl and self._supports_reauth and version >= 1):
-                # KafkaApis.handleSaslHandshakeRequest: the channel is already authenticated.
+            # KafkaChannel.maybeBeginServerReauthentication: no re-authentication for a session
+            # without expiry (connections.max.reauth.ms=0); the handshake then reaches
+            # KafkaApis.handleSaslHandshakeRequest: the channel is already authenticated.
+            if not (
+                listener.is_sasl and self._supports_reauth and version >= 1 and self.expires_at != math.inf
+            ):
                 return SaslHandshakeResponse(error_code=ErrorCode.ILLEGAL_SASL_STATE.code, mechanisms=[])
             # KIP-368 re-authentication: the same mechanism, then SaslAuthenticate as before.
             self._reauthenticating = True
@@ -242,6 +270,42 @@ class ConnectionAuthenticator:
         if server.is_complete:
             self._complete()
         return _SIZE.pack(len(answer)) + answer
+
+
+def _error_response(frame: memoryview, error: ErrorCode) -> bytes | None:
+    """The response frame answering the request in ``frame`` with ``error`` (Kafka's
+    ``AbstractRequest.getErrorResponse``), or None if the request does not parse (unknown API
+    key or version, a body that does not decode: Kafka's ``RequestContext.parseRequest`` fails).
+
+    Generic: the response's top-level error code when it has one at that version, every other
+    field its default (Kafka's getErrorResponse of a request without a top-level error code
+    repeats the error for each entry asked; here the entries are left out).
+    """
+    try:
+        api_key, version, correlation_id = peek_request_header(frame)
+        request_cls, response_cls = REQUESTS.get(api_key), RESPONSES.get(api_key)
+        if request_cls is None or response_cls is None:
+            return None
+        low, high = request_cls.VALID_VERSIONS
+        if not low <= version <= high:
+            return None
+        _, pos = decode_request_header(frame)
+        request_cls.decode(frame, version, pos, exact=False)
+    except DecodeError:
+        return None
+    response = response_cls()
+    for f in response_cls.FIELDS:
+        if f.attr == "error_code" and f.versions is not None and f.versions[0] <= version <= f.versions[1]:
+            response.error_code = error.code
+    # flexible versions have a v1 response header (its empty tagged fields), ApiVersions never
+    header_size = 9 if api_key != API_VERSIONS_KEY and request_cls.is_flexible(version) else 8
+    w = bytearray(header_size)
+    try:
+        response.write(w, version)
+    except EncodeError:
+        return None
+    _SIZE_CORR.pack_into(w, 0, len(w) - 4, correlation_id)
+    return bytes(w)
 
 
 def _no_close(reason: str) -> None:

@@ -69,10 +69,17 @@ class BrokerSecurity:
         sec = self.listeners.get(listener)
         return sec.ssl_context if sec is not None else None
 
-    def authenticator(self, listener: str, close: Callable[[str], None]) -> ConnectionAuthenticator:
+    def authenticator(
+        self,
+        listener: str,
+        close: Callable[[str], None],
+        limit_frames: Callable[[int | None], None] | None = None,
+    ) -> ConnectionAuthenticator:
         """``close(reason)`` closes the connection; after a failed authentication it is called
         ``connection.failed.authentication.delay.ms`` later (Kafka's delayed close: the client
-        reads the error response first, and a client retrying at once is slowed down)."""
+        reads the error response first, and a client retrying at once is slowed down).
+        ``limit_frames(limit)`` sets the connection's frame size limit while a SASL exchange is
+        under way (``sasl.server.max.receive.size``; None: back to the usual one)."""
         shared = self._shared.get(listener)
         if shared is not None:
             return shared
@@ -81,8 +88,9 @@ class BrokerSecurity:
         def close_later(reason: str) -> None:
             asyncio.get_running_loop().call_later(delay, close, reason)
 
+        sec = self.listeners[listener]
         return ConnectionAuthenticator(
-            self.listeners[listener], self.credentials, self.monotonic, close_later
+            sec, self.credentials, self.monotonic, close_later, limit_frames if sec.is_sasl else None
         )
 
     # ------------------------------------------------------------------ credentials
