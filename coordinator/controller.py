@@ -486,7 +486,11 @@ class Controller:
             raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"Topic '{name}' does not exist.")
         if name in self._busy:
             raise KafkaError(ErrorCode.REASSIGNMENT_IN_PROGRESS, f"Topic '{name}' is being changed.")
-        if new_total <= topic.partitions:
+        if new_total == topic.partitions:  # ZkAdminManager.createPartitions
+            raise KafkaError(
+                ErrorCode.INVALID_PARTITIONS, f"Topic already has {topic.partitions} partitions."
+            )
+        if new_total < topic.partitions:
             raise KafkaError(
                 ErrorCode.INVALID_PARTITIONS,
                 f"Topic currently has {topic.partitions} partitions, which is higher than the requested {new_total}.",

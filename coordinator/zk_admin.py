@@ -409,7 +409,9 @@ class AdminZkClient:
                 f"A partition reassignment is in progress for the topic '{name}'.",
             )
         existing = len(current.partitions)
-        if new_total <= existing:
+        if new_total == existing:  # ZkAdminManager.createPartitions
+            raise KafkaError(ErrorCode.INVALID_PARTITIONS, f"Topic already has {existing} partitions.")
+        if new_total < existing:
             raise KafkaError(
                 ErrorCode.INVALID_PARTITIONS,
                 f"Topic currently has {existing} partitions, which is higher than the requested {new_total}.",

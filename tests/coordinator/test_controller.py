@@ -102,6 +102,13 @@ def test_create_grow_delete_are_published_in_registration_order(tmp_path):
     assert states == [leader_state("t", 2)]  # only the new partition
     assert c.topic("t").partitions == 3
     assert c.partition_state("t", 2) == leader_state("t", 2)
+    for total, message in [  # ZkAdminManager.createPartitions' two messages
+        (3, "Topic already has 3 partitions."),
+        (2, "Topic currently has 3 partitions, which is higher than the requested 2."),
+    ]:
+        with pytest.raises(KafkaError) as refused:
+            c.add_partitions("t", total)
+        assert (refused.value.error, refused.value.message) == (ErrorCode.INVALID_PARTITIONS, message)
 
     deleted = c.delete_topic("t")
     assert a.events[-1] == ("deleted", deleted) and b.events[-1] == ("deleted", deleted)

@@ -259,17 +259,24 @@ def test_add_partitions_continues_kafkas_assignment(cluster):
     assert after.partitions == {0: (2, 3), 1: (3, 1)} | {p: tuple(r) for p, r in new.items()}
     # manual
     assert asyncio.run(admin.add_partitions("grow", 5, [[1, 2]])) == {4: [1, 2]}
-    for total, manual, code in [
-        (5, None, ErrorCode.INVALID_PARTITIONS),
-        (3, None, ErrorCode.INVALID_PARTITIONS),
-        (6, [[1, 7]], ErrorCode.INVALID_REPLICA_ASSIGNMENT),
-        (6, [[1, 1]], ErrorCode.INVALID_REPLICA_ASSIGNMENT),
-        (6, [[1]], ErrorCode.INVALID_REPLICA_ASSIGNMENT),
-        (7, [[1, 2]], ErrorCode.INVALID_REPLICA_ASSIGNMENT),
+    for total, manual, code, message in [
+        # ZkAdminManager.createPartitions' two messages
+        (5, None, ErrorCode.INVALID_PARTITIONS, "Topic already has 5 partitions."),
+        (
+            3,
+            None,
+            ErrorCode.INVALID_PARTITIONS,
+            "Topic currently has 5 partitions, which is higher than the requested 3.",
+        ),
+        (6, [[1, 7]], ErrorCode.INVALID_REPLICA_ASSIGNMENT, None),
+        (6, [[1, 1]], ErrorCode.INVALID_REPLICA_ASSIGNMENT, None),
+        (6, [[1]], ErrorCode.INVALID_REPLICA_ASSIGNMENT, None),
+        (7, [[1, 2]], ErrorCode.INVALID_REPLICA_ASSIGNMENT, None),
     ]:
         with pytest.raises(KafkaError) as exc_info:
             asyncio.run(admin.add_partitions("grow", total, manual))
         assert exc_info.value.error is code, (total, manual)
+        assert message is None or exc_info.value.message == message
     with pytest.raises(KafkaError) as exc_info:
         asyncio.run(admin.add_partitions("nope", 3))
     assert exc_info.value.error is ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
