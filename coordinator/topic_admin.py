@@ -215,7 +215,11 @@ class EmbeddedTopicAdmin:
         topic = self.controller.topic(name)
         if topic is None or self.controller.is_busy(name):
             raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"The topic '{name}' does not exist.")
-        if new_total <= topic.partitions:
+        if new_total == topic.partitions:  # ZkAdminManager.createPartitions
+            raise KafkaError(
+                ErrorCode.INVALID_PARTITIONS, f"Topic already has {topic.partitions} partitions."
+            )
+        if new_total < topic.partitions:
             raise KafkaError(
                 ErrorCode.INVALID_PARTITIONS,
                 f"Topic currently has {topic.partitions} partitions, which is higher than the "

@@ -83,3 +83,22 @@ def test_each_admin_client_adds_partitions(client: str, kafka: InProcessBroker) 
     assert message is not None and message.error() is None and message.value() == b"in-the-new-partition"
 
     assert GROWERS[client](kafka, topic, 2) == REFUSED[client]  # fewer than it has
+
+
+def test_the_refusals_say_what_kafka_says(kafka: InProcessBroker) -> None:
+    """ZkAdminManager.createPartitions' two messages: the current count, and fewer than it."""
+    from confluent_kafka import KafkaException
+
+    topic = f"grow-messages-{uuid.uuid4().hex[:6]}"
+    kafka.create_topic(topic, partitions=2)
+    admin = AdminClient({"bootstrap.servers": kafka.bootstrap_servers})
+    said = {}
+    for count in (2, 1):
+        (future,) = admin.create_partitions([NewPartitions(topic, count)]).values()
+        with pytest.raises(KafkaException) as refused:
+            future.result(30)
+        said[count] = refused.value.args[0].str()
+    assert said == {
+        2: "Topic already has 2 partitions.",
+        1: "Topic currently has 2 partitions, which is higher than the requested 1.",
+    }
