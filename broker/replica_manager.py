@@ -575,8 +575,7 @@ class ReplicaManager:
         an awaitable is returned as well.
         """
         if required_acks not in (-1, 0, 1):
-            error = KafkaError(ErrorCode.INVALID_REQUIRED_ACKS)
-            return {key: PartitionAppendResult(None, error) for key, _ in entries}
+            return self._refuse_required_acks(entries, produce_version)
         if produce_version is None:
             return self._append_now(entries, {}, (), required_acks, origin, timeout_ms, None)
         framed, errors, pending = self.txn_verification.prepare(entries, transactional_id, produce_version)
@@ -592,6 +591,26 @@ class ReplicaManager:
             timeout_ms,
             produce_version,
         )
+
+    def _refuse_required_acks(
+        self, entries: Sequence[tuple[TopicPartition, object]], produce_version: int | None
+    ) -> dict[TopicPartition, PartitionAppendResult]:
+        """acks outside -1, 0, 1: KafkaApis.handleProduceRequest answers the partitions the
+        cluster does not know and the records that fail its framing checks first; only the
+        others reach ``ReplicaManager.appendRecords``, which answers INVALID_REQUIRED_ACKS."""
+        results: dict[TopicPartition, PartitionAppendResult] = {}
+        for key, records in entries:
+            error = KafkaError(ErrorCode.INVALID_REQUIRED_ACKS)
+            try:
+                if key not in self._partitions:
+                    self.get_partition_or_error(*key)
+                if produce_version is not None:
+                    validate_produce_records(records, produce_version)
+            except KafkaError as exc:
+                if exc.error is not ErrorCode.NOT_LEADER_OR_FOLLOWER:  # known: Kafka appends it
+                    error = exc
+            results[key] = PartitionAppendResult(None, error)
+        return results
 
     async def _verify_then_append(
         self,

@@ -496,7 +496,8 @@ class TransactionCoordinator:
         partitions: Sequence[TopicPartition],
     ) -> dict[TopicPartition, ErrorCode]:
         """KIP-890 part 1 (``handleVerifyPartitionsInTransaction``): NONE for each partition
-        of the ongoing transaction, INVALID_TXN_STATE for the others."""
+        of the ongoing transaction, TRANSACTION_ABORTABLE for the others (as Kafka 3.8+; the
+        broker that asked answers INVALID_TXN_STATE to a Produce below v11)."""
         try:
             _, _, meta = self._state_of(transactional_id)
             if meta is None or meta.producer_id != producer_id:
@@ -509,7 +510,7 @@ class TransactionCoordinator:
             return dict.fromkeys(partitions, exc.error)
         ongoing = meta.state is S.ONGOING
         return {
-            tp: ErrorCode.NONE if ongoing and tp in meta.partitions else ErrorCode.INVALID_TXN_STATE
+            tp: ErrorCode.NONE if ongoing and tp in meta.partitions else ErrorCode.TRANSACTION_ABORTABLE
             for tp in partitions
         }
 

@@ -11,7 +11,7 @@ Behaviour (Kafka's ``KafkaApis.handleAddPartitionsToTxnRequest`` and
   COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE.
 - v4+ (brokers, KIP-890 part 1): a batch of transactions. ``verify_only`` asks
   whether each partition is already in the transaction (NONE, or
-  INVALID_TXN_STATE) without adding it; otherwise the partitions are added as
+  TRANSACTION_ABORTABLE, as Kafka 3.8+) without adding it; otherwise the partitions are added as
   above.
 - Authorization (Kafka's ``handleAddPartitionsToTxnRequest``): v0-3 need Write on the
   transactional id (else TRANSACTIONAL_ID_AUTHORIZATION_FAILED for every partition), then

@@ -275,12 +275,14 @@ def test_commit_sends_markers_and_completes(tmp_path):
         r = await tc.init_producer_id("t", 60000, None)
         pid = r.producer_id
         assert await tc.end_txn("t", pid, 0, True) is E.INVALID_TXN_STATE  # nothing to end
-        assert tc.verify_partitions("t", pid, 0, [("x", 0)]) == {("x", 0): E.INVALID_TXN_STATE}
+        # Kafka 3.8+: TRANSACTION_ABORTABLE for a partition not in the transaction (the broker
+        # that asked answers INVALID_TXN_STATE to Produce below v11)
+        assert tc.verify_partitions("t", pid, 0, [("x", 0)]) == {("x", 0): E.TRANSACTION_ABORTABLE}
         assert await tc.add_partitions("t", pid, 0, [("x", 0)]) is E.NONE
         assert await tc.add_partitions("t", pid, 0, [("y", 0)]) is E.NONE
         assert tc.verify_partitions("t", pid, 0, [("x", 0), ("x", 9)]) == {
             ("x", 0): E.NONE,
-            ("x", 9): E.INVALID_TXN_STATE,
+            ("x", 9): E.TRANSACTION_ABORTABLE,
         }
         assert tc.verify_partitions("t", pid, 1, [("x", 0)]) == {("x", 0): E.PRODUCER_FENCED}
         d = tc.describe("t")
