@@ -8,10 +8,12 @@ from its current one and handed over:
 
 - topics (type 2): to the cluster's ``TopicAdmin.alter_topic_config`` (validated as
   CreateTopics validates: INVALID_CONFIG; UNKNOWN_TOPIC_OR_PARTITION; an illegal name
-  INVALID_TOPIC_EXCEPTION);
+  INVALID_TOPIC_EXCEPTION; the default topic resource "" INVALID_REQUEST "Default topic
+  resources are not allowed.");
 - brokers (type 4): named "" (the cluster default) or this broker's id (else INVALID_REQUEST
   "Unexpected broker id, expected <id>, but received <name>", or "Node id must be an
-  integer, but it is: <name>"), to ``DynamicBrokerConfig``; configs that cannot change
+  integer, but it is: <name>", read as Java's ``Integer.parseInt``: "00" is broker 0 and
+  is stored as "0"), to ``DynamicBrokerConfig``; configs that cannot change
   without a restart answer INVALID_REQUEST "Cannot update these configs dynamically:
   Set(<names>)" and bad values INVALID_REQUEST (KAFKA-13609 keeps that code);
 - broker loggers (type 8, IncrementalAlterConfigs only in Kafka): INVALID_REQUEST, Moldau
@@ -26,6 +28,7 @@ a non-list config answers INVALID_CONFIG.
 from __future__ import annotations
 
 import logging
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -109,21 +112,35 @@ def _render_overrides(overrides: Mapping[str, object]) -> dict[str, str]:
     return out
 
 
-def _check_broker_name(ctx: RequestContext, name: str) -> None:
-    """``ConfigAdminManager.validateResourceNameIsCurrentNodeId`` ("" is the cluster default)."""
+def java_int(text: str) -> int | None:
+    """``text`` as Java's ``Integer.parseInt`` reads it (Kafka's ``name.toInt``), else None: an
+    optional sign, then only decimal digits (``Character.digit`` takes any Unicode decimal digit
+    of the Basic Multilingual Plane; no spaces, no underscores), within the int range."""
+    digits = text[1:] if text[:1] in ("+", "-") else text
+    if not digits or not all(c.isdecimal() and ord(c) <= 0xFFFF for c in digits):
+        return None
+    significant = digits.lstrip("".join(c for c in set(digits) if unicodedata.decimal(c) == 0))
+    if len(significant) > 10:  # past the int range (and Python's int() digit limit)
+        return None
+    value = int(significant or "0") * (-1 if text[0] == "-" else 1)
+    return value if -(2**31) <= value < 2**31 else None
+
+
+def _check_broker_name(ctx: RequestContext, name: str) -> str:
+    """``ConfigAdminManager.validateResourceNameIsCurrentNodeId`` ("" is the cluster default);
+    returns the name the level is stored under: "" or the node id as Kafka writes it ("00" is
+    broker 0, stored as "0")."""
     if name == "":
-        return
-    try:
-        node = int(name)
-    except ValueError:
-        raise KafkaError(
-            ErrorCode.INVALID_REQUEST, f"Node id must be an integer, but it is: {name}"
-        ) from None
+        return name
+    node = java_int(name)
+    if node is None:
+        raise KafkaError(ErrorCode.INVALID_REQUEST, f"Node id must be an integer, but it is: {name}")
     if node != ctx.broker.broker_id:
         raise KafkaError(
             ErrorCode.INVALID_REQUEST,
             f"Unexpected broker id, expected {ctx.broker.broker_id}, but received {name}",
         )
+    return str(node)
 
 
 ConfigUpdate = Callable[[dict[str, str], Mapping[str, ConfigKey]], dict[str, str]]
@@ -203,15 +220,17 @@ async def _alter_resource(
 ) -> None:
     broker = ctx.broker
     if resource_type == TOPIC:
+        if name == "":  # ZkAdminManager.alterTopicConfigs / incrementalAlterConfigs
+            raise KafkaError(ErrorCode.INVALID_REQUEST, "Default topic resources are not allowed.")
         validate_topic_name(name)
         current = await broker.topic_admin.topic_overrides([name])
         configs = new_configs(_render_overrides(current.get(name, {})), TOPIC_KEYS)
         await broker.topic_admin.alter_topic_config(name, configs, validate_only=validate_only)
     elif resource_type == BROKER:
-        _check_broker_name(ctx, name)
+        level = _check_broker_name(ctx, name)
         try:
             await broker.dynamic_config.alter(
-                name, lambda current: new_configs(current, BROKER_KEYS), validate_only=validate_only
+                level, lambda current: new_configs(current, BROKER_KEYS), validate_only=validate_only
             )
         except ConfigError as exc:
             raise KafkaError(ErrorCode.INVALID_REQUEST, str(exc)) from None

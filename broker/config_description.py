@@ -1,12 +1,16 @@
 """Configs as DescribeConfigs and CreateTopics (v5+) report them.
 
-Each entry has a value, a source and, on request, its synonyms in Kafka's
-order of precedence (``ConfigHelper.createTopicConfigEntry`` /
-``createBrokerConfigEntry``): the topic override, then for each broker property that
-supplies the default (most specific first) its dynamic per-broker value
-(DYNAMIC_BROKER_CONFIG), its dynamic cluster default (DYNAMIC_DEFAULT_BROKER_CONFIG) and
-its server.properties value (STATIC_BROKER_CONFIG), then Kafka's built-in default
-(DEFAULT_CONFIG). Broker configs that may change dynamically are not read-only.
+Each entry has a value, a source (its first synonym's, else DEFAULT_CONFIG) and, on request,
+its synonyms in Kafka's order (``ConfigHelper.createTopicConfigEntry`` /
+``createBrokerConfigEntry`` / ``configSynonyms``): the topic override, then the broker
+properties of the config's synonym group (``log.retention.ms``, ``.minutes``, ``.hours``)
+collected by source: every dynamic per-broker value (DYNAMIC_BROKER_CONFIG), every dynamic
+cluster default (DYNAMIC_DEFAULT_BROKER_CONFIG), every server.properties value
+(STATIC_BROKER_CONFIG), every non-null built-in default (DEFAULT_CONFIG); the entries before
+the first one named like the config's own broker property are dropped (so ``retention.ms``
+has no broker synonyms while ``log.retention.ms`` is set nowhere). The cluster default
+resource ("") keeps only the DYNAMIC_DEFAULT_BROKER_CONFIG synonyms. Broker configs that may
+change dynamically are not read-only.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from broker.config import BROKER_KEYS, DYNAMIC_BROKER_CONFIGS, BrokerConfig, broker_synonyms
+from broker.config import BROKER_KEYS, DYNAMIC_BROKER_CONFIGS, BrokerConfig
 from storage.config_def import ConfigSource, ConfigType, render_value
 from storage.log_config import TOPIC_CONFIGS
 
@@ -32,29 +36,67 @@ class ConfigEntry:
     synonyms: list[tuple[str, str | None, ConfigSource]] = field(default_factory=list)
 
 
+Synonym = tuple[str, str | None, ConfigSource]
+
+# Kafka's DynamicBrokerConfig.brokerConfigSynonyms: the broker properties that stand for one
+# another, most specific first (log.flush.scheduler.interval.ms is log.flush.interval.ms's
+# fallback, not a member of its own group).
+_SYNONYM_GROUPS: dict[str, list[str]] = {}
+for _t in TOPIC_CONFIGS.values():
+    _group = [prop for prop, _factor in _t.synonyms]
+    if len(_group) > 1:
+        _SYNONYM_GROUPS.update(dict.fromkeys(_group, _group))
+_SYNONYM_GROUPS["log.flush.interval.ms"] = ["log.flush.interval.ms", "log.flush.scheduler.interval.ms"]
+# Broker properties whose Kafka default is null (ConfigDef.convertToStringMapWithPasswordValues
+# leaves them out of the DEFAULT_CONFIG synonyms) though Moldau gives them one.
+_NULL_KAFKA_DEFAULTS = frozenset({"log.flush.interval.ms"})
+
+_SOURCE_ORDER = (
+    ConfigSource.DYNAMIC_BROKER_CONFIG,
+    ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG,
+    ConfigSource.STATIC_BROKER_CONFIG,
+)
+
+
+def _config_synonyms(config: BrokerConfig, name: str, sensitive: bool) -> list[Synonym]:
+    """Kafka's ``ConfigHelper.configSynonyms``: ``name``'s group collected source by source,
+    then everything before the first entry named ``name`` dropped."""
+    group = _SYNONYM_GROUPS.get(name, [name])
+    layers = {prop: config.layers(prop) for prop in group}
+    found: list[Synonym] = []
+    for source in _SOURCE_ORDER:
+        for prop in group:
+            for value, layer in layers[prop]:
+                if layer == source:
+                    rendered = None if sensitive else render_value(BROKER_KEYS[prop].type, value)
+                    found.append((prop, rendered, source))
+    for prop in group:
+        key = BROKER_KEYS[prop]
+        if key.default is not None and prop not in _NULL_KAFKA_DEFAULTS:
+            rendered = None if sensitive else render_value(key.type, key.default)
+            found.append((prop, rendered, ConfigSource.DEFAULT_CONFIG))
+    first = next((i for i, s in enumerate(found) if s[0] == name), len(found))
+    return found[first:]
+
+
 def describe_topic_configs(config: BrokerConfig, overrides: Mapping[str, Any]) -> list[ConfigEntry]:
     out = []
+    defaults = config.topic_defaults()
     for name, tkey in sorted(TOPIC_CONFIGS.items()):
         key = tkey.key
-        synonyms: list[tuple[str, str | None, ConfigSource]] = []
+        # ConfigHelper.createTopicConfigEntry: the override, then the synonyms of the topic
+        # config's first broker property.
+        synonyms: list[Synonym] = []
         if name in overrides:
             synonyms.append((name, key.render(overrides[name]), ConfigSource.TOPIC_CONFIG))
-        default_entry = None
-        for prop, _factor in tkey.synonyms:
-            bkey = BROKER_KEYS[prop]
-            for value, layer in config.layers(prop):
-                synonyms.append((prop, render_value(bkey.type, value), layer))
-            if default_entry is None and bkey.default is not None:
-                default_entry = (prop, render_value(bkey.type, bkey.default), ConfigSource.DEFAULT_CONFIG)
-        synonyms.append(default_entry or (name, key.render(key.default), ConfigSource.DEFAULT_CONFIG))
-        source = synonyms[0][2]
-        defaults = config.topic_defaults()
+        if tkey.synonyms:
+            synonyms.extend(_config_synonyms(config, tkey.synonyms[0][0], key.sensitive))
         value = overrides[name] if name in overrides else defaults.get(name, key.default)
         out.append(
             ConfigEntry(
                 name=name,
                 value=key.render(value),
-                source=source,
+                source=synonyms[0][2] if synonyms else ConfigSource.DEFAULT_CONFIG,
                 read_only=False,
                 sensitive=key.sensitive,
                 type=key.type,
@@ -72,16 +114,11 @@ def describe_broker_configs(config: BrokerConfig, *, per_broker: bool = True) ->
     for key, value, _source in config.describe():
         if not per_broker and key.name not in config.dynamic_default:
             continue
-        synonyms: list[tuple[str, str | None, ConfigSource]] = []
-        for name in broker_synonyms(key.name):
-            skey = BROKER_KEYS[name]
-            for v, layer in config.layers(name):
-                if per_broker or layer != ConfigSource.DYNAMIC_BROKER_CONFIG:
-                    synonyms.append((name, None if skey.sensitive else skey.render(v), layer))
-            if skey.default is not None:
-                synonyms.append(
-                    (name, None if skey.sensitive else skey.render(skey.default), ConfigSource.DEFAULT_CONFIG)
-                )
+        synonyms = _config_synonyms(config, key.name, key.sensitive)
+        if not per_broker:
+            # ConfigHelper.createBrokerConfigEntry(perBrokerConfig = false): only the
+            # cluster-level dynamic values.
+            synonyms = [s for s in synonyms if s[2] == ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG]
         if per_broker:
             rendered = None if key.sensitive else key.render(value)
         else:

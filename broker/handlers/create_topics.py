@@ -8,7 +8,8 @@ Behaviour (Kafka's ``ControllerApis.createTopics`` / ``ReplicationControlManager
 - Each topic is validated on its own: name (INVALID_TOPIC_EXCEPTION, also for
   names that collide on '.'/'_'), existence (TOPIC_ALREADY_EXISTS), partitions
   (INVALID_PARTITIONS), replication factor above the live brokers
-  (INVALID_REPLICATION_FACTOR), configs (INVALID_CONFIG), manual assignments
+  (INVALID_REPLICATION_FACTOR), configs (INVALID_CONFIG; a null value "Null value not
+  supported for topic configs: <names>", checked right after existence), manual assignments
   (INVALID_REPLICA_ASSIGNMENT; counts and assignments together: INVALID_REQUEST).
 - num_partitions / replication_factor -1 take ``num.partitions`` /
   ``default.replication.factor``.
@@ -120,6 +121,18 @@ async def handle_create_topics(ctx: RequestContext, request: CreateTopicsRequest
                     name=t.name,
                     error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED.code,
                     error_message="Authorization failed.",
+                )
+            )
+            continue
+        null_configs = [c.name for c in t.configs if c.value is None]
+        if null_configs and broker.metadata_cache.get_topic(t.name) is None:
+            # ZkAdminManager.createTopics: right after the existence check (an existing topic
+            # answers TOPIC_ALREADY_EXISTS), before any other.
+            results.append(
+                Result(
+                    name=t.name,
+                    error_code=ErrorCode.INVALID_CONFIG.code,
+                    error_message="Null value not supported for topic configs: " + ",".join(null_configs),
                 )
             )
             continue

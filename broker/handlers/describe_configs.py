@@ -7,12 +7,14 @@ Behaviour:
   config), DYNAMIC_DEFAULT_BROKER_CONFIG (the cluster-wide one), STATIC_BROKER_CONFIG
   (server.properties), else DEFAULT_CONFIG); UNKNOWN_TOPIC_OR_PARTITION for a missing
   topic, INVALID_TOPIC_EXCEPTION for an illegal name.
-- Broker resources (type 4): this broker's id: every broker config it knows, with the
-  same sources; those that may change dynamically (``broker.config.DYNAMIC_BROKER_CONFIGS``)
-  are not read-only. The empty name (the cluster default): only the configs set
-  dynamically at the cluster level, as Kafka (``currentDynamicDefaultConfigs``). Any other
-  name: INVALID_REQUEST. Sensitive values are null.
-- ``configuration_keys`` (null = all) filters the entries; ``include_synonyms``
+- Broker resources (type 4): this broker's id (read as Java's ``Integer.parseInt``: "00"
+  is broker 0): every broker config it knows, with the same sources; those that may change
+  dynamically (``broker.config.DYNAMIC_BROKER_CONFIGS``) are not read-only. The empty name
+  (the cluster default): only the configs set dynamically at the cluster level, as Kafka
+  (``currentDynamicDefaultConfigs``), with only their DYNAMIC_DEFAULT_BROKER_CONFIG
+  synonyms. Any other name: INVALID_REQUEST ("Broker id must be an integer, but it is:
+  <name>" for one that is not a number). Sensitive values are null.
+- ``configuration_keys`` (null or empty = all) filters the entries; ``include_synonyms``
   adds the precedence chain; ``include_documentation`` (v3+) the docs.
 - No file work; each resource costs its ~40 entries, so resources are handled in slices of
   ``SLICE_RESOURCES`` per loop turn (a request may name 100,000 topics).
@@ -32,6 +34,7 @@ from __future__ import annotations
 import asyncio
 
 from broker.authorization import config_resource_error
+from broker.config_admin import java_int
 from broker.config_description import ConfigEntry, describe_broker_configs, describe_topic_configs
 from broker.handlers import RequestContext, handler
 from coordinator.acl_model import AclOperation
@@ -46,8 +49,18 @@ Entry = DescribeConfigsResponse.DescribeConfigsResourceResult
 Synonym = DescribeConfigsResponse.DescribeConfigsSynonym
 
 
+def _broker_id(name: str) -> int:
+    """``ConfigHelper.resourceNameToBrokerId``: the name as Java's ``Integer.parseInt`` reads it
+    ("00" is broker 0)."""
+    node = java_int(name)
+    if node is None:
+        raise KafkaError(ErrorCode.INVALID_REQUEST, f"Broker id must be an integer, but it is: {name}")
+    return node
+
+
 def _entries(entries: list[ConfigEntry], keys: list[str] | None, synonyms: bool, docs: bool) -> list[Entry]:
-    wanted = set(keys) if keys is not None else None
+    # ConfigHelper.describeConfigs: a null or empty key list means every config
+    wanted = set(keys) if keys else None
     out = []
     for e in entries:
         if wanted is not None and e.name not in wanted:
@@ -97,7 +110,7 @@ async def handle_describe_configs(
                     )
                 entries = describe_topic_configs(broker.config, topic_overrides)
             elif res.resource_type == BROKER:
-                if res.resource_name not in ("", str(broker.broker_id)):
+                if res.resource_name != "" and _broker_id(res.resource_name) != broker.broker_id:
                     raise KafkaError(
                         ErrorCode.INVALID_REQUEST,
                         f"Unexpected broker id, expected {broker.broker_id} or empty string, "

@@ -212,9 +212,10 @@ def test_config_sources_and_synonyms_in_kafkas_order():
     assert [(e.name, e.value, e.source) for e in cluster_level] == [
         ("log.retention.ms", "2000", ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG)
     ]
-    assert [s[2] for s in cluster_level[0].synonyms][:2] == [
-        ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG,
-        ConfigSource.STATIC_BROKER_CONFIG,
+    # ConfigHelper.createBrokerConfigEntry(perBrokerConfig = false) keeps only the
+    # DYNAMIC_DEFAULT_BROKER_CONFIG synonyms
+    assert cluster_level[0].synonyms == [
+        ("log.retention.ms", "2000", ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG)
     ]
 
 
