@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -54,6 +55,23 @@ class TopicDefaults:
     num_partitions: int
     replication_factor: int
     max_partitions: int
+
+
+class RequestTimeout:
+    """One ``timeout_ms`` for every topic of an admin request (Kafka waits for all of them in
+    one DelayedCreatePartitions / DelayedDeleteTopics): each topic, handled in turn, waits for
+    what is left of it. A timeout <= 0 stays as given (answered REQUEST_TIMED_OUT at once);
+    one spent meanwhile still lets the next topic be checked once (1 ms)."""
+
+    def __init__(self, timeout_ms: int, monotonic: Callable[[], float]) -> None:
+        self._timeout_ms = timeout_ms
+        self._monotonic = monotonic
+        self._deadline = monotonic() + timeout_ms / 1000
+
+    def remaining_ms(self) -> int:
+        if self._timeout_ms <= 0:
+            return self._timeout_ms
+        return max(1, math.ceil((self._deadline - self._monotonic()) * 1000))
 
 
 class TopicCreation(NamedTuple):

@@ -14,7 +14,8 @@ Behaviour (Kafka's ``KafkaApis.handleCreatePartitionsRequest`` and
 - A lone broker adds the partitions' logs (off the event loop) and publishes them;
   ZooKeeper mode: only the active controller accepts (NOT_CONTROLLER elsewhere, no
   forwarding), the assignment znode is updated and the answer waits until every new
-  partition has a leader in this broker's metadata, or ``timeout_ms`` (REQUEST_TIMED_OUT).
+  partition has a leader in this broker's metadata, or ``timeout_ms`` (REQUEST_TIMED_OUT),
+  one timeout for all the request's topics.
 
 Authorization: Alter on each topic, else TOPIC_AUTHORIZATION_FAILED ("The topic
 authorization is failed."), after the duplicate check.
@@ -33,6 +34,7 @@ from broker.handlers import RequestContext, handler
 from coordinator.acl_model import AclOperation, ResourceType
 from coordinator.cluster_state import INTERNAL_TOPICS
 from coordinator.controller import validate_topic_name
+from coordinator.topic_admin import RequestTimeout
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, CreatePartitionsRequest, CreatePartitionsResponse
 
@@ -44,6 +46,7 @@ async def handle_create_partitions(
     ctx: RequestContext, request: CreatePartitionsRequest
 ) -> CreatePartitionsResponse:
     admin = ctx.broker.topic_admin
+    timeout = RequestTimeout(request.timeout_ms, ctx.broker.clock.monotonic)
     counts = Counter(t.name for t in request.topics)
     results: list[Result] = []
     for t in request.topics:
@@ -82,7 +85,7 @@ async def handle_create_partitions(
                 t.count,
                 assignments or None,
                 validate_only=request.validate_only,
-                timeout_ms=request.timeout_ms,
+                timeout_ms=timeout.remaining_ms(),
             )
         except KafkaError as exc:
             results.append(Result(name=t.name, error_code=exc.code, error_message=exc.message))

@@ -45,6 +45,7 @@ Differs from Kafka: Kafka (ZooKeeper mode and KRaft) lets a client create
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections import Counter
 from collections.abc import Awaitable
@@ -160,13 +161,18 @@ async def handle_create_topics(ctx: RequestContext, request: CreateTopicsRequest
         if creation.done is not None:
             creations.append((result, creation.done))
         results.append(result)
-    for result, creation in creations:
-        try:
-            result.topic_id = await creation
-        except KafkaError as exc:
-            _failed(result, exc.code, exc.message)
-        except Exception as exc:  # a log dir error: the creation was undone
-            _failed(result, ErrorCode.UNKNOWN_SERVER_ERROR.code, f"Cannot create the topic's logs: {exc}")
+    # Awaited together: each waits its leaders for up to timeout_ms from now, so the request
+    # waits timeout_ms at most, as Kafka's one DelayedCreatePartitions for all its topics.
+    outcomes = await asyncio.gather(*(creation for _, creation in creations), return_exceptions=True)
+    for (result, _), outcome in zip(creations, outcomes, strict=True):
+        if isinstance(outcome, KafkaError):
+            _failed(result, outcome.code, outcome.message)
+        elif isinstance(outcome, Exception):  # a log dir error: the creation was undone
+            _failed(result, ErrorCode.UNKNOWN_SERVER_ERROR.code, f"Cannot create the topic's logs: {outcome}")
+        elif isinstance(outcome, BaseException):
+            raise outcome
+        else:
+            result.topic_id = outcome
     # the created topic's configs only with DescribeConfigs on it (topic_config_error_code, v5+)
     describable = ctx.authorized(AclOperation.DESCRIBE_CONFIGS, ResourceType.TOPIC, names, log_denied=False)
     for result in results:

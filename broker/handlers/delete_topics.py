@@ -15,7 +15,7 @@ Behaviour:
 - ZooKeeper mode: only the active controller accepts (NOT_CONTROLLER elsewhere); the
   topic is marked in ``/admin/delete_topics`` and the answer waits until this broker's
   metadata no longer has it (Kafka's DelayedDeleteTopics), or ``timeout_ms``
-  (REQUEST_TIMED_OUT). The controller's StopReplica removes every replica.
+  (REQUEST_TIMED_OUT), one timeout for all the request's topics. The controller's StopReplica removes every replica.
 
 Authorization (after the ``delete.topic.enable`` check): Delete on each topic, else
 TOPIC_AUTHORIZATION_FAILED; a topic named by id also needs Describe, else the answer has the
@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from broker.handlers import RequestContext, handler
 from coordinator.acl_model import AclOperation, ResourceType
+from coordinator.topic_admin import RequestTimeout
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, DeleteTopicsRequest, DeleteTopicsResponse
 from protocol.primitives import ZERO_UUID
@@ -40,6 +41,7 @@ Result = DeleteTopicsResponse.DeletableTopicResult
 async def handle_delete_topics(ctx: RequestContext, request: DeleteTopicsRequest) -> DeleteTopicsResponse:
     broker = ctx.broker
     admin = broker.topic_admin
+    timeout = RequestTimeout(request.timeout_ms, broker.clock.monotonic)
     if ctx.api_version >= 6:
         wanted = [(t.name, t.topic_id) for t in request.topics]
     else:
@@ -81,7 +83,7 @@ async def handle_delete_topics(ctx: RequestContext, request: DeleteTopicsRequest
             )
             continue
         try:
-            deleted_id = await admin.delete_topic(name, timeout_ms=request.timeout_ms)
+            deleted_id = await admin.delete_topic(name, timeout_ms=timeout.remaining_ms())
         except KafkaError as exc:
             results.append(
                 Result(name=name, topic_id=topic_id, error_code=exc.code, error_message=exc.message)
