@@ -157,7 +157,15 @@ class ControllerRequests:
         if led:
             await self._elect_partitions(led, Strategy.CONTROLLED_SHUTDOWN)
         await self._replicas_offline([(tp, broker_id) for tp in followed])
-        remaining = sorted(tp for tp, s in self.ctx.states.items() if s.leader == broker_id)
+        # ControllerContext.partitionLeadersOnBroker: what no election can move (one replica,
+        # a topic being deleted) does not count as remaining, or the shutdown never succeeds.
+        remaining = sorted(
+            tp
+            for tp, s in self.ctx.states.items()
+            if s.leader == broker_id
+            and len(self.ctx.replicas(tp)) > 1
+            and tp[0] not in self.ctx.topics_to_delete
+        )
         return ErrorCode.NONE, remaining
 
     def enable_topic_unclean_leader_election(self, topic: str) -> None:

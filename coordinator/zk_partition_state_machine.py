@@ -139,9 +139,11 @@ class PartitionStateMachine:
                     unclean=allow_unclean or unclean.get(tp[0], False),
                 )
                 if result is None:
-                    failed[tp] = (
-                        f"Failed to elect leader for partition {tp[0]}-{tp[1]} under strategy {strategy.value}"
-                    )
+                    # PartitionStateMachine: the strategy as Scala prints its case class
+                    name = strategy.value
+                    if strategy is Strategy.OFFLINE:
+                        name += "(true)" if allow_unclean else "(false)"
+                    failed[tp] = f"Failed to elect leader for partition {tp[0]}-{tp[1]} under strategy {name}"
                     continue
                 new = replace(
                     cur.new_leader_and_isr(result.leader, result.isr, self.ctx.epoch),

@@ -346,9 +346,11 @@ class PartitionReassignments:
                 )
 
     async def _resume_reassignments_on_brokers(self, new_brokers: Sequence[int]) -> None:
-        """``onBrokerStartup``: reassignments with a replica on a (re)started broker go on."""
+        """``onBrokerStartup``: reassignments with a target replica on a (re)started broker go
+        on (one being removed changes nothing: Kafka checks ``targetReplicas``)."""
         for tp in sorted(self.ctx.being_reassigned):
-            if any(b in self.ctx.replicas(tp) for b in new_brokers):
+            target = self.ctx.full_assignment(tp).target
+            if any(b in target for b in new_brokers):
                 await self._resume(tp)
 
     async def _initialize_reassignments(self) -> None:

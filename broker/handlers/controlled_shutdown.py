@@ -14,8 +14,9 @@ broker's ``KafkaController`` as an event of its queue, which
 - answers BROKER_NOT_AVAILABLE (8) for a broker that is not registered;
 - otherwise marks the broker shutting down, moves the leadership of its replicated
   partitions to other ISR members, takes it out of the ISR of those it follows, and
-  answers NONE with ``RemainingPartitions``: the partitions it still leads (e.g. those
-  with one replica, or no other in-sync replica).
+  answers NONE with ``RemainingPartitions``: the replicated partitions it still leads (no
+  other in-sync replica), as Kafka's ``partitionLeadersOnBroker``: those with one replica
+  and those of topics being deleted, which no election can move, do not count.
 Every error answer has no remaining partitions (``getErrorResponse``).
 
 Version notes: v1 has only BrokerId (the epoch is then -1, never stale); v2 adds
