@@ -293,7 +293,8 @@ class Partition:
         KAFKA-15583); every follower of the maximal ISR counts, and so does a follower
         outside it that is caught up and may join it (the high watermark waits for it
         rather than run ahead of a replica about to be in sync). A follower whose log end
-        offset is not known yet (-1) holds it back. Only a leader decides.
+        offset is not known yet (-1) holds it back; an ISR member that is not a replica does
+        not count. Only a leader decides.
         """
         me = self.local_broker_id
         if self.leader_id != me:
@@ -318,9 +319,9 @@ class Partition:
                 self._is_replica_isr_eligible(replica)
             ):
                 new_hw = offset
-        for replica in isr:  # an ISR member without a follower state (not in replicas) holds it back
-            if replica != me and replica not in self.follower_states:
-                new_hw = -1
+        # An ISR member that is not a replica (a reassignment's LeaderAndIsr names the target
+        # replicas with the old ISR) has no follower state and does not count, as Kafka's loop
+        # over its remote replicas; maybe_shrink_isr proposes its removal.
         if new_hw <= plog.high_watermark:
             return False
         plog.update_high_watermark(new_hw)
@@ -382,12 +383,15 @@ class Partition:
             return False
         leader_end = self.log.log_end_offset
         now = self._time_ms()
+        # isFollowerOutOfSync: an ISR member that is no replica (no follower state) is out of sync
         out_of_sync = [
             r
             for r in self.isr
             if r != self.local_broker_id
-            and (f := self.follower_states.get(r)) is not None
-            and not f.is_caught_up(leader_end, now, self.replica_lag_time_max_ms)
+            and (
+                (f := self.follower_states.get(r)) is None
+                or not f.is_caught_up(leader_end, now, self.replica_lag_time_max_ms)
+            )
         ]
         if not out_of_sync:
             return False
@@ -487,9 +491,8 @@ class Partition:
     def truncate_to(self, offset: int) -> None:
         """Truncate the log to ``offset`` (a follower agreeing with its leader, KIP-101/279)."""
         plog = self.log
-        if offset >= plog.log_end_offset:
+        if not plog.truncate_to(offset):  # nothing removed (the epoch cache may still be cut)
             return
-        plog.truncate_to(offset)
         pending = self._uncommitted
         while pending and pending[-1][0] > plog.log_end_offset:
             pending.pop()
@@ -570,14 +573,25 @@ class Partition:
         fetch_only_from_leader: bool = True,
         max_offset: int | None = None,
         file_records: bool = False,
+        replica_id: int = -1,
     ) -> LogReadInfo:
         """Whole batches from ``fetch_offset`` up to what ``isolation`` allows (Kafka's
         ``Partition.fetchRecords`` / ``readRecords``); KafkaError for a partition error.
 
         ``last_fetched_epoch`` (Fetch v12) is checked against the leader-epoch cache: a
-        diverging epoch is reported instead of records, as KIP-320 describes.
+        diverging epoch is reported instead of records, as KIP-320 describes. A follower's
+        fetch (``replica_id`` >= 0) from a broker that is not a replica is refused
+        (``followerReplicaOrThrow``): UNKNOWN_LEADER_EPOCH when it names the current leader
+        epoch (its metadata is behind), else NOT_LEADER_OR_FOLLOWER.
         """
         plog = self.local_log(current_leader_epoch, require_leader=fetch_only_from_leader)
+        if replica_id >= 0 and replica_id not in self.follower_states:
+            raise KafkaError(
+                ErrorCode.UNKNOWN_LEADER_EPOCH
+                if current_leader_epoch >= 0
+                else ErrorCode.NOT_LEADER_OR_FOLLOWER,
+                f"Replica {replica_id} is not a replica of {self.topic}-{self.partition}",
+            )
         # Offsets are taken before the read, as Kafka does, so they never run ahead of it.
         hw, lso, start = plog.high_watermark, plog.last_stable_offset, plog.log_start_offset
         limit = self.fetch_offsets(isolation)

@@ -328,7 +328,7 @@ class ReplicaFetcher:
                 offset,
                 partition.log.log_end_offset,
             )
-            partition.truncate_to(offset)
+        partition.truncate_to(offset)  # at or past the end: cuts the epoch cache only
         state.fetch_offset = partition.log.log_end_offset
         state.truncating = not settled
 

@@ -854,6 +854,7 @@ class ReplicaManager:
                     current_leader_epoch=info.current_leader_epoch,
                     last_fetched_epoch=info.last_fetched_epoch,
                     file_records=file_slices > 0,
+                    replica_id=follower,
                 )
             except KafkaError as exc:
                 if partition is None:
@@ -870,26 +871,17 @@ class ReplicaManager:
                     )
                 continue
             records = read.records
-            if follower >= 0 and from_purgatory:
-                if follower not in partition.follower_states:  # no replica (any more): no records
-                    records = b""
-            elif follower >= 0 and read.diverging_epoch is None:
-                # ReplicaManager.updateFollowerFetchState: the fetch offset is the follower's
-                # log end offset; a broker that is no replica of it gets no records.
-                moved = partition.update_follower_fetch_state(
+            # ReplicaManager.updateFollowerFetchState: the fetch offset is the follower's log end
+            # offset (read_records refused a broker that is no replica).
+            if (
+                follower >= 0
+                and not from_purgatory
+                and read.diverging_epoch is None
+                and partition.update_follower_fetch_state(
                     follower, info.fetch_offset, info.log_start_offset, self.time_ms(), read.log_end_offset
                 )
-                if moved is None:
-                    log.warning(
-                        "broker %d fetched %s-%d but is not one of its replicas %s",
-                        follower,
-                        topic,
-                        index,
-                        list(partition.replicas),
-                    )
-                    records = b""
-                elif moved:
-                    self._complete_delayed_requests((topic, index))
+            ):
+                self._complete_delayed_requests((topic, index))
             if isinstance(records, FileRecords):
                 file_slices -= 1
             size = len(records)

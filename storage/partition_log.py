@@ -577,7 +577,7 @@ class PartitionLog:
         A follower agreeing with its leader (KIP-101/279). Segments wholly at or past it are
         deleted, the one holding it is cut at the first batch reaching it (a batch straddling
         ``offset`` goes whole, as Kafka's), with its indexes; the leader-epoch cache loses the
-        epochs starting there (``truncateFromEnd``); the producer state is rebuilt from the
+        epochs starting there (``truncateFromEnd``, also when nothing else is removed); the producer state is rebuilt from the
         newest snapshot below the new end and the batches after it; the high watermark and
         recovery point do not stay above the new end. Below the log start offset the log
         restarts empty there (``truncateFullyAndStartAt``).
@@ -585,6 +585,10 @@ class PartitionLog:
         if offset < 0:
             raise ValueError(f"cannot truncate {self.name} to a negative offset {offset}")
         if offset >= self.log_end_offset:
+            # UnifiedLog.truncateTo: the epoch cache is cut anyway. An epoch this broker started
+            # as leader without appending anything ends it; kept, the follower would send it as
+            # its last fetched epoch forever and be told to truncate to where it already is.
+            self.leader_epoch_cache.truncate_from_end(self.log_end_offset)
             return False
         if offset < self.log_start_offset:
             self.truncate_fully_and_start_at(offset)

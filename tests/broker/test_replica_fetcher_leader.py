@@ -98,9 +98,13 @@ def test_replica_fetches_read_past_the_high_watermark_and_move_it(log_manager):
     [data] = replica_fetch(rm, F2, 3)
     assert partition.log.high_watermark == 3 and data.high_watermark == 3 and data.records == b""
     assert partition.follower_states[F2].log_end_offset == 3
-    # a broker that is no replica of it gets no records; a stale epoch is fenced
+    # a broker that is no replica of it is refused (Partition.followerReplicaOrThrow:
+    # UNKNOWN_LEADER_EPOCH with a current leader epoch, else NOT_LEADER_OR_FOLLOWER); a stale
+    # epoch is fenced
     [stranger] = replica_fetch(rm, 7, 0)
-    assert stranger.error is ErrorCode.NONE and stranger.records == b""
+    assert stranger.error is ErrorCode.UNKNOWN_LEADER_EPOCH and stranger.records == b""
+    [stranger] = replica_fetch(rm, 7, 0, epoch=-1)
+    assert stranger.error is ErrorCode.NOT_LEADER_OR_FOLLOWER and stranger.records == b""
     [fenced] = replica_fetch(rm, F1, 0, epoch=0)
     assert fenced.error is ErrorCode.FENCED_LEADER_EPOCH
 
