@@ -77,7 +77,11 @@ class MetadataCache:
         if known is not None:
             self._topics_by_id.pop(known.topic_id, None)
         self._states.pop(topic.name, None)
-        self._topics_touched((topic.name,))
+        # A deleted name keeps no counter (topic churn must not grow the cache); a topic of
+        # that name created later is touched again, with a newer version than any entry
+        # derived before.
+        self._changes += 1
+        self._topic_changed.pop(topic.name, None)
         self._notify()
 
     def set_controller(self, controller_id: int) -> None:

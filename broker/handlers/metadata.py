@@ -64,6 +64,8 @@ from __future__ import annotations
 
 import asyncio
 import struct
+import sys
+import uuid
 
 from broker import authorized_operations as ops
 from broker.handlers import RequestContext, handler
@@ -251,6 +253,10 @@ def _all_topics(ctx: RequestContext, include_ops: bool, encoder: TopicEntryEncod
             ops_bits = ops.topic(ctx, name) if include_ops else ops.NOT_REQUESTED
             entry = entries[name] = (changed, encoder.encode(t, ops_bits))
         out.append(entry[1])
+    if len(entries) > len(out):  # entries of topics deleted since: dropped, or churn grows them
+        live = set(cache.topic_names())
+        for stale in [name for name in entries if name not in live]:
+            del entries[stale]
     return out
 
 
@@ -322,7 +328,10 @@ def _auto_create(ctx: RequestContext, name: str, budget: list[int]) -> TopicMeta
         return _error_topic(name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
     try:
         validate_topic_name(name)
-        error, taken = broker.topic_admin.begin_auto_create(name, budget[0])
+        # max.partitions.per.request bounds the creations of one request, yet the first one
+        # always goes: a topic larger than the bound would otherwise never be auto-created.
+        allowance = budget[0] if budget[0] < broker.config["max.partitions.per.request"] else sys.maxsize
+        error, taken = broker.topic_admin.begin_auto_create(name, allowance)
         budget[0] -= taken
         return _error_topic(name, error)
     except KafkaError as exc:
@@ -377,12 +386,16 @@ async def handle_metadata(ctx: RequestContext, request: MetadataRequest) -> Meta
     else:
         allow_auto = cfg["auto.create.topics.enable"] and (version < 4 or request.allow_auto_topic_creation)
         seen: set[str] = set()
+        seen_ids: set[uuid.UUID] = set()
         budget = [cfg["max.partitions.per.request"]]
         for i, req_topic in enumerate(request.topics):
             if i and i % SLICE_TOPICS == 0:
                 await asyncio.sleep(0)  # let other clients' requests run between slices
             name = req_topic.name
             if name is None:
+                if req_topic.topic_id in seen_ids:  # handleTopicMetadataRequest: a set of ids
+                    continue
+                seen_ids.add(req_topic.topic_id)
                 t = cache.get_topic_by_id(req_topic.topic_id)
                 if t is None:
                     topics.append(_error_topic(None, ErrorCode.UNKNOWN_TOPIC_ID, req_topic.topic_id))
@@ -412,7 +425,14 @@ async def handle_metadata(ctx: RequestContext, request: MetadataRequest) -> Meta
                     continue
                 t = created
             if t is None:
-                topics.append(describable(_error_topic(name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)))
+                # KafkaApis.getTopicMetadata: a missing topic not auto-created is checked with
+                # Topic.validate first, so a name that can never exist is not "unknown".
+                try:
+                    validate_topic_name(name)
+                    error = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+                except KafkaError as exc:
+                    error = exc.error
+                topics.append(describable(_error_topic(name, error)))
             else:
                 topics.append(topic_entry(t))
 
