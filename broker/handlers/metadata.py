@@ -42,8 +42,10 @@ LEADER_NOT_AVAILABLE (as Kafka until its controller has elected leaders): the cr
 file work runs off the loop and the topic appears when it is published. The work per
 requested name is O(1) plus its partitions (no file work), and the names are handled in
 slices of 500 per loop turn. Auto-creations of one request stop at
-``max.partitions.per.request`` partitions: the rest answer LEADER_NOT_AVAILABLE and are
-created when the client asks again; past ``max.partitions``: POLICY_VIOLATION.
+``max.partitions.per.request`` partitions (the first always goes, however large): the rest
+answer LEADER_NOT_AVAILABLE and are created when the client asks again; past
+``max.partitions``: POLICY_VIOLATION. A missing topic not auto-created answers
+UNKNOWN_TOPIC_OR_PARTITION, or INVALID_TOPIC_EXCEPTION for a name no topic can have.
 
 ZooKeeper mode: a broker that has not yet received the controller's first UpdateMetadata
 (just started) holds Metadata requests up to 5 s for it, instead of answering with no
