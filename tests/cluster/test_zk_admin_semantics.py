@@ -14,8 +14,9 @@ from protocol.messages import (
     CreateTopicsRequest,
     DeleteTopicsRequest,
     IncrementalAlterConfigsRequest,
-    MetadataRequest,
 )
+from tests.cluster.zk_cluster_checks import controller_index
+from tests.cluster.zk_cluster_checks import raw_metadata as metadata
 from tests.support.cluster import Cluster
 from tests.support.polling import wait_until
 from tests.support.wire_client import WireClient
@@ -38,24 +39,6 @@ def cluster(zookeeper_shared, tmp_path_factory) -> Iterator[Cluster]:  # noqa: F
         yield c
     finally:
         c.close()
-
-
-def metadata(cluster: Cluster, i: int, topics: list[str] | None) -> Any:
-    with WireClient("127.0.0.1", cluster.port(i)) as client:
-        request = MetadataRequest(
-            topics=None if topics is None else [MetadataRequest.MetadataRequestTopic(name=t) for t in topics],
-            allow_auto_topic_creation=False,
-        )
-        return client.request(request, 12)
-
-
-def controller_index(cluster: Cluster) -> int:
-    def known() -> int | None:
-        ids = {metadata(cluster, i, []).controller_id for i in range(cluster.n) if cluster.alive(i)}
-        return ids.pop() if len(ids) == 1 and -1 not in ids else None
-
-    (controller_id,) = wait_until(lambda: (f,) if (f := known()) is not None else None, "agreed controller")
-    return next(i for i in range(cluster.n) if cluster.broker_id(i) == controller_id)
 
 
 def partition0(cluster: Cluster, i: int, topic: str) -> Any:

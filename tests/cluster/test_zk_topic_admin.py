@@ -27,6 +27,8 @@ from protocol.messages import (
     MetadataRequest,
 )
 from storage.log_manager import TOPIC_OVERRIDES_FILE
+from tests.cluster.zk_cluster_checks import controller_index
+from tests.cluster.zk_cluster_checks import raw_metadata as metadata
 from tests.support.cluster import Cluster
 from tests.support.polling import wait_until
 from tests.support.wire_client import WireClient
@@ -61,26 +63,6 @@ def kazoo(zookeeper_shared) -> Iterator[KazooClient]:
     finally:
         zk.stop()
         zk.close()
-
-
-def metadata(cluster: Cluster, i: int, topics: list[str] | None) -> Any:
-    with WireClient("127.0.0.1", cluster.port(i)) as client:
-        request = MetadataRequest(
-            topics=None if topics is None else [MetadataRequest.MetadataRequestTopic(name=t) for t in topics],
-            allow_auto_topic_creation=False,
-        )
-        return client.request(request, 12)
-
-
-def controller_index(cluster: Cluster) -> int:
-    def known() -> int | None:
-        ids = {metadata(cluster, i, []).controller_id for i in range(cluster.n)}
-        return ids.pop() if len(ids) == 1 and -1 not in ids else None
-
-    (controller_id,) = wait_until(
-        lambda: (found,) if (found := known()) is not None else None, "agreed controller"
-    )
-    return next(i for i in range(cluster.n) if cluster.broker_id(i) == controller_id)
 
 
 def led_everywhere(cluster: Cluster, topic: str, partitions: int) -> bool:

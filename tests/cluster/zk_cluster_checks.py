@@ -146,6 +146,27 @@ def metadata(cluster: Cluster, i: int, topics: Sequence[str] | None = None) -> M
     )
 
 
+def raw_metadata(cluster: Cluster, i: int, topics: Sequence[str] | None) -> Any:
+    """Broker ``i``'s Metadata v12 response as decoded (no auto-creation)."""
+    with WireClient("127.0.0.1", cluster.port(i)) as client:
+        request = MetadataRequest(
+            topics=None if topics is None else [MetadataRequest.MetadataRequestTopic(name=t) for t in topics],
+            allow_auto_topic_creation=False,
+        )
+        return client.request(request, METADATA_VERSION)
+
+
+def controller_index(cluster: Cluster) -> int:
+    """The index of the broker every live broker names as controller (waits for them to agree)."""
+
+    def agreed() -> tuple[int] | None:
+        ids = {raw_metadata(cluster, i, []).controller_id for i in range(cluster.n) if cluster.alive(i)}
+        return (ids.pop(),) if len(ids) == 1 and -1 not in ids else None
+
+    (found,) = wait_until(agreed, "agreed controller")
+    return next(i for i in range(cluster.n) if cluster.broker_id(i) == found)
+
+
 def try_metadata(cluster: Cluster, i: int, topics: Sequence[str] | None = None) -> MetadataView | None:
     """``metadata`` or None while the broker does not answer (down, starting)."""
     try:
