@@ -255,6 +255,10 @@ class LogLoader:
             first_unflushed = max(0, bisect_right(bases, self.recovery_point) - 1)
         segments: list[LogSegment] = []
         needs_recovery: set[int] = set()
+        # Past the recovery point (an unclean shutdown): a cut there ends the log, as Kafka's
+        # recoverLog deletes what follows. The others are recovered for their index files
+        # only (loadSegmentFiles -> recoverSegment): a cut one just ends early.
+        unflushed: set[int] = set()
         for i, base in enumerate(bases):
             seg = LogSegment(
                 self.dir,
@@ -267,6 +271,7 @@ class LogLoader:
             segments.append(seg)
             if i >= first_unflushed:
                 needs_recovery.add(base)
+                unflushed.add(base)
             elif seg.txn_index.path.name in files and not _txn_index_whole(seg):
                 # LogSegment.sanityCheck -> TransactionIndex.sanityCheck (CorruptIndexException).
                 log.warning(
@@ -322,7 +327,7 @@ class LogLoader:
             seg = segments[i]
             if seg.base_offset in needs_recovery:
                 result = self._recover_segment(seg, i, len(segments))
-                if result.truncated_bytes and i + 1 < len(segments):
+                if result.truncated_bytes and i + 1 < len(segments) and seg.base_offset in unflushed:
                     later = segments[i + 1 :]
                     log.warning(
                         "%s: deleting %d segment(s) after the corruption at offset %s: %s",
@@ -384,7 +389,9 @@ class LogLoader:
         to its base offset first, ``LogLoader.recoverSegment``).
         """
         ps = self.producer_state
-        load_until = min([log_end, *(b for b in recovered if b >= log_start)])
+        # A recovered segment holding the log start (DeleteRecords moved it inside the segment)
+        # counts from the log start: its aborted transactions past it are rebuilt too.
+        load_until = min([log_end, *(max(b, log_start) for b in recovered)])
         replay_from = ps.load(log_start, load_until, listing=listing)
         replay_from = max(replay_from, log_start)
         replayed = replay_producer_state(ps, segments, replay_from, log_end, rebuild_txn_index=recovered)
