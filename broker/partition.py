@@ -347,7 +347,8 @@ class Partition:
 
         Records its log end offset and catch-up time, maybe proposes it for the ISR, and
         maybe moves the high watermark. Returns whether the high watermark moved, or None
-        if ``replica_id`` is not a replica of this partition (its fetch then gets no records).
+        if ``replica_id`` is not a replica of this partition (``read_records`` refuses such a
+        broker's fetch first).
         """
         follower = self.follower_states.get(replica_id)
         if follower is None:

@@ -602,8 +602,7 @@ class ReplicaManager:
         for key, records in entries:
             error = KafkaError(ErrorCode.INVALID_REQUIRED_ACKS)
             try:
-                if key not in self._partitions:
-                    self.get_partition_or_error(*key)
+                self.get_partition_or_error(*key)
                 if produce_version is not None:
                     validate_produce_records(records, produce_version)
             except KafkaError as exc:

@@ -103,6 +103,23 @@ def unify_collision_chars(name: str) -> str:
     return name.replace(".", "_")
 
 
+def check_no_collision(
+    name: str, existing_topics: Collection[str], collides_with: Callable[[str], str | None] | None = None
+) -> None:
+    """INVALID_TOPIC_EXCEPTION if another topic's name equals ``name`` once '.' and '_' are
+    unified (Kafka's ``Topic.hasCollision``); ``collides_with`` (the existing topic with a given
+    unified name) replaces the scan of ``existing_topics`` where the caller keeps an index."""
+    unified = unify_collision_chars(name)
+    if collides_with is not None:
+        other = collides_with(unified)
+    else:
+        other = next((t for t in existing_topics if t != name and unify_collision_chars(t) == unified), None)
+    if other is not None and other != name:
+        raise KafkaError(
+            ErrorCode.INVALID_TOPIC_EXCEPTION, f"Topic '{name}' collides with existing topic: {other}"
+        )
+
+
 def _too_many_replicas(replication: int, brokers: int) -> str:
     return (
         f"Unable to replicate the partition {replication} time(s): "
@@ -142,15 +159,7 @@ def validate_new_topic(
         check_free(name)
     elif name in existing_topics:
         raise KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, f"Topic '{name}' already exists.")
-    unified = unify_collision_chars(name)
-    if collides_with is not None:
-        other = collides_with(unified)
-    else:
-        other = next((t for t in existing_topics if unify_collision_chars(t) == unified), None)
-    if other is not None:
-        raise KafkaError(
-            ErrorCode.INVALID_TOPIC_EXCEPTION, f"Topic '{name}' collides with existing topic: {other}"
-        )
+    check_no_collision(name, existing_topics, collides_with)
     if assignments:
         partitions, replication = _check_assignments(
             num_partitions, replication_factor, assignments, broker_ids

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
 from coordinator.cluster_state import NO_LEADER, LiveBroker, PartitionState, TopicMetadata
-from coordinator.controller import Controller, unify_collision_chars
+from coordinator.controller import Controller, check_no_collision
 from coordinator.zk_admin import AdminZkClient, check_new_assignments
 from protocol.errors import ErrorCode, KafkaError
 from storage.config_def import ConfigError
@@ -406,12 +406,7 @@ class ZkTopicAdmin:
         # AdminZkClient.validateTopicCreate answers a name colliding on '.'/'_' at once
         # (AutoTopicCreationManager's createTopics with timeout 0); found only by the task
         # writing the znodes, the client would be told LEADER_NOT_AVAILABLE forever.
-        unified = unify_collision_chars(name)
-        other = next((t for t in self.cluster.topic_names() if unify_collision_chars(t) == unified), None)
-        if other is not None and other != name:
-            raise KafkaError(
-                ErrorCode.INVALID_TOPIC_EXCEPTION, f"Topic '{name}' collides with existing topic: {other}"
-            )
+        check_no_collision(name, self.cluster.topic_names())
         live = len(self.cluster.get_alive_brokers())
         if d.replication_factor > live:
             log.info(

@@ -33,9 +33,9 @@ A round over one log (chosen by ``storage.log_cleaner_manager``), as Kafka's ``d
 Transactions (Kafka's ``CleanedTransactionMetadata``, ``storage.log_cleaner_filter.TxnTracker``,
 one pass over the round's groups in offset order): the records of aborted transactions (from
 the ``.txnindex`` of the log's segments from the cleaned range on, as Kafka's
-``collectAbortedTransactions``: an ABORT marker may lie past the range) count neither in the offset map nor in the cleaned
-segments (their batches are dropped, or kept emptied as above); the cleaning never passes
-the last stable offset (``storage.log_cleaner_manager``). A marker (COMMIT/ABORT control
+``collectAbortedTransactions``: an ABORT marker may lie past the range) count neither in the
+offset map nor in the cleaned segments (their batches are dropped, or kept emptied as
+above); the cleaning never passes the last stable offset (``storage.log_cleaner_manager``). A marker (COMMIT/ABORT control
 batch) is kept while the round reads batches of its transaction; once a round reads none
 (an earlier round removed them all), the marker is rebuilt with a delete horizon as a
 tombstone's (step 4) and removed by the first round past it, unless it is the last batch of

@@ -255,10 +255,6 @@ class LogLoader:
             first_unflushed = max(0, bisect_right(bases, self.recovery_point) - 1)
         segments: list[LogSegment] = []
         needs_recovery: set[int] = set()
-        # Past the recovery point (an unclean shutdown): a cut there ends the log, as Kafka's
-        # recoverLog deletes what follows. The others are recovered for their index files
-        # only (loadSegmentFiles -> recoverSegment): a cut one just ends early.
-        unflushed: set[int] = set()
         for i, base in enumerate(bases):
             seg = LogSegment(
                 self.dir,
@@ -271,7 +267,6 @@ class LogLoader:
             segments.append(seg)
             if i >= first_unflushed:
                 needs_recovery.add(base)
-                unflushed.add(base)
             elif seg.txn_index.path.name in files and not _txn_index_whole(seg):
                 # LogSegment.sanityCheck -> TransactionIndex.sanityCheck (CorruptIndexException).
                 log.warning(
@@ -327,7 +322,10 @@ class LogLoader:
             seg = segments[i]
             if seg.base_offset in needs_recovery:
                 result = self._recover_segment(seg, i, len(segments))
-                if result.truncated_bytes and i + 1 < len(segments) and seg.base_offset in unflushed:
+                # Past the recovery point (an unclean shutdown) a cut ends the log, as Kafka's
+                # recoverLog deletes what follows; a segment recovered before it for its index
+                # files only (loadSegmentFiles -> recoverSegment) just ends early.
+                if result.truncated_bytes and first_unflushed <= i < len(segments) - 1:
                     later = segments[i + 1 :]
                     log.warning(
                         "%s: deleting %d segment(s) after the corruption at offset %s: %s",

@@ -577,10 +577,10 @@ class PartitionLog:
         A follower agreeing with its leader (KIP-101/279). Segments wholly at or past it are
         deleted, the one holding it is cut at the first batch reaching it (a batch straddling
         ``offset`` goes whole, as Kafka's), with its indexes; the leader-epoch cache loses the
-        epochs starting there (``truncateFromEnd``, also when nothing else is removed); the producer state is rebuilt from the
-        newest snapshot below the new end and the batches after it; the high watermark and
-        recovery point do not stay above the new end. Below the log start offset the log
-        restarts empty there (``truncateFullyAndStartAt``).
+        epochs starting there (``truncateFromEnd``, also when nothing else is removed); the
+        producer state is rebuilt from the newest snapshot below the new end and the batches
+        after it; the high watermark and recovery point do not stay above the new end. Below
+        the log start offset the log restarts empty there (``truncateFullyAndStartAt``).
         """
         if offset < 0:
             raise ValueError(f"cannot truncate {self.name} to a negative offset {offset}")

@@ -40,14 +40,19 @@ from broker.security.scram import CredentialLookup
 from broker.security.ssl_factory import peer_principal_name
 from coordinator.principal import ANONYMOUS, USER_TYPE, KafkaPrincipal
 from protocol.errors import ErrorCode
-from protocol.headers import API_VERSIONS_KEY, decode_request_header, peek_request_header
+from protocol.headers import (
+    API_VERSIONS_KEY,
+    decode_request_header,
+    peek_request_header,
+    response_header_bytes,
+    response_header_version,
+)
 from protocol.messages import REQUESTS, RESPONSES, ApiKey, SaslAuthenticateResponse, SaslHandshakeResponse
 from protocol.primitives import DecodeError, EncodeError
 
 log = logging.getLogger(__name__)
 
 _SIZE = struct.Struct(">i")
-_SIZE_CORR = struct.Struct(">ii")
 _HANDSHAKE_KEY = int(ApiKey.SASL_HANDSHAKE)
 _AUTHENTICATE_KEY = int(ApiKey.SASL_AUTHENTICATE)
 
@@ -297,14 +302,12 @@ def _error_response(frame: memoryview, error: ErrorCode) -> bytes | None:
     for f in response_cls.FIELDS:
         if f.attr == "error_code" and f.versions is not None and f.versions[0] <= version <= f.versions[1]:
             response.error_code = error.code
-    # flexible versions have a v1 response header (its empty tagged fields), ApiVersions never
-    header_size = 9 if api_key != API_VERSIONS_KEY and request_cls.is_flexible(version) else 8
-    w = bytearray(header_size)
+    w = bytearray(4) + response_header_bytes(correlation_id, response_header_version(api_key, version))
     try:
         response.write(w, version)
     except EncodeError:
         return None
-    _SIZE_CORR.pack_into(w, 0, len(w) - 4, correlation_id)
+    _SIZE.pack_into(w, 0, len(w) - 4)
     return bytes(w)
 
 
