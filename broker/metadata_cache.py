@@ -24,6 +24,7 @@ from coordinator.cluster_state import (
     PartitionState,
     TopicMetadata,
 )
+from coordinator.controller import unify_collision_chars
 
 NO_CONTROLLER = -1  # MetadataResponse.NO_CONTROLLER_ID
 LEADER_DURING_DELETE = -2  # LeaderAndIsr.LeaderDuringDelete: the topic is being deleted
@@ -41,6 +42,8 @@ class MetadataCache:
         self._brokers: dict[int, LiveBroker] = {}
         self._topics: dict[str, TopicMetadata] = {}
         self._topics_by_id: dict[uuid.UUID, TopicMetadata] = {}
+        # '.'/'_'-unified name -> topic (Kafka's Topic.hasCollision, looked up per auto-creation)
+        self._by_unified_name: dict[str, str] = {}
         self._states: dict[str, dict[int, PartitionState]] = {}
         # Requests waiting for the cluster view to change (DelayedCreatePartitions, ...).
         self._waiters: list[tuple[Callable[[], bool], asyncio.Future[None]]] = []
@@ -67,6 +70,7 @@ class MetadataCache:
                 self._topics_by_id.pop(old.topic_id, None)
             self._topics[name] = topic
             self._topics_by_id[topic.topic_id] = topic
+            self._by_unified_name[unify_collision_chars(name)] = name
         for state in states:
             self._states.setdefault(state.topic, {})[state.partition] = state
         self._topics_touched(topics.keys() | {state.topic for state in states})
@@ -76,6 +80,7 @@ class MetadataCache:
         known = self._topics.pop(topic.name, None)
         if known is not None:
             self._topics_by_id.pop(known.topic_id, None)
+            self._by_unified_name.pop(unify_collision_chars(topic.name), None)
         self._states.pop(topic.name, None)
         # A deleted name keeps no counter (topic churn must not grow the cache); a topic of
         # that name created later is touched again, with a newer version than any entry
@@ -137,6 +142,7 @@ class MetadataCache:
             topic = TopicMetadata(name, topic_id, len(parts), dict(old.overrides) if old is not None else {})
             self._topics[name] = topic
             self._topics_by_id[topic_id] = topic
+            self._by_unified_name[unify_collision_chars(name)] = name
         self._topics_touched(touched)
         self._notify()
         return deleted
@@ -212,6 +218,10 @@ class MetadataCache:
 
     def topic_names(self) -> list[str]:
         return sorted(self._topics)
+
+    def topic_colliding_with(self, unified_name: str) -> str | None:
+        """The topic whose name is ``unified_name`` once '.' and '_' are unified, if any."""
+        return self._by_unified_name.get(unified_name)
 
     def get_topic(self, name: str) -> TopicMetadata | None:
         return self._topics.get(name)

@@ -278,7 +278,7 @@ class ClusterView(Protocol):
 
     def get_topic_by_id(self, topic_id: uuid.UUID) -> TopicMetadata | None: ...
 
-    def topic_names(self) -> list[str]: ...
+    def topic_colliding_with(self, unified_name: str) -> str | None: ...
 
     def partition_states(self, topic: str) -> list[PartitionState]: ...
 
@@ -406,7 +406,7 @@ class ZkTopicAdmin:
         # AdminZkClient.validateTopicCreate answers a name colliding on '.'/'_' at once
         # (AutoTopicCreationManager's createTopics with timeout 0); found only by the task
         # writing the znodes, the client would be told LEADER_NOT_AVAILABLE forever.
-        check_no_collision(name, self.cluster.topic_names())
+        check_no_collision(name, (), self.cluster.topic_colliding_with)
         live = len(self.cluster.get_alive_brokers())
         if d.replication_factor > live:
             log.info(

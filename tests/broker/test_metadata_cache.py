@@ -97,3 +97,18 @@ def test_deleted_and_recreated_topics():
     cache.on_topics_changed({"t": newer}, [])
     assert cache.get_topic_by_id(new.topic_id) is None
     assert cache.get_topic("t") is newer
+
+
+def test_topics_colliding_on_dot_and_underscore_are_found_until_deleted():
+    cache = MetadataCache(1, "cid")
+    dotted = TopicMetadata("ev.ents", uuid.uuid4(), 1)
+    cache.on_topics_changed({"ev.ents": dotted}, [state("ev.ents", 0, 1)])
+    assert cache.topic_colliding_with("ev_ents") == "ev.ents"
+    assert cache.topic_colliding_with("other") is None
+    cache.on_topic_deleted(dotted)
+    assert cache.topic_colliding_with("ev_ents") is None
+    # ZooKeeper mode: UpdateMetadata publishes and removes (leader -2) topics
+    cache.update_metadata(1, [broker(1, "PLAINTEXT")], {"a.b": uuid.uuid4()}, [state("a.b", 0, 1)])
+    assert cache.topic_colliding_with("a_b") == "a.b"
+    cache.update_metadata(1, [broker(1, "PLAINTEXT")], {}, [state("a.b", 0, -2)])
+    assert cache.get_topic("a.b") is None and cache.topic_colliding_with("a_b") is None
