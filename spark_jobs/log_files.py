@@ -172,12 +172,12 @@ class PartitionFiles:
                     offset, attributes, producer_id = h[0], h[5], h[9]
                     if offset >= hw:
                         return open_txns
-                    if offset < start or producer_id < 0:
-                        continue
-                    if attributes & CONTROL_MASK:
-                        open_txns.pop(producer_id, None)
-                    elif attributes & TRANSACTIONAL_MASK and producer_id not in open_txns:
-                        open_txns[producer_id] = offset
+                    if offset + h[6] + 1 >= hw:
+                        # The last batch below the HW: bytes past it are never read (a torn,
+                        # zero-filled tail may follow).
+                        _track_transaction(open_txns, offset, attributes, producer_id, start)
+                        return open_txns
+                    _track_transaction(open_txns, offset, attributes, producer_id, start)
             finally:
                 os.close(fd)
         return open_txns
@@ -321,6 +321,18 @@ class LogDirs:
         return out
 
 
+def _track_transaction(
+    open_txns: dict[int, int], offset: int, attributes: int, producer_id: int, start: int
+) -> None:
+    """A transactional batch opens its producer's transaction, a marker ends it."""
+    if offset < start or producer_id < 0:
+        return
+    if attributes & CONTROL_MASK:
+        open_txns.pop(producer_id, None)
+    elif attributes & TRANSACTIONAL_MASK and producer_id not in open_txns:
+        open_txns[producer_id] = offset
+
+
 def _read_checkpoint(path: Path) -> dict[tuple[str, int], int]:
     try:
         return OffsetCheckpointFile(path).read()
@@ -417,6 +429,9 @@ def _iter_headers(fd: int, end: int, path: Path) -> Iterator[tuple]:
         pos += length + LOG_OVERHEAD
 
 
+_BASE_OFFSET = struct.Struct(">q")
+
+
 def file_size(fd: int) -> int:
     return os.fstat(fd).st_size
 
@@ -451,6 +466,11 @@ def first_batch_starting_at_or_after(
         if b.base_offset >= offset:
             return b.position
         pos = b.position + b.size
+        if b.last_offset + 1 >= offset:
+            # Every offset below ``offset`` is read: what follows is never parsed, as Kafka's
+            # LocalLog.read bounds a read by the high watermark's position (a crash may have
+            # left a zero-filled tail there).
+            return pos
     return pos
 
 
@@ -469,6 +489,9 @@ class ReadRange:
     from_offset: int
     until_offset: int
     aborted: tuple[AbortedTxn, ...] = ()
+    # The planned file's inode: a different file under the name (a cleaner swap) is read by
+    # offsets instead of positions (range_reader.relocate).
+    inode: int = 0
 
     @property
     def size(self) -> int:
@@ -567,10 +590,13 @@ def _plan_segment(
                 break
             cuts.append(positions[n])
             target = positions[n] + max_bytes
+    # Each range's own offsets: [lo, base of the batch at the 2nd cut), ..., [base at the last cut, hi).
+    bounds = [lo, *(_BASE_OFFSET.unpack(os.pread(fd, 8, cut))[0] for cut in cuts[1:]), hi]
     cuts.append(end)
+    inode = os.fstat(fd).st_ino
     return [
-        ReadRange(pf.topic, pf.partition, str(path), a, b, lo, hi, relevant)
-        for a, b in itertools.pairwise(cuts)
+        ReadRange(pf.topic, pf.partition, str(path), a, b, bounds[i], bounds[i + 1], relevant, inode)
+        for i, (a, b) in enumerate(itertools.pairwise(cuts))
     ]
 
 
@@ -591,15 +617,17 @@ class _IndexPositions(Sequence[int]):
 # ---------------------------------------------------------------------- offsets by time
 
 
-def offset_for_timestamp(pf: PartitionFiles, timestamp: int) -> int | None:
-    """The first offset below the high watermark whose record timestamp is >= ``timestamp``.
+def offset_for_timestamp(pf: PartitionFiles, timestamp: int, *, read_committed: bool = False) -> int | None:
+    """The first offset below the high watermark (the last stable offset with read_committed)
+    whose record timestamp is >= ``timestamp``.
 
-    Kafka's ``UnifiedLog.fetchOffsetByTimestamp`` (ListOffsets), limited to
-    committed data as the broker does for consumers: the time index narrows
-    the search, then batch headers (max timestamp) and records are read.
-    None when no committed record is that late.
+    Kafka's ``UnifiedLog.fetchOffsetByTimestamp`` (ListOffsets), limited as the broker does
+    for consumers (``ReplicaManager.fetchOffsetForTimestamp``: an answer at or past the last
+    fetchable offset is no answer): the time index narrows the search, then batch headers
+    (max timestamp) and records are read, transaction markers included as Kafka's
+    ``FileRecords.searchForTimestamp``. None when no readable record is that late.
     """
-    limit = pf.high_watermark
+    limit = pf.end_offset(read_committed)
     for i, base in enumerate(pf.segments):
         if base >= limit:
             break
@@ -643,7 +671,7 @@ def _search_segment(
             raw = os.pread(fd, b.size, b.position)
             header = HEADER.unpack_from(raw, 0)
             attributes, max_ts = header[5], header[8]
-            if max_ts < timestamp or attributes & CONTROL_MASK:  # control batches hold no data records
+            if max_ts < timestamp:  # a marker counts too (FileRecords.searchForTimestamp)
                 continue
             if attributes & TIMESTAMP_TYPE_MASK:
                 # LogAppendTime: every record carries the batch's max timestamp.

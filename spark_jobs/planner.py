@@ -116,7 +116,7 @@ def resolve(
         else:
             ts = spec.timestamp if spec.kind == "timestamp" else (spec.offsets or {})[tp]
             assert ts is not None
-            found = offset_for_timestamp(pf, ts)
+            found = offset_for_timestamp(pf, ts, read_committed=read_committed)
             if found is None:
                 # KafkaOffsetReaderAdmin.readTimestampOffsets
                 if starting and not no_match_latest:
@@ -124,7 +124,9 @@ def resolve(
                         f"No offset matched from request of topic-partition {pf.topic}-{pf.partition} "
                         f"and timestamp {ts}."
                     )
-                found = pf.high_watermark
+                # LATEST through ListOffsets with the query's isolation level: the LSO under
+                # read_committed (Partition.fetchOffsetForTimestamp's lastFetchableOffset).
+                found = pf.end_offset(read_committed)
             out[tp] = found
     return out
 

@@ -15,6 +15,7 @@ read. Per batch, as a Kafka consumer does (``CompletedFetch``,
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import struct
@@ -36,7 +37,15 @@ from protocol.record_batch import (
     compute_crc,
 )
 from spark_jobs.arrow_records import RecordColumns
-from spark_jobs.log_files import DataLossError, LogReadError, ReadRange, open_segment
+from spark_jobs.log_files import (
+    DataLossError,
+    LogReadError,
+    ReadRange,
+    file_size,
+    first_batch_ending_at_or_after,
+    open_segment,
+)
+from storage.segment import LOG_SUFFIX
 
 log = logging.getLogger(__name__)
 
@@ -65,14 +74,52 @@ def read_range(
     try:
         fd = open_segment(path)
     except DataLossError:
-        if fail_on_data_loss:
-            raise
-        log.warning("%s is gone; skipping offsets %d..%d", path, r.from_offset, r.until_offset)
-        return
+        fd = -1
     try:
+        if fd < 0 or (r.inode and os.fstat(fd).st_ino != r.inode):
+            # The planned file was replaced (a cleaner swap) or is gone: the positions are
+            # stale, the offsets are not (a Kafka consumer reads by offset).
+            if fd >= 0:
+                os.close(fd)
+            fd, r = relocate(r)
+            if fd < 0:
+                if fail_on_data_loss:
+                    raise DataLossError(f"segment {path} is gone (deleted by retention or truncation?)")
+                log.warning("%s is gone; skipping offsets %d..%d", path, r.from_offset, r.until_offset)
+                return
+            path = Path(r.path)
         yield from _read_open_range(fd, path, r, check_crcs, fail_on_data_loss, max_rows, max_bytes)
     finally:
-        os.close(fd)
+        if fd >= 0:
+            os.close(fd)
+
+
+def relocate(r: ReadRange) -> tuple[int, ReadRange]:
+    """(fd, range) of the segment now holding ``r``'s first offset, positioned by offsets
+    (whole file to the first batch at or past ``r.until_offset``); fd -1 when no segment of
+    the partition starts at or below it any more (retention removed the records: data loss).
+
+    The cleaner names a cleaned segment after the first segment it replaces (Kafka's
+    ``LocalLog.replaceSegments``) and may merge the following ones into it, so the holder is
+    the segment with the largest base offset at or below ``r.from_offset``."""
+    directory = Path(r.path).parent
+    bases = sorted(
+        int(p.name[: -len(LOG_SUFFIX)])
+        for p in directory.glob("*" + LOG_SUFFIX)
+        if p.name[: -len(LOG_SUFFIX)].isdigit()
+    )
+    holder = [b for b in bases if b <= r.from_offset]
+    if not holder:
+        return -1, r
+    path = directory / f"{holder[-1]:020d}{LOG_SUFFIX}"
+    try:
+        fd = open_segment(path)
+    except DataLossError:
+        return -1, r
+    size = file_size(fd)
+    first = first_batch_ending_at_or_after(fd, path, None, r.from_offset, size)
+    start = first.position if first is not None else size
+    return fd, dataclasses.replace(r, path=str(path), start_position=start, end_position=size, inode=0)
 
 
 def _aborted_lookup(r: ReadRange) -> dict[int, list[tuple[int, int]]]:
