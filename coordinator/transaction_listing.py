@@ -4,12 +4,16 @@ Kafka's ``TransactionCoordinator.handleDescribeTransactions`` and
 ``TransactionStateManager.listTransactionStates``, over the coordinator's
 ``TransactionMetadata``: states by Kafka's names (Empty, Ongoing, PrepareCommit, ...),
 filters by state name (unknown names are reported and match nothing), producer id, how long
-an ongoing transaction has run (v1) and a regular expression on the id (v2, whole-id match).
+a transaction has run since it started (v1) and a regular expression on the id (v2, whole-id
+match).
+
+The v2 pattern is compiled with RE2 (linear-time matching, as Kafka's RE2J-based regex
+filters): Python's backtracking ``re`` would let one pattern such as ``(a|a)*b`` hold the
+event loop, and so every client, for as long as it backtracks.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -74,9 +78,8 @@ def list_metadata(
             wanted.add(state)
     pattern = None
     if id_pattern:
-        try:
-            pattern = re.compile(id_pattern)
-        except re.error:
+        pattern = compile_id_pattern(id_pattern)
+        if pattern is None:
             return ErrorCode.INVALID_REGULAR_EXPRESSION, unknown, []
     if unknown and not wanted:
         return error, unknown, []  # only unknown states asked for: nothing matches
@@ -89,9 +92,24 @@ def list_metadata(
             continue
         if pids and meta.producer_id not in pids:
             continue
-        if duration_ms >= 0 and (meta.state is not TxnState.ONGOING or now_ms - meta.start_ms <= duration_ms):
+        # Every state counts from its transaction's start (Empty's start is -1: always listed),
+        # as TransactionStateManager.listTransactionStates.
+        if duration_ms >= 0 and now_ms - meta.start_ms <= duration_ms:
             continue
         if pattern is not None and pattern.fullmatch(meta.transactional_id) is None:
             continue
         out.append(TxnListing(meta.transactional_id, meta.producer_id, meta.state.display_name))
     return error, unknown, out
+
+
+def compile_id_pattern(pattern: str):  # -> re2._Regexp | None
+    """The compiled transactional id pattern, None when RE2 cannot compile it (the RE2 syntax:
+    no backreferences or lookaround; a program over 8 MiB is refused too)."""
+    import re2  # imported on first use: only ListTransactions v2 with a pattern needs it
+
+    options = re2.Options()
+    options.log_errors = False  # an invalid pattern is the client's error, not the broker's
+    try:
+        return re2.compile(pattern, options)
+    except re2.error:
+        return None

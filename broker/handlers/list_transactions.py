@@ -3,9 +3,10 @@
 Behaviour (Kafka's ``TransactionStateManager.listTransactionStates``): the
 transactional ids coordinated by this broker, filtered by state names (unknown
 names are returned in ``unknown_state_filters`` and match nothing), producer ids,
-v1's duration (ongoing transactions running longer than it, in ms; -1: no filter)
-and v2's transactional id pattern (a regular expression matched against the whole
-id; INVALID_REGULAR_EXPRESSION if it does not compile). COORDINATOR_LOAD_IN_PROGRESS
+v1's duration (transactions, in any state, started longer ago than it, in ms; Empty ids
+have no start and are always listed; -1: no filter) and v2's transactional id pattern (a
+regular expression matched against the whole id, in RE2 syntax so that no pattern can hold
+the event loop; INVALID_REGULAR_EXPRESSION if it does not compile). COORDINATOR_LOAD_IN_PROGRESS
 while a partition of ``__transaction_state`` loads (with what is loaded).
 
 Authorization (Kafka's ``handleListTransactionsRequest``): only the transactional ids the

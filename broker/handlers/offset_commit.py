@@ -4,7 +4,8 @@ Behaviour: Kafka's ``KafkaApis.handleOffsetCommitRequest`` and the classic
 group's commit rules (``coordinator.groups``):
 - A partition that does not exist: UNKNOWN_TOPIC_OR_PARTITION (only those;
   if no partition exists the group is not even looked at, as Kafka).
-- Group-level errors go to every partition of the request: INVALID_GROUP_ID
+- Group-level errors go to every partition that reached the coordinator (unknown and
+  unauthorized ones keep their own error, as Kafka merges the answers): INVALID_GROUP_ID
   (a null id; "" is a valid group), COORDINATOR_NOT_AVAILABLE,
   COORDINATOR_LOAD_IN_PROGRESS, UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION,
   FENCED_INSTANCE_ID, REBALANCE_IN_PROGRESS (group completing a rebalance),
@@ -73,8 +74,9 @@ def handle_offset_commit(
     except KafkaError as exc:
         group_error = exc.error
     if group_error is not None:
-        # A group-level error answers every partition of the request (getErrorResponse).
-        return _response(request, [[group_error] * len(row) for row in slots])
+        # Only the partitions that went to the coordinator take its error: unknown or
+        # unauthorized ones keep their own (KafkaApis.handleOffsetCommitRequest merges them).
+        return _response(request, [[group_error if e is None else e for e in row] for row in slots])
     if isinstance(results, list):
         return _response(request, fill_slots(slots, results))
     return _respond_when_stored(request, slots, results)

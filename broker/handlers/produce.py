@@ -41,6 +41,8 @@ Behaviour:
   UNKNOWN_TOPIC_OR_PARTITION (topics are auto-created by Metadata, as in Kafka).
 - A partition whose log dir failed or is full: KAFKA_STORAGE_ERROR (retriable);
   v3 gets NOT_LEADER_OR_FOLLOWER instead (KAFKA_STORAGE_ERROR is v4+).
+- A partition named twice in one request is appended once, with its last records, and
+  answered once (Kafka collects the request's partitions into a map).
 - acks=0 sends no response; if a partition failed the connection is closed so
   the client notices (Kafka's KafkaApis does the same).
 
@@ -283,9 +285,16 @@ def _build(ctx: RequestContext, request: ProduceRequest, results: AppendResults)
     topics = []
     leader_hints = ctx.api_version >= 10
     nodes: dict[int, NodeEndpoint] = {}
+    # Only for a request naming a partition twice (its results hold fewer entries).
+    named = sum(len(t.partition_data) for t in request.topic_data)
+    answered: set[tuple[str, int]] | None = set() if named > len(results) else None
     for t in request.topic_data:
         partitions = []
         for p in t.partition_data:
+            if answered is not None:
+                if (t.name, p.index) in answered:
+                    continue
+                answered.add((t.name, p.index))
             result = results[(t.name, p.index)]
             if result.error is not None:
                 failed = True
@@ -336,6 +345,10 @@ def handle_produce(
 ):  # -> ProduceResponse | None | Awaitable[...]
     denied = produce_denials(ctx, request)  # Write on each topic (and the transactional id)
     entries = [((t.name, p.index), p.records) for t in request.topic_data for p in t.partition_data]
+    if len(entries) > 1 and len(unique := dict(entries)) < len(entries):
+        # A partition named twice: the last records win and it is answered once, as Kafka's
+        # KafkaApis.handleProduceRequest collects the partitions into a map.
+        entries = list(unique.items())
     if denied:
         entries = [e for e in entries if e[0] not in denied]
     results = ctx.broker.replica_manager.append_records(
