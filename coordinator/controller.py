@@ -44,7 +44,7 @@ from coordinator.cluster_state import (
 )
 from protocol.errors import ErrorCode, KafkaError
 from storage.config_def import ConfigError
-from storage.log_config import parse_topic_overrides
+from storage.log_config import check_topic_values, parse_topic_overrides
 from storage.log_creation import build_logs, discard_logs, rename_for_deletion, split_plan
 
 if TYPE_CHECKING:
@@ -177,6 +177,7 @@ def validate_new_topic(
         )
     try:
         overrides = parse_topic_overrides(configs)
+        check_topic_values(overrides)
     except ConfigError as exc:
         raise KafkaError(ErrorCode.INVALID_CONFIG, str(exc)) from None
     return partitions, replication, overrides

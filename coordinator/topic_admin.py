@@ -39,7 +39,7 @@ from coordinator.controller import Controller, check_no_collision
 from coordinator.zk_admin import AdminZkClient, check_new_assignments
 from protocol.errors import ErrorCode, KafkaError
 from storage.config_def import ConfigError
-from storage.log_config import parse_stored_topic_overrides, parse_topic_overrides
+from storage.log_config import check_topic_values, parse_stored_topic_overrides, parse_topic_overrides
 
 log = logging.getLogger(__name__)
 
@@ -134,7 +134,9 @@ class TopicAdmin(Protocol):
 def _check_topic_configs(configs: Mapping[str, str]) -> dict[str, Any]:
     """``LogConfig.validate`` of a whole override set (INVALID_CONFIG with the reason)."""
     try:
-        return parse_topic_overrides(configs)
+        overrides = parse_topic_overrides(configs)
+        check_topic_values(overrides)
+        return overrides
     except ConfigError as exc:
         raise KafkaError(ErrorCode.INVALID_CONFIG, str(exc)) from None
 

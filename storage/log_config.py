@@ -277,6 +277,18 @@ def parse_topic_overrides(raw: Mapping[str, str | None]) -> dict[str, Any]:
     return out
 
 
+def check_topic_values(overrides: Mapping[str, Any]) -> None:
+    """The cross-key rule of Kafka's ``LogConfig.validateValues`` over an override set (the
+    other keys at their topic defaults): ConfigError when min.compaction.lag.ms exceeds
+    max.compaction.lag.ms."""
+    low = overrides.get("min.compaction.lag.ms", LogConfig.min_compaction_lag_ms)
+    high = overrides.get("max.compaction.lag.ms", LogConfig.max_compaction_lag_ms)
+    if low > high:
+        raise ConfigError(
+            f"conflict topic config setting min.compaction.lag.ms ({low}) > max.compaction.lag.ms ({high})"
+        )
+
+
 def parse_stored_topic_overrides(topic: str, raw: Mapping[str, str | None]) -> dict[str, Any]:
     """Overrides as stored by the cluster (``/config/topics/<t>``, possibly written by Kafka's
     own tools): names Moldau does not know and values it cannot parse are skipped with a
@@ -342,6 +354,15 @@ class LogConfig:
         return self.message_timestamp_type == "LogAppendTime"
 
     @property
+    def max_segment_ms(self) -> int:
+        """How long a segment may stay active: a compacted log rolls by max.compaction.lag.ms
+        too, since the cleaner never cleans the active segment (KIP-354, Kafka's
+        ``LogConfig.maxSegmentMs``)."""
+        if self.compact and self.max_compaction_lag_ms > 0:
+            return min(self.max_compaction_lag_ms, self.segment_ms)
+        return self.segment_ms
+
+    @property
     def compact(self) -> bool:
         """``cleanup.policy`` holds ``compact``: the log cleaner owns this log (Kafka's ``LogConfig.compact``)."""
         return "compact" in self.cleanup_policy
@@ -355,6 +376,7 @@ __all__ = [
     "LogConfig",
     "TopicConfigKey",
     "broker_default_keys",
+    "check_topic_values",
     "parse_stored_topic_overrides",
     "parse_topic_overrides",
     "resolve_topic_defaults",

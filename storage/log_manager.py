@@ -321,7 +321,20 @@ class LogManager:
     def _register(self, plog: PartitionLog) -> None:
         self._logs[(plog.topic, plog.partition)] = plog
         plog.on_flush_needed = self._request_flush
+        plog.on_truncated = self._lower_cleaner_checkpoint
         plog.dir_state = self.failure_channel.state(plog.dir.parent)
+
+    def _lower_cleaner_checkpoint(self, plog: PartitionLog) -> None:
+        """A compacted log truncated below its cleaner checkpoint: the checkpoint comes down to
+        the active segment's base offset, so what is written again there is dirty (Kafka's
+        ``LogManager.maybeTruncateCleanerCheckpointToActiveSegmentBaseOffset``)."""
+        if not plog.config.compact:
+            return
+        manager = self.cleaner.manager
+        checkpoint = manager.checkpoint(plog)
+        active = plog.segments()[-1].base_offset
+        if checkpoint is not None and checkpoint > active:
+            manager.update_checkpoint(plog, active)
 
     def shutdown(self) -> None:
         """Flush, snapshot and close every log, write checkpoints and the clean-shutdown marker.

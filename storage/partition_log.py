@@ -216,6 +216,8 @@ class PartitionLog:
         self.last_flush_ms = time_ms()
         # Called (on the loop) when flush.messages is reached or a segment rolled.
         self.on_flush_needed: Callable[[PartitionLog], None] | None = None
+        # Told after a truncation removed data (the log manager lowers the cleaner checkpoint).
+        self.on_truncated: Callable[[PartitionLog], None] | None = None
         # Shared by the logs of one log dir (the LogManager sets it): full / offline.
         self.dir_state = LogDirState(directory.parent)
         self._pending_deletes: list[tuple[int, list[Path]]] = []
@@ -407,7 +409,7 @@ class PartitionLog:
         # set_base_offset and set_partition_leader_epoch in one (the length between them is kept).
         _OFFSET_LENGTH_EPOCH.pack_into(records, 0, base, header.batch_length, leader_epoch)
         try:
-            reason = seg.should_roll(size, max_ts, last, now, cfg.segment_bytes, cfg.segment_ms)
+            reason = seg.should_roll(size, max_ts, last, now, cfg.segment_bytes, cfg.max_segment_ms)
             if reason is not None:
                 seg = self.roll(reason)
             seg.append(records if len(records) == size else records[:size], last, max_ts)
@@ -534,7 +536,7 @@ class PartitionLog:
             max_ts = max(h.max_timestamp for _, h in run)
             seg = self._segments[-1]
             try:
-                reason = seg.should_roll(end - pos, max_ts, last, now, cfg.segment_bytes, cfg.segment_ms)
+                reason = seg.should_roll(end - pos, max_ts, last, now, cfg.segment_bytes, cfg.max_segment_ms)
                 if reason is not None:
                     seg = self.roll(reason)
                 seg.append_run(buf[pos:end], [(h.size, h.last_offset, h.max_timestamp) for _, h in run])
@@ -620,6 +622,8 @@ class PartitionLog:
         if self.recovery_point > self.log_end_offset:
             self.recovery_point = self.log_end_offset
         self._rebuild_producer_state()
+        if self.on_truncated is not None:
+            self.on_truncated(self)
         return True
 
     def _rebuild_producer_state(self) -> None:
@@ -1061,6 +1065,8 @@ class PartitionLog:
         self.high_watermark = offset
         self.leader_epoch_cache.clear()
         self.producer_state.truncate_fully_and_start_at(offset)
+        if self.on_truncated is not None:
+            self.on_truncated(self)
 
     # ------------------------------------------------------------------ flush and close
 

@@ -6,7 +6,8 @@ the requested offset (-1: the high watermark) and the answer's ``low_watermark``
 log start offset. Whole segments below it are deleted by the next retention pass; fetches
 and ListOffsets(earliest) see the new start at once.
 
-Errors per partition: UNKNOWN_TOPIC_OR_PARTITION (not in the metadata), NOT_LEADER_OR_FOLLOWER
+Errors per partition, in Kafka's order: INVALID_TOPIC_EXCEPTION (an internal topic),
+UNKNOWN_TOPIC_OR_PARTITION (not in the metadata), NOT_LEADER_OR_FOLLOWER
 (known but not led here), OFFSET_OUT_OF_RANGE (below 0 other than -1, or past the high
 watermark), POLICY_VIOLATION (``cleanup.policy`` without ``delete``), KAFKA_STORAGE_ERROR
 (offline log dir); ``low_watermark`` is -1 with an error. A partition named twice is
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 from broker.handlers import RequestContext, handler
 from coordinator.acl_model import AclOperation, ResourceType
+from coordinator.cluster_state import INTERNAL_TOPICS
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, DeleteRecordsRequest, DeleteRecordsResponse
 
@@ -35,6 +37,11 @@ PartitionResult = DeleteRecordsResponse.DeleteRecordsPartitionResult
 def _delete(ctx: RequestContext, topic: str, partition: int, offset: int) -> int:
     broker = ctx.broker
     rm = broker.replica_manager
+    if topic in INTERNAL_TOPICS:
+        # ReplicaManager.deleteRecordsOnLocalLog, before any other check.
+        raise KafkaError(
+            ErrorCode.INVALID_TOPIC_EXCEPTION, f"Cannot delete records of internal topic {topic}"
+        )
     if rm.get_partition(topic, partition) is None:
         if broker.metadata_cache.partition_state(topic, partition) is not None:
             raise KafkaError(
@@ -44,6 +51,7 @@ def _delete(ctx: RequestContext, topic: str, partition: int, offset: int) -> int
         raise KafkaError(
             ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic-partition."
         )
+    rm.get_partition_or_error(topic, partition).local_log()  # leadership before the policy
     config = rm.get_log_config(topic, partition)
     if config is not None and "delete" not in config.cleanup_policy:
         # Partition.deleteRecordsOnLeader: only logs with the delete policy may lose records.
