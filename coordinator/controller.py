@@ -143,13 +143,18 @@ def validate_new_topic(
     too_many_replicas: Callable[[int, int], str] = _too_many_replicas,
     check_free: Callable[[str], None] | None = None,
     collides_with: Callable[[str], str | None] | None = None,
+    assignment_brokers_registered: bool = True,
 ) -> tuple[int, int, dict[str, Any]]:
     """Validate a new topic (CreateTopics entry, auto-creation); returns (partitions,
     replication, parsed overrides). Shared by the embedded controller and ZooKeeper mode's
     AdminZkClient. ``existing_topics`` includes topics being deleted (Kafka's
     ``validateTopicCreate`` refuses those as existing). ``check_free`` (raises when the name
     is taken) and ``collides_with`` (the existing topic whose '.'/'_'-unified name is the
-    given one) replace the scans of ``existing_topics`` where the caller keeps indexes."""
+    given one) replace the scans of ``existing_topics`` where the caller keeps indexes.
+    ``assignment_brokers_registered=False`` (ZooKeeper mode) lets a manual assignment name
+    brokers that are not registered, and more of them than are: ZkAdminManager.createTopics
+    does not check them ("this follows the existing logic in TopicCommand"); the controller
+    elects among the live ones."""
     if name in INTERNAL_TOPICS and not allow_internal:
         # The broker creates its internal topics itself, with its own configuration
         # (ControllerApis.createTopics refuses __cluster_metadata the same way).
@@ -162,7 +167,10 @@ def validate_new_topic(
     check_no_collision(name, existing_topics, collides_with)
     if assignments:
         partitions, replication = _check_assignments(
-            num_partitions, replication_factor, assignments, broker_ids
+            num_partitions,
+            replication_factor,
+            assignments,
+            broker_ids if assignment_brokers_registered else None,
         )
     else:
         partitions = default_partitions if num_partitions == -1 else num_partitions
@@ -171,7 +179,7 @@ def validate_new_topic(
         raise KafkaError(ErrorCode.INVALID_PARTITIONS, "Number of partitions must be larger than 0.")
     if replication <= 0:
         raise KafkaError(ErrorCode.INVALID_REPLICATION_FACTOR, "Replication factor must be larger than 0.")
-    if replication > len(broker_ids):
+    if replication > len(broker_ids) and (assignment_brokers_registered or not assignments):
         raise KafkaError(
             ErrorCode.INVALID_REPLICATION_FACTOR, too_many_replicas(replication, len(broker_ids))
         )
@@ -187,8 +195,9 @@ def _check_assignments(
     num_partitions: int,
     replication_factor: int,
     assignments: Sequence[tuple[int, Sequence[int]]],
-    broker_ids: Collection[int],
+    broker_ids: Collection[int] | None,
 ) -> tuple[int, int]:
+    """(partitions, replication) of a manual assignment; ``broker_ids`` None: any broker id."""
     # ReplicationControlManager.createTopic: explicit assignments exclude counts.
     if num_partitions != -1 or replication_factor != -1:
         raise KafkaError(
@@ -213,7 +222,7 @@ def _check_assignments(
                 f"Duplicate brokers in the assignment of partition {p}",
             )
         for b in replicas:
-            if b not in broker_ids:
+            if broker_ids is not None and b not in broker_ids:
                 raise KafkaError(
                     ErrorCode.INVALID_REPLICA_ASSIGNMENT,
                     f"The manual partition assignment includes broker {b}, but no such broker is registered.",

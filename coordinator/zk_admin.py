@@ -4,7 +4,8 @@ A ZooKeeper-mode broker creates, grows and deletes topics by writing znodes; the
 controller, watching them, does the rest (partition states, LeaderAndIsr):
 
 - create (``createTopicWithAssignment``): validate (the checks the embedded controller
-  makes, shared through ``validate_new_topic``; a topic marked for deletion exists),
+  makes, shared through ``validate_new_topic``; a topic marked for deletion exists; a
+  manual assignment may name brokers that are not registered, as ZkAdminManager allows),
   assign replicas (``AdminUtils.assignReplicasToBrokers`` over the registered
   brokers sorted by id; rack-aware when every broker has a rack), write ``/config/topics/<t>`` (even with no
   overrides), then ``/brokers/topics/<t>`` (version 3, with a new topic id). The two
@@ -279,6 +280,7 @@ class AdminZkClient:
             assignments=assignments,
             allow_internal=allow_internal,
             too_many_replicas=_zk_too_many_replicas,
+            assignment_brokers_registered=False,
         )
         if assignments:
             assignment = {p: list(replicas) for p, replicas in assignments}

@@ -200,7 +200,6 @@ def test_create_topic_writes_config_then_assignment(cluster):
         ("bad/name", 1, 1, (), ErrorCode.INVALID_TOPIC_EXCEPTION),
         ("x", 1, 4, (), ErrorCode.INVALID_REPLICATION_FACTOR),
         ("x", 0, 1, (), ErrorCode.INVALID_PARTITIONS),
-        ("x", -1, -1, [(0, [1, 9])], ErrorCode.INVALID_REPLICA_ASSIGNMENT),
         ("x", -1, -1, [(0, [1, 1])], ErrorCode.INVALID_REPLICA_ASSIGNMENT),
         ("x", -1, -1, [(0, [1]), (2, [2])], ErrorCode.INVALID_REPLICA_ASSIGNMENT),
         ("x", 2, -1, [(0, [1])], ErrorCode.INVALID_REQUEST),
