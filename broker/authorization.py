@@ -88,17 +88,38 @@ def _merge_fetches(
     return [refused if topic in denied else next(it) for topic in topics]
 
 
+# Errors.<X>.message(): what Kafka writes where it answers ``new ApiError(error)`` or
+# ``setErrorMessage(error.message)``
+DENIAL_MESSAGES: dict[ErrorCode, str] = {
+    ErrorCode.TOPIC_AUTHORIZATION_FAILED: "Topic authorization failed.",
+    ErrorCode.GROUP_AUTHORIZATION_FAILED: "Group authorization failed.",
+    ErrorCode.CLUSTER_AUTHORIZATION_FAILED: "Cluster authorization failed.",
+}
+
+# ConfigResource.Type ids
+CONFIG_TOPIC, CONFIG_BROKER, CONFIG_BROKER_LOGGER, CONFIG_CLIENT_METRICS, CONFIG_GROUP = 2, 4, 8, 16, 32
+
+
 def config_resource_error(
-    ctx: RequestContext, operation: AclOperation, resource_type: int, name: str
+    ctx: RequestContext, operation: AclOperation, resource_type: int, name: str, *, with_message: bool = False
 ) -> None:
-    """DescribeConfigs / AlterConfigs / IncrementalAlterConfigs (``ConfigHelper`` and
-    ``configsAuthorizationApiError``): a broker or broker-logger resource needs the operation on
-    the cluster (CLUSTER_AUTHORIZATION_FAILED), a topic on the topic (TOPIC_AUTHORIZATION_FAILED).
-    Raises KafkaError (without message, as Kafka's) when refused."""
-    if resource_type == 2 and not ctx.authorize(operation, TOPIC, name):  # TOPIC
-        raise KafkaError(ErrorCode.TOPIC_AUTHORIZATION_FAILED)
-    if resource_type in (4, 8) and not ctx.authorize(operation, CLUSTER):  # BROKER, BROKER_LOGGER
-        raise KafkaError(ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
+    """DescribeConfigs / AlterConfigs / IncrementalAlterConfigs (``ConfigHelper.
+    handleDescribeConfigsRequest``, ``process*AlterConfigsRequest`` and
+    ``configsAuthorizationApiError``): a broker, broker-logger or client-metrics resource needs
+    the operation on the cluster (CLUSTER_AUTHORIZATION_FAILED), a topic on the topic
+    (TOPIC_AUTHORIZATION_FAILED), a group (KIP-848) on the group (GROUP_AUTHORIZATION_FAILED).
+    Raises KafkaError when refused: without message as the alter paths' ``new ApiError(error,
+    null)``, with Errors' message (``with_message``) as DescribeConfigs. Other types pass."""
+    if resource_type == CONFIG_TOPIC:
+        allowed, error = ctx.authorize(operation, TOPIC, name), ErrorCode.TOPIC_AUTHORIZATION_FAILED
+    elif resource_type == CONFIG_GROUP:
+        allowed, error = ctx.authorize(operation, GROUP, name), ErrorCode.GROUP_AUTHORIZATION_FAILED
+    elif resource_type in (CONFIG_BROKER, CONFIG_BROKER_LOGGER, CONFIG_CLIENT_METRICS):
+        allowed, error = ctx.authorize(operation, CLUSTER), ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+    else:
+        return
+    if not allowed:
+        raise KafkaError(error, DENIAL_MESSAGES[error] if with_message else None)
 
 
 def group_denied(ctx: RequestContext, operation: AclOperation, groups: Iterable[str]) -> set[str]:
@@ -119,8 +140,9 @@ def init_producer_id_error(ctx: RequestContext, transactional_id: str | None) ->
         if ctx.authorize(WRITE, ResourceType.TRANSACTIONAL_ID, transactional_id):
             return None
         return ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
-    if ctx.authorize(AclOperation.IDEMPOTENT_WRITE, CLUSTER) or authorizer.authorize_by_resource_type(
-        ctx.principal, ctx.client_host, WRITE, TOPIC
-    ):
+    # logIfDenied = false (KafkaApis.handleInitProducerIdRequest): KIP-679 may still allow it
+    if ctx.authorize(AclOperation.IDEMPOTENT_WRITE, CLUSTER, log_denied=False):
+        return None
+    if authorizer.authorize_by_resource_type(ctx.principal, ctx.client_host, WRITE, TOPIC):
         return None
     return ErrorCode.CLUSTER_AUTHORIZATION_FAILED

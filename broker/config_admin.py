@@ -1,23 +1,35 @@
 """What AlterConfigs and IncrementalAlterConfigs share (Kafka's ``ConfigAdminManager``).
 
-Per request: a resource named twice answers INVALID_REQUEST "Each resource must appear at
-most once." for each entry. Per resource: a config name given twice answers INVALID_REQUEST
-"Error due to duplicate config keys"; a null value (other than for DELETE) INVALID_REQUEST
-"Null value not supported for : <names>". Then the resource's new config set is computed
-from its current one and handed over:
+Preprocessing (``ConfigAdminManager.preprocess``), before any authorization: a resource named
+twice answers INVALID_REQUEST "Each resource must appear at most once." for each entry; a
+config name given twice INVALID_REQUEST "Error due to duplicate config keys"; a null value
+(other than for DELETE) INVALID_REQUEST "Null value not supported for : <names>"; then by type:
 
-- topics (type 2): to the cluster's ``TopicAdmin.alter_topic_config`` (validated as
-  CreateTopics validates: INVALID_CONFIG; UNKNOWN_TOPIC_OR_PARTITION; an illegal name
-  INVALID_TOPIC_EXCEPTION; the default topic resource "" INVALID_REQUEST "Default topic
-  resources are not allowed.");
 - brokers (type 4): named "" (the cluster default) or this broker's id (else INVALID_REQUEST
   "Unexpected broker id, expected <id>, but received <name>", or "Node id must be an
   integer, but it is: <name>", read as Java's ``Integer.parseInt``: "00" is broker 0 and
-  is stored as "0"), to ``DynamicBrokerConfig``; configs that cannot change
-  without a restart answer INVALID_REQUEST "Cannot update these configs dynamically:
-  Set(<names>)" and bad values INVALID_REQUEST (KAFKA-13609 keeps that code);
-- broker loggers (type 8, IncrementalAlterConfigs only in Kafka): INVALID_REQUEST, Moldau
-  has none; any other type INVALID_REQUEST "Unknown resource type <t>".
+  is stored as "0"); the new dynamic config is validated (``DynamicBrokerConfig``): configs
+  that cannot change without a restart answer INVALID_REQUEST "Cannot update these configs
+  dynamically: Set(<names>)" and bad values INVALID_REQUEST (KAFKA-13609 keeps that code);
+- broker loggers (type 8): IncrementalAlterConfigs authorizes AlterConfigs on the cluster
+  here (CLUSTER_AUTHORIZATION_FAILED "Cluster authorization failed.") and then answers
+  INVALID_REQUEST, Moldau has none; legacy AlterConfigs INVALID_REQUEST "Unknown resource
+  type 8";
+- topics (2), client metrics (16) and groups (32) pass; any other type INVALID_REQUEST
+  "Unknown resource type <t>".
+
+Then each remaining resource is authorized (AlterConfigs on the topic, the group, or the
+cluster for brokers and client metrics; TOPIC_ / GROUP_ / CLUSTER_AUTHORIZATION_FAILED without
+message, ``configsAuthorizationApiError``) and the allowed ones are changed, the new config
+set computed from the current one:
+
+- topics: by the cluster's ``TopicAdmin.alter_topic_config`` (validated as CreateTopics
+  validates: INVALID_CONFIG; UNKNOWN_TOPIC_OR_PARTITION; an illegal name
+  INVALID_TOPIC_EXCEPTION; the default topic resource "" INVALID_REQUEST "Default topic
+  resources are not allowed.");
+- brokers: by ``DynamicBrokerConfig`` (validated again, then stored);
+- client metrics and groups: INVALID_REQUEST "AlterConfigs is only supported for topics and
+  brokers, but resource type is <TYPE>" (``ZkAdminManager``).
 
 ``prepare_incremental_configs`` is Kafka's ``ConfigAdminManager.prepareIncrementalConfigs``:
 SET, DELETE, APPEND (list configs: the values not yet in the list, added to the current
@@ -30,7 +42,7 @@ from __future__ import annotations
 import logging
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from broker.authorization import config_resource_error
@@ -46,7 +58,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-TOPIC, BROKER, BROKER_LOGGER = 2, 4, 8
+TOPIC, BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP = 2, 4, 8, 16, 32  # ConfigResource.Type ids
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3  # AlterConfigOp.OpType ids
 
 TOPIC_KEYS: dict[str, ConfigKey] = {name: t.key for name, t in TOPIC_CONFIGS.items()}
@@ -156,52 +168,68 @@ async def alter_resources(
     validate_only: bool,
     incremental: bool,
 ) -> list[Result]:
-    """What AlterConfigs and IncrementalAlterConfigs do per resource, in order: the duplicate
-    check, AlterConfigs authorization, ``update_of(resource)`` (checks the request's config
-    names and says how the new set follows from the current one) and the change. Each result
-    (``make_result(error_code=, error_message=, resource_type=, resource_name=)``) carries its
-    resource's error."""
+    """What AlterConfigs and IncrementalAlterConfigs do, in Kafka's order
+    (``KafkaApis.handle[Incremental]AlterConfigsRequest``): ``ConfigAdminManager.preprocess``
+    (``_preprocess``: the duplicate check, ``update_of(resource)`` which checks the request's
+    config names and says how the new set follows from the current one, then the checks by
+    resource type) answers its resources without authorizing them; the others are authorized
+    (AlterConfigs, ``process*AlterConfigsRequest``) and the allowed ones changed. Each result
+    (``make_result(error_code=, error_message=, resource_type=, resource_name=)``, in request
+    order) carries its resource's error."""
     twice = duplicated_resources([(r.resource_type, r.resource_name) for r in resources])
-    results = []
-    for res in resources:
-        result = make_result(
-            error_code=0, error_message=None, resource_type=res.resource_type, resource_name=res.resource_name
+    results = [
+        make_result(
+            error_code=0, error_message=None, resource_type=r.resource_type, resource_name=r.resource_name
         )
-        results.append(result)
+        for r in resources
+    ]
+    remaining: list[tuple[Any, Result, ConfigUpdate]] = []
+    for res, result in zip(resources, results, strict=True):
         try:
             if (res.resource_type, res.resource_name) in twice:
                 raise KafkaError(ErrorCode.INVALID_REQUEST, "Each resource must appear at most once.")
-            config_resource_error(ctx, AclOperation.ALTER_CONFIGS, res.resource_type, res.resource_name)
-            await alter_resource(
-                ctx,
+            update = update_of(res)
+            await _guarded(
+                _preprocess(ctx, res.resource_type, res.resource_name, update, incremental=incremental),
                 res.resource_type,
                 res.resource_name,
-                update_of(res),
-                validate_only=validate_only,
-                incremental=incremental,
             )
         except KafkaError as exc:
-            result.error_code = exc.code
-            result.error_message = bounded_message(exc.message)
+            _set_error(result, exc)
+            continue
+        remaining.append((res, result, update))
+    allowed = []
+    for res, result, update in remaining:
+        try:
+            config_resource_error(ctx, AclOperation.ALTER_CONFIGS, res.resource_type, res.resource_name)
+        except KafkaError as exc:
+            _set_error(result, exc)
+            continue
+        allowed.append((res, result, update))
+    for res, result, update in allowed:
+        try:
+            await _guarded(
+                _alter_resource(
+                    ctx, res.resource_type, res.resource_name, update, validate_only=validate_only
+                ),
+                res.resource_type,
+                res.resource_name,
+            )
+        except KafkaError as exc:
+            _set_error(result, exc)
     return results
 
 
-async def alter_resource(
-    ctx: RequestContext,
-    resource_type: int,
-    name: str,
-    new_configs: Callable[[dict[str, str], Mapping[str, ConfigKey]], dict[str, str]],
-    *,
-    validate_only: bool,
-    incremental: bool,
-) -> None:
-    """Compute the resource's new config set from its current one and store it; raises
-    KafkaError with Kafka's code. A failure to store (a full disk, ZooKeeper away) answers
+def _set_error(result: Any, exc: KafkaError) -> None:
+    result.error_code = exc.code
+    result.error_message = bounded_message(exc.message)
+
+
+async def _guarded(step: Awaitable[None], resource_type: int, name: str) -> None:
+    """``step``, whose failure to read or store (a full disk, ZooKeeper away) answers
     UNKNOWN_SERVER_ERROR for this resource, as Kafka's ``ApiError.fromThrowable``."""
     try:
-        await _alter_resource(
-            ctx, resource_type, name, new_configs, validate_only=validate_only, incremental=incremental
-        )
+        await step
     except KafkaError:
         raise
     except Exception as exc:
@@ -209,15 +237,41 @@ async def alter_resource(
         raise KafkaError(ErrorCode.UNKNOWN_SERVER_ERROR, f"Cannot store the configs: {exc}") from None
 
 
-async def _alter_resource(
-    ctx: RequestContext,
-    resource_type: int,
-    name: str,
-    new_configs: Callable[[dict[str, str], Mapping[str, ConfigKey]], dict[str, str]],
-    *,
-    validate_only: bool,
-    incremental: bool,
+async def _preprocess(
+    ctx: RequestContext, resource_type: int, name: str, new_configs: ConfigUpdate, *, incremental: bool
 ) -> None:
+    """``ConfigAdminManager.preprocess`` by resource type, before any authorization: a broker
+    resource's name (``validateResourceNameIsCurrentNodeId``) and new dynamic config
+    (``validateBrokerConfigChange``, nothing stored); broker loggers (IncrementalAlterConfigs
+    only, which authorizes them here as ``RuntimeLoggerManager.applyChangesForResource``);
+    topics, client metrics and groups pass; any other type is unknown."""
+    if resource_type == BROKER:
+        await _alter_broker(ctx, name, new_configs, validate_only=True)
+    elif resource_type == BROKER_LOGGER and incremental:
+        config_resource_error(ctx, AclOperation.ALTER_CONFIGS, resource_type, name, with_message=True)
+        raise KafkaError(ErrorCode.INVALID_REQUEST, "Broker logger configs are not supported by Moldau")
+    elif resource_type not in (TOPIC, CLIENT_METRICS, GROUP):
+        # legacy AlterConfigs does not support BROKER_LOGGER: caught here too
+        raise KafkaError(ErrorCode.INVALID_REQUEST, f"Unknown resource type {resource_type}")
+
+
+async def _alter_broker(
+    ctx: RequestContext, name: str, new_configs: ConfigUpdate, *, validate_only: bool
+) -> None:
+    level = _check_broker_name(ctx, name)
+    try:
+        await ctx.broker.dynamic_config.alter(
+            level, lambda current: new_configs(current, BROKER_KEYS), validate_only=validate_only
+        )
+    except ConfigError as exc:
+        raise KafkaError(ErrorCode.INVALID_REQUEST, str(exc)) from None
+
+
+async def _alter_resource(
+    ctx: RequestContext, resource_type: int, name: str, new_configs: ConfigUpdate, *, validate_only: bool
+) -> None:
+    """Compute a preprocessed, authorized resource's new config set from its current one and
+    store it (``ZkAdminManager.[incremental]AlterConfigs``); raises KafkaError with Kafka's code."""
     broker = ctx.broker
     if resource_type == TOPIC:
         if name == "":  # ZkAdminManager.alterTopicConfigs / incrementalAlterConfigs
@@ -227,14 +281,10 @@ async def _alter_resource(
         configs = new_configs(_render_overrides(current.get(name, {})), TOPIC_KEYS)
         await broker.topic_admin.alter_topic_config(name, configs, validate_only=validate_only)
     elif resource_type == BROKER:
-        level = _check_broker_name(ctx, name)
-        try:
-            await broker.dynamic_config.alter(
-                level, lambda current: new_configs(current, BROKER_KEYS), validate_only=validate_only
-            )
-        except ConfigError as exc:
-            raise KafkaError(ErrorCode.INVALID_REQUEST, str(exc)) from None
-    elif resource_type == BROKER_LOGGER and incremental:
-        raise KafkaError(ErrorCode.INVALID_REQUEST, "Broker logger configs are not supported by Moldau")
-    else:
-        raise KafkaError(ErrorCode.INVALID_REQUEST, f"Unknown resource type {resource_type}")
+        await _alter_broker(ctx, name, new_configs, validate_only=validate_only)
+    else:  # client metrics and groups: ZkAdminManager stores neither
+        type_name = {CLIENT_METRICS: "CLIENT_METRICS", GROUP: "GROUP"}.get(resource_type, str(resource_type))
+        raise KafkaError(
+            ErrorCode.INVALID_REQUEST,
+            f"AlterConfigs is only supported for topics and brokers, but resource type is {type_name}",
+        )

@@ -16,6 +16,10 @@ An action (principal, client host, operation, resource) is allowed when (``autho
    refuses; else an Allow that matches the same way allows, where an Allow of Read, Write,
    Delete or Alter also grants Describe and an Allow of AlterConfigs grants DescribeConfigs.
 
+A refused action is audited on ``kafka.authorizer.logger`` in ``AclAuthorizer.logAuditMessage``'s
+words, ending with the request's API name and the action's reference count (the times the
+request names the resource): INFO, or DEBUG for a check that only filters (``log_denied``).
+
 ``authorize_by_resource_type`` is Kafka's ``authorizeByResourceType`` (is the principal allowed
 the operation on at least one resource of a type, with no Deny dominating it), used by
 InitProducerId for idempotent producers (KIP-679).
@@ -54,6 +58,7 @@ from coordinator.acl_model import (
 from coordinator.acl_store import ACL_FILE, UNKNOWN_VERSION, AclStore, FileAclStore, VersionedAcls, ZkAclStore
 from coordinator.principal import KafkaPrincipal
 from coordinator.zookeeper import ZooKeeperClient
+from protocol.messages import ApiKey
 
 log = logging.getLogger(__name__)
 audit = logging.getLogger("kafka.authorizer.logger")
@@ -88,7 +93,11 @@ class Authorizer(Protocol):
         name: str,
         *,
         log_denied: bool = True,
+        api_key: int | None = None,
+        ref_count: int = 1,
     ) -> bool: ...
+
+    def audits(self, log_denied: bool) -> bool: ...
 
     def authorize_by_resource_type(
         self, principal: KafkaPrincipal, host: str, operation: AclOperation, resource_type: ResourceType
@@ -121,8 +130,13 @@ class AllowAll:
         name: str,
         *,
         log_denied: bool = True,
+        api_key: int | None = None,
+        ref_count: int = 1,
     ) -> bool:
         return True
+
+    def audits(self, log_denied: bool) -> bool:
+        return False
 
     def authorize_by_resource_type(
         self, principal: KafkaPrincipal, host: str, operation: AclOperation, resource_type: ResourceType
@@ -227,9 +241,12 @@ class AclAuthorizer:
         name: str,
         *,
         log_denied: bool = True,
+        api_key: int | None = None,
+        ref_count: int = 1,
     ) -> bool:
         """``log_denied`` false for checks that only filter or describe (Kafka's ``logIfDenied``):
-        their refusals are audited at DEBUG, not INFO."""
+        their refusals are audited at DEBUG, not INFO. ``api_key`` (the request's) and
+        ``ref_count`` (Kafka's ``Action.resourceReferenceCount``) only end the audit line."""
         if principal in self.super_users:
             return True
         acls = self.matching_acls(resource_type, name)
@@ -253,18 +270,40 @@ class AclAuthorizer:
                 and (e.operation in granting or e.operation == AclOperation.ALL)
                 for e in acls
             )
-        level = logging.INFO if log_denied else logging.DEBUG
-        if not allowed and audit.isEnabledFor(level):
-            audit.log(
-                level,
-                "Principal = %s is Denied Operation = %s from host = %s on resource = %s:LITERAL:%s",
-                principal,
-                operation.pascal,
-                host,
-                resource_type.pascal,
-                name,
+        if not allowed and self.audits(log_denied):
+            self._audit_denied(
+                principal, host, operation, resource_type, name, log_denied, api_key, ref_count
             )
         return allowed
+
+    def audits(self, log_denied: bool) -> bool:
+        """Would a refusal be written to the audit log (callers count references only then)?"""
+        return audit.isEnabledFor(logging.INFO if log_denied else logging.DEBUG)
+
+    @staticmethod
+    def _audit_denied(
+        principal: KafkaPrincipal,
+        host: str,
+        operation: AclOperation,
+        resource_type: ResourceType,
+        name: str,
+        log_denied: bool,
+        api_key: int | None,
+        ref_count: int,
+    ) -> None:
+        """``AclAuthorizer.logAuditMessage`` for a refusal: the API is named as ``ApiKeys``
+        does (its id when unknown); an action outside any request has no such tail."""
+        level = logging.INFO if log_denied else logging.DEBUG
+        line = "Principal = %s is Denied Operation = %s from host = %s on resource = %s:LITERAL:%s"
+        args: tuple[object, ...] = (principal, operation.pascal, host, resource_type.pascal, name)
+        if api_key is not None:
+            try:
+                api: object = ApiKey(api_key).name
+            except ValueError:
+                api = api_key
+            line += " for request = %s with resourceRefCount = %d"
+            args += (api, ref_count)
+        audit.log(level, line, *args)
 
     def authorize_by_resource_type(
         self, principal: KafkaPrincipal, host: str, operation: AclOperation, resource_type: ResourceType

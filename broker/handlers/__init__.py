@@ -27,6 +27,7 @@ import inspect
 import ipaddress
 import pkgutil
 import socket
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -109,7 +110,13 @@ class RequestContext:
         if not authorizer.enabled:
             return True
         return authorizer.authorize(
-            self.principal, self.client_host, operation, resource_type, name, log_denied=log_denied
+            self.principal,
+            self.client_host,
+            operation,
+            resource_type,
+            name,
+            log_denied=log_denied,
+            api_key=self.api_key,
         )
 
     def authorized(
@@ -120,15 +127,27 @@ class RequestContext:
         *,
         log_denied: bool = True,
     ) -> set[str]:
-        """The names among ``names`` this principal may do ``operation`` on (``filterByAuthorized``)."""
+        """The names among ``names`` this principal may do ``operation`` on (``filterByAuthorized``:
+        one action per distinct name, its reference count the times ``names`` holds it, counted
+        only when a refusal would be audited)."""
         authorizer = self.broker.authorizer
         if not authorizer.enabled:
             return set(names)
-        principal, host = self.principal, self.client_host
+        counts = Counter(names) if authorizer.audits(log_denied) else dict.fromkeys(names, 1)
+        principal, host, api_key = self.principal, self.client_host, self.api_key
         return {
             n
-            for n in set(names)
-            if authorizer.authorize(principal, host, operation, resource_type, n, log_denied=log_denied)
+            for n, count in counts.items()
+            if authorizer.authorize(
+                principal,
+                host,
+                operation,
+                resource_type,
+                n,
+                log_denied=log_denied,
+                api_key=api_key,
+                ref_count=count,
+            )
         }
 
 

@@ -13,8 +13,14 @@ INVALID_REQUEST. ``validate_only`` checks everything and changes nothing.
 
 Version notes: v1 is the same (throttling before the answer); v2 is flexible.
 
-Authorization: AlterConfigs on the cluster for a broker resource (CLUSTER_AUTHORIZATION_FAILED),
-on the topic for a topic (TOPIC_AUTHORIZATION_FAILED), checked after the duplicate check.
+Authorization (``KafkaApis.handleAlterConfigsRequest``): only the resources
+``ConfigAdminManager.preprocess`` leaves are authorized; its refusals (a resource or config
+name twice, a null value, a broker resource naming another broker or an invalid dynamic
+config, a broker-logger or unknown type) answer INVALID_REQUEST whatever the ACLs.
+AlterConfigs on the cluster for a broker or client-metrics resource
+(CLUSTER_AUTHORIZATION_FAILED), on the topic (TOPIC_AUTHORIZATION_FAILED), on the group for a
+group resource (type 32, KIP-848: GROUP_AUTHORIZATION_FAILED), all without message. An
+allowed client-metrics or group resource answers INVALID_REQUEST (Moldau stores neither).
 
 Not implemented: ``alter.config.policy.class.name``.
 """

@@ -31,9 +31,14 @@ Behaviour (Kafka's ``ControllerApis.createTopics`` / ``ReplicationControlManager
   refuse every topic of the request, more than ``max.partitions`` in all (KIP-578) refuse
   the topic that would pass it; both POLICY_VIOLATION with the limit in the message.
 
-Authorization: Create on the cluster, or on each topic, else TOPIC_AUTHORIZATION_FAILED
-("Authorization failed.") for it; without DescribeConfigs on a topic its configs are left out
-and ``topic_config_error_code`` (v5+) is TOPIC_AUTHORIZATION_FAILED.
+Authorization (``KafkaApis.handleCreateTopicsRequest``): Create on the cluster, or on each
+topic, else TOPIC_AUTHORIZATION_FAILED ("Authorization failed.") for it. The configs, partition
+count, replication factor (v5+) and topic id (v7) of a created topic are filled only with
+DescribeConfigs on it (``ZkAdminManager.createTopics``' ``includeConfigsAndMetadata``); without,
+they keep the schema's defaults (none, -1, -1, zero) and ``topic_config_error_code`` is
+TOPIC_AUTHORIZATION_FAILED, as for a topic refused before creation (a duplicate, no Create).
+A topic whose creation failed answers ``topic_config_error_code`` NONE
+(``handleCreateTopicsResults``).
 
 Version notes: v2 is the lowest Kafka 4 serves; v5 is flexible and returns
 configs; v7 returns topic ids.
@@ -103,6 +108,8 @@ async def handle_create_topics(ctx: RequestContext, request: CreateTopicsRequest
         creatable = names
     else:
         creatable = ctx.authorized(AclOperation.CREATE, ResourceType.TOPIC, names)
+    describable = ctx.authorized(AclOperation.DESCRIBE_CONFIGS, ResourceType.TOPIC, names, log_denied=False)
+    hidden = ErrorCode.TOPIC_AUTHORIZATION_FAILED.code
     results: list[Result] = []
     creations: list[tuple[Result, Awaitable[uuid.UUID]]] = []
     for t in request.topics:
@@ -113,6 +120,7 @@ async def handle_create_topics(ctx: RequestContext, request: CreateTopicsRequest
                     error_code=ErrorCode.INVALID_REQUEST.code,
                     error_message="Create topics request from client contains multiple entries for the following topics: "
                     + quoted_name(t.name),
+                    topic_config_error_code=0 if t.name in describable else hidden,
                 )
             )
             continue
@@ -122,6 +130,7 @@ async def handle_create_topics(ctx: RequestContext, request: CreateTopicsRequest
                     name=t.name,
                     error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED.code,
                     error_message="Authorization failed.",
+                    topic_config_error_code=0 if t.name in describable else hidden,
                 )
             )
             continue
@@ -150,14 +159,16 @@ async def handle_create_topics(ctx: RequestContext, request: CreateTopicsRequest
         except KafkaError as exc:
             results.append(Result(name=t.name, error_code=exc.code, error_message=exc.message))
             continue
-        partitions, replication, overrides = creation.partitions, creation.replication, creation.overrides
-        result = Result(
-            name=t.name,
-            error_code=0,
-            num_partitions=partitions,
-            replication_factor=replication,
-            configs=_configs(ctx, overrides),
-        )
+        if t.name in describable:  # ZkAdminManager.maybePopulateMetadataAndConfigs
+            result = Result(
+                name=t.name,
+                error_code=0,
+                num_partitions=creation.partitions,
+                replication_factor=creation.replication,
+                configs=_configs(ctx, creation.overrides),
+            )
+        else:
+            result = Result(name=t.name, error_code=0, topic_config_error_code=hidden)
         if creation.done is not None:
             creations.append((result, creation.done))
         results.append(result)
@@ -171,20 +182,16 @@ async def handle_create_topics(ctx: RequestContext, request: CreateTopicsRequest
             _failed(result, ErrorCode.UNKNOWN_SERVER_ERROR.code, f"Cannot create the topic's logs: {outcome}")
         elif isinstance(outcome, BaseException):
             raise outcome
-        else:
+        elif result.name in describable:  # ZkAdminManager.populateIds
             result.topic_id = outcome
-    # the created topic's configs only with DescribeConfigs on it (topic_config_error_code, v5+)
-    describable = ctx.authorized(AclOperation.DESCRIBE_CONFIGS, ResourceType.TOPIC, names, log_denied=False)
-    for result in results:
-        if result.name not in describable:
-            result.topic_config_error_code = ErrorCode.TOPIC_AUTHORIZATION_FAILED.code
-            result.configs = []
     return CreateTopicsResponse(throttle_time_ms=0, topics=results)
 
 
 def _failed(result: Result, code: int, message: str) -> None:
+    """``handleCreateTopicsResults``: a failed creation resets what DescribeConfigs decided."""
     result.error_code = code
     result.error_message = message
     result.num_partitions = -1
     result.replication_factor = -1
     result.configs = []
+    result.topic_config_error_code = 0

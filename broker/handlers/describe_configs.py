@@ -22,9 +22,12 @@ Behaviour:
 Version notes: v1 adds config_source and synonyms (is_default is v0 only);
 v3 adds config_type and documentation; v4 is flexible.
 
-Authorization: DescribeConfigs on the cluster for a broker resource
-(CLUSTER_AUTHORIZATION_FAILED), on the topic for a topic (TOPIC_AUTHORIZATION_FAILED,
-whether it exists or not).
+Authorization (``ConfigHelper.handleDescribeConfigsRequest``): DescribeConfigs on the cluster
+for a broker, broker-logger or client-metrics resource (CLUSTER_AUTHORIZATION_FAILED), on the
+topic for a topic (TOPIC_AUTHORIZATION_FAILED, whether it exists or not), on the group for a
+group resource (type 32, KIP-848: GROUP_AUTHORIZATION_FAILED), each with Errors' message
+("Topic authorization failed."); an allowed client-metrics or group resource answers
+INVALID_REQUEST (Moldau has neither).
 
 Not implemented: broker logger resources (type 8) answer INVALID_REQUEST.
 """
@@ -100,7 +103,9 @@ async def handle_describe_configs(
             await asyncio.sleep(0)  # other clients' requests run between slices
         result = Result(resource_type=res.resource_type, resource_name=res.resource_name, error_code=0)
         try:
-            config_resource_error(ctx, AclOperation.DESCRIBE_CONFIGS, res.resource_type, res.resource_name)
+            config_resource_error(
+                ctx, AclOperation.DESCRIBE_CONFIGS, res.resource_type, res.resource_name, with_message=True
+            )
             if res.resource_type == TOPIC:
                 validate_topic_name(res.resource_name)
                 topic_overrides = overrides.get(res.resource_name)

@@ -7,15 +7,20 @@ coordinator epoch and current transaction start offset (-1: none). Operators
 use it to see what the idempotence checks are working from. Unknown topics or
 partitions: UNKNOWN_TOPIC_OR_PARTITION, with an error message.
 
-Authorization: Read on each topic, else TOPIC_AUTHORIZATION_FAILED for its partitions.
+Authorization (``KafkaApis.handleDescribeProducersRequest``): per requested topic, its name is
+validated first (``Topic.validate``: INVALID_TOPIC_EXCEPTION with its message for every
+partition, not authorized), then Read on the topic, else TOPIC_AUTHORIZATION_FAILED "Topic
+authorization failed." for its partitions.
 
 Version notes: v0 is the only version (flexible).
 """
 
 from __future__ import annotations
 
+from broker.authorization import DENIAL_MESSAGES
 from broker.handlers import RequestContext, handler
 from coordinator.acl_model import AclOperation, ResourceType
+from coordinator.controller import validate_topic_name
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, DescribeProducersRequest, DescribeProducersResponse
 
@@ -30,18 +35,17 @@ def handle_describe_producers(
 ) -> DescribeProducersResponse:
     rm = ctx.broker.replica_manager
     topics = []
-    readable = ctx.authorized(AclOperation.READ, ResourceType.TOPIC, (t.name for t in request.topics))
     for t in request.topics:
+        topic_error = _topic_error(ctx, t.name)
         parts = []
         for index in t.partition_indexes:
+            if topic_error is not None:
+                parts.append(_error(index, topic_error))
+                continue
             try:
-                if t.name not in readable:
-                    raise KafkaError(ErrorCode.TOPIC_AUTHORIZATION_FAILED)
                 active = rm.describe_producers(t.name, index)
             except KafkaError as exc:
-                parts.append(
-                    PartitionResponse(partition_index=index, error_code=exc.code, error_message=exc.message)
-                )
+                parts.append(_error(index, exc))
                 continue
             producers = [
                 ProducerState(
@@ -57,3 +61,20 @@ def handle_describe_producers(
             parts.append(PartitionResponse(partition_index=index, error_code=0, active_producers=producers))
         topics.append(TopicResponse(name=t.name, partitions=parts))
     return DescribeProducersResponse(throttle_time_ms=0, topics=topics)
+
+
+def _error(index: int, exc: KafkaError) -> DescribeProducersResponse.PartitionResponse:
+    return PartitionResponse(partition_index=index, error_code=exc.code, error_message=exc.message)
+
+
+def _topic_error(ctx: RequestContext, name: str) -> KafkaError | None:
+    """``checkValidTopic`` before the Read check, once per requested topic (as Kafka's
+    ``authorize``, not a filter over the distinct names)."""
+    try:
+        validate_topic_name(name)
+    except KafkaError as exc:
+        return exc
+    if not ctx.authorize(AclOperation.READ, ResourceType.TOPIC, name):
+        error = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+        return KafkaError(error, DENIAL_MESSAGES[error])
+    return None

@@ -16,8 +16,15 @@ Version notes: v1 is flexible.
 Not implemented: broker logger resources (type 8) answer INVALID_REQUEST;
 ``alter.config.policy.class.name``.
 
-Authorization: AlterConfigs on the cluster for a broker resource (CLUSTER_AUTHORIZATION_FAILED),
-on the topic for a topic (TOPIC_AUTHORIZATION_FAILED), checked after the duplicate check.
+Authorization (``KafkaApis.handleIncrementalAlterConfigsRequest``): only the resources
+``ConfigAdminManager.preprocess`` leaves are authorized; its refusals (a resource or config
+name twice, a null value, a broker resource naming another broker or an invalid dynamic
+config, an unknown type) answer INVALID_REQUEST whatever the ACLs. AlterConfigs on the
+cluster for a broker or client-metrics resource (CLUSTER_AUTHORIZATION_FAILED), on the topic
+(TOPIC_AUTHORIZATION_FAILED), on the group for a group resource (type 32, KIP-848:
+GROUP_AUTHORIZATION_FAILED), all without message; broker loggers are authorized in
+preprocessing (CLUSTER_AUTHORIZATION_FAILED "Cluster authorization failed."). An allowed
+client-metrics or group resource answers INVALID_REQUEST (Moldau stores neither).
 """
 
 from __future__ import annotations

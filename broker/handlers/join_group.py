@@ -28,7 +28,9 @@ flexible; v7 returns the protocol type and a nullable protocol name (KIP-559);
 v8 adds the reason (KIP-800, logged); v9 adds skip_assignment (KIP-814: a
 static leader rejoining a stable group learns it leads without reassigning).
 
-Authorization: Read on the group, else GROUP_AUTHORIZATION_FAILED.
+Authorization: Read on the group, else GROUP_AUTHORIZATION_FAILED answered as
+``JoinGroupRequest.getErrorResponse``: member id and leader "", generation -1, protocol name
+"" (null from v7), whatever member id the request carried.
 
 Not implemented: KIP-848 consumer
 groups (ConsumerGroupHeartbeat) and upgrading a classic group to them.
@@ -82,7 +84,8 @@ async def handle_join_group(ctx: RequestContext, request: JoinGroupRequest) -> J
     version = ctx.api_version
     groups = ctx.broker.groups
     if not ctx.authorize(AclOperation.READ, ResourceType.GROUP, request.group_id):
-        return _response(version, JoinResult(ErrorCode.GROUP_AUTHORIZATION_FAILED, request.member_id))
+        # KafkaApis.handleJoinGroupRequest: joinGroupRequest.getErrorResponse (UNKNOWN_MEMBER_ID "")
+        return _response(version, JoinResult(ErrorCode.GROUP_AUTHORIZATION_FAILED, ""))
     req = JoinRequest(
         group_id=request.group_id,
         member_id=request.member_id,

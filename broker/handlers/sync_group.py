@@ -12,15 +12,16 @@ gets its current assignment at once.
   loading: REBALANCE_IN_PROGRESS (as Kafka: older clients do not know
   COORDINATOR_LOAD_IN_PROGRESS here, and the rebalance must start over).
 - v5: protocol type and name must be sent (else INCONSISTENT_GROUP_PROTOCOL,
-  ``SyncGroupRequest.areMandatoryProtocolTypeAndNamePresent``) and match the
-  group's (else INCONSISTENT_GROUP_PROTOCOL).
+  ``SyncGroupRequest.areMandatoryProtocolTypeAndNamePresent``, checked before
+  authorization) and match the group's (else INCONSISTENT_GROUP_PROTOCOL).
 - The leader's assignment is written to ``__consumer_offsets`` (the group's
   GroupMetadataValue) before anyone is answered.
 
 Version notes: v1 adds throttle time; v3 adds group.instance.id; v4 is
 flexible; v5 carries protocol type and name both ways (KIP-559).
 
-Authorization: Read on the group, else GROUP_AUTHORIZATION_FAILED.
+Authorization: Read on the group, else GROUP_AUTHORIZATION_FAILED (after the v5 check
+above, as ``KafkaApis.handleSyncGroupRequest``).
 """
 
 from __future__ import annotations
@@ -46,10 +47,11 @@ def _response(result: SyncResult) -> SyncGroupResponse:
 @handler(ApiKey.SYNC_GROUP, versions=(0, 5))
 async def handle_sync_group(ctx: RequestContext, request: SyncGroupRequest) -> SyncGroupResponse:
     groups = ctx.broker.groups
-    if not ctx.authorize(AclOperation.READ, ResourceType.GROUP, request.group_id):
-        return _response(SyncResult(ErrorCode.GROUP_AUTHORIZATION_FAILED))
+    # KafkaApis.handleSyncGroupRequest: the mandatory fields before the Read check
     if ctx.api_version >= 5 and (request.protocol_type is None or request.protocol_name is None):
         return _response(SyncResult(ErrorCode.INCONSISTENT_GROUP_PROTOCOL))
+    if not ctx.authorize(AclOperation.READ, ResourceType.GROUP, request.group_id):
+        return _response(SyncResult(ErrorCode.GROUP_AUTHORIZATION_FAILED))
     assignments = {a.member_id: bytes(a.assignment) for a in request.assignments}  # the last one wins
     answer: asyncio.Future[SyncResult] = asyncio.get_running_loop().create_future()
 
