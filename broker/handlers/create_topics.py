@@ -109,30 +109,12 @@ async def handle_create_topics(ctx: RequestContext, request: CreateTopicsRequest
     else:
         creatable = ctx.authorized(AclOperation.CREATE, ResourceType.TOPIC, names)
     describable = ctx.authorized(AclOperation.DESCRIBE_CONFIGS, ResourceType.TOPIC, names, log_denied=False)
-    hidden = ErrorCode.TOPIC_AUTHORIZATION_FAILED.code
     results: list[Result] = []
     creations: list[tuple[Result, Awaitable[uuid.UUID]]] = []
     for t in request.topics:
-        if counts[t.name] > 1:
-            results.append(
-                Result(
-                    name=t.name,
-                    error_code=ErrorCode.INVALID_REQUEST.code,
-                    error_message="Create topics request from client contains multiple entries for the following topics: "
-                    + quoted_name(t.name),
-                    topic_config_error_code=0 if t.name in describable else hidden,
-                )
-            )
-            continue
-        if t.name not in creatable:
-            results.append(
-                Result(
-                    name=t.name,
-                    error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED.code,
-                    error_message="Authorization failed.",
-                    topic_config_error_code=0 if t.name in describable else hidden,
-                )
-            )
+        refusal = _refused_before_creation(t.name, counts[t.name], creatable, describable)
+        if refusal is not None:
+            results.append(refusal)
             continue
         null_configs = [c.name for c in t.configs if c.value is None]
         if null_configs and broker.metadata_cache.get_topic(t.name) is None:
@@ -168,7 +150,7 @@ async def handle_create_topics(ctx: RequestContext, request: CreateTopicsRequest
                 configs=_configs(ctx, creation.overrides),
             )
         else:
-            result = Result(name=t.name, error_code=0, topic_config_error_code=hidden)
+            result = Result(name=t.name, error_code=0, topic_config_error_code=_HIDDEN)
         if creation.done is not None:
             creations.append((result, creation.done))
         results.append(result)
@@ -185,6 +167,33 @@ async def handle_create_topics(ctx: RequestContext, request: CreateTopicsRequest
         elif result.name in describable:  # ZkAdminManager.populateIds
             result.topic_id = outcome
     return CreateTopicsResponse(throttle_time_ms=0, topics=results)
+
+
+_HIDDEN = ErrorCode.TOPIC_AUTHORIZATION_FAILED.code  # the config error of a topic not describable
+
+
+def _refused_before_creation(
+    name: str, count: int, creatable: set[str], describable: set[str]
+) -> Result | None:
+    """A duplicate entry or a topic the principal may not create; these keep their hidden
+    config error (Kafka resets it only for the creations it tried)."""
+    config_error = 0 if name in describable else _HIDDEN
+    if count > 1:
+        return Result(
+            name=name,
+            error_code=ErrorCode.INVALID_REQUEST.code,
+            error_message="Create topics request from client contains multiple entries for the following topics: "
+            + quoted_name(name),
+            topic_config_error_code=config_error,
+        )
+    if name not in creatable:
+        return Result(
+            name=name,
+            error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED.code,
+            error_message="Authorization failed.",
+            topic_config_error_code=config_error,
+        )
+    return None
 
 
 def _failed(result: Result, code: int, message: str) -> None:
