@@ -10,10 +10,16 @@ on its inter-broker endpoint, with this broker's id and broker epoch (the czxid 
 - success: ``on_committed(partition, leader epoch, partition epoch, ISR)`` (the
   ReplicaManager commits it, Kafka's ``Partition.handleAlterPartitionUpdate``);
 - a partition error: ``Partition.on_alter_partition_failed`` (Kafka's
-  ``handleAlterPartitionError``);
+  ``handleAlterPartitionError``), which says whether the same proposal is sent again (an
+  unexpected error); a partition missing from the answer is sent again too;
 - no controller known, a network failure or a top-level error (NOT_CONTROLLER,
   STALE_BROKER_EPOCH, ...): the proposals are sent again after ``retry_backoff_ms`` (Kafka
-  retries them after 50 ms), unless a newer one replaced them meanwhile.
+  retries them after 50 ms), unless a newer one replaced them meanwhile. Every resend waits
+  ``retry_backoff_ms``, so a controller that keeps failing one partition is no hot loop.
+
+A refusal of a proposal the partition no longer has pending (a LeaderAndIsr replaced it
+meanwhile) is ignored, as Kafka's ``Partition.submitAlterPartition`` does: nothing is reset
+or resent.
 
 Version: the newest both sides speak, at most 3; the request carries both the topic name
 (v0-1) and the topic id (v2+), both ``NewIsr`` (v0-2) and ``NewIsrWithEpochs`` (v3+, broker
@@ -154,27 +160,35 @@ class AlterPartitionManager:
             if error is not ErrorCode.NONE:
                 self.client.disconnect(controller)  # the controller may have moved
             return batch
+        return self._handle_partitions(batch, response)
+
+    def _handle_partitions(
+        self, batch: dict[TopicPartition, AlterPartitionItem], response: AlterPartitionResponse
+    ) -> dict[TopicPartition, AlterPartitionItem]:
+        """Hand each partition's answer back; returns the items to send again: those whose
+        error ``Partition.on_alter_partition_failed`` retries and those missing from the
+        answer (Kafka's ``handleAlterPartitionResponse`` keeps them unsent)."""
         by_id = {item.partition.log.topic_id: item.partition.topic for item in batch.values()}
-        answered: set[TopicPartition] = set()
+        answers: dict[TopicPartition, AlterPartitionResponse.PartitionData] = {}
         for topic in response.topics:
             name = topic.topic_name or by_id.get(topic.topic_id, "")
             for data in topic.partitions:
-                key = (name, data.partition_index)
-                item = batch.get(key)
-                if item is None:
-                    continue
-                answered.add(key)
-                error = ErrorCode.for_code(data.error_code)
-                if error is ErrorCode.NONE:
-                    self._on_committed(
-                        item.partition, data.leader_epoch, data.partition_epoch, tuple(data.isr)
-                    )
-                else:
-                    item.partition.on_alter_partition_failed(error)
+                answers[(name, data.partition_index)] = data
+        retry: dict[TopicPartition, AlterPartitionItem] = {}
         for key, item in batch.items():
-            if key not in answered:
-                item.partition.on_alter_partition_failed(ErrorCode.UNKNOWN_SERVER_ERROR)
-        return {}
+            partition = item.partition
+            data = answers.get(key)
+            if data is not None and data.error_code == 0:
+                # on_alter_partition_committed checks the epochs itself
+                self._on_committed(partition, data.leader_epoch, data.partition_epoch, tuple(data.isr))
+            elif not partition.is_pending_isr_change(item.new_isr, item.leader_epoch, item.partition_epoch):
+                continue  # replaced meanwhile (LeaderAndIsr, commit): nothing to retry or reset
+            elif data is None:
+                log.warning("AlterPartition: %s-%d was sent but not answered; resending", *key)
+                retry[key] = item
+            elif partition.on_alter_partition_failed(ErrorCode.for_code(data.error_code)):
+                retry[key] = item
+        return retry
 
     def _request(self, batch: dict[TopicPartition, AlterPartitionItem]) -> AlterPartitionRequest:
         epoch = self._broker_epoch()

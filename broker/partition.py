@@ -91,6 +91,23 @@ class FollowerState:
         self.last_fetch_leader_log_end_offset = leader_end_offset
         self.last_fetch_time_ms = fetch_time_ms
 
+    def reset(self, now_ms: int, leader_end_offset: int, *, is_new_leader: bool, in_sync: bool) -> None:
+        """Kafka's ``Replica.resetReplicaState`` at a new leader epoch. A new leader knows
+        nothing of the follower yet; a leader re-elected in a new epoch keeps its log end and
+        log start offsets (so the high watermark does not wait for every follower to fetch
+        again). Either way an ISR member counts as caught up now and any other one as never,
+        so the high watermark is not held back by a follower no longer in sync."""
+        self.last_caught_up_time_ms = now_ms if in_sync else 0
+        if is_new_leader:
+            self.log_start_offset = -1
+            self.log_end_offset = -1
+            self.last_fetch_leader_log_end_offset = -1
+            self.last_fetch_time_ms = 0
+        else:
+            self.last_fetch_leader_log_end_offset = leader_end_offset
+            # 0 for a follower out of the ISR: it may not rejoin before it fetches again
+            self.last_fetch_time_ms = now_ms if in_sync else 0
+
     def is_caught_up(self, leader_end_offset: int, now_ms: int, max_lag_ms: int) -> bool:
         """Kafka's ``ReplicaState.isCaughtUp``."""
         return leader_end_offset == self.log_end_offset or now_ms - self.last_caught_up_time_ms <= max_lag_ms
@@ -194,10 +211,12 @@ class Partition:
 
         Kafka's ``Partition.makeLeader``: the new epoch starts at the log end offset in the
         leader-epoch cache (so OffsetForLeaderEpoch answers (epoch, LEO) even for a partition
-        never written to), follower states are reset for the new replica set, and the high
-        watermark is recomputed (after an unclean shutdown the checkpointed one may lag).
+        never written to), follower states are reset for the new epoch (``resetReplicaState``:
+        a leader re-elected keeps what it knows of its followers) and the high watermark is
+        recomputed (after an unclean shutdown the checkpointed one may lag).
         """
-        new_epoch = state.leader_epoch != self.leader_epoch or not self.is_leader
+        is_new_leader = not self.is_leader
+        new_epoch = state.leader_epoch != self.leader_epoch or is_new_leader
         old_isr = self.isr
         self._update_assignment(state)
         if not new_epoch and self.isr != old_isr:
@@ -207,26 +226,16 @@ class Partition:
         cache = self.log.leader_epoch_cache
         if cache.latest_epoch != state.leader_epoch:
             cache.assign(state.leader_epoch, self.log.log_end_offset)
-        now = self._time_ms()
+        # Kafka's updateAssignmentAndIsr: a replica keeps its state, one new to the assignment
+        # starts unknown (a new leader's states are all reset below).
+        states = self.follower_states
+        self.follower_states = {
+            r: states.get(r) or FollowerState(r) for r in self.replicas if r != self.local_broker_id
+        }
         if new_epoch:
-            # Replica.resetReplicaState: log end offsets unknown until they fetch; the ISR
-            # members count as caught up now, so they are not dropped before their first fetch.
-            leo = self.log.log_end_offset
-            self.follower_states = {
-                r: FollowerState(
-                    r,
-                    last_caught_up_time_ms=now if r in self.isr else 0,
-                    last_fetch_leader_log_end_offset=leo if r in self.isr else -1,
-                    last_fetch_time_ms=now if r in self.isr else 0,
-                )
-                for r in self.replicas
-                if r != self.local_broker_id
-            }
-        else:
-            states = self.follower_states
-            self.follower_states = {
-                r: states.get(r) or FollowerState(r) for r in self.replicas if r != self.local_broker_id
-            }
+            now, leo = self._time_ms(), self.log.log_end_offset
+            for replica, follower in self.follower_states.items():
+                follower.reset(now, leo, is_new_leader=is_new_leader, in_sync=replica in self.isr)
         self.maybe_increment_high_watermark()
         return new_epoch
 
@@ -439,10 +448,34 @@ class Partition:
         )
         return self.maybe_increment_high_watermark()
 
-    def on_alter_partition_failed(self, error: ErrorCode) -> None:
-        """The controller refused the change (Kafka's ``handleAlterPartitionError``): the
-        pending change is dropped, except for the errors after which Kafka waits for new
-        metadata (a LeaderAndIsr replaces the state then)."""
+    def is_pending_isr_change(
+        self, new_isr: tuple[int, ...], leader_epoch: int, partition_epoch: int
+    ) -> bool:
+        """Whether a proposal sent with these epochs is still the pending one (Kafka's
+        ``partitionState == proposedIsrState`` in ``submitAlterPartition``): an answer to an
+        older one is ignored, as a LeaderAndIsr or a commit has replaced it meanwhile."""
+        return (
+            self.pending_isr == new_isr
+            and self.leader_epoch == leader_epoch
+            and self.partition_epoch == partition_epoch
+            and self.is_leader
+        )
+
+    def on_alter_partition_failed(self, error: ErrorCode) -> bool:
+        """The controller refused the pending change (Kafka's ``handleAlterPartitionError``);
+        returns whether the same proposal is to be sent again.
+
+        OPERATION_NOT_ATTEMPTED and INELIGIBLE_REPLICA: the controller says it did not apply
+        it, so the committed state is back (the change may be proposed again). After the
+        errors of a stale view of the partition, the change stays pending until the
+        controller's LeaderAndIsr replaces it. Any other error (a deposed controller's
+        NOT_CONTROLLER, UNKNOWN_SERVER_ERROR, ...) is retried with the same proposal.
+        """
+        name = f"{self.topic}-{self.partition}"
+        if error in (ErrorCode.OPERATION_NOT_ATTEMPTED, ErrorCode.INELIGIBLE_REPLICA):
+            log.info("%s: ISR change refused (%s); back to the committed ISR", name, error.name)
+            self.pending_isr = None
+            return False
         if error in (
             ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
             ErrorCode.UNKNOWN_TOPIC_ID,
@@ -451,15 +484,10 @@ class Partition:
             ErrorCode.INVALID_REQUEST,
             ErrorCode.NEW_LEADER_ELECTED,
         ):
-            log.info(
-                "%s-%d: ISR change refused (%s), waiting for new metadata",
-                self.topic,
-                self.partition,
-                error.name,
-            )
-            return
-        log.info("%s-%d: ISR change refused (%s)", self.topic, self.partition, error.name)
-        self.pending_isr = None
+            log.info("%s: ISR change refused (%s), waiting for new metadata", name, error.name)
+            return False
+        log.warning("%s: ISR change %s failed (%s); retrying", name, list(self.pending_isr or ()), error.name)
+        return True
 
     # ------------------------------------------------------------------ follower side
 
@@ -579,11 +607,11 @@ class Partition:
         """Whole batches from ``fetch_offset`` up to what ``isolation`` allows (Kafka's
         ``Partition.fetchRecords`` / ``readRecords``); KafkaError for a partition error.
 
-        ``last_fetched_epoch`` (Fetch v12) is checked against the leader-epoch cache: a
-        diverging epoch is reported instead of records, as KIP-320 describes. A follower's
-        fetch (``replica_id`` >= 0) from a broker that is not a replica is refused
-        (``followerReplicaOrThrow``): UNKNOWN_LEADER_EPOCH when it names the current leader
-        epoch (its metadata is behind), else NOT_LEADER_OR_FOLLOWER.
+        ``last_fetched_epoch`` (Fetch v12) is checked against the leader-epoch cache before
+        the read (``_diverging_epoch``): a diverging epoch is reported instead of records, as
+        KIP-320 describes. A follower's fetch (``replica_id`` >= 0) from a broker that is not
+        a replica is refused (``followerReplicaOrThrow``): UNKNOWN_LEADER_EPOCH when it names
+        the current leader epoch (its metadata is behind), else NOT_LEADER_OR_FOLLOWER.
         """
         plog = self.local_log(current_leader_epoch, require_leader=fetch_only_from_leader)
         if replica_id >= 0 and replica_id not in self.follower_states:
@@ -598,18 +626,42 @@ class Partition:
         limit = self.fetch_offsets(isolation)
         if max_offset is not None:
             limit = min(limit, max_offset)
-        diverging = None
         if last_fetched_epoch >= 0:
-            epoch, end = plog.end_offset_for_epoch(last_fetched_epoch)
-            if epoch != last_fetched_epoch or end < fetch_offset:
-                diverging = (epoch, end)
+            diverging = self._diverging_epoch(plog, fetch_offset, last_fetched_epoch)
+            if diverging is not None:
+                # FetchDataInfo.empty: nothing after the point where the logs diverge is sent
+                return LogReadInfo(b"", hw, lso, start, plog.log_end_offset, diverging)
         data = plog.read(
             fetch_offset, max_bytes, max_offset=limit, min_one_batch=min_one_batch, file_records=file_records
         )
         aborted = None
         if isolation is FetchIsolation.TXN_COMMITTED:
             aborted = plog.aborted_transactions_for_read(fetch_offset, data.records, limit)
-        return LogReadInfo(data.records, hw, lso, start, plog.log_end_offset, diverging, aborted)
+        return LogReadInfo(data.records, hw, lso, start, plog.log_end_offset, None, aborted)
+
+    def _diverging_epoch(
+        self, plog: PartitionLog, fetch_offset: int, last_fetched_epoch: int
+    ) -> tuple[int, int] | None:
+        """Kafka's ``Partition.readRecords`` check of a Fetch v12 ``lastFetchedEpoch``, before
+        any read: OFFSET_OUT_OF_RANGE when the epoch's end is unknown here or the fetch offset
+        is below the log start offset; else (epoch, end offset) if the reader's log diverges
+        from ours (even past our log end, after an unclean election), None if it does not."""
+        epoch, end = plog.end_offset_for_epoch(last_fetched_epoch)
+        if epoch < 0 or end < 0:
+            raise KafkaError(
+                ErrorCode.OFFSET_OUT_OF_RANGE,
+                f"Could not determine the end offset of the last fetched epoch {last_fetched_epoch} "
+                f"for partition {self.topic}-{self.partition}",
+            )
+        if fetch_offset < plog.log_start_offset:
+            raise KafkaError(
+                ErrorCode.OFFSET_OUT_OF_RANGE,
+                f"Received request for offset {fetch_offset} for partition {self.topic}-{self.partition}, "
+                f"but we only have log segments in the range {plog.log_start_offset} to {plog.log_end_offset}.",
+            )
+        if epoch < last_fetched_epoch or end < fetch_offset:
+            return (epoch, end)
+        return None
 
     def fetch_offset_for_timestamp(
         self, timestamp: int, *, isolation: FetchIsolation, current_leader_epoch: int = NO_EPOCH

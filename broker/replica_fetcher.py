@@ -25,7 +25,9 @@ failed request backs off ``replica.fetch.backoff.ms``. For its partitions it:
    and takes the high watermark as min(leader's, own log end offset) and the leader's log
    start offset (``ReplicaFetcherThread.processPartitionData``). A diverging epoch in the
    answer (Fetch v12, KIP-320) truncates as step 1 does; OFFSET_OUT_OF_RANGE below the
-   leader's log start restarts the log there, above it truncates again; a leadership error
+   leader's log start restarts the log there; above it the follower asks the leader's log end
+   offset and truncates to it if its own log is longer (an unclean election), else fetches
+   from its own log end (``AbstractFetcherThread.fetchOffsetAndTruncate``); a leadership error
    (NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH, ...) pauses the
    partition for ``replica.fetch.backoff.ms`` until the controller's next LeaderAndIsr.
 
@@ -138,6 +140,12 @@ class PartitionFetchState:
     fetch_offset: int
     truncating: bool = True  # ask OffsetForLeaderEpoch before fetching
     delayed_until: float = 0.0  # loop time; paused after an error until then
+    # OFFSET_OUT_OF_RANGE at or above the leader's log start: ask the leader's log end offset
+    # before fetching again (Kafka's fetchOffsetAndTruncate), with the leader's log start
+    # offset of that answer.
+    out_of_range: bool = False
+    leader_log_start_offset: int = -1
+    reset_offset: int = -1  # the fetch offset the last out-of-range reset chose
 
     def ready(self, now: float) -> bool:
         return self.delayed_until <= now
@@ -232,9 +240,12 @@ class ReplicaFetcher:
                 continue
             try:
                 truncating = [s for s in ready if s.truncating]
+                out_of_range = [s for s in ready if s.out_of_range and not s.truncating]
                 if truncating:
                     await self._truncate(truncating)
-                else:
+                if out_of_range:
+                    await self._fetch_offset_and_truncate(out_of_range)
+                if not truncating and not out_of_range:
                     await self._fetch(ready)
             except NetworkClientError as exc:
                 log.info("%s: %s; backing off %d ms", self, exc, self.settings.fetch_backoff_ms)
@@ -272,8 +283,7 @@ class ReplicaFetcher:
     # ------------------------------------------------------------------ truncation
 
     async def _truncate(self, states: Sequence[PartitionFetchState]) -> None:
-        topics: dict[str, list[Any]] = {}
-        asked: list[PartitionFetchState] = []
+        asked: list[tuple[PartitionFetchState, int]] = []
         for state in states:
             plog = state.partition.log
             epoch = plog.leader_epoch_cache.latest_epoch
@@ -281,7 +291,23 @@ class ReplicaFetcher:
                 # No epoch to ask about: Kafka's truncateToHighWatermark.
                 self._apply_truncation(state, plog.high_watermark, True)
                 continue
-            asked.append(state)
+            asked.append((state, epoch))
+        if not asked:
+            return
+        answers = await self._epoch_end_offsets(asked)
+        now = asyncio.get_running_loop().time()
+        for state, _epoch in asked:
+            answer = self._answer_for(state, answers, now)
+            if answer is not None:
+                offset, settled = truncation_offset(state.partition, answer.leader_epoch, answer.end_offset)
+                self._apply_truncation(state, offset, settled)
+
+    async def _epoch_end_offsets(
+        self, asked: Sequence[tuple[PartitionFetchState, int]]
+    ) -> dict[TopicPartition, Any]:
+        """OffsetForLeaderEpoch as a replica for (state, epoch) pairs; the answers by partition."""
+        topics: dict[str, list[Any]] = {}
+        for state, epoch in asked:
             topics.setdefault(state.partition.topic, []).append(
                 OffsetForLeaderEpochRequest.OffsetForLeaderPartition(
                     partition=state.partition.partition,
@@ -289,8 +315,6 @@ class ReplicaFetcher:
                     leader_epoch=epoch,
                 )
             )
-        if not asked:
-            return
         request = OffsetForLeaderEpochRequest(
             replica_id=self.broker_id,
             topics=[
@@ -299,23 +323,22 @@ class ReplicaFetcher:
             ],
         )
         response: OffsetForLeaderEpochResponse = await self.client.send(self.source_broker_id, request)
-        answers = {(t.topic, p.partition): p for t in response.topics for p in t.partitions}
-        now = asyncio.get_running_loop().time()
-        for state in asked:
-            if not self._current(state):
-                continue
-            answer = answers.get(state.partition.key)
-            if answer is None or answer.error_code != 0:
-                error = (
-                    ErrorCode.for_code(answer.error_code)
-                    if answer is not None
-                    else ErrorCode.UNKNOWN_SERVER_ERROR
-                )
-                log.info("%s: OffsetForLeaderEpoch for %s: %s", self, state.partition.key, error.name)
-                self._delay([state], now)
-                continue
-            offset, settled = truncation_offset(state.partition, answer.leader_epoch, answer.end_offset)
-            self._apply_truncation(state, offset, settled)
+        return {(t.topic, p.partition): p for t in response.topics for p in t.partitions}
+
+    def _answer_for(self, state: PartitionFetchState, answers: dict[TopicPartition, Any], now: float) -> Any:
+        """The partition's OffsetForLeaderEpoch answer; None (the partition backs off after an
+        error) if there is none to act on or the state was replaced meanwhile."""
+        if not self._current(state):
+            return None
+        answer = answers.get(state.partition.key)
+        if answer is not None and answer.error_code == 0:
+            return answer
+        error = (
+            ErrorCode.for_code(answer.error_code) if answer is not None else ErrorCode.UNKNOWN_SERVER_ERROR
+        )
+        log.info("%s: OffsetForLeaderEpoch for %s: %s", self, state.partition.key, error.name)
+        self._delay([state], now)
+        return None
 
     def _apply_truncation(self, state: PartitionFetchState, offset: int, settled: bool) -> None:
         partition = state.partition
@@ -331,6 +354,78 @@ class ReplicaFetcher:
         partition.truncate_to(offset)  # at or past the end: cuts the epoch cache only
         state.fetch_offset = partition.log.log_end_offset
         state.truncating = not settled
+
+    # ------------------------------------------------------------------ out of range
+
+    def _handle_out_of_range(self, state: PartitionFetchState, leader_log_start: int, now: float) -> None:
+        """Kafka's ``AbstractFetcherThread.handleOutOfRangeError``. Below the leader's log start
+        offset the log restarts there at once (what ``fetchOffsetAndTruncate`` ends with then);
+        otherwise the leader's log end offset is asked first (``_fetch_offset_and_truncate``).
+        The same offset out of range again right after a reset backs off first, so a leader
+        that keeps refusing it is not asked in a loop."""
+        partition = state.partition
+        if state.fetch_offset == state.reset_offset:
+            log.info("%s: %s still out of range at %d; backing off", self, partition.key, state.fetch_offset)
+            self._delay([state], now)
+        if 0 <= state.fetch_offset < leader_log_start:
+            log.info(
+                "%s: %s is below the leader's log start offset %d: restarting the log there",
+                self,
+                partition.key,
+                leader_log_start,
+            )
+            partition.log.truncate_fully_and_start_at(leader_log_start)
+            state.fetch_offset = state.reset_offset = leader_log_start
+            return
+        state.out_of_range = True
+        state.leader_log_start_offset = leader_log_start
+
+    async def _fetch_offset_and_truncate(self, states: Sequence[PartitionFetchState]) -> None:
+        """Kafka's ``fetchOffsetAndTruncate``: the leader's latest offset, as OffsetForLeaderEpoch
+        for the current leader epoch answers it (its log end offset; the ListOffsets handler
+        does not answer a replica with it), then ``_reset_fetch_offset``."""
+        answers = await self._epoch_end_offsets([(s, s.leader_epoch) for s in states])
+        now = asyncio.get_running_loop().time()
+        for state in states:
+            answer = self._answer_for(state, answers, now)
+            if answer is None:
+                continue
+            if answer.leader_epoch != state.leader_epoch or answer.end_offset < 0:
+                log.info(
+                    "%s: %s: no log end offset for epoch %d", self, state.partition.key, state.leader_epoch
+                )
+                self._delay([state], now)
+                continue
+            self._reset_fetch_offset(state, answer.end_offset)
+
+    def _reset_fetch_offset(self, state: PartitionFetchState, leader_end: int) -> None:
+        """Behind the leader's log end offset (an unclean election), truncate to it; otherwise
+        fetch from max(leader's log start, own log end), restarting the log at the former when
+        it is higher (the leader deleted what the follower lacks)."""
+        partition = state.partition
+        plog = partition.log
+        replica_end = plog.log_end_offset
+        leader_start = state.leader_log_start_offset
+        if leader_end < replica_end:
+            log.warning(
+                "%s: %s: resetting the fetch offset from %d to the leader's latest offset %d",
+                self,
+                partition.key,
+                replica_end,
+                leader_end,
+            )
+            partition.truncate_to(leader_end)
+        elif leader_start > replica_end:
+            log.warning(
+                "%s: %s: restarting the log at the leader's log start offset %d (log end offset %d)",
+                self,
+                partition.key,
+                leader_start,
+                replica_end,
+            )
+            plog.truncate_fully_and_start_at(leader_start)
+        state.fetch_offset = state.reset_offset = plog.log_end_offset
+        state.out_of_range = False
 
     # ------------------------------------------------------------------ fetch
 
@@ -434,19 +529,7 @@ class ReplicaFetcher:
             partition.update_follower_high_watermark(data.high_watermark, data.log_start_offset)
             return
         if error is ErrorCode.OFFSET_OUT_OF_RANGE:
-            # Kafka's handleOutOfRangeError: behind the leader's log start, start there;
-            # otherwise the leader's log is shorter: agree on an offset again.
-            if 0 <= state.fetch_offset < data.log_start_offset:
-                log.info(
-                    "%s: %s is below the leader's log start offset %d: restarting the log there",
-                    self,
-                    partition.key,
-                    data.log_start_offset,
-                )
-                partition.log.truncate_fully_and_start_at(data.log_start_offset)
-                state.fetch_offset = data.log_start_offset
-            else:
-                state.truncating = True
+            self._handle_out_of_range(state, data.log_start_offset, now)
             return
         if error in _LEADERSHIP_ERRORS:
             log.info(
