@@ -150,7 +150,9 @@ class TransactionVerification:
             if partition.leader_id != partition.local_broker_id:
                 continue  # the append answers NOT_LEADER_OR_FOLLOWER
             header = read_header(batch.buf, 0)
-            guard = partition.log.producer_state.start_verification(header.producer_id, header.producer_epoch)
+            guard = partition.log.producer_state.start_verification(
+                header.producer_id, header.producer_epoch, header.base_sequence
+            )
             if guard is not None:
                 pending.append(_Pending(key, header.producer_id, header.producer_epoch, guard))
         return framed, errors, pending

@@ -79,6 +79,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Mapping
+from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from types import MappingProxyType
@@ -358,6 +359,23 @@ def _wall_clock_ms() -> int:
     return int(time.time() * 1000)
 
 
+@dataclass(slots=True, eq=False)
+class VerificationState:
+    """A transaction verification in progress for one producer (Kafka's
+    ``VerificationStateEntry``); the object itself is the guard a verified batch holds."""
+
+    timestamp_ms: int
+    lowest_sequence: int
+    epoch: int
+
+    def update_lowest_sequence(self, sequence: int, epoch: int) -> None:
+        """``maybeUpdateLowestSequenceAndEpoch``."""
+        if epoch > self.epoch:
+            self.epoch, self.lowest_sequence = epoch, sequence
+        elif epoch == self.epoch and sequence < self.lowest_sequence:
+            self.lowest_sequence = sequence
+
+
 class ProducerStateManager:
     """Producer id -> ProducerStateEntry for one partition, with its ``.snapshot`` files.
 
@@ -391,7 +409,7 @@ class ProducerStateManager:
         self._ongoing_txns: dict[int, TxnMetadata] = {}
         self._unreplicated_txns: dict[int, TxnMetadata] = {}
         # KIP-890 verification guards by producer id (Kafka's VerificationStateEntry).
-        self._verification_guards: dict[int, object] = {}
+        self._verification_states: dict[int, VerificationState] = {}
         self.map_end_offset = 0
         self._last_snap_offset = 0
         self._snapshots: dict[int, Path] = self._scan_snapshot_files(listing)
@@ -427,6 +445,7 @@ class ProducerStateManager:
             and entry.batch_metadata
             and header.base_sequence == entry.batch_metadata[-1].last_seq + 1
             and (entry.current_txn_first_offset < 0 or attributes & TRANSACTIONAL_MASK)
+            and not self._verification_states
         ):
             # The next batch of the producer's run (the common case): the checks below with
             # their outcome known (its epoch is the current one, its sequence follows the
@@ -500,6 +519,16 @@ class ProducerStateManager:
         last_seq: int,
     ) -> None:
         """ProducerAppendInfo.checkSequence."""
+        verification = self._verification_states.get(producer_id)
+        if verification is not None and first_seq > verification.lowest_sequence:
+            # A lower sequence of this producer is still being verified (or failed to be, and
+            # will be retried): writing this one first would make that retry out of order
+            # for good (Kafka's VerificationStateEntry.lowestSequence).
+            raise KafkaError(
+                ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
+                f"Out of order sequence number for producer {producer_id}: {first_seq} (incoming seq. "
+                f"number), {verification.lowest_sequence} (earliest seen sequence)",
+            )
         if epoch != current_epoch:
             if first_seq != 0 and current_epoch != NO_PRODUCER_EPOCH:
                 raise KafkaError(
@@ -582,7 +611,7 @@ class ProducerStateManager:
                     marker.control_type is ControlRecordType.ABORT,
                 )
             # A marker ends what a pending verification was about.
-            self._verification_guards.pop(producer_id, None)
+            self._verification_states.pop(producer_id, None)
             entry.maybe_update_producer_epoch(epoch)
             entry.coordinator_epoch = marker.coordinator_epoch
             entry.current_txn_first_offset = -1
@@ -612,22 +641,27 @@ class ProducerStateManager:
         if header.attributes & TRANSACTIONAL_MASK and entry.current_txn_first_offset < 0:
             entry.current_txn_first_offset = first_offset
             self._ongoing_txns[first_offset] = TxnMetadata(producer_id, first_offset)
-            self._verification_guards.pop(producer_id, None)
+            self._verification_states.pop(producer_id, None)
         return None
 
     # ------------------------------------------------------------------ transactions
 
-    def start_verification(self, producer_id: int, producer_epoch: int) -> object | None:
+    def start_verification(self, producer_id: int, producer_epoch: int, base_sequence: int) -> object | None:
         """KIP-890: a guard to hold while the coordinator is asked whether this partition is in
         the producer's transaction; None when no verification is needed (its transaction of
-        this epoch is open here already). Kafka's ``maybeStartTransactionVerification``."""
+        this epoch is open here already). Kafka's ``maybeStartTransactionVerification`` /
+        ``maybeCreateVerificationStateEntry``: the lowest sequence seen meanwhile is kept, and
+        a later batch of the producer above it is refused until a transactional batch lands."""
         entry = self._producers.get(producer_id)
         if entry is not None and entry.has_ongoing_txn and entry.producer_epoch == producer_epoch:
             return None
-        guard = self._verification_guards.get(producer_id)
-        if guard is None:
-            guard = self._verification_guards[producer_id] = object()
-        return guard
+        state = self._verification_states.get(producer_id)
+        if state is None:
+            state = VerificationState(self._time_ms(), base_sequence, producer_epoch)
+            self._verification_states[producer_id] = state
+        else:
+            state.update_lowest_sequence(base_sequence, producer_epoch)
+        return state
 
     def verification_guard_valid(self, producer_id: int, guard: object) -> bool:
         """Whether a verified batch may still be appended: its producer's transaction is open
@@ -635,7 +669,7 @@ class ProducerStateManager:
         entry = self._producers.get(producer_id)
         if entry is not None and entry.has_ongoing_txn:
             return True
-        return self._verification_guards.get(producer_id) is guard
+        return self._verification_states.get(producer_id) is guard
 
     def complete_txn(self, completed: CompletedTxn) -> None:
         """Kafka's ``completeTxn``: the transaction waits for the high watermark to pass its
@@ -707,7 +741,16 @@ class ProducerStateManager:
         expired = [pid for pid, e in self._producers.items() if self._is_expired(e, now_ms)]
         for pid in expired:
             del self._producers[pid]
-            self._verification_guards.pop(pid, None)
+            self._verification_states.pop(pid, None)
+        # Verifications of producers that never appended here expire too (a refused or
+        # abandoned transaction), or their states would pile up.
+        stale = [
+            pid
+            for pid, v in self._verification_states.items()
+            if now_ms - v.timestamp_ms >= self.producer_id_expiration_ms
+        ]
+        for pid in stale:
+            del self._verification_states[pid]
         if expired:
             log.debug("Expired %d producer ids in %s", len(expired), self.partition_dir)
 
@@ -829,7 +872,7 @@ class ProducerStateManager:
         self._producers.clear()
         self._ongoing_txns = {}
         self._unreplicated_txns = {}
-        self._verification_guards = {}
+        self._verification_states = {}
         for snap in list(self._snapshots):
             self._delete_snapshot(snap)
         self._last_snap_offset = 0
