@@ -2,14 +2,17 @@
 
 ``BrokerChannel`` / ``BrokerChannelManager`` (Kafka's ``RequestSendThread`` and
 ``ControllerChannelManager``), over the inter-broker client (``broker/network_client.py``)
-    One bounded queue and one sender task per destination broker: requests are sent one
+    One queue and one sender task per destination broker: requests are sent one
     at a time, in order, each retried on retriable errors until it is answered, superseded
     by a newer request with the same ``supersede_key`` (a newer UpdateMetadata for the same
     broker makes an older one pointless) or the broker is removed. Each request has a
     future for its response. ``BrokerChannelManager.update_brokers`` follows the live
-    broker set. A queue holds at most ``max_queued`` requests (``enqueue`` beyond raises
-    :class:`ChannelQueueFull`); Kafka's queues are unbounded, but the controller supersedes
-    stale requests, so a full queue means a broker far behind.
+    broker set. Queues are unbounded, as Kafka's ``messageQueue`` (a
+    ``LinkedBlockingQueue``): every request for a registered broker is delivered, in order,
+    however long it cannot be reached, so a broker registered in ZooKeeper but unreachable
+    accumulates requests until it is reachable or removed (its registration goes). A bound
+    can be set (``max_queued``: ``enqueue`` beyond raises :class:`ChannelQueueFull`) by users
+    that can afford to drop requests; the controller's channels have none.
 
 ``NetworkControllerChannel`` implements ``coordinator.zk_controller_channel.ControllerChannel``
 on them: one ordered queue per registered broker, addressed on the inter-broker listener of
@@ -42,7 +45,6 @@ from coordinator.zk_data import BrokerInfo
 log = logging.getLogger(__name__)
 
 CHANNEL_RETRY_BACKOFF_MS = 100  # RequestSendThread backs off 100 ms after a failed send
-CHANNEL_MAX_QUEUED = 10_000
 
 
 class RequestSupersededError(NetworkClientError):
@@ -52,7 +54,7 @@ class RequestSupersededError(NetworkClientError):
 
 
 class ChannelQueueFull(NetworkClientError):
-    """A channel already holds ``max_queued`` requests."""
+    """A bounded channel already holds ``max_queued`` requests."""
 
     retriable = False
 
@@ -74,7 +76,7 @@ class BrokerChannel:
         client: InterBrokerClient,
         broker_id: int,
         *,
-        max_queued: int = CHANNEL_MAX_QUEUED,
+        max_queued: int | None = None,
         retry_backoff_ms: int = CHANNEL_RETRY_BACKOFF_MS,
     ) -> None:
         self.client = client
@@ -103,7 +105,7 @@ class BrokerChannel:
             raise ClientClosedError(self.broker_id, "channel closed")
         if supersede_key is not None:
             self._supersede(supersede_key)
-        if len(self._queue) >= self.max_queued:
+        if self.max_queued is not None and len(self._queue) >= self.max_queued:
             raise ChannelQueueFull(self.broker_id, f"{len(self._queue)} requests already queued")
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._queue.append(_Queued(request, version, supersede_key, fut))

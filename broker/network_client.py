@@ -29,9 +29,9 @@ filled by the transport directly, and the generated decoders keep ``records`` fi
 memoryviews into that frame (no copy of a Fetch response's record batches). A response
 above ``max_response_bytes`` or one that arrives with nothing in flight closes the
 connection. Each connection has at most ``max_in_flight`` requests on the wire; more
-``send`` calls wait for a slot. Channel queues hold at most ``max_queued`` requests
-(``enqueue`` beyond raises :class:`ChannelQueueFull`); Kafka's queues are unbounded, but
-the controller supersedes stale requests, so a full queue means a broker far behind.
+``send`` calls wait for a slot. Channel queues are unbounded by default, as Kafka's
+(the controller's requests must all arrive); a ``max_queued`` bound makes ``enqueue``
+beyond it raise :class:`ChannelQueueFull`.
 
 Security: ``security`` (``broker.security.client.InterBrokerSecurity``) is what this broker
 presents on the inter-broker listener: its TLS client context is given to

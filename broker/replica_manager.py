@@ -37,16 +37,20 @@ them up. In ZooKeeper mode the controller's LeaderAndIsr and StopReplica come he
 leader-epoch rules, creating missing logs (``Partition.createLogIfNotExists``) and deleting
 stopped ones. Both paths share ``_make_leaders_and_followers``, which tells the leadership
 listeners (the group coordinator) which partitions this broker now leads or follows.
+LeaderAndIsr, StopReplica and UpdateMetadata (``under_state_change_lock``) run one at a
+time, in arrival order (Kafka's ``replicaStateChangeLock``), so a newer controller's request
+never runs in the middle of an older one's LeaderAndIsr (which awaits config reads).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import uuid
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from broker.metrics import BrokerTopicStats, IsrChangeStats
 from broker.partition import NO_EPOCH, REPLICA_LAG_TIME_MAX_MS, LogOffsets, Partition
@@ -159,6 +163,8 @@ _PRODUCE_WAIT_ERRORS = {
 
 # ---------------------------------------------------------------------------- manager
 
+_T = TypeVar("_T")
+
 
 class ReplicaManager:
     """Hosted partitions and the operations on them (implements ``ClusterMetadataListener``)."""
@@ -198,6 +204,7 @@ class ReplicaManager:
         # (Kafka's ReplicaManager.controllerEpoch, KafkaController.InitialControllerEpoch = 0).
         self.controller_epoch = 0
         self._state_change_lock = asyncio.Lock()  # Kafka's replicaStateChangeLock
+        self._state_changes = 0  # control requests holding or waiting for it
         # Kafka's BrokerTopicStats and ISR change meters: plain counters, read by the metrics.
         self.topic_stats = BrokerTopicStats()
         self.isr_changes = IsrChangeStats()
@@ -395,6 +402,29 @@ class ReplicaManager:
 
     # ------------------------------------------------------------------ ZooKeeper mode: control requests
 
+    @contextlib.asynccontextmanager
+    async def _state_change(self) -> AsyncIterator[None]:
+        """Kafka's ``inLock(replicaStateChangeLock)`` (asyncio's lock is FIFO: arrival order)."""
+        self._state_changes += 1
+        try:
+            async with self._state_change_lock:
+                yield
+        finally:
+            self._state_changes -= 1
+
+    def under_state_change_lock(self, fn: Callable[[], _T]) -> _T | Coroutine[Any, Any, _T]:
+        """``fn()`` (which does not await) under ``replicaStateChangeLock``, as Kafka's
+        ``maybeUpdateMetadataCache``: at once when no LeaderAndIsr / StopReplica holds or
+        waits for it (nothing can interleave then), else a coroutine running it after them."""
+        if self._state_changes == 0:
+            return fn()
+
+        async def later() -> _T:
+            async with self._state_change():
+                return fn()
+
+        return later()
+
     async def become_leader_or_follower(
         self,
         controller_id: int,
@@ -416,7 +446,7 @@ class ReplicaManager:
         ``topic_overrides`` (``/config/topics/<t>``), one per loop turn; a failure there is
         KAFKA_STORAGE_ERROR. ``controller_id`` is for the log only.
         """
-        async with self._state_change_lock:
+        async with self._state_change():
             if controller_epoch < self.controller_epoch:
                 log.warning(
                     "ignoring LeaderAndIsr from controller %d with epoch %d: the current controller epoch is %d",
@@ -504,7 +534,7 @@ class ReplicaManager:
             topic, state.partition, topic_ids.get(topic) or uuid.uuid4(), overrides
         )
 
-    def stop_replicas(
+    async def stop_replicas(
         self,
         controller_id: int,
         controller_epoch: int,
@@ -517,8 +547,18 @@ class ReplicaManager:
         partition stops if the request's epoch is -2 (deletion), -1 (none) or at least its
         own, else FENCED_LEADER_EPOCH. With delete the partition is no longer hosted and its
         log is deleted (renamed now, removed in the background: ``asyncDelete``); an unknown
-        partition's log is deleted too. Parked fetches on stopped partitions answer.
+        partition's log is deleted too. Parked fetches on stopped partitions answer. Runs
+        after the LeaderAndIsr / StopReplica in progress (``replicaStateChangeLock``).
         """
+        async with self._state_change():
+            return self._stop_replicas(controller_id, controller_epoch, partitions)
+
+    def _stop_replicas(
+        self,
+        controller_id: int,
+        controller_epoch: int,
+        partitions: Sequence[tuple[TopicPartition, int, bool]],
+    ) -> tuple[ErrorCode, dict[TopicPartition, ErrorCode]]:
         if controller_epoch < self.controller_epoch:
             log.warning(
                 "ignoring StopReplica from controller %d with epoch %d: the current controller epoch is %d",

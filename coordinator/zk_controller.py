@@ -28,7 +28,10 @@ Every broker runs one; the one that creates the ephemeral ``/controller`` is act
   ``ControllerChannel`` (see ``zk_controller_channel``).
 
 ZooKeeper calls are blocking (kazoo); they run on the controller's own one-thread
-executor, batched (pipelined) where they concern many partitions.
+executor, batched (pipelined) where they concern many partitions. A connection loss delays
+them until kazoo has reconnected (Kafka's ``retryRequestsUntilConnected``); any other error
+during the failover moves the controller (``triggerControllerMove``: resign, delete
+``/controller``, a new election).
 
 Not implemented: ``/isr_change_notification`` (IBP < 2.7), log-dir events, the ``/feature`` znode, broker
 endpoint changes without re-registration, restoring the assignment of a topic grown while
@@ -64,6 +67,7 @@ from coordinator.zk_topic_deletion import TopicDeletionManager
 from coordinator.zookeeper import (
     ControllerMovedError,
     ZooKeeperClient,
+    call_until_connected,
     fenced_multi_many,
     get_children,
     get_data_watched,
@@ -76,6 +80,10 @@ __all__ = ["ControllerChannel", "ControllerMovedError", "ElectionType", "KafkaCo
 log = logging.getLogger(__name__)
 
 FIRST_REBALANCE_DELAY_S = 5.0  # KafkaController.onControllerFailover schedules the first check after 5 s
+# Back-off of election attempts whose outcome is unknown or whose /controller could not be
+# given up (doubling up to the maximum; reset by a completed failover).
+ELECTION_RETRY_S = 0.5
+ELECTION_RETRY_MAX_S = 10.0
 
 
 class KafkaController(
@@ -121,6 +129,7 @@ class KafkaController(
         self._rebalance_timer: asyncio.TimerHandle | None = None
         self._topic_watches: dict[str, Callable[[Any], None]] = {}
         self._stopped = False
+        self._election_retry_s = ELECTION_RETRY_S
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -195,8 +204,11 @@ class KafkaController(
                 fut.set_result(result)
 
     async def _zk(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Run blocking ZooKeeper calls on the controller's thread. A ConnectionLoss runs them
+        again once reconnected (each ``KafkaZkClient`` call of Kafka's controller retries
+        until connected): an event is delayed by a connection loss, not ended."""
         assert self._loop is not None
-        return await self._loop.run_in_executor(self._executor, fn, *args)
+        return await self._loop.run_in_executor(self._executor, call_until_connected, self.zk, fn, *args)
 
     async def _fenced(self, ops: Sequence[Any]) -> list[Any]:
         if not ops:
@@ -254,7 +266,9 @@ class KafkaController(
         with what changed meanwhile; elect if there is no controller."""
         await self._maybe_resign()
         if not self.active:
-            if self.active_controller_id == -1:
+            # No controller, or this broker's own /controller left by a failover that failed
+            # (and could not give it up then): elect, which first gives up a stale registration.
+            if self.active_controller_id in (-1, self.broker_id):
                 await self._elect()
             return
         await self._process_broker_change()
@@ -329,13 +343,57 @@ class KafkaController(
             return
         except Exception as exc:  # no answer: whether it happened is unknown, look again soon
             log.warning("controller %d: election attempt failed (%s); retrying", self.broker_id, exc)
-            if self._loop is not None and not self._stopped:
-                self._loop.call_later(1.0, self._put, "Reelect", self._reelect)
+            self._retry_election_later()
             return
         self.ctx = ControllerContext(epoch=epoch, epoch_zk_version=version)
         self.active_controller_id = self.broker_id
         log.info("broker %d is the controller (epoch %d)", self.broker_id, epoch)
-        await self._on_controller_failover()
+        try:
+            await self._on_controller_failover()
+        except ControllerMovedError:
+            await self._maybe_resign()
+            self._resign_locally()
+            if self.active_controller_id == self.broker_id:
+                self._retry_election_later()  # ours but stale: _elect gives it up
+            return
+        except Exception:
+            # KafkaController.elect: any other failure of onControllerFailover moves the
+            # controller, never leaving /controller held by a broker not acting as one.
+            log.exception("controller %d: failover failed; moving the controller", self.broker_id)
+            await self._trigger_controller_move()
+            return
+        self._election_retry_s = ELECTION_RETRY_S
+
+    async def _trigger_controller_move(self) -> None:
+        """``KafkaController.triggerControllerMove``: resign, then delete ``/controller``
+        (fenced by this controller's epoch): its deletion starts a new election (``Reelect``
+        on every broker's watch). If it cannot be deleted now, the election is retried later
+        (``_elect`` gives up this broker's stale registration)."""
+        version = self.ctx.epoch_zk_version
+        try:
+            self.active_controller_id = await self._zk(self._read_controller)
+            if self.active_controller_id != self.broker_id:
+                log.warning("controller %d: the controller already moved", self.broker_id)
+                self._resign_locally()
+                return
+            self.active_controller_id = -1
+            self._resign_locally()
+            await self._zk(fenced_multi_many, self.zk, [("delete", zd.CONTROLLER_PATH, -1)], version)
+        except ControllerMovedError:
+            log.warning("controller %d: the controller already moved", self.broker_id)
+        except Exception as exc:
+            log.warning(
+                "controller %d: could not give up %s (%s); retrying", self.broker_id, zd.CONTROLLER_PATH, exc
+            )
+            self._resign_locally()
+            self._retry_election_later()
+
+    def _retry_election_later(self) -> None:
+        """A ``Reelect`` event after a back-off (doubling, see ``ELECTION_RETRY_MAX_S``)."""
+        delay = self._election_retry_s
+        self._election_retry_s = min(delay * 2, ELECTION_RETRY_MAX_S)
+        if self._loop is not None and not self._stopped:
+            self._loop.call_later(delay, self._put, "Reelect", self._reelect)
 
     def _delete_own_registration(self) -> None:
         found = get_many(self.zk, [zd.CONTROLLER_PATH])[0]
@@ -358,10 +416,10 @@ class KafkaController(
         self._resign_locally()
 
     def _resign_locally(self) -> None:
-        """``onControllerResignation``: drop the context, channels and timers."""
-        if not self.active:
-            return
-        log.info("broker %d resigns as controller (epoch %d)", self.broker_id, self.ctx.epoch)
+        """``onControllerResignation``: drop the context, channels and timers (also those a
+        failover that failed had set up before the controller was active)."""
+        if self.active:
+            log.info("broker %d resigns as controller (epoch %d)", self.broker_id, self.ctx.epoch)
         self.active = False
         if self._rebalance_timer is not None:
             self._rebalance_timer.cancel()

@@ -20,9 +20,16 @@ What a ZK-mode Kafka broker does at start (``KafkaServer.initZkClient``,
   created again.
 
 kazoo runs its own threads. Every blocking call here is made off the event
-loop (the ProducerIdManager's executor or a registration thread), and every
-request waits at most the session timeout. State changes are logged once
-each, at WARNING when ZooKeeper goes away and INFO when it returns.
+loop (the ProducerIdManager's executor or a registration thread). State changes
+are logged once each, at WARNING when ZooKeeper goes away and INFO when it returns.
+
+The pipelined helpers (``get_many``, ``get_children``, ``get_data_watched``, ``multi``,
+``fenced_multi_many``) are Kafka's ``KafkaZkClient.retryRequestsUntilConnected``: a
+request failing with ConnectionLoss (in flight when the connection dropped) is sent again
+once kazoo has reconnected, and one queued while disconnected is waited for; only a
+session expiry (kazoo's SessionExpiredError), closing the client, or a connected server
+silent for the session timeout (ZooKeeperError) ends them. The single requests
+(``get_data``, ``set_data``, ``create_node``) wait at most the session timeout.
 """
 
 from __future__ import annotations
@@ -36,7 +43,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kazoo.client import KazooClient, KazooState
-from kazoo.exceptions import KazooException, NodeExistsError, NoNodeError
+from kazoo.exceptions import (
+    ConnectionLoss,
+    KazooException,
+    NodeExistsError,
+    NoNodeError,
+    SessionExpiredError,
+)
 from kazoo.handlers.threading import KazooTimeoutError
 from kazoo.retry import KazooRetry
 
@@ -48,6 +61,10 @@ log = logging.getLogger(__name__)
 BROKER_IDS_PATH = "/brokers/ids"  # BrokerIdsZNode.path
 CLUSTER_ID_PATH = "/cluster/id"  # ClusterIdZNode.path
 BROKER_JSON_VERSION = 5  # BrokerInfo for IBP >= 2.7-IV0
+# Back-off between retries of a request that failed with ConnectionLoss again right after
+# a reconnection (the first retry goes at once; kazoo backs off its reconnections itself).
+RETRY_BACKOFF_S = 0.05
+RETRY_BACKOFF_MAX_S = 1.0
 CONFIG_TYPES = ("topics", "clients", "users", "brokers", "ips")  # ConfigType.ALL
 
 # ZkData.PersistentZkPaths, created at broker start (KafkaZkClient.createTopLevelPaths).
@@ -190,6 +207,9 @@ class ZooKeeperClient:
         self._registered = False
         self._registering = False
         self._warned_stale = False
+        # Kafka's isConnectedOrExpiredCondition: notified at each kazoo state change and at close.
+        self._state_changed = threading.Condition()
+        self._session_generation = 0  # bumped at each session expiry (kazoo's LOST)
 
     # ------------------------------------------------------------------ lifecycle (blocking)
 
@@ -272,6 +292,8 @@ class ZooKeeperClient:
     def close(self) -> None:
         """End the session: ZooKeeper removes the ephemeral registration at once."""
         self._closing.set()
+        with self._state_changed:  # requests waiting for a reconnection give up
+            self._state_changed.notify_all()
         kz, self.kazoo = self.kazoo, None
         if kz is None:
             return
@@ -301,6 +323,42 @@ class ZooKeeperClient:
             raise ZooKeeperError(
                 f"no answer from ZooKeeper to {what} within {self.session_timeout_ms} ms"
             ) from None
+
+    @property
+    def session_generation(self) -> int:
+        """Changes when the session expires: a request of an older generation must not be retried."""
+        return self._session_generation
+
+    def wait_until_connected(self, generation: int) -> None:
+        """Kafka's ``ZooKeeperClient.waitUntilConnected``: block until kazoo has reconnected
+        (as long as that takes, as Kafka's does). Raises kazoo's SessionExpiredError if the
+        session of ``generation`` expired meanwhile (its ephemerals and watches are gone),
+        ZooKeeperError once the client is closed."""
+        with self._state_changed:
+            while True:
+                if self._closing.is_set() or self.kazoo is None:
+                    raise ZooKeeperError("the ZooKeeper session is closed")
+                if self._session_generation != generation:
+                    raise SessionExpiredError()
+                if self.kazoo.connected:
+                    return
+                self._state_changed.wait()
+
+    def _outcome(self, async_result: Any, what: str) -> Any:
+        """The answer to one request: its result, or the exception it failed with. kazoo
+        fails a request with ConnectionLoss when the connection drops and sends one queued
+        while disconnected once reconnected, so only a connected server's silence for the
+        session timeout (or closing) is ZooKeeperError (Kafka's ``handleRequests`` waits)."""
+        while True:
+            try:
+                return async_result.get(timeout=self.request_timeout_s)
+            except KazooTimeoutError:
+                if self._closing.is_set() or self.connected:
+                    raise ZooKeeperError(
+                        f"no answer from ZooKeeper to {what} within {self.session_timeout_ms} ms"
+                    ) from None
+            except Exception as exc:  # kazoo's error for this request
+                return exc
 
     def get_data(self, path: str) -> tuple[bytes, Any]:
         """(data, ZnodeStat); kazoo's NoNodeError if missing."""
@@ -430,6 +488,15 @@ class ZooKeeperClient:
     # ------------------------------------------------------------------ kazoo state (kazoo's thread: no blocking)
 
     def _on_state(self, state: str) -> None:
+        if state == KazooState.LOST:
+            self._session_generation += 1
+        try:
+            self._handle_state(state)
+        finally:
+            with self._state_changed:  # wait_until_connected
+                self._state_changed.notify_all()
+
+    def _handle_state(self, state: str) -> None:
         if self._closing.is_set():
             return
         if state == KazooState.SUSPENDED:
@@ -519,14 +586,83 @@ def _add_op(tx: Any, op: ZkOp) -> None:
         raise ValueError(f"unknown ZooKeeper op {kind!r}")
 
 
+# One request: (what it is, for errors; how to send it on a KazooClient -> its async result).
+ZkRequest = tuple[str, Callable[[KazooClient], Any]]
+
+
+def requests_until_connected(zk: ZooKeeperClient, requests: Sequence[ZkRequest]) -> list[Any]:
+    """Send ``requests`` pipelined and return each one's outcome (its result, or the
+    exception it failed with), as Kafka's ``KafkaZkClient.retryRequestsUntilConnected``:
+    those failing with ConnectionLoss are sent again once kazoo has reconnected
+    (``waitUntilConnected``). Blocking. Raises kazoo's SessionExpiredError if the session
+    expired meanwhile, ZooKeeperError once the client is closed."""
+    outcomes: list[Any] = [None] * len(requests)
+    remaining = list(range(len(requests)))
+    generation = zk.session_generation
+    attempt = 0
+    while True:
+        kz = zk._client()
+        sent = [(i, requests[i][1](kz)) for i in remaining]
+        remaining = []
+        for i, async_result in sent:
+            outcome = zk._outcome(async_result, requests[i][0])
+            if isinstance(outcome, ConnectionLoss):
+                remaining.append(i)
+            else:
+                outcomes[i] = outcome
+        if not remaining:
+            return outcomes
+        log.debug(
+            "%d ZooKeeper requests lost with the connection; resending once reconnected", len(remaining)
+        )
+        _retry_pause(zk, generation, attempt)
+        attempt += 1
+
+
+def call_until_connected(zk: ZooKeeperClient, fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` (blocking ZooKeeper calls), run again once reconnected when it fails
+    with ConnectionLoss: Kafka's controller never sees CONNECTIONLOSS, every
+    ``KafkaZkClient`` call retrying until connected. ``fn`` must be safe to run again (reads,
+    or writes whose outcome it checks); the same errors as ``requests_until_connected``."""
+    generation = zk.session_generation
+    attempt = 0
+    while True:
+        try:
+            return fn(*args)
+        except ConnectionLoss:
+            log.debug("ZooKeeper connection lost during %s; running it again once reconnected", fn)
+        _retry_pause(zk, generation, attempt)
+        attempt += 1
+
+
+def _retry_pause(zk: ZooKeeperClient, generation: int, attempt: int) -> None:
+    """Wait until reconnected, then back off if this is not the first retry."""
+    zk.wait_until_connected(generation)
+    if attempt > 0 and zk._closing.wait(min(RETRY_BACKOFF_S * 2 ** (attempt - 1), RETRY_BACKOFF_MAX_S)):
+        raise ZooKeeperError("the ZooKeeper session is closed")
+
+
+def _value(outcome: Any) -> Any:
+    if isinstance(outcome, Exception):
+        raise outcome
+    return outcome
+
+
 def multi(zk: ZooKeeperClient, ops: Sequence[ZkOp]) -> list[Any]:
-    """One atomic ZooKeeper multi (blocking). Returns one result per op: kazoo's result
+    """One atomic ZooKeeper multi (blocking), sent again if the connection drops before its
+    answer (the caller checks whether a resent multi had already been applied, as Kafka's
+    ``registerControllerAndIncrementControllerEpoch`` does). Returns one result per op: kazoo's result
     (a path for create, a ZnodeStat for set, True for delete/check) or, when the multi
     failed, the failing op's exception instance and RolledBackError for the others."""
-    tx = zk._client().transaction()
-    for op in ops:
-        _add_op(tx, op)
-    return zk._wait(tx.commit_async(), "multi")
+
+    def send(kz: KazooClient) -> Any:
+        tx = kz.transaction()
+        for op in ops:
+            _add_op(tx, op)
+        return tx.commit_async()
+
+    (result,) = requests_until_connected(zk, [("multi", send)])
+    return _value(result)
 
 
 def fenced_multi_many(zk: ZooKeeperClient, ops: Sequence[ZkOp], epoch_zk_version: int) -> list[Any]:
@@ -538,17 +674,19 @@ def fenced_multi_many(zk: ZooKeeperClient, ops: Sequence[ZkOp], epoch_zk_version
     """
     from kazoo.exceptions import BadVersionError, RolledBackError
 
-    kz = zk._client()
-    pending = []
-    for op in ops:
-        tx = kz.transaction()
-        tx.check(CONTROLLER_EPOCH_PATH, epoch_zk_version)
-        _add_op(tx, op)
-        pending.append(tx.commit_async())
+    def fenced(op: ZkOp) -> Callable[[KazooClient], Any]:
+        def send(kz: KazooClient) -> Any:
+            tx = kz.transaction()
+            tx.check(CONTROLLER_EPOCH_PATH, epoch_zk_version)
+            _add_op(tx, op)
+            return tx.commit_async()
+
+        return send
+
     results = []
     moved = False
-    for async_result in pending:
-        check, inner = zk._wait(async_result, "fenced multi")
+    for outcome in requests_until_connected(zk, [("fenced multi", fenced(op)) for op in ops]):
+        check, inner = _value(outcome)
         if isinstance(check, BadVersionError):
             moved = True
         elif isinstance(check, Exception) and not isinstance(check, RolledBackError):
@@ -569,25 +707,30 @@ def get_many(
     """(data, ZnodeStat) per path, None where missing: pipelined reads (blocking). With
     ``watches``, each read leaves its one-shot data watch (change or deletion) on the znode
     (none where it is missing)."""
-    kz = zk._client()
-    pending = [kz.get_async(p, watch=w) for p, w in zip(paths, watches or [None] * len(paths), strict=True)]
-    out: list[tuple[bytes, Any] | None] = []
-    for path, async_result in zip(paths, pending, strict=True):
-        try:
-            out.append(zk._wait(async_result, f"get {path}"))
-        except NoNodeError:
-            out.append(None)
-    return out
+    requests: list[ZkRequest] = [
+        (f"get {p}", lambda kz, p=p, w=w: kz.get_async(p, watch=w))
+        for p, w in zip(paths, watches or [None] * len(paths), strict=True)
+    ]
+    return [None if isinstance(r, NoNodeError) else _value(r) for r in requests_until_connected(zk, requests)]
+
+
+def _exists(zk: ZooKeeperClient, path: str, watch: Callable[[Any], None] | None = None) -> Any:
+    (stat,) = requests_until_connected(
+        zk, [(f"exists {path}", lambda kz: kz.exists_async(path, watch=watch))]
+    )
+    return _value(stat)
 
 
 def get_children(zk: ZooKeeperClient, path: str, watch: Callable[[Any], None] | None = None) -> list[str]:
     """Children of ``path`` ([] if it is missing), optionally leaving a one-shot child watch."""
-    try:
-        return zk._wait(zk._client().get_children_async(path, watch=watch), f"children of {path}")
-    except NoNodeError:
+    (found,) = requests_until_connected(
+        zk, [(f"children of {path}", lambda kz: kz.get_children_async(path, watch=watch))]
+    )
+    if isinstance(found, NoNodeError):
         if watch is not None:  # watch its creation instead
-            zk._wait(zk._client().exists_async(path, watch=watch), f"exists {path}")
+            _exists(zk, path, watch)
         return []
+    return _value(found)
 
 
 def get_data_watched(
@@ -595,14 +738,9 @@ def get_data_watched(
 ) -> tuple[bytes, Any] | None:
     """(data, stat) with a one-shot watch (data change or deletion); None if missing, then
     watching its creation (Kafka's ``registerZNodeChangeHandlerAndCheckExistence``)."""
-    kz = zk._client()
-    stat = zk._wait(kz.exists_async(path, watch=watch), f"exists {path}")
-    if stat is None:
+    if _exists(zk, path, watch) is None:
         return None
-    try:
-        return zk._wait(kz.get_async(path), f"get {path}")
-    except NoNodeError:
-        return None
+    return get_many(zk, [path])[0]
 
 
 def delete_recursive_paths(zk: ZooKeeperClient, path: str) -> list[str]:
@@ -610,6 +748,6 @@ def delete_recursive_paths(zk: ZooKeeperClient, path: str) -> list[str]:
     out: list[str] = []
     for child in get_children(zk, path):
         out.extend(delete_recursive_paths(zk, f"{path}/{child}"))
-    if zk._wait(zk._client().exists_async(path), f"exists {path}") is not None:
+    if _exists(zk, path) is not None:
         out.append(path)
     return out

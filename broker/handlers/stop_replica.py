@@ -14,6 +14,9 @@ Behaviour (Kafka's ``KafkaApis.handleStopReplicaRequest`` then ``ReplicaManager.
   ``-delete`` now and removed in the background, Kafka's ``asyncDelete``); an unknown
   partition answers NONE (its log is deleted if asked).
 - A deleted ``__consumer_offsets`` partition makes the group coordinator resign it.
+- It runs after the LeaderAndIsr / StopReplica / UpdateMetadata being applied (Kafka's
+  ``replicaStateChangeLock``): a newer controller's StopReplica(delete) arriving during an
+  older LeaderAndIsr applies after it, so the partition ends up stopped.
 
 Version notes: v3 carries per-partition leader epoch and delete flag (KIP-570); v4 adds
 IsKRaftController (ignored).
@@ -34,7 +37,7 @@ from protocol.messages import ApiKey, StopReplicaRequest, StopReplicaResponse
 
 
 @handler(ApiKey.STOP_REPLICA, versions=(3, 4), served_when=zookeeper_mode)
-def handle_stop_replica(ctx: RequestContext, request: StopReplicaRequest) -> StopReplicaResponse:
+async def handle_stop_replica(ctx: RequestContext, request: StopReplicaRequest) -> StopReplicaResponse:
     partitions = [
         ((t.topic_name, p.partition_index), p.leader_epoch, p.delete_partition)
         for t in request.topic_states
@@ -52,7 +55,7 @@ def handle_stop_replica(ctx: RequestContext, request: StopReplicaRequest) -> Sto
                 for (topic, index), _, _ in partitions
             ],
         )
-    top, errors = ctx.broker.replica_manager.stop_replicas(
+    top, errors = await ctx.broker.replica_manager.stop_replicas(
         request.controller_id, request.controller_epoch, partitions
     )
     groups = ctx.broker.groups

@@ -21,6 +21,10 @@ Version notes: v6 is flexible; v7 adds TopicId; v8 adds IsKRaftController (ignor
 
 Delayed ElectLeaders waiting for the partitions of the request are completed.
 
+The epoch check and the update run under Kafka's ``replicaStateChangeLock``
+(``ReplicaManager.maybeUpdateMetadataCache``): at once when no LeaderAndIsr / StopReplica is
+being applied, else after them (the answer then comes later).
+
 Authorization: ClusterAction on the cluster, else CLUSTER_AUTHORIZATION_FAILED.
 
 Not implemented: completing delayed CreateTopics;
@@ -30,6 +34,8 @@ security protocols other than PLAINTEXT are kept only as listener names. v0-5 ar
 from __future__ import annotations
 
 import uuid
+from collections.abc import Coroutine
+from typing import Any
 
 from broker.handlers import RequestContext, handler, zookeeper_mode
 from broker.handlers.leader_and_isr import is_broker_epoch_stale
@@ -41,11 +47,18 @@ from protocol.primitives import ZERO_UUID
 
 
 @handler(ApiKey.UPDATE_METADATA, versions=(6, 8), served_when=zookeeper_mode)
-def handle_update_metadata(ctx: RequestContext, request: UpdateMetadataRequest) -> UpdateMetadataResponse:
+def handle_update_metadata(
+    ctx: RequestContext, request: UpdateMetadataRequest
+) -> UpdateMetadataResponse | Coroutine[Any, Any, UpdateMetadataResponse]:
     if not ctx.authorize(AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER):
         return UpdateMetadataResponse(error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED.code)
     if is_broker_epoch_stale(ctx, request.broker_epoch):
         return UpdateMetadataResponse(error_code=ErrorCode.STALE_BROKER_EPOCH.code)
+    return ctx.broker.replica_manager.under_state_change_lock(lambda: _update_metadata(ctx, request))
+
+
+def _update_metadata(ctx: RequestContext, request: UpdateMetadataRequest) -> UpdateMetadataResponse:
+    """``ReplicaManager.maybeUpdateMetadataCache`` (under ``replicaStateChangeLock``)."""
     replica_manager = ctx.broker.replica_manager
     if request.controller_epoch < replica_manager.controller_epoch:
         return UpdateMetadataResponse(error_code=ErrorCode.STALE_CONTROLLER_EPOCH.code)

@@ -86,7 +86,9 @@ def fake_broker(controller: FakeController | None, states: list[PartitionState])
         kafka_controller=controller,
         metadata_cache=cache,
         replica_manager=SimpleNamespace(
-            controller_epoch=0, elect_leader_purgatory=DelayedOperationPurgatory("ElectLeader")
+            controller_epoch=0,
+            elect_leader_purgatory=DelayedOperationPurgatory("ElectLeader"),
+            under_state_change_lock=lambda fn: fn(),
         ),
         zookeeper=SimpleNamespace(broker_epoch=10) if controller is not None else None,
         groups=SimpleNamespace(remove_offsets_of_topic=lambda topic: None),

@@ -52,7 +52,9 @@ class BrokerSide:
             kafka_controller=fake.controller,
             metadata_cache=MetadataCache(fake.broker_id, "cluster"),
             replica_manager=SimpleNamespace(
-                controller_epoch=0, elect_leader_purgatory=DelayedOperationPurgatory("ElectLeader")
+                controller_epoch=0,
+                elect_leader_purgatory=DelayedOperationPurgatory("ElectLeader"),
+                under_state_change_lock=lambda fn: fn(),
             ),
             zookeeper=fake.zk,
             groups=SimpleNamespace(remove_offsets_of_topic=lambda topic: None),
