@@ -664,7 +664,12 @@ class Partition:
         return None
 
     def fetch_offset_for_timestamp(
-        self, timestamp: int, *, isolation: FetchIsolation, current_leader_epoch: int = NO_EPOCH
+        self,
+        timestamp: int,
+        *,
+        isolation: FetchIsolation,
+        current_leader_epoch: int = NO_EPOCH,
+        fetch_only_from_leader: bool = True,
     ) -> TimestampAndOffset:
         """ListOffsets for this partition (Kafka's ``Partition.fetchOffsetForTimestamp``).
 
@@ -673,16 +678,20 @@ class Partition:
         timestamp: the log's answer, or (-1, -1, -1) when it is at or past the fetchable end.
         A new leader whose high watermark has not reached the start of its epoch yet answers
         latest and past-the-end lookups with OFFSET_NOT_AVAILABLE (retriable), as Kafka does:
-        its high watermark may still lag what the previous leader had committed.
+        its high watermark may still lag what the previous leader had committed. A replica's
+        or debugging request (``isolation`` LOG_END) reads up to the log end and is never
+        told OFFSET_NOT_AVAILABLE; a debugging one may read a follower's log
+        (``fetch_only_from_leader`` False).
         """
-        plog = self.local_log(current_leader_epoch)
+        plog = self.local_log(current_leader_epoch, require_leader=fetch_only_from_leader)
         fetchable = self.fetch_offsets(isolation)
         if timestamp in (EARLIEST_TIMESTAMP, EARLIEST_LOCAL_TIMESTAMP):
             start = plog.log_start_offset
             return TimestampAndOffset(-1, start, plog.leader_epoch_for_offset(start))
         epoch_start = plog.leader_epoch_cache.latest_entry()
         lagging = (
-            epoch_start is not None
+            isolation is not FetchIsolation.LOG_END
+            and epoch_start is not None
             and epoch_start.epoch == self.leader_epoch
             and epoch_start.start_offset > plog.high_watermark
         )

@@ -951,10 +951,14 @@ class ReplicaManager:
         *,
         isolation: FetchIsolation,
         current_leader_epoch: int,
+        fetch_only_from_leader: bool = True,
     ) -> TimestampAndOffset:
         """ListOffsets for one partition (Kafka's ``fetchOffsetForTimestamp``); KafkaError if not served."""
         return self.get_partition_or_error(topic, partition).fetch_offset_for_timestamp(
-            timestamp, isolation=isolation, current_leader_epoch=current_leader_epoch
+            timestamp,
+            isolation=isolation,
+            current_leader_epoch=current_leader_epoch,
+            fetch_only_from_leader=fetch_only_from_leader,
         )
 
     def last_offset_for_leader_epoch(

@@ -8,6 +8,9 @@ Behaviour (Kafka's ``ReplicaManager.fetchOffsetForTimestamp`` / ``UnifiedLog.fet
   timestamp; any other value: the first offset whose timestamp is at or after
   it, found through the time index, or offset -1 / timestamp -1 when there is
   none below the high watermark.
+- ``replica_id``: -1 (a consumer) as above; a broker id or -2 (debugging) has no isolation
+  level: latest is the log end offset, never OFFSET_NOT_AVAILABLE; -2 may be answered by a
+  follower (Kafka's ``fetchOnlyFromLeader``).
 - ``current_leader_epoch`` (v4+) fenced as in Fetch; the answer carries the
   leader epoch of the returned offset (v4+).
 - A special timestamp the request's version does not know (-3 before v7, -4 before v8,
@@ -35,6 +38,8 @@ from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, ListOffsetsRequest, ListOffsetsResponse
 
 READ_COMMITTED = 1
+CONSUMER_REPLICA_ID = -1  # ListOffsetsRequest.CONSUMER_REPLICA_ID
+DEBUGGING_REPLICA_ID = -2  # ListOffsetsRequest.DEBUGGING_REPLICA_ID
 # ReplicaManager.timestampMinSupportedVersion: the first version that knows each special
 # timestamp; an older version, or a negative timestamp Kafka does not define, answers
 # UNSUPPORTED_VERSION for the partition (isListOffsetsTimestampUnsupported).
@@ -50,6 +55,11 @@ def handle_list_offsets(ctx: RequestContext, request: ListOffsetsRequest) -> Lis
     version = ctx.api_version
     committed = version >= 2 and request.isolation_level == READ_COMMITTED
     isolation = FetchIsolation.TXN_COMMITTED if committed else FetchIsolation.HIGH_WATERMARK
+    if request.replica_id != CONSUMER_REPLICA_ID:
+        # KafkaApis.handleListOffsetRequest: only a consumer's request has an isolation level;
+        # a replica's or a debugging one (-2) reads to the log end, and -2 may ask a follower.
+        isolation = FetchIsolation.LOG_END
+    from_leader_only = request.replica_id != DEBUGGING_REPLICA_ID
     seen: set[tuple[str, int]] = set()
     describable = ctx.authorized(AclOperation.DESCRIBE, ResourceType.TOPIC, (t.name for t in request.topics))
     topics = []
@@ -92,6 +102,7 @@ def handle_list_offsets(ctx: RequestContext, request: ListOffsetsRequest) -> Lis
                     p.timestamp,
                     isolation=isolation,
                     current_leader_epoch=p.current_leader_epoch if version >= 4 else -1,
+                    fetch_only_from_leader=from_leader_only,
                 )
             except KafkaError as exc:
                 code = exc.code

@@ -12,7 +12,7 @@ from broker.handlers.list_offsets import handle_list_offsets
 from coordinator.acl_authorizer import AllowAll
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ListOffsetsRequest
-from storage.partition_log import TimestampAndOffset
+from storage.partition_log import FetchIsolation, TimestampAndOffset
 
 
 class FakeReplicaManager:
@@ -20,9 +20,13 @@ class FakeReplicaManager:
         self.answer = answer or TimestampAndOffset(1000, 7, 0)
         self.error = error
         self.calls: list[int] = []
+        self.isolations: list[tuple[FetchIsolation, bool]] = []
 
-    def fetch_offset_for_timestamp(self, topic, partition, timestamp, *, isolation, current_leader_epoch):
+    def fetch_offset_for_timestamp(
+        self, topic, partition, timestamp, *, isolation, current_leader_epoch, fetch_only_from_leader=True
+    ):
         self.calls.append(timestamp)
+        self.isolations.append((isolation, fetch_only_from_leader))
         if self.error is not None:
             raise KafkaError(self.error, "lagging high watermark")
         return self.answer
@@ -33,10 +37,10 @@ def ctx(rm, version: int) -> RequestContext:
     return RequestContext(broker, 2, version, 1, "test", "peer", 1, "PLAINTEXT")  # type: ignore[arg-type]
 
 
-def request(timestamp: int) -> ListOffsetsRequest:
+def request(timestamp: int, replica_id: int = -1, isolation_level: int = 0) -> ListOffsetsRequest:
     return ListOffsetsRequest(
-        replica_id=-1,
-        isolation_level=0,
+        replica_id=replica_id,
+        isolation_level=isolation_level,
         topics=[
             ListOffsetsRequest.ListOffsetsTopic(
                 name="t",
@@ -83,3 +87,20 @@ def test_special_timestamp_above_the_request_version_is_unsupported_version(time
     p = only_partition(handle_list_offsets(ctx(rm, version), request(timestamp)))
     assert p.error_code == ErrorCode.UNSUPPORTED_VERSION.code
     assert (p.offset, p.timestamp) == (-1, -1)
+
+
+@pytest.mark.parametrize(
+    ("replica_id", "isolation_level", "expected"),
+    [
+        (-1, 0, (FetchIsolation.HIGH_WATERMARK, True)),
+        (-1, 1, (FetchIsolation.TXN_COMMITTED, True)),
+        (3, 1, (FetchIsolation.LOG_END, True)),  # a replica: no isolation level, leader only
+        (-2, 1, (FetchIsolation.LOG_END, False)),  # debugging: no isolation, followers too
+    ],
+)
+def test_only_a_consumers_request_has_an_isolation_level(replica_id, isolation_level, expected):
+    # KafkaApis.handleListOffsetRequest: isolationLevel only when replicaId is
+    # CONSUMER_REPLICA_ID; fetchOnlyFromLeader unless it is DEBUGGING_REPLICA_ID.
+    rm = FakeReplicaManager()
+    handle_list_offsets(ctx(rm, 5), request(-1, replica_id, isolation_level))
+    assert rm.isolations == [expected]

@@ -124,6 +124,38 @@ def test_the_high_watermark_is_the_smallest_log_end_offset_over_the_isr(partitio
     append(partition)
     latest = partition.fetch_offset_for_timestamp(-1, isolation=FetchIsolation.HIGH_WATERMARK)
     assert latest.offset == 5
+    # ... a replica's or debugging ListOffsets (no isolation level) at the log end
+    latest = partition.fetch_offset_for_timestamp(-1, isolation=FetchIsolation.LOG_END)
+    assert latest.offset == 6
+
+
+def test_list_offsets_without_isolation_is_never_offset_not_available_and_may_ask_a_follower(tmp_path):
+    """Partition.fetchOffsetForTimestamp: OFFSET_NOT_AVAILABLE (high watermark lagging the new
+    epoch's start) only for a client's request (an isolation level); a debugging request
+    (fetchOnlyFromLeader false) is answered by a follower too."""
+    plog = open_log(tmp_path)
+    p = Partition(plog, local_broker_id=ME, time_ms=lambda: BASE_TS)
+    try:
+        p.make_leader(state(isr=(ME, OTHER), replicas=(ME, OTHER)))
+        append(p, 3)  # the follower has not fetched it: the high watermark lags the epoch's start
+        p.make_leader(state(epoch=1, isr=(ME, OTHER), replicas=(ME, OTHER)))
+        append(p, 1)
+        assert (
+            errors_of(lambda: p.fetch_offset_for_timestamp(-1, isolation=FetchIsolation.HIGH_WATERMARK))
+            is ErrorCode.OFFSET_NOT_AVAILABLE
+        )
+        assert p.fetch_offset_for_timestamp(-1, isolation=FetchIsolation.LOG_END).offset == 4
+        p.make_follower(state(leader=OTHER, epoch=2, isr=(ME, OTHER), replicas=(ME, OTHER)))
+        assert (
+            errors_of(lambda: p.fetch_offset_for_timestamp(-1, isolation=FetchIsolation.LOG_END))
+            is ErrorCode.NOT_LEADER_OR_FOLLOWER
+        )
+        found = p.fetch_offset_for_timestamp(
+            -1, isolation=FetchIsolation.LOG_END, fetch_only_from_leader=False
+        )
+        assert found.offset == 4
+    finally:
+        plog.close()
 
 
 def test_min_insync_replicas_applies_to_acks_all_only(tmp_path):
