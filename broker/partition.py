@@ -207,7 +207,8 @@ class Partition:
         self.pending_isr = None  # the controller's state replaces whatever was in flight
 
     def make_leader(self, state: PartitionState) -> bool:
-        """Become (or stay) leader with ``state``; True if this is a new leader epoch.
+        """Become (or stay) leader with ``state``; True if this broker was not the leader
+        (Kafka's ``isNewLeader``: only then do the coordinators load the partition).
 
         Kafka's ``Partition.makeLeader``: the new epoch starts at the log end offset in the
         leader-epoch cache (so OffsetForLeaderEpoch answers (epoch, LEO) even for a partition
@@ -237,7 +238,7 @@ class Partition:
             for replica, follower in self.follower_states.items():
                 follower.reset(now, leo, is_new_leader=is_new_leader, in_sync=replica in self.isr)
         self.maybe_increment_high_watermark()
-        return new_epoch
+        return is_new_leader
 
     def make_follower(self, state: PartitionState) -> bool:
         """Record that another broker leads (Kafka's ``makeFollower``); True if the epoch changed.

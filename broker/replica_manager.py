@@ -362,7 +362,9 @@ class ReplicaManager:
 
     def _make_leaders_and_followers(self, applied: Sequence[tuple[PartitionState, Partition]]) -> None:
         """Kafka's ``makeLeaders`` / ``makeFollowers`` then ``onLeadershipChange``: the
-        leadership listeners hear of the partitions that changed leader or epoch."""
+        leadership listeners hear of the partitions this broker newly leads (a re-elected
+        leader's epoch bump is not news to a coordinator: it does not reload) and of those
+        whose leader or epoch changed as a follower."""
         leaders: list[Partition] = []
         followers: list[Partition] = []
         for state, partition in applied:

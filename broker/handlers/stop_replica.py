@@ -13,7 +13,8 @@ Behaviour (Kafka's ``KafkaApis.handleStopReplicaRequest`` then ``ReplicaManager.
   DeletePartition it is no longer served and its log is deleted (the directory renamed
   ``-delete`` now and removed in the background, Kafka's ``asyncDelete``); an unknown
   partition answers NONE (its log is deleted if asked).
-- A deleted ``__consumer_offsets`` partition makes the group coordinator resign it.
+- A deleted ``__consumer_offsets`` or ``__transaction_state`` partition makes its coordinator
+  resign it (a reassignment moving it away sends the old replica no LeaderAndIsr).
 - It runs after the LeaderAndIsr / StopReplica / UpdateMetadata being applied (Kafka's
   ``replicaStateChangeLock``): a newer controller's StopReplica(delete) arriving during an
   older LeaderAndIsr applies after it, so the partition ends up stopped.
@@ -58,10 +59,17 @@ async def handle_stop_replica(ctx: RequestContext, request: StopReplicaRequest) 
     top, errors = await ctx.broker.replica_manager.stop_replicas(
         request.controller_id, request.controller_epoch, partitions
     )
-    groups = ctx.broker.groups
+    # KafkaApis.handleStopReplicaRequest: a deleted coordinator partition (moved away by a
+    # reassignment, which sends no LeaderAndIsr to the old replica) resigns its coordinator.
+    groups, transactions = ctx.broker.groups, ctx.broker.transactions
     for (topic, index), leader_epoch, delete in partitions:
-        if delete and topic == groups.topic_name and errors.get((topic, index)) is ErrorCode.NONE:
-            groups.on_resignation(index, leader_epoch if leader_epoch >= 0 else None)
+        if not delete or errors.get((topic, index)) is not ErrorCode.NONE:
+            continue
+        epoch = leader_epoch if leader_epoch >= 0 else None
+        if topic == groups.topic_name:
+            groups.on_resignation(index, epoch)
+        elif topic == transactions.topic_name:
+            transactions.on_resignation(index, epoch)
     return StopReplicaResponse(
         error_code=top.code,
         partition_errors=[

@@ -42,15 +42,15 @@ def errors_of(fn) -> ErrorCode:
 
 
 def test_a_new_leader_starts_its_epoch_at_the_log_end_offset(partition):
-    partition.make_leader(state(epoch=0))
+    assert partition.make_leader(state(epoch=0)) is True  # a new leader (Kafka's isNewLeader)
     append(partition, 3)
-    assert partition.make_leader(state(epoch=4)) is True
+    assert partition.make_leader(state(epoch=4)) is False  # re-elected: not a new leader
     assert partition.log.leader_epoch_cache.latest_epoch == 4
     assert partition.last_offset_for_leader_epoch(0) == (0, 3)
     assert partition.last_offset_for_leader_epoch(4) == (4, 3)
     info, _ = append(partition, 2)
     assert info.base_offset == 3 and partition.log.leader_epoch_for_offset(4) == 4
-    assert partition.make_leader(state(epoch=4)) is False  # the same epoch again: nothing new
+    assert partition.make_leader(state(epoch=4)) is False  # the same epoch again
 
 
 def test_leader_epoch_fencing_kip_320(partition):
