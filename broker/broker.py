@@ -69,6 +69,7 @@ from coordinator.topic_admin import (
     ZkTopicAdmin,
 )
 from coordinator.transaction_coordinator import TransactionConfig, TransactionCoordinator
+from coordinator.transaction_markers import NO_LEADER
 from coordinator.transaction_seams import TransactionVerifier
 from coordinator.zk_admin import AdminZkClient
 from coordinator.zk_config_manager import ZkConfigManager
@@ -348,12 +349,20 @@ class Broker:
         self.replica_manager.add_txn_completion_listener(self.groups)
 
     def _partition_leader(self, topic: str, partition: int) -> int | None:
-        """Where a partition's transaction marker goes: its leader, -1 while it has none,
-        None once it does not exist."""
+        """Where a partition's transaction marker goes: its leader, -1 while it has none (or
+        while the cache has no partition states yet), None once it does not exist."""
         state = self.metadata_cache.partition_state(topic, partition)
-        if state is None:
-            return None
-        return state.leader if state.leader >= 0 else -1
+        if state is not None:
+            return state.leader if state.leader >= 0 else NO_LEADER
+        # ZooKeeper mode: the controller's LeaderAndIsr making this broker a transaction
+        # coordinator comes before the UpdateMetadata carrying the partition states
+        # (ControllerBrokerRequestBatch.sendRequestsToBrokers); a broker that just started has
+        # none yet. Until the cache knows __transaction_state, an unknown partition is "not
+        # known yet", not deleted (TransactionMarkerChannelManager.addTxnMarkersToBrokerQueue
+        # skips only partitions the cache has no leader for).
+        if not self.metadata_cache.contains(self.transactions.topic_name):
+            return NO_LEADER
+        return None
 
     def _build_cluster_components(self) -> None:
         """The controller and its listeners (embedded mode), or the ZooKeeper-mode controller

@@ -19,10 +19,11 @@ Timers: every ``transaction.abort.timed.out.transaction.cleanup.interval.ms`` th
 transactions older than their timeout are aborted with a bumped epoch (the producer is
 fenced); every ``transaction.remove.expired.transaction.cleanup.interval.ms`` the ids idle
 (Empty, CompleteCommit, CompleteAbort) for ``transactional.id.expiration.ms`` are removed
-(a tombstone is written).
+(their tombstones written as one batch per partition, split at ``max.message.bytes``).
 
 Everything runs on the broker's event loop; a transition in flight (written but not yet
-durable) makes other requests for the id answer CONCURRENT_TRANSACTIONS.
+durable, or CompleteCommit/CompleteAbort waiting for the markers) makes other requests for
+the id answer CONCURRENT_TRANSACTIONS.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Coroutine, Iterable, Sequence
+from collections.abc import Callable, Collection, Coroutine, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -46,6 +47,7 @@ from coordinator.transaction_log import (
     decode_txn_value,
     encode_txn_key,
     encode_txn_value,
+    tombstone_batches,
 )
 from coordinator.transaction_markers import (
     LeaderLookup,
@@ -71,6 +73,8 @@ log = logging.getLogger(__name__)
 
 S = TxnState
 COMPLETE_RETRY_BACKOFF_S = 0.1
+EXPIRY_SLICE = 1000  # ids checked per event-loop step by the expiration timer
+_EXPIRABLE = frozenset({S.EMPTY, S.COMPLETE_COMMIT, S.COMPLETE_ABORT})  # TransactionState.isExpirationAllowed
 
 
 class ProducerIdSource(Protocol):
@@ -139,7 +143,9 @@ class TransactionCoordinator:
         self.owned_partitions: set[int] | None = None
         self.active = False
         self._load_tasks: dict[int, asyncio.Task] = {}
-        self._timers: list[asyncio.TimerHandle] = []
+        # One pending handle per periodic job (Kafka schedules each once, at a fixed rate).
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._expiry_run: asyncio.Task | None = None
         self._background: set[asyncio.Task] = set()
 
     # ================================================================== lifecycle
@@ -167,15 +173,12 @@ class TransactionCoordinator:
         else:
             for p in sorted(self.loading):
                 self._start_load(p)
-        loop = asyncio.get_running_loop()
-        self._timers = [
-            loop.call_later(self.config.abort_timed_out_interval_ms / 1000, self._abort_timer),
-            loop.call_later(self.config.remove_expired_interval_ms / 1000, self._expiry_timer),
-        ]
+        self._schedule("abort", self.config.abort_timed_out_interval_ms, self._abort_timer)
+        self._schedule("expiry", self.config.remove_expired_interval_ms, self._expiry_timer)
 
     async def stop(self) -> None:
         self.active = False
-        for timer in self._timers:
+        for timer in self._timers.values():
             timer.cancel()
         self._timers.clear()
         for task in list(self._load_tasks.values()) + list(self._background):
@@ -338,10 +341,17 @@ class TransactionCoordinator:
         return self.coordinator_epochs.get(partition, 0) == epoch
 
     async def _write(
-        self, meta: TransactionMetadata, partition: int, epoch: int, transit: TxnTransit
+        self,
+        meta: TransactionMetadata,
+        partition: int,
+        epoch: int,
+        transit: TxnTransit,
+        *,
+        retry: bool = False,
     ) -> None:
         """Write ``transit`` with acks=-1 and apply it (``appendTransactionToLog``); a failed
-        write or a lost coordinatorship drops it and raises KafkaError."""
+        write or a lost coordinatorship drops it (``retry``: a failed write keeps it pending
+        for the caller's next attempt) and raises KafkaError."""
         key = encode_txn_key(meta.transactional_id)
         value = (
             None
@@ -361,7 +371,8 @@ class TransactionCoordinator:
         try:
             await self.topic.append(partition, key, value)
         except KafkaError as exc:
-            meta.abort_transition()
+            if not retry:
+                meta.abort_transition()
             log.info(
                 "cannot write %s of %s to %s-%d: %s",
                 transit.state.display_name,
@@ -591,13 +602,40 @@ class TransactionCoordinator:
         return ErrorCode.NONE
 
     def _send_markers(self, meta: TransactionMetadata, partition: int, epoch: int) -> None:
+        """Prepare CompleteCommit/CompleteAbort and send the markers (``sendTxnMarkersCallback``,
+        ``loadTransactionsForTxnTopicPartition``): the pending Complete* makes every request of
+        the id answer CONCURRENT_TRANSACTIONS until it is written (``pendingTransitionInProgress``
+        is checked before the state)."""
+        complete = meta.prepare_complete(self.time_ms())
         committed = meta.state is S.PREPARE_COMMIT
         marker = TxnMarker(
             meta.producer_id, meta.producer_epoch, committed, epoch, tuple(sorted(meta.partitions))
         )
-        self.markers.send(PendingMarkers(meta.transactional_id, partition, marker), self._on_markers_done)
+        self.markers.send(
+            PendingMarkers(meta.transactional_id, partition, marker, complete),
+            self._on_markers_done,
+            self._on_partitions_done,
+        )
+
+    def _pending_meta(self, pending: PendingMarkers) -> TransactionMetadata | None:
+        """The metadata ``pending`` was prepared on, if this coordinator still has it."""
+        partition, epoch = pending.txn_partition, pending.marker.coordinator_epoch
+        if not self._still_owner(partition, epoch):
+            return None
+        meta = self.txns.get(partition, {}).get(pending.transactional_id)
+        if meta is None or meta.pending is not pending.complete.state:
+            return None
+        return meta if meta.producer_id == pending.marker.producer_id else None
+
+    def _on_partitions_done(self, pending: PendingMarkers, partitions: Collection[TopicPartition]) -> None:
+        """``txnMetadata.removePartition`` (TransactionMarkerRequestCompletionHandler): a
+        partition whose marker is written or dropped leaves the transaction."""
+        meta = self._pending_meta(pending)
+        if meta is not None:
+            meta.partitions.difference_update(partitions)
 
     def _on_markers_done(self, pending: PendingMarkers, outcome: MarkerOutcome) -> None:
+        # Fenced: the pending Complete* stays, as Kafka's (a newer coordinator takes over).
         if outcome is not MarkerOutcome.WRITTEN:
             return
         task = asyncio.get_running_loop().create_task(
@@ -607,27 +645,26 @@ class TransactionCoordinator:
         task.add_done_callback(self._background.discard)
 
     async def _complete(self, pending: PendingMarkers) -> None:
-        """Write CompleteCommit/CompleteAbort (``TransactionMarkerChannelManager.tryAppendToLog``),
-        retried while this broker still coordinates the transaction."""
-        txn_id = pending.transactional_id
-        partition = pending.txn_partition
-        epoch = pending.marker.coordinator_epoch
-        while self._still_owner(partition, epoch):
-            meta = self.txns.get(partition, {}).get(txn_id)
-            if (
-                meta is None
-                or meta.producer_id != pending.marker.producer_id
-                or meta.state not in (S.PREPARE_COMMIT, S.PREPARE_ABORT)
-            ):
+        """Write the prepared CompleteCommit/CompleteAbort (``TransactionMarkerChannelManager.
+        tryAppendToLog``), retried while this broker still coordinates the transaction; the
+        pending transition stays between the attempts (``retryOnError``)."""
+        while (meta := self._pending_meta(pending)) is not None:
+            try:
+                await self._write(
+                    meta,
+                    pending.txn_partition,
+                    pending.marker.coordinator_epoch,
+                    pending.complete,
+                    retry=True,
+                )
+                log.debug("completed %s of %s", meta.state.display_name, pending.transactional_id)
                 return
-            if not meta.pending_in_progress:
-                try:
-                    await self._write(meta, partition, epoch, meta.prepare_complete(self.time_ms()))
-                    log.debug("completed %s of %s", meta.state.display_name, txn_id)
+            except KafkaError as exc:
+                if exc.error is ErrorCode.NOT_COORDINATOR:
+                    # appendTransactionToLog: an error not retried drops the pending transition
+                    if meta.pending is pending.complete.state:
+                        meta.abort_transition()
                     return
-                except KafkaError as exc:
-                    if exc.error is ErrorCode.NOT_COORDINATOR:
-                        return
             await asyncio.sleep(COMPLETE_RETRY_BACKOFF_S)
 
     # ================================================================== Describe, List
@@ -654,23 +691,28 @@ class TransactionCoordinator:
         """``listTransactionStates``: (error, unknown state filters, matching transactions)."""
         if not self.active:
             return ErrorCode.COORDINATOR_NOT_AVAILABLE, [], []
-        error = ErrorCode.COORDINATOR_LOAD_IN_PROGRESS if self.loading else ErrorCode.NONE
+        if self.loading:
+            # listTransactionStates: while any partition loads, the error alone (no partial list)
+            return ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, [], []
         every = (meta for txns in self.txns.values() for meta in txns.values())
-        return list_metadata(every, error, states, producer_ids, duration_ms, id_pattern, self.time_ms())
+        return list_metadata(
+            every, ErrorCode.NONE, states, producer_ids, duration_ms, id_pattern, self.time_ms()
+        )
 
     # ================================================================== timers
 
+    def _schedule(self, name: str, interval_ms: int, job: Callable[[], None]) -> None:
+        """(Re)arm the periodic job ``name``: the handle replaces the fired one."""
+        self._timers[name] = asyncio.get_running_loop().call_later(interval_ms / 1000, job)
+
     def _abort_timer(self) -> None:
+        """``transaction-abort`` (TransactionCoordinator.startup)."""
         if not self.active:
             return
         try:
             self.abort_timed_out_transactions()
         finally:
-            self._timers.append(
-                asyncio.get_running_loop().call_later(
-                    self.config.abort_timed_out_interval_ms / 1000, self._abort_timer
-                )
-            )
+            self._schedule("abort", self.config.abort_timed_out_interval_ms, self._abort_timer)
 
     def abort_timed_out_transactions(self) -> int:
         """``abortTimedOutTransactions``: ongoing transactions past their timeout are aborted
@@ -705,50 +747,133 @@ class TransactionCoordinator:
         return started
 
     def _expiry_timer(self) -> None:
+        """``transactionalId-expiration`` (TransactionStateManager.enableTransactionalIdExpiration);
+        a run still going (writing its tombstones) is not doubled."""
         if not self.active:
             return
         try:
-            self.expire_transactional_ids()
+            if self._expiry_run is None or self._expiry_run.done():
+                self._expiry_run = self._spawn(self._expire_in_slices())
         finally:
-            self._timers.append(
-                asyncio.get_running_loop().call_later(
-                    self.config.remove_expired_interval_ms / 1000, self._expiry_timer
-                )
-            )
+            self._schedule("expiry", self.config.remove_expired_interval_ms, self._expiry_timer)
 
     def expire_transactional_ids(self) -> int:
-        """``removeExpiredTransactionalIds``: ids idle for ``transactional.id.expiration.ms``."""
+        """``removeExpiredTransactionalIds`` at once: each id idle for
+        ``transactional.id.expiration.ms`` gets its pending Dead in the same step as the check
+        (Kafka does both under the metadata's lock), so no request can slip in between; the
+        tombstones are then written, one batch per partition. Returns how many ids expire."""
         now = self.time_ms()
         expired = 0
-        for partition, txns in self.txns.items():
-            if partition in self.loading:
-                continue
+        for partition in list(self.txns):
             epoch = self.coordinator_epochs.get(partition, 0)
-            for meta in list(txns.values()):
-                if meta.pending_in_progress or meta.state not in (
-                    S.EMPTY,
-                    S.COMPLETE_COMMIT,
-                    S.COMPLETE_ABORT,
-                ):
-                    continue
-                if meta.last_update_ms + self.config.id_expiration_ms > now:
-                    continue
-                self._spawn(self._expire(meta, partition, epoch))
-                expired += 1
+            max_bytes = self._tombstone_batch_bytes(partition, epoch)
+            if max_bytes is None:
+                continue
+            found = self._prepare_expiry(partition, epoch, list(self.txns[partition].values()), now)
+            if found:
+                self._spawn(self._write_tombstones(partition, epoch, found, max_bytes))
+                expired += len(found)
         return expired
 
-    async def _expire(self, meta: TransactionMetadata, partition: int, epoch: int) -> None:
-        try:
-            await self._write(meta, partition, epoch, meta.prepare_dead(self.time_ms()))
-        except (KafkaError, TransactionError) as exc:
-            log.info("cannot expire transactional id %s: %s", meta.transactional_id, exc)
-            return
-        txns = self.txns.get(partition, {})
-        if txns.get(meta.transactional_id) is meta:
-            del txns[meta.transactional_id]
-            log.info("expired transactional id %s", meta.transactional_id)
+    async def _expire_in_slices(self) -> int:
+        """The timer's run of ``expire_transactional_ids``: ``EXPIRY_SLICE`` ids per event-loop
+        step, so that many ids do not hold the loop; returns once the tombstones are written."""
+        now = self.time_ms()
+        expired = 0
+        writes: list[asyncio.Task] = []
+        for partition in list(self.txns):
+            epoch = self.coordinator_epochs.get(partition, 0)
+            max_bytes = self._tombstone_batch_bytes(partition, epoch)
+            if max_bytes is None:
+                continue
+            metas = list(self.txns.get(partition, {}).values())
+            found: list[TransactionMetadata] = []
+            for start in range(0, len(metas), EXPIRY_SLICE):
+                if start:
+                    await asyncio.sleep(0)
+                found += self._prepare_expiry(partition, epoch, metas[start : start + EXPIRY_SLICE], now)
+            if found:
+                writes.append(self._spawn(self._write_tombstones(partition, epoch, found, max_bytes)))
+                expired += len(found)
+        await asyncio.gather(*writes, return_exceptions=True)
+        return expired
 
-    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
+    def _tombstone_batch_bytes(self, partition: int, epoch: int) -> int | None:
+        """The partition's ``max.message.bytes`` if it can expire ids now, else None."""
+        if not self._still_owner(partition, epoch):
+            return None
+        max_bytes = self.topic.max_batch_bytes(partition)
+        if max_bytes is None:
+            # removeExpiredTransactionalIds: no log config, the partition is not local
+            log.warning("cannot expire ids of %s-%d: its log is not here", TRANSACTION_STATE_TOPIC, partition)
+        return max_bytes
+
+    def _prepare_expiry(
+        self, partition: int, epoch: int, metas: Iterable[TransactionMetadata], now: int
+    ) -> list[TransactionMetadata]:
+        """``shouldExpire`` then ``prepareDead`` for each id, in one synchronous step."""
+        if not self._still_owner(partition, epoch):
+            return []
+        txns = self.txns.get(partition, {})
+        deadline = now - self.config.id_expiration_ms
+        found: list[TransactionMetadata] = []
+        for meta in metas:
+            if meta.pending_in_progress or meta.state not in _EXPIRABLE or meta.last_update_ms > deadline:
+                continue
+            if txns.get(meta.transactional_id) is meta:
+                meta.prepare_dead(now)
+                found.append(meta)
+        return found
+
+    async def _write_tombstones(
+        self, partition: int, epoch: int, metas: list[TransactionMetadata], max_bytes: int
+    ) -> None:
+        """``writeTombstonesForExpiredTransactionalIds``: the tombstones in batches of at most
+        ``max.message.bytes`` (built off the event loop), each appended with acks=-1; its ids
+        are removed once it is durable, else they lose their pending Dead."""
+        by_id = {meta.transactional_id: meta for meta in metas}
+        try:
+            batches = await asyncio.get_running_loop().run_in_executor(
+                None, tombstone_batches, list(by_id), max_bytes, self.time_ms()
+            )
+        except BaseException:
+            self._tombstones_written(partition, epoch, metas, ErrorCode.UNKNOWN_SERVER_ERROR)
+            raise
+        for ids, batch in batches:
+            error = ErrorCode.NONE if self._still_owner(partition, epoch) else ErrorCode.NOT_COORDINATOR
+            if error is ErrorCode.NONE:
+                try:
+                    await self.topic.append_batch(partition, batch)
+                except KafkaError as exc:
+                    error = exc.error
+            self._tombstones_written(partition, epoch, [by_id[i] for i in ids], error)
+
+    def _tombstones_written(
+        self, partition: int, epoch: int, metas: list[TransactionMetadata], error: ErrorCode
+    ) -> None:
+        """``removeFromCacheCallback``."""
+        txns = self.txns.get(partition, {})
+        durable = error is ErrorCode.NONE and self._still_owner(partition, epoch)
+        removed = 0
+        for meta in metas:
+            if durable and meta.pending is S.DEAD and txns.get(meta.transactional_id) is meta:
+                del txns[meta.transactional_id]
+                removed += 1
+            elif meta.pending is S.DEAD:
+                meta.abort_transition()
+        if removed:
+            log.info("expired %d transactional ids of %s-%d", removed, TRANSACTION_STATE_TOPIC, partition)
+        if removed < len(metas):
+            log.info(
+                "cannot expire %d transactional ids of %s-%d: %s",
+                len(metas) - removed,
+                TRANSACTION_STATE_TOPIC,
+                partition,
+                error.name,
+            )
+
+    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task:
         task = asyncio.get_running_loop().create_task(coro)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
+        return task

@@ -51,9 +51,12 @@ from protocol.primitives import (
     read_int64,
     read_string,
     read_tagged_fields,
+    varint_size,
+    varlong_size,
     write_array_length,
     write_string,
 )
+from protocol.record_batch import HEADER_SIZE as BATCH_HEADER_SIZE
 from protocol.records import build_batch
 from storage.log_config import parse_topic_overrides
 from storage.producer_state import AppendOrigin
@@ -182,6 +185,40 @@ def decode_txn_value(buf: Any) -> TxnLogValue:
     )
 
 
+def tombstone_batches(
+    transactional_ids: Sequence[str], max_batch_bytes: int, timestamp: int
+) -> list[tuple[list[str], bytes]]:
+    """The tombstones of expired ids as batches of at most ``max_batch_bytes`` (the
+    partition's ``max.message.bytes``), each with the ids it carries
+    (``TransactionStateManager.removeExpiredTransactionalIds``: a new MemoryRecordsBuilder
+    when ``hasRoomFor`` fails; a batch always takes its first record). CPU work that grows
+    with the ids: callers run it off the event loop."""
+    out: list[tuple[list[str], bytes]] = []
+    ids: list[str] = []
+    keys: list[tuple[bytes, None]] = []
+    size = BATCH_HEADER_SIZE
+    for txn_id in transactional_ids:
+        key = encode_txn_key(txn_id)
+        record = _tombstone_size(len(keys), len(key))
+        if keys and size + record > max_batch_bytes:
+            out.append((ids, build_batch(keys, timestamp=timestamp)))
+            ids, keys, size = [], [], BATCH_HEADER_SIZE
+            record = _tombstone_size(0, len(key))
+        ids.append(txn_id)
+        keys.append((key, None))
+        size += record
+    if keys:
+        out.append((ids, build_batch(keys, timestamp=timestamp)))
+    return out
+
+
+def _tombstone_size(offset_delta: int, key_size: int) -> int:
+    """``DefaultRecord.sizeInBytes`` of a null-value record without headers, timestamp delta 0."""
+    body = 1 + varlong_size(0) + varint_size(offset_delta) + varint_size(key_size) + key_size
+    body += varint_size(-1) + varint_size(0)
+    return varint_size(body) + body
+
+
 # ---------------------------------------------------------------- the topic
 
 
@@ -202,6 +239,8 @@ class TxnLogAccess(Protocol):
     ) -> bytes: ...
 
     def log_offsets(self, topic: str, partition: int) -> LogOffsetsView: ...
+
+    def get_log_config(self, topic: str, partition: int) -> Any | None: ...
 
 
 class LocalTopicCreator(Protocol):
@@ -353,7 +392,16 @@ class TransactionStateTopic:
     async def append(self, partition: int, key: bytes, value: bytes | None) -> None:
         """Write one record with acks=-1 (Kafka's ``appendTransactionToLog``: required acks
         -1, timeout ``request.timeout.ms``); raises KafkaError with the mapped code."""
-        batch = memoryview(bytearray(build_batch([(key, value)], timestamp=self.time_ms())))
+        await self.append_batch(partition, build_batch([(key, value)], timestamp=self.time_ms()))
+
+    def max_batch_bytes(self, partition: int) -> int | None:
+        """The partition's ``max.message.bytes``; None when it is not hosted here."""
+        config = self.access.get_log_config(TRANSACTION_STATE_TOPIC, partition)
+        return None if config is None else config.max_message_bytes
+
+    async def append_batch(self, partition: int, records: bytes) -> None:
+        """Append a built batch with acks=-1 (see ``append``)."""
+        batch = memoryview(bytearray(records))
         tp = (TRANSACTION_STATE_TOPIC, partition)
         try:
             results = self.access.append_records(

@@ -15,6 +15,10 @@ written) when every partition has answered. Per partition:
 - INVALID_PRODUCER_EPOCH or TRANSACTION_COORDINATOR_FENCED: a newer coordinator owns the
   transaction; sending stops and the transaction is left to it.
 
+A partition done (its marker written, or dropped) is reported at once, so the coordinator
+takes it out of the transaction (``TransactionMarkerRequestCompletionHandler`` calls
+``txnMetadata.removePartition``): DescribeTransactions lists the partitions still waiting.
+
 One sending task per transaction (Kafka batches transactions per destination broker; the
 markers of one transaction to one broker still go in one request).
 """
@@ -24,11 +28,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from enum import Enum
 
-from coordinator.transaction_metadata import TopicPartition
+from coordinator.transaction_metadata import TopicPartition, TxnTransit
 from coordinator.transaction_seams import TxnMarker, TxnMarkerWriter
 from protocol.errors import ErrorCode
 
@@ -65,9 +69,17 @@ class MarkerOutcome(Enum):
 
 @dataclass(frozen=True, slots=True)
 class PendingMarkers:
+    """Kafka's ``PendingCompleteTxn``: the markers out and the CompleteCommit/CompleteAbort
+    prepared with them (``prepareComplete``), written once every partition is done."""
+
     transactional_id: str
     txn_partition: int  # the __transaction_state partition of the transactional id
     marker: TxnMarker
+    complete: TxnTransit
+
+
+OnMarkersDone = Callable[[PendingMarkers, MarkerOutcome], None]
+OnPartitionsDone = Callable[[PendingMarkers, Collection[TopicPartition]], None]
 
 
 class TransactionMarkerSender:
@@ -90,17 +102,16 @@ class TransactionMarkerSender:
         return transactional_id in self._tasks
 
     def send(
-        self,
-        pending: PendingMarkers,
-        on_done: Callable[[PendingMarkers, MarkerOutcome], None],
+        self, pending: PendingMarkers, on_done: OnMarkersDone, on_partitions_done: OnPartitionsDone
     ) -> None:
-        """Start sending; ``on_done`` runs once, on the loop, with the outcome."""
+        """Start sending; ``on_partitions_done`` runs as partitions are done, ``on_done`` once,
+        on the loop, with the outcome."""
         txn_id = pending.transactional_id
         old = self._tasks.pop(txn_id, None)
         if old is not None:
             old.cancel()
         task = asyncio.get_running_loop().create_task(
-            self._run(pending, on_done), name=f"txn-markers-{txn_id}"
+            self._run(pending, on_done, on_partitions_done), name=f"txn-markers-{txn_id}"
         )
         self._tasks[txn_id] = task
         self._by_partition[pending.txn_partition].add(txn_id)
@@ -112,11 +123,11 @@ class TransactionMarkerSender:
             self._by_partition[pending.txn_partition].discard(txn_id)
 
     async def _run(
-        self, pending: PendingMarkers, on_done: Callable[[PendingMarkers, MarkerOutcome], None]
+        self, pending: PendingMarkers, on_done: OnMarkersDone, on_partitions_done: OnPartitionsDone
     ) -> None:
         outcome = MarkerOutcome.CANCELLED
         try:
-            outcome = await self._send_until_written(pending.marker)
+            outcome = await self._send_until_written(pending, on_partitions_done)
         except asyncio.CancelledError:
             self._forget(pending)
             raise
@@ -125,47 +136,43 @@ class TransactionMarkerSender:
         self._forget(pending)
         on_done(pending, outcome)
 
-    async def _send_until_written(self, marker: TxnMarker) -> MarkerOutcome:
+    async def _send_until_written(
+        self, pending: PendingMarkers, on_partitions_done: OnPartitionsDone
+    ) -> MarkerOutcome:
+        marker = pending.marker
         remaining: set[TopicPartition] = set(marker.partitions)
         while remaining:
             by_broker: dict[int, list[TopicPartition]] = defaultdict(list)
+            gone: list[TopicPartition] = []
             for tp in sorted(remaining):
                 leader = self.leader_of(*tp)
                 if leader is None:
                     log.info("partition %s-%d no longer exists: its marker is dropped", *tp)
-                    remaining.discard(tp)
+                    gone.append(tp)
                 elif leader != NO_LEADER:
                     by_broker[leader].append(tp)
+            if gone:
+                # addTxnMarkersToBrokerQueue: a partition without a leader endpoint is removed
+                remaining.difference_update(gone)
+                on_partitions_done(pending, gone)
             if by_broker:
                 brokers = list(by_broker)
                 answers = await asyncio.gather(
                     *(self._write(b, marker._replace(partitions=tuple(by_broker[b]))) for b in brokers)
                 )
+                done: list[TopicPartition] = []
+                fenced = False
                 for broker, errors in zip(brokers, answers, strict=True):
                     for tp in by_broker[broker]:
-                        error = errors.get(tp, ErrorCode.NETWORK_EXCEPTION)
-                        if error is ErrorCode.NONE:
-                            remaining.discard(tp)
-                        elif error in _ABORT_SENDING:
-                            log.info(
-                                "marker of producer %d on %s-%d answered %s: sending stops",
-                                marker.producer_id,
-                                *tp,
-                                error.name,
-                            )
-                            return MarkerOutcome.FENCED
-                        elif error in _RETRIABLE:
-                            pass
-                        else:
-                            # Kafka treats the rest as fatal for the partition; dropping it lets
-                            # the transaction complete instead of retrying for ever.
-                            log.error(
-                                "marker of producer %d on %s-%d failed with %s: dropped",
-                                marker.producer_id,
-                                *tp,
-                                error.name,
-                            )
-                            remaining.discard(tp)
+                        verdict = _verdict(marker, tp, errors.get(tp, ErrorCode.NETWORK_EXCEPTION))
+                        fenced = fenced or verdict is None
+                        if verdict:
+                            done.append(tp)
+                if done:
+                    remaining.difference_update(done)
+                    on_partitions_done(pending, done)
+                if fenced:
+                    return MarkerOutcome.FENCED
             if remaining:
                 await asyncio.sleep(self.retry_backoff_s)
         return MarkerOutcome.WRITTEN
@@ -195,3 +202,24 @@ class TransactionMarkerSender:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _verdict(marker: TxnMarker, tp: TopicPartition, error: ErrorCode) -> bool | None:
+    """One partition's answer (``TransactionMarkerRequestCompletionHandler.onComplete``):
+    True done, False retried, None the transaction is fenced (sending stops)."""
+    if error is ErrorCode.NONE:
+        return True
+    if error in _ABORT_SENDING:
+        log.info(
+            "marker of producer %d on %s-%d answered %s: sending stops",
+            marker.producer_id,
+            *tp,
+            error.name,
+        )
+        return None
+    if error in _RETRIABLE:
+        return False
+    # Kafka treats the rest as fatal for the partition; dropping it lets the transaction
+    # complete instead of retrying for ever.
+    log.error("marker of producer %d on %s-%d failed with %s: dropped", marker.producer_id, *tp, error.name)
+    return True

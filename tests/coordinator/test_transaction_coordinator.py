@@ -495,7 +495,7 @@ def test_state_topic_configs(tmp_path):
 
 
 @pytest.mark.parametrize("committed", [True, False])
-def test_end_of_the_other_kind_while_completing_is_invalid(tmp_path, committed):
+def test_end_of_either_kind_while_completing_is_concurrent(tmp_path, committed):
     async def body():
         env = Env(tmp_path)
         env.leaders[("x", 0)] = NO_LEADER
@@ -503,7 +503,8 @@ def test_end_of_the_other_kind_while_completing_is_invalid(tmp_path, committed):
         r = await tc.init_producer_id("t", 60000, None)
         assert await tc.add_partitions("t", r.producer_id, 0, [("x", 0)]) is E.NONE
         assert await tc.end_txn("t", r.producer_id, 0, committed) is E.NONE
-        assert await tc.end_txn("t", r.producer_id, 0, not committed) is E.INVALID_TXN_STATE
+        # the pending CompleteCommit/CompleteAbort is checked before the state (endTransaction)
+        assert await tc.end_txn("t", r.producer_id, 0, not committed) is E.CONCURRENT_TRANSACTIONS
         assert await tc.end_txn("t", r.producer_id, 0, committed) is E.CONCURRENT_TRANSACTIONS
         assert (await tc.init_producer_id("t", 60000, None)).error is E.CONCURRENT_TRANSACTIONS
         await env.close(tc)
