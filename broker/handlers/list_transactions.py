@@ -7,7 +7,7 @@ v1's duration (transactions, in any state, started longer ago than it, in ms; Em
 have no start and are always listed; -1: no filter) and v2's transactional id pattern (a
 regular expression matched against the whole id, in RE2 syntax so that no pattern can hold
 the event loop; INVALID_REGULAR_EXPRESSION if it does not compile). COORDINATOR_LOAD_IN_PROGRESS
-while a partition of ``__transaction_state`` loads (with what is loaded).
+while a partition of ``__transaction_state`` loads, with no transactions (as Kafka).
 
 Authorization (Kafka's ``handleListTransactionsRequest``): only the transactional ids the
 principal may Describe are listed (the others are left out without an error).
