@@ -21,11 +21,14 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from protocol.errors import ErrorCode
 from protocol.messages import ConsumerProtocolSubscription
 from protocol.primitives import DecodeError
+
+if TYPE_CHECKING:
+    from coordinator.group_offsets import OffsetAndMetadata
 
 CONSUMER_PROTOCOL_TYPE = "consumer"
 CLASSIC_GROUP_TYPE = "classic"  # Kafka's Group.GroupType.CLASSIC: every group of this coordinator
@@ -63,6 +66,7 @@ _VALID_PREVIOUS: dict[GroupState, frozenset[GroupState]] = {
 }
 
 Protocols = list[tuple[str, bytes]]
+TopicPartition = tuple[str, int]
 
 
 @dataclass(slots=True)
@@ -238,6 +242,11 @@ class Group:
         self.sync_timer: Any = None
         self.sync_timer_generation = -1
         self.pending_member_timers: dict[str, Any] = {}
+        # Plain OffsetCommits appended but not yet acknowledged by the ISR (acks=-1), the last
+        # staged per partition (Kafka's GroupMetadata.pendingOffsetCommits): they keep the
+        # partition from expiring and the group from being removed, and make OffsetFetch
+        # require_stable answer UNSTABLE_OFFSET_COMMIT.
+        self.pending_offset_commits: dict[TopicPartition, OffsetAndMetadata] = {}
 
     # ------------------------------------------------------------------ queries
 
@@ -313,6 +322,35 @@ class Group:
         votes = Counter(m.vote(candidates) for m in self.members.values())
         # Ties go to the first protocol to reach the top count, in member order.
         return max(votes, key=lambda p: votes[p])
+
+    # ------------------------------------------------------------------ pending offset commits
+
+    def has_pending_offset_commit(self, tp: TopicPartition) -> bool:
+        return tp in self.pending_offset_commits
+
+    def prepare_offset_commit(self, offsets: Iterable[tuple[TopicPartition, OffsetAndMetadata]]) -> None:
+        """Stage a commit before its append (``GroupMetadata.prepareOffsetCommit``)."""
+        self.pending_offset_commits.update(offsets)
+
+    def on_offset_commit_append(self, tp: TopicPartition, om: OffsetAndMetadata) -> bool:
+        """The append of ``om`` for ``tp`` completed (``GroupMetadata.onOffsetCommitAppend``):
+        True if the partition is still staged, so ``om`` goes to the cache (False when
+        OffsetDelete, a topic deletion or the group's removal dropped it meanwhile). ``om``
+        is unstaged if it is the partition's latest staged commit."""
+        staged = tp in self.pending_offset_commits
+        if self.pending_offset_commits.get(tp) is om:
+            del self.pending_offset_commits[tp]
+        return staged
+
+    def fail_pending_offset_write(self, tp: TopicPartition, om: OffsetAndMetadata) -> None:
+        """The append of ``om`` failed (``GroupMetadata.failPendingOffsetWrite``)."""
+        if self.pending_offset_commits.get(tp) is om:
+            del self.pending_offset_commits[tp]
+
+    def remove_pending_offset_commits(self, tps: Iterable[TopicPartition]) -> None:
+        """Deleted partitions lose their staged commits (``GroupMetadata.removeOffsets``)."""
+        for tp in tps:
+            self.pending_offset_commits.pop(tp, None)
 
     # ------------------------------------------------------------------ changes
 

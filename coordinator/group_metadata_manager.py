@@ -3,9 +3,9 @@
 What the classic ``GroupCoordinator`` keeps in and reads from ``__consumer_offsets``, apart
 from the request logic (``coordinator.groups``):
 
-- groups' GroupMetadataValue writes (``storeGroup``) and tombstones of removed groups and
-  offsets (``removeGroupsAndOffsets``, ``handleDeletedPartitions``), acks=-1 completions
-  held by background tasks;
+- groups' GroupMetadataValue writes (``storeGroup``; acks=-1 completions held by background
+  tasks) and tombstones of removed groups and offsets (``cleanupGroupMetadata`` for
+  DeleteGroups, OffsetDelete, expiry and ``handleDeletedPartitions``), appended with acks=0;
 - replay of a partition (``loadGroupsAndOffsets``: the offset whose record was appended
   last wins, tombstones delete, transactional commits at their COMMIT marker);
 - ownership in ZooKeeper mode (``onElection`` / ``onResignation`` with the coordinator
@@ -71,10 +71,15 @@ class GroupMetadataManager:
     _expiry_timer: Cancellable | None
     partition_for: Callable[[str], int]
 
-    def _has_offsets(self, group_id: str) -> bool:
-        """Committed offsets or a transaction's pending ones: an Empty group without either
-        may go (Kafka's ``GroupMetadata.hasOffsets`` counts pending transactional commits)."""
-        return self.offsets.has_offsets(group_id) or self.pending_txn_offsets.has_group(group_id)
+    def _has_offsets(self, group: Group) -> bool:
+        """Committed offsets, plain commits being written or a transaction's pending ones: an
+        Empty group without any may go (Kafka's ``GroupMetadata.hasOffsets``)."""
+        group_id = group.group_id
+        return (
+            self.offsets.has_offsets(group_id)
+            or bool(group.pending_offset_commits)
+            or self.pending_txn_offsets.has_group(group_id)
+        )
 
     def _remove_groups(self, groups: Iterable[Group], extra: dict[int, list] | None = None) -> int:
         """Drop dead groups with their offsets; tombstones go to the log (errors only logged)."""
@@ -90,6 +95,7 @@ class GroupMetadataManager:
                 removed += 1
             if self.groups.get(group.group_id) is group:
                 del self.groups[group.group_id]
+            group.pending_offset_commits.clear()  # a Dead group caches nothing more
             self.membership.cancel_group_timers(group)
             # A generation-0 group only stored offsets: it has no metadata record to delete.
             if group.generation_id > 0:
@@ -98,11 +104,14 @@ class GroupMetadataManager:
         return removed
 
     def _append_tombstones(self, records: dict[int, list[tuple[bytes, bytes | None]]]) -> None:
+        """Kafka's ``cleanupGroupMetadata`` appends tombstones with requiredAcks=0: memory has
+        already forgotten the state, so no min.insync.replicas check may keep them out of
+        the log (a reload would bring the deleted groups and offsets back)."""
         for p, recs in records.items():
             if not recs:
                 continue
             try:
-                written = self.topic.append(p, recs, for_offsets=True)
+                written = self.topic.append(p, recs, for_offsets=True, required_acks=0)
             except KafkaError as exc:
                 # As Kafka: the next expiry run (or a reload) tries again.
                 log.warning("cannot write %d tombstones to %s-%d: %s", len(recs), self.topic_name, p, exc)
@@ -123,16 +132,30 @@ class GroupMetadataManager:
         task.add_done_callback(self._write_tasks.discard)
 
     def remove_offsets_of_topic(self, topic: str) -> None:
-        """Drop every committed offset of a deleted topic (``handleDeletedPartitions``)."""
+        """A deleted topic (``GroupCoordinator.handleDeletedPartitions`` ->
+        ``cleanupGroupMetadata`` with ``removeOffsets``): every group loses its committed
+        offsets of the topic and its commits of it still being written; then every Empty
+        group left without offsets is Dead and removed at once, not at the next expiry run."""
         records: dict[int, list[tuple[bytes, bytes | None]]] = defaultdict(list)
         for group_id, partition in self.offsets.partitions_of_topic(topic):
             self.offsets.remove(group_id, topic, partition)
             records[self.partition_for(group_id)].append(
                 (encode_offset_key(group_id, topic, partition), None)
             )
-        if records:
-            log.info("removed offsets of deleted topic %s from %d groups", topic, len(records))
-        self._append_tombstones(records)
+        now = self.time_ms()
+        dead: list[Group] = []
+        for group in list(self.groups.values()):
+            group.remove_pending_offset_commits([tp for tp in group.pending_offset_commits if tp[0] == topic])
+            if group.is_state(S.EMPTY) and not self._has_offsets(group):
+                log.info(
+                    "group %s transitioned to Dead in generation %d", group.group_id, group.generation_id
+                )
+                group.transition_to(S.DEAD, now)
+                dead.append(group)
+        removed = sum(len(recs) for recs in records.values())
+        if removed or dead:
+            log.info("removed %d offsets of deleted topic %s and %d empty groups", removed, topic, len(dead))
+        self._remove_groups(dead, records)
 
     # ---------------------------------------------------------- leadership (ZooKeeper mode)
 
@@ -258,12 +281,17 @@ class GroupMetadataManager:
                     expirable = False
             if expirable:
                 for topic, partition in self.offsets.expired(
-                    group_id, now, self.offsets_retention_ms, base_timestamp_ms=base, keep_topics=keep
+                    group_id,
+                    now,
+                    self.offsets_retention_ms,
+                    base_timestamp_ms=base,
+                    keep_topics=keep,
+                    in_flight=group.pending_offset_commits,
                 ):
                     self.offsets.remove(group_id, topic, partition)
                     records[p].append((encode_offset_key(group_id, topic, partition), None))
                     expired_count += 1
-            if group.is_state(S.EMPTY) and not self._has_offsets(group_id):
+            if group.is_state(S.EMPTY) and not self._has_offsets(group):
                 log.info("group %s transitioned to Dead in generation %d", group_id, group.generation_id)
                 group.transition_to(S.DEAD, now)
                 dead.append(group)

@@ -17,7 +17,8 @@ tools (and the Spark jobs) can read the topic:
   one marked call site, until the controller creates internal topics); records
   are appended through the broker's ReplicaManager (``PartitionAccess``) with the
   origin COORDINATOR, in one batch per write (a commit is atomic, as Kafka's), with
-  ``offsets.commit.required.acks`` (acks=-1: answered once every in-sync replica has it), and
+  ``offsets.commit.required.acks`` (acks=-1: answered once every in-sync replica has it;
+  tombstones with acks=0, as ``GroupMetadataManager.cleanupGroupMetadata``), and
   replayed from the log start at broker start. The log cleaner compacts it
   (``cleanup.policy=compact``), as Kafka's; replay steps over the gaps it leaves.
 - ``OffsetStore``: the in-memory view (the offset whose record was appended last wins,
@@ -37,7 +38,7 @@ import functools
 import logging
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Container, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -326,9 +327,12 @@ def decode_group_value(buf: Any) -> GroupRecord:
 def _storage_error(exc: KafkaError, *, for_offsets: bool) -> KafkaError:
     """Kafka's mapping of append errors for coordinator writes.
 
-    ``GroupMetadataManager.storeOffsets`` (``for_offsets``) and ``storeGroup``: replica
-    and timeout problems ask the client to retry (a group write that timed out makes the
-    members rejoin: REBALANCE_IN_PROGRESS), too-large writes are the client's fault.
+    Offsets (``for_offsets``): Kafka 3.9's ``GroupMetadataManager.maybeConvertOffsetCommitError``;
+    group metadata: ``storeGroup``'s putCacheCallback. Replica problems ask the client to
+    retry, too-large writes are the client's fault. A timeout (offsets.commit.timeout.ms)
+    stays REQUEST_TIMED_OUT for offsets (3.9 does not map it; COORDINATOR_NOT_AVAILABLE is
+    Kafka 4's ``CoordinatorRuntime``) and makes a group write's members rejoin
+    (REBALANCE_IN_PROGRESS).
     """
     e = exc.error
     if e in (
@@ -338,8 +342,7 @@ def _storage_error(exc: KafkaError, *, for_offsets: bool) -> KafkaError:
     ):
         return KafkaError(ErrorCode.COORDINATOR_NOT_AVAILABLE, exc.message)
     if e is ErrorCode.REQUEST_TIMED_OUT:
-        code = ErrorCode.COORDINATOR_NOT_AVAILABLE if for_offsets else ErrorCode.REBALANCE_IN_PROGRESS
-        return KafkaError(code, exc.message)
+        return exc if for_offsets else KafkaError(ErrorCode.REBALANCE_IN_PROGRESS, exc.message)
     if e in (ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.KAFKA_STORAGE_ERROR):
         return KafkaError(ErrorCode.NOT_COORDINATOR, exc.message)
     if e in (ErrorCode.MESSAGE_TOO_LARGE, ErrorCode.RECORD_LIST_TOO_LARGE, ErrorCode.INVALID_FETCH_SIZE):
@@ -543,7 +546,14 @@ class OffsetsTopic:
             self._creating = None
             self._existing = None
 
-    def append(self, partition: int, records: list[Record], *, for_offsets: bool) -> int | Awaitable[int]:
+    def append(
+        self,
+        partition: int,
+        records: list[Record],
+        *,
+        for_offsets: bool,
+        required_acks: int | None = None,
+    ) -> int | Awaitable[int]:
         """Append ``records`` as one batch (a commit is atomic, as Kafka's); returns its base
         offset once the write is committed. Raises (or the awaitable raises) mapped KafkaErrors.
 
@@ -553,15 +563,19 @@ class OffsetsTopic:
         ``min.insync.replicas`` is checked before the append (NOT_ENOUGH_REPLICAS) and the
         write waits in the produce purgatory until the high watermark passes it, so an
         acknowledged commit is on every in-sync replica. The base offset comes back at once
-        when nothing has to wait (acks=1, or a lone in-sync replica); else an awaitable.
+        when nothing has to wait (acks 0 or 1, or a lone in-sync replica); else an awaitable.
+        ``required_acks`` overrides the configured acks: tombstones pass 0, as Kafka's
+        ``cleanupGroupMetadata`` (no min.insync.replicas check and no wait, so a short ISR
+        cannot keep deleted state in the log once memory has forgotten it).
         """
         self.ensure_created()
         batch = memoryview(bytearray(build_batch(records, timestamp=self.time_ms())))
         key = (OFFSETS_TOPIC, partition)
+        acks = self.commit_required_acks if required_acks is None else required_acks
         try:
             outcome = self.partitions.append_records(
                 [(key, batch)],
-                required_acks=self.commit_required_acks,
+                required_acks=acks,
                 origin=AppendOrigin.COORDINATOR,
                 timeout_ms=self.commit_timeout_ms,
             )
@@ -752,12 +766,17 @@ class OffsetStore:
         *,
         base_timestamp_ms: int | None,
         keep_topics: frozenset[str] = frozenset(),
+        in_flight: Container[tuple[str, int]] = (),
     ) -> list[tuple[str, int]]:
-        """Partitions whose offsets expired (topics in ``keep_topics`` never do)."""
+        """Partitions whose offsets expired (topics in ``keep_topics`` never do, nor partitions
+        ``in_flight``: a commit of them is being written, as Kafka's
+        ``GroupMetadata.removeExpiredOffsets`` skips ``pendingOffsetCommits``)."""
         return [
             tp
             for tp, om in self._by_group.get(group, {}).items()
-            if tp[0] not in keep_topics and is_offset_expired(om, now_ms, retention_ms, base_timestamp_ms)
+            if tp[0] not in keep_topics
+            and tp not in in_flight
+            and is_offset_expired(om, now_ms, retention_ms, base_timestamp_ms)
         ]
 
 

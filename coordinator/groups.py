@@ -388,13 +388,15 @@ class GroupCoordinator(GroupMetadataManager):
             return ErrorCode.NON_EMPTY_GROUP, {}
         records: dict[int, list[tuple[bytes, bytes | None]]] = defaultdict(list)
         p = self.partition_for(group_id)
+        # A commit of them still being written is not cached once it completes (removeOffsets).
+        group.remove_pending_offset_commits(eligible)
         for topic, partition in eligible:
             if self.offsets.remove(group_id, topic, partition):
                 records[p].append((encode_offset_key(group_id, topic, partition), None))
             results[(topic, partition)] = ErrorCode.NONE
         deleted = len(records[p])
         dead: list[Group] = []
-        if group.is_state(S.EMPTY) and not self._has_offsets(group_id):
+        if group.is_state(S.EMPTY) and not self._has_offsets(group):
             group.transition_to(S.DEAD, self.time_ms())
             dead.append(group)
         self._remove_groups(dead, records)
@@ -461,21 +463,24 @@ class GroupCoordinator(GroupMetadataManager):
             results.append(ErrorCode.NONE)
         if not records:
             return results
+        # Staged until the append completes (GroupMetadataManager.storeOffsets ->
+        # GroupMetadata.prepareOffsetCommit): expiry, OffsetFetch require_stable and
+        # OffsetDelete see the commit in flight.
+        group.prepare_offset_commit(((e.topic, e.partition), om) for e, om in staged)
         try:
             written = self.topic.append(self.partition_for(group_id), records, for_offsets=True)
         except KafkaError as exc:
-            return self._offsets_not_stored(group, created, records, results, exc)
+            return self._offsets_not_stored(group, created, staged, results, exc)
         if isinstance(written, int):
             self._offsets_stored(group, staged, written)
             return results
-        return self._complete_commit(written, group, staged, records, results)
+        return self._complete_commit(written, group, staged, results)
 
     async def _complete_commit(
         self,
         written: Awaitable[int],
         group: Group,
         staged: list[tuple[OffsetCommitEntry, OffsetAndMetadata]],
-        records: list[tuple[bytes, bytes | None]],
         results: list[ErrorCode],
     ) -> list[ErrorCode]:
         """acks=-1: the offsets become visible once every in-sync replica has them
@@ -485,31 +490,38 @@ class GroupCoordinator(GroupMetadataManager):
         except KafkaError as exc:
             # The simple group this commit created stays (empty, removed by the expiry run
             # as Kafka's cleanup does): another commit to it may be waiting meanwhile.
-            return self._offsets_not_stored(group, False, records, results, exc)
+            return self._offsets_not_stored(group, False, staged, results, exc)
         self._offsets_stored(group, staged, base_offset)
         return results
 
     def _offsets_stored(
         self, group: Group, staged: list[tuple[OffsetCommitEntry, OffsetAndMetadata]], base_offset: int
     ) -> None:
-        """Kafka's ``GroupMetadata.onOffsetCommitAppend``: an offset whose record (in the batch
-        at ``base_offset``) was appended before the current one's does not replace it."""
+        """Kafka's ``GroupMetadata.onOffsetCommitAppend``: only partitions still staged are
+        cached (OffsetDelete or a topic deletion may have dropped them meanwhile, writing
+        their tombstones after this commit's records), and an offset whose record (in the
+        batch at ``base_offset``) was appended before the current one's does not replace it."""
         if self.groups.get(group.group_id) is not group or group.is_state(S.DEAD):
             return  # unloaded or removed while the write waited (onOffsetCommitAppend skipped)
         for e, om in staged:
-            self.offsets.put(group.group_id, e.topic, e.partition, om, base_offset)
+            if group.on_offset_commit_append((e.topic, e.partition), om):
+                self.offsets.put(group.group_id, e.topic, e.partition, om, base_offset)
 
     def _offsets_not_stored(
         self,
         group: Group,
         created: bool,
-        records: list[tuple[bytes, bytes | None]],
+        staged: list[tuple[OffsetCommitEntry, OffsetAndMetadata]],
         results: list[ErrorCode],
         exc: KafkaError,
     ) -> list[ErrorCode]:
+        """The append failed: unstage its offsets (``GroupMetadata.failPendingOffsetWrite``)
+        and answer the mapped error for each partition that was written."""
         group_id = group.group_id
-        log.warning("group %s: cannot store %d offsets: %s", group_id, len(records), exc)
-        if created and not self._has_offsets(group_id) and self.groups.get(group_id) is group:
+        log.warning("group %s: cannot store %d offsets: %s", group_id, len(staged), exc)
+        for e, om in staged:
+            group.fail_pending_offset_write((e.topic, e.partition), om)
+        if created and not self._has_offsets(group) and self.groups.get(group_id) is group:
             del self.groups[group_id]
         return [exc.error if r is ErrorCode.NONE else r for r in results]
 
@@ -550,8 +562,8 @@ class GroupCoordinator(GroupMetadataManager):
         """Committed offsets of ``partitions`` (None: all the group has). Group errors raise.
 
         Offsets are returned whatever the group's state (a group may use Kafka only to
-        store offsets). ``require_stable`` (v7+) needs no waiting: there are no pending
-        transactional commits without transactions.
+        store offsets). ``require_stable`` (v7+) is the handler's: it asks
+        ``has_pending_offset_commit`` per partition.
         """
         error = self._validate_group_status(group_id, allow_empty_id=True)
         if error is not None:
@@ -602,8 +614,17 @@ class GroupCoordinator(GroupMetadataManager):
         )
 
     def has_pending_txn_offset(self, group_id: str, topic: str, partition: int) -> bool:
-        """OffsetFetch ``require_stable``: a transactional commit of it awaits its marker."""
+        """A transactional commit of the partition awaits its marker."""
         return self.pending_txn_offsets.is_pending(group_id, (topic, partition))
+
+    def has_pending_offset_commit(self, group_id: str, topic: str, partition: int) -> bool:
+        """OffsetFetch ``require_stable``: a plain commit of the partition is being written, or
+        a transactional one awaits its marker (Kafka's
+        ``GroupMetadata.hasPendingOffsetCommitsForTopicPartition``)."""
+        group = self.groups.get(group_id)
+        if group is not None and group.has_pending_offset_commit((topic, partition)):
+            return True
+        return self.has_pending_txn_offset(group_id, topic, partition)
 
     def on_txn_completed(self, producer_id: int, committed: bool, offsets_partitions: Iterable[int]) -> None:
         """``TxnCompletionListener``: the marker of ``producer_id`` was appended to these

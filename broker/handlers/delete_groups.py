@@ -2,7 +2,10 @@
 
 Behaviour: Kafka's ``GroupCoordinator.handleDeleteGroups`` (``coordinator.groups``):
 an Empty group is deleted with all its committed offsets (tombstones for its
-offsets and its metadata go to ``__consumer_offsets``). Per group:
+offsets and its metadata go to ``__consumer_offsets`` with acks=0, as
+``GroupMetadataManager.cleanupGroupMetadata``: a short ISR does not keep them out,
+so the group does not come back on a reload); its commits still being written
+are not cached. Per group:
 GROUP_ID_NOT_FOUND (unknown), NON_EMPTY_GROUP (it has members),
 COORDINATOR_NOT_AVAILABLE, COORDINATOR_LOAD_IN_PROGRESS. A group named twice
 is answered once (Kafka takes the distinct names).

@@ -21,8 +21,14 @@ group's commit rules (``coordinator.groups``):
   survive a restart; with ``offsets.commit.required.acks=-1`` (the default)
   the answer waits until every in-sync replica has them (up to
   ``offsets.commit.timeout.ms``); a failed write answers the mapped storage
-  error (COORDINATOR_NOT_AVAILABLE for NOT_ENOUGH_REPLICAS(_AFTER_APPEND) and
-  REQUEST_TIMED_OUT, NOT_COORDINATOR, INVALID_COMMIT_OFFSET_SIZE).
+  error (Kafka 3.9's ``maybeConvertOffsetCommitError``: COORDINATOR_NOT_AVAILABLE
+  for NOT_ENOUGH_REPLICAS(_AFTER_APPEND), NOT_COORDINATOR,
+  INVALID_COMMIT_OFFSET_SIZE; a timeout stays REQUEST_TIMED_OUT).
+- While its write waits for the in-sync replicas, the commit is staged
+  (``GroupMetadata.prepareOffsetCommit``): its partitions do not expire, its
+  group is not removed, OffsetFetch require_stable answers
+  UNSTABLE_OFFSET_COMMIT, and OffsetDelete or a topic deletion meanwhile keeps
+  it out of the cache.
 
 Version notes: v2-4 carry a retention time (-1: the broker's
 ``offsets.retention.minutes``; else the offset expires that long after the

@@ -2,7 +2,10 @@
 
 Behaviour (Kafka's ``KafkaApis.handleOffsetDeleteRequest`` and
 ``GroupCoordinator.handleDeleteOffsets``, through ``coordinator.groups``): a group's committed
-offsets of the named partitions are removed (tombstones go to ``__consumer_offsets``).
+offsets of the named partitions are removed (tombstones go to ``__consumer_offsets`` with
+acks=0, as ``GroupMetadataManager.cleanupGroupMetadata``: a short ISR does not keep them out),
+and a commit of them still being written is not cached when it completes
+(``GroupMetadata.removeOffsets`` drops it from ``pendingOffsetCommits``).
 Partitions of topics that do not exist: UNKNOWN_TOPIC_OR_PARTITION. An Empty group loses
 them all; a consumer group that is rebalancing or Stable keeps those of topics its members
 subscribe to (GROUP_SUBSCRIBED_TO_TOPIC) and loses the others; any other group answers

@@ -12,9 +12,11 @@ COORDINATOR_NOT_AVAILABLE, COORDINATOR_LOAD_IN_PROGRESS.
 Version notes: v1 has no top-level error: a group error is put on each
 requested partition (``OffsetFetchRequest.getErrorResponse``); v2 adds the
 top-level error and null topics; v3 adds throttle time; v5 the leader epoch;
-v6 is flexible; v7 adds require_stable (a partition with a transactional
-commit awaiting its marker answers UNSTABLE_OFFSET_COMMIT, retried by the
-client); v8 fetches several groups, each with its own error.
+v6 is flexible; v7 adds require_stable (a partition with a plain commit still
+being written, or a transactional commit awaiting its marker, answers
+UNSTABLE_OFFSET_COMMIT, retried by the client: Kafka's
+``GroupMetadata.hasPendingOffsetCommitsForTopicPartition``); v8 fetches several
+groups, each with its own error.
 
 Not implemented: v0 (ZooKeeper offsets, removed in Kafka 4), v9-10 (KIP-848
 member epochs, topic ids).
@@ -65,8 +67,9 @@ def _fetch(
             ]
     for topic, partition, om in found:
         row = by_topic.setdefault(topic, [])
-        if require_stable and groups.has_pending_txn_offset(group_id, topic, partition):
-            # A transactional commit of it awaits its marker (Kafka's UNSTABLE_OFFSET_COMMIT).
+        if require_stable and groups.has_pending_offset_commit(group_id, topic, partition):
+            # A commit of it is being written or awaits its marker: the stored offset may be
+            # about to change (GroupMetadataManager.getOffsets' UNSTABLE_OFFSET_COMMIT).
             row.append(
                 (partition, INVALID_OFFSET, NO_LEADER_EPOCH, NO_METADATA, ErrorCode.UNSTABLE_OFFSET_COMMIT)
             )
