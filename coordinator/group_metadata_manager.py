@@ -134,7 +134,8 @@ class GroupMetadataManager:
     def remove_offsets_of_topic(self, topic: str) -> None:
         """A deleted topic (``GroupCoordinator.handleDeletedPartitions`` ->
         ``cleanupGroupMetadata`` with ``removeOffsets``): every group loses its committed
-        offsets of the topic and its commits of it still being written; then every Empty
+        offsets of the topic, its commits of it still being written and the open transactions'
+        offsets of it; then every Empty
         group left without offsets is Dead and removed at once, not at the next expiry run."""
         records: dict[int, list[tuple[bytes, bytes | None]]] = defaultdict(list)
         for group_id, partition in self.offsets.partitions_of_topic(topic):
@@ -142,6 +143,8 @@ class GroupMetadataManager:
             records[self.partition_for(group_id)].append(
                 (encode_offset_key(group_id, topic, partition), None)
             )
+        for group_id, tp in self.pending_txn_offsets.partitions_of_topic(topic):
+            self.pending_txn_offsets.remove_partitions(group_id, [tp])
         now = self.time_ms()
         dead: list[Group] = []
         for group in list(self.groups.values()):

@@ -95,6 +95,29 @@ class PendingTxnOffsets:
         if producer_id in self._by_producer and not groups:
             del self._by_producer[producer_id]
 
+    def remove_partitions(self, group_id: str, tps: Iterable[TopicPartition]) -> None:
+        """Offsets deleted (OffsetDelete, a deleted topic): no transaction commits them any
+        more (Kafka's ``GroupMetadata.removeOffsets`` drops the pending transactional ones)."""
+        by_tp = self._by_group.get(group_id)
+        if not by_tp:
+            return
+        for tp in tps:
+            for producer_id in by_tp.pop(tp, ()):
+                groups = self._by_producer.get(producer_id, {})
+                offsets = groups.get(group_id)
+                if offsets is not None:
+                    offsets.pop(tp, None)
+                    if not offsets:
+                        del groups[group_id]
+                if not groups:
+                    self._by_producer.pop(producer_id, None)
+        if not by_tp:
+            del self._by_group[group_id]
+
+    def partitions_of_topic(self, topic: str) -> list[tuple[str, TopicPartition]]:
+        """(group, partition) of every pending offset of ``topic``."""
+        return [(g, tp) for g, by_tp in self._by_group.items() for tp in by_tp if tp[0] == topic]
+
     def is_pending(self, group_id: str, tp: TopicPartition) -> bool:
         by_tp = self._by_group.get(group_id)
         return bool(by_tp and by_tp.get(tp))

@@ -390,6 +390,7 @@ class GroupCoordinator(GroupMetadataManager):
         p = self.partition_for(group_id)
         # A commit of them still being written is not cached once it completes (removeOffsets).
         group.remove_pending_offset_commits(eligible)
+        self.pending_txn_offsets.remove_partitions(group_id, eligible)
         for topic, partition in eligible:
             if self.offsets.remove(group_id, topic, partition):
                 records[p].append((encode_offset_key(group_id, topic, partition), None))

@@ -114,3 +114,36 @@ def test_txn_commit_with_a_generation_but_no_member_id_is_unknown_member(tmp_pat
     finally:
         asyncio.run(gc.stop())
         lm.shutdown()
+
+
+def test_offset_delete_drops_the_pending_txn_offsets_of_its_partitions(tmp_path):
+    # Kafka: GroupMetadata.removeOffsets drops pendingTransactionalOffsetCommits of the
+    # partitions too, so the COMMIT marker cannot bring a deleted offset back.
+    clock = ManualClock()
+    lm, gc = open_coordinator(tmp_path, clock)
+    try:
+        commit_txn(
+            gc, "g", 77, 0, "", None, -1, [OffsetCommitEntry("t", 0, 10), OffsetCommitEntry("t", 1, 11)]
+        )
+        assert gc.delete_offsets("g", [("t", 0)]) == (ErrorCode.NONE, {("t", 0): ErrorCode.NONE})
+        marker(gc, 77, True, "g")
+        assert committed(gc, "g") == {("t", 1): 11}
+    finally:
+        asyncio.run(gc.stop())
+        lm.shutdown()
+
+
+def test_a_deleted_topic_drops_pending_txn_offsets_and_the_group_they_kept(tmp_path):
+    # Kafka: handleDeletedPartitions -> cleanupGroupMetadata(removeOffsets): the pending
+    # transactional offsets of the topic go, and an Empty group left without offsets is Dead.
+    clock = ManualClock()
+    lm, gc = open_coordinator(tmp_path, clock)
+    try:
+        commit_txn(gc, "g", 77, 0, "", None, -1, [OffsetCommitEntry("t", 0, 10)])
+        gc.remove_offsets_of_topic("t")
+        assert "g" not in gc.groups
+        marker(gc, 77, True, "g")
+        assert committed(gc, "g") == {}
+    finally:
+        asyncio.run(gc.stop())
+        lm.shutdown()
