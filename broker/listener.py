@@ -249,7 +249,14 @@ class KafkaServer:
             self._forget(conn.ip)
 
     def connection_limits_changed(self) -> None:
-        """A dynamic ``max.connections`` change: paused listeners accept again if there is room."""
+        """A dynamic ``max.connections`` change: paused listeners accept again if there is room;
+        a lowered limit closes the least recently active connections over it, outside the
+        protected inter-broker listener (Kafka's ``Processor.closeExcessConnections``)."""
+        excess = self.quotas.total - self.quotas.max_connections
+        if excess > 0:
+            others = [c for c in self.connections if c.listener != self.quotas.protected_listener]
+            for victim in sorted(others, key=lambda c: c.last_active)[:excess]:
+                victim.close(f"max.connections={self.quotas.max_connections} exceeded", level=logging.INFO)
         for acceptor in self._acceptors:
             if not acceptor.accepting and self.quotas.slot_available(acceptor.listener):
                 acceptor.start()

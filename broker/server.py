@@ -106,6 +106,10 @@ PRODUCE_KEY = 0
 # Produce requests a connection may have awaiting their answers (the clients'
 # max.in.flight.requests.per.connection default): the next one waits for the first answer.
 MAX_PIPELINED_PRODUCES = 5
+# Frames one connection handles per turn of the event loop, and responses queued before they
+# are written: a pipelining client neither starves the others nor piles answers up in memory.
+MAX_FRAMES_PER_TURN = 32
+MAX_QUEUED_RESPONSES = 8
 # A fetch answer this large goes out with sendfile; a smaller one is read into its frame
 # (preadv) and written with it. sendfile saves that copy, but costs two more system calls
 # (the frame's head and tail go apart) and its own bookkeeping: measured with three brokers
@@ -495,7 +499,16 @@ class KafkaConnection(asyncio.BufferedProtocol):
         pending = self._pending
         answers = self._answers
         server = self.server
+        turn = MAX_FRAMES_PER_TURN
         while pending and not self._writing_paused and not self._closed and not self._sending:
+            if not turn:
+                # A long pipelined burst yields to the other connections between slices (Kafka
+                # mutes a channel after each request): the rest is handled on a later turn.
+                if not self._drain_scheduled:
+                    self._drain_scheduled = True
+                    asyncio.get_running_loop().call_soon(self._scheduled_drain)
+                break
+            turn -= 1
             frame = pending[0]
             if answers and not (
                 self._produces_only
@@ -541,6 +554,10 @@ class KafkaConnection(asyncio.BufferedProtocol):
                 continue
             if result is not None:
                 self._emit(result)
+                if len(self._out) >= MAX_QUEUED_RESPONSES:
+                    # Written now, so that a client not reading its answers pauses the pass
+                    # (pause_writing) before more of them pile up in memory.
+                    self.flush()
             self._release(len(frame))
             self._recycle(frame)
         # Kafka's tryCompleteActions: the followers' fetches these appends complete, answered

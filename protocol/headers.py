@@ -79,10 +79,7 @@ def decode_request_header(frame: Any, header_version: int | None = None) -> tupl
             end = pos + n
             if end > len(frame):
                 raise DecodeError("truncated client_id")
-            try:
-                client_id = bytes(frame[pos:end]).decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise DecodeError(f"client_id is not UTF-8: {exc}") from None
+            client_id = str(frame[pos:end], "utf-8", "replace")  # as Java's new String(bytes, UTF_8)
             pos = end
         elif n != -1:
             raise DecodeError(f"invalid client_id length {n}")

@@ -216,10 +216,9 @@ def _take(buf: Any, pos: int, n: int, what: str) -> tuple[Any, int]:
 
 
 def _utf8(raw: Any) -> str:
-    try:
-        return str(raw, "utf-8") if not isinstance(raw, memoryview) else bytes(raw).decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise DecodeError(f"string is not valid UTF-8: {exc}") from None
+    # Java's new String(bytes, UTF_8), as Kafka's Readable.readString: malformed bytes become
+    # U+FFFD, the request is still served (name checks then refuse what they must).
+    return str(raw, "utf-8", "replace")
 
 
 def read_string(buf: Any, pos: int) -> tuple[str, int]:

@@ -28,7 +28,7 @@ from broker.handlers import HandlerSpec, RequestContext, handler
 from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, ApiVersionsRequest, ApiVersionsResponse
 
-_SOFTWARE = re.compile(r"^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$")
+_SOFTWARE = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")  # fullmatch: Java's matches()
 
 
 def advertised_api_keys(served: dict[int, HandlerSpec]) -> list[ApiVersionsResponse.ApiVersion]:
@@ -43,7 +43,8 @@ def advertised_api_keys(served: dict[int, HandlerSpec]) -> list[ApiVersionsRespo
 @handler(ApiKey.API_VERSIONS, versions=(0, 4))
 def handle_api_versions(ctx: RequestContext, request: ApiVersionsRequest) -> ApiVersionsResponse:
     if ctx.api_version >= 3 and not (
-        _SOFTWARE.match(request.client_software_name) and _SOFTWARE.match(request.client_software_version)
+        _SOFTWARE.fullmatch(request.client_software_name)
+        and _SOFTWARE.fullmatch(request.client_software_version)
     ):
         return ApiVersionsResponse(error_code=ErrorCode.INVALID_REQUEST.code)
     return ApiVersionsResponse(

@@ -96,7 +96,7 @@ def decode_produce_request(frame: memoryview, version: int) -> tuple[str | None,
         pos = 10
         client_id = None
         if n >= 0:
-            client_id = str(frame[pos : pos + n], "utf-8")
+            client_id = str(frame[pos : pos + n], "utf-8", "replace")
             pos += n
             if pos > end:
                 return None
@@ -112,7 +112,7 @@ def decode_produce_request(frame: memoryview, version: int) -> tuple[str | None,
             if n >= 0x7F:
                 return None
             if n >= 0:
-                transactional_id = str(frame[pos : pos + n], "utf-8")
+                transactional_id = str(frame[pos : pos + n], "utf-8", "replace")
                 pos += n
             acks, timeout_ms = _ACKS_TIMEOUT.unpack_from(frame, pos)
             pos += 6
@@ -126,7 +126,7 @@ def decode_produce_request(frame: memoryview, version: int) -> tuple[str | None,
                 pos += 1
                 if not 0 <= n < 0x7F:
                     return None
-                name = str(frame[pos : pos + n], "utf-8")
+                name = str(frame[pos : pos + n], "utf-8", "replace")
                 pos += n
                 partition_count = frame[pos] - 1
                 pos += 1
@@ -172,7 +172,7 @@ def decode_produce_request(frame: memoryview, version: int) -> tuple[str | None,
             pos += 2
             transactional_id = None
             if n >= 0:
-                transactional_id = str(frame[pos : pos + n], "utf-8")
+                transactional_id = str(frame[pos : pos + n], "utf-8", "replace")
                 pos += n
             elif n != -1:
                 return None
@@ -188,7 +188,7 @@ def decode_produce_request(frame: memoryview, version: int) -> tuple[str | None,
                 pos += 2
                 if n < 0:
                     return None
-                name = str(frame[pos : pos + n], "utf-8")
+                name = str(frame[pos : pos + n], "utf-8", "replace")
                 pos += n
                 (partition_count,) = _I32.unpack_from(frame, pos)
                 pos += 4

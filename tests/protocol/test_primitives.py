@@ -76,8 +76,8 @@ def test_strings_classic_and_compact_with_null():
         p.read_compact_string(b"\x00", 0)
     with pytest.raises(DecodeError):
         p.read_string(b"\xff\xff", 0)
-    with pytest.raises(DecodeError):
-        p.read_string(b"\x00\x02\xff\xfe", 0)  # not UTF-8
+    # Not UTF-8: replaced as Java's new String(bytes, UTF_8) does (Kafka's readString).
+    assert p.read_string(b"\x00\x02\xff\xfe", 0) == ("\ufffd\ufffd", 4)
 
 
 def test_bytes_and_arrays_with_null():
