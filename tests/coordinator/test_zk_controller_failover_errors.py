@@ -181,7 +181,13 @@ def test_another_failover_error_moves_the_controller(connect, failing):
             await until(lambda: c3.active_controller_id == 1, what="controller known")
             await brokers[1].kill()
             await until(lambda: _failed(c3, failing), what="the failing read")
-            await until(lambda: c3.active, timeout=15, what="an active controller after the move")
+            # (Active from its first election until the failing read makes it resign: wait
+            # for the controller of the election after the move.)
+            await until(
+                lambda: c3.active and c3.epoch > old_epoch + 1,
+                timeout=15,
+                what="an active controller after the move",
+            )
             assert c3.epoch == old_epoch + 2  # elected, moved, elected again
             await brokers[2].kill()
             await _poll_state(zk, lambda s: s.leader == 3, "broker 3 elected")
