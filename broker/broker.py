@@ -137,11 +137,16 @@ class Broker:
         loop = asyncio.get_running_loop()
         # TLS contexts and SASL configs first: a bad key store stops the start at once.
         self.security = BrokerSecurity.from_config(cfg, self.clock.monotonic)
+        # A dir that cannot be created is taken offline by the log manager, which starts with
+        # the others (Kafka's createAndValidateLogDirs); with none usable the start stops here.
+        failed = []
         for d in cfg.log_dirs:
             try:
                 d.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
-                raise ConfigError(f"log.dirs: cannot create {d}: {exc.strerror}") from None
+                failed.append(f"log.dirs: cannot create {d}: {exc.strerror}")
+        if failed and len(failed) == len(cfg.log_dirs):
+            raise ConfigError(failed[0])
         # The metrics endpoint first: log recovery can be watched while it runs.
         await self.metrics.start_endpoint()
         self._running.push_async_callback(self.metrics.stop_endpoint)

@@ -38,6 +38,7 @@ from typing import NamedTuple, Protocol
 from broker.metrics import IsrChangeStats
 from coordinator.cluster_state import NO_LEADER, PartitionState
 from protocol.errors import ErrorCode, KafkaError
+from storage.file_records import FileRecords
 from storage.log_config import LogConfig
 from storage.partition_log import (
     EARLIEST_LOCAL_TIMESTAMP,
@@ -214,8 +215,14 @@ class Partition:
         leader-epoch cache (so OffsetForLeaderEpoch answers (epoch, LEO) even for a partition
         never written to), follower states are reset for the new epoch (``resetReplicaState``:
         a leader re-elected keeps what it knows of its followers) and the high watermark is
-        recomputed (after an unclean shutdown the checkpointed one may lag).
+        recomputed (after an unclean shutdown the checkpointed one may lag). The epoch is
+        assigned first: if its checkpoint cannot be written (KAFKA_STORAGE_ERROR) nothing
+        changed, as Kafka's ``makeLeader`` keeps its leader epoch when
+        ``maybeAssignEpochStartOffset`` throws.
         """
+        cache = self.log.leader_epoch_cache
+        if cache.latest_epoch != state.leader_epoch:
+            cache.assign(state.leader_epoch, self.log.log_end_offset)
         is_new_leader = not self.is_leader
         new_epoch = state.leader_epoch != self.leader_epoch or is_new_leader
         old_isr = self.isr
@@ -224,9 +231,6 @@ class Partition:
             # The leader stays in its epoch and only the ISR changed: an ISR shrink or
             # expansion (Kafka meters them where the leader changes its ISR, AlterPartition).
             self.isr_changes.record(old_isr, self.isr)
-        cache = self.log.leader_epoch_cache
-        if cache.latest_epoch != state.leader_epoch:
-            cache.assign(state.leader_epoch, self.log.log_end_offset)
         # Kafka's updateAssignmentAndIsr: a replica keeps its state, one new to the assignment
         # starts unknown (a new leader's states are all reset below).
         states = self.follower_states
@@ -637,7 +641,12 @@ class Partition:
         )
         aborted = None
         if isolation is FetchIsolation.TXN_COMMITTED:
-            aborted = plog.aborted_transactions_for_read(fetch_offset, data.records, limit)
+            try:
+                aborted = plog.aborted_transactions_for_read(fetch_offset, data.records, limit)
+            except KafkaError:
+                if isinstance(data.records, FileRecords):
+                    data.records.close()  # not sent: give its descriptors back
+                raise
         return LogReadInfo(data.records, hw, lso, start, plog.log_end_offset, None, aborted)
 
     def _diverging_epoch(

@@ -50,6 +50,7 @@ import logging
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from broker.metrics import BrokerTopicStats, IsrChangeStats
@@ -158,6 +159,7 @@ _PRODUCE_WAIT_ERRORS = {
         "The records were appended but the in-sync replicas fell below min.insync.replicas"
     ),
     ErrorCode.NOT_LEADER_OR_FOLLOWER: "This broker stopped leading the partition before the records were acknowledged",
+    ErrorCode.KAFKA_STORAGE_ERROR: "The log dir of the partition went offline before the records were acknowledged",
 }
 
 
@@ -215,6 +217,12 @@ class ReplicaManager:
             self, transaction_verifier if transaction_verifier is not None else AcceptingTransactionVerifier()
         )
         self.txn_markers = TxnMarkerAppender(self, time_ms, timeout_ms=request_timeout_ms)
+        # Kafka's LogDirFailureHandler: a log dir going offline reaches handle_log_dir_failure
+        # on the loop (the broker builds this on its loop; tests may not).
+        self._loop: asyncio.AbstractEventLoop | None = None
+        with contextlib.suppress(RuntimeError):
+            self._loop = asyncio.get_running_loop()
+        log_manager.failure_channel.add_offline_listener(self._on_log_dir_offline)
 
     # ------------------------------------------------------------------ partitions
 
@@ -360,29 +368,48 @@ class ReplicaManager:
                 proposed += 1
         return proposed
 
-    def _make_leaders_and_followers(self, applied: Sequence[tuple[PartitionState, Partition]]) -> None:
+    def _make_leaders_and_followers(
+        self, applied: Sequence[tuple[PartitionState, Partition]]
+    ) -> dict[TopicPartition, ErrorCode]:
         """Kafka's ``makeLeaders`` / ``makeFollowers`` then ``onLeadershipChange``: the
         leadership listeners hear of the partitions this broker newly leads (a re-elected
         leader's epoch bump is not news to a coordinator: it does not reload) and of those
-        whose leader or epoch changed as a follower."""
+        whose leader or epoch changed as a follower. Returns the partitions whose change
+        failed (a leader-epoch checkpoint that cannot be written) with their error."""
         leaders: list[Partition] = []
         followers: list[Partition] = []
+        failed: dict[TopicPartition, ErrorCode] = {}
         for state, partition in applied:
-            if state.leader == self.broker_id:
-                if partition.make_leader(state):
-                    leaders.append(partition)
-            elif partition.make_follower(state):
-                followers.append(partition)
+            try:
+                if state.leader == self.broker_id:
+                    if partition.make_leader(state):
+                        leaders.append(partition)
+                elif partition.make_follower(state):
+                    followers.append(partition)
+            except KafkaError as exc:
+                # makeLeaders / makeFollowers catch KafkaStorageException per partition: it is
+                # skipped (offline: its log dir is) and answers KAFKA_STORAGE_ERROR.
+                log.error(
+                    "Skipped the state change of %s-%d to leader %d epoch %d since the replica "
+                    "is offline due to storage error: %s",
+                    state.topic,
+                    state.partition,
+                    state.leader,
+                    state.leader_epoch,
+                    exc,
+                )
+                failed[state.key] = exc.error
             # A parked fetch or produce on it sees the new leadership (and answers).
             self._complete_delayed_requests(state.key)
         if self.replication is not None:
-            # makeLeaders removes their fetchers; makeFollowers (re)starts them at the new
-            # leader, truncating first (KIP-101).
-            self.replication.fetchers.remove_partitions([p.key for p in leaders])
+            # makeLeaders removes their fetchers (and those of the partitions it failed to
+            # change); makeFollowers (re)starts them at the new leader, truncating first (KIP-101).
+            self.replication.fetchers.remove_partitions([*(p.key for p in leaders), *failed])
             self.replication.fetchers.add_partitions(followers)
         if leaders or followers:
             for listener in self._leadership_listeners:
                 listener(leaders, followers)
+        return failed
 
     def add_leadership_listener(self, listener: LeadershipListener) -> None:
         """``listener(new_leaders, new_followers)`` runs after every leadership change
@@ -401,6 +428,50 @@ class ReplicaManager:
             self.replication.fetchers.remove_partitions([key])
         self.fetch_purgatory.complete_all(key)
         self.produce_purgatory.check_and_complete(key)
+
+    # ------------------------------------------------------------------ log dir failures
+
+    def _on_log_dir_offline(self, d: Path) -> None:
+        """The failure channel's listener. It runs inside the I/O call that failed: the work
+        is done on the loop once that call has returned (Kafka's LogDirFailureHandler thread)."""
+        loop = self._loop
+        if loop is None:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:  # no loop: nothing fetches or is parked
+                self.handle_log_dir_failure(d)
+                return
+        if not loop.is_closed():
+            loop.call_soon_threadsafe(self.handle_log_dir_failure, d)
+
+    def handle_log_dir_failure(self, d: Path) -> None:
+        """Kafka's ``ReplicaManager.handleLogDirFailure`` (no log-dir event to the controller,
+        docs/COMPATIBILITY.md): the partitions of the offline dir (KAFKA_STORAGE_ERROR from
+        now on) are no longer fetched, and the fetches and produces parked on them answer."""
+        keys = [key for key, partition in self._partitions.items() if partition.log.dir.parent == d]
+        replication = self.replication
+        if replication is not None:
+            followed = [key for key in keys if replication.fetchers.fetcher_for(key) is not None]
+            replication.fetchers.remove_partitions(keys)
+            if followed:
+                log.warning(
+                    "Broker %d stopped fetcher for partitions %s because they are in the failed log "
+                    "directory %s.",
+                    self.broker_id,
+                    ", ".join(f"{t}-{p}" for t, p in followed),
+                    d,
+                )
+        for key in keys:
+            self.fetch_purgatory.complete_all(key)  # read again: KAFKA_STORAGE_ERROR
+            self.produce_purgatory.check_and_complete(key)  # _online_partition: no longer led
+
+    def _online_partition(self, key: TopicPartition) -> Partition | None:
+        """A parked produce's view of its partitions (Kafka's DelayedProduce asks
+        getPartitionOrError): one in an offline log dir no longer counts as led."""
+        partition = self._partitions.get(key)
+        if partition is not None and partition.log.dir_state.offline:
+            return None
+        return partition
 
     # ------------------------------------------------------------------ ZooKeeper mode: control requests
 
@@ -480,12 +551,12 @@ class ReplicaManager:
                     errors[state.key] = ErrorCode.KAFKA_STORAGE_ERROR
                     continue
                 applied.append((state, self._host(plog)))
-            self._make_leaders_and_followers(applied)
+            errors.update(self._make_leaders_and_followers(applied))
             log.info(
                 "LeaderAndIsr from controller %d epoch %d: %d partitions applied, %d refused",
                 controller_id,
                 controller_epoch,
-                len(applied),
+                sum(1 for state, _ in applied if errors[state.key] is ErrorCode.NONE),
                 sum(1 for e in errors.values() if e is not ErrorCode.NONE),
             )
             return ErrorCode.NONE, errors
@@ -501,6 +572,9 @@ class ReplicaManager:
             return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
         current = self._partitions.get(state.key)
         plog = current.log if current is not None else self.log_manager.get_log(state.topic, state.partition)
+        if plog is not None and plog.dir_state.offline:
+            # becomeLeaderOrFollower: HostedPartition.Offline answers KAFKA_STORAGE_ERROR.
+            return ErrorCode.KAFKA_STORAGE_ERROR
         log_topic_id = plog.topic_id if plog is not None else None
         if topic_id is not None and log_topic_id is not None and topic_id != log_topic_id:
             # Partition.checkOrSetTopicId / hasConsistentTopicId
@@ -717,7 +791,7 @@ class ReplicaManager:
         ]
         if not statuses or check_produce_statuses(statuses, self._hosted):
             return self._produce_results(results, statuses)  # committed already (e.g. a lone leader)
-        delayed = DelayedProduce(timeout_ms, statuses=statuses, partition_of=self._hosted)
+        delayed = DelayedProduce(timeout_ms, statuses=statuses, partition_of=self._online_partition)
         # check_produce_statuses just found it waiting, in this turn of the loop.
         self.produce_purgatory.watch(delayed, [s.key for s in statuses])
         return self._complete_produce(delayed, results, statuses)
@@ -734,14 +808,17 @@ class ReplicaManager:
             self.produce_purgatory.cancel(delayed)  # the request may be gone (connection closed)
         return self._produce_results(results, statuses)
 
-    @staticmethod
     def _produce_results(
-        results: dict[TopicPartition, PartitionAppendResult], statuses: Sequence[ProducePartitionStatus]
+        self, results: dict[TopicPartition, PartitionAppendResult], statuses: Sequence[ProducePartitionStatus]
     ) -> dict[TopicPartition, PartitionAppendResult]:
         """Kafka's ``DelayedProduce.onComplete``: each waiting partition's error, if any."""
         for status in statuses:
             error = status.error
             if error is not None and error is not ErrorCode.NONE:
+                if error is ErrorCode.NOT_LEADER_OR_FOLLOWER:
+                    partition = self._partitions.get(status.key)
+                    if partition is not None and partition.log.dir_state.offline:
+                        error = ErrorCode.KAFKA_STORAGE_ERROR  # getPartitionOrError: Offline
                 results[status.key] = PartitionAppendResult(
                     None, KafkaError(error, _PRODUCE_WAIT_ERRORS.get(error))
                 )

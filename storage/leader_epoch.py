@@ -6,6 +6,11 @@ entries, one per leader epoch that wrote to the log, saved (atomically, in
 OffsetsForLeaderEpoch (``end_offset_for``) and the leader epoch of
 ListOffsets results.
 
+A failed write of the checkpoint is Kafka's ``CheckpointFileWithFailureHandler.write``: the
+error goes to ``on_write_error`` (the partition log reports it to its log dir's state) and
+the caller gets KafkaError(KAFKA_STORAGE_ERROR). A failed ``assign`` leaves the entries as
+they were, so the append that asked for it changes nothing and a retry assigns again.
+
 Not thread-safe: mutated on the event loop only.
 """
 
@@ -13,9 +18,11 @@ from __future__ import annotations
 
 import bisect
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
+from protocol.errors import ErrorCode, KafkaError
 from storage.checkpoints import LEADER_EPOCH_CHECKPOINT, CheckpointError, LeaderEpochCheckpointFile
 
 log = logging.getLogger(__name__)
@@ -36,11 +43,22 @@ class EpochEndOffset(NamedTuple):
     end_offset: int
 
 
+def _ignore_write_error(_exc: OSError, _while_doing: str) -> None:
+    """``on_write_error`` of a cache without a log dir to report to."""
+
+
 class LeaderEpochFileCache:
-    def __init__(self, partition_dir: Path, *, checkpoint: bool = True) -> None:
+    def __init__(
+        self,
+        partition_dir: Path,
+        *,
+        checkpoint: bool = True,
+        on_write_error: Callable[[OSError, str], None] = _ignore_write_error,
+    ) -> None:
         self.path = partition_dir / LEADER_EPOCH_CHECKPOINT
         self._file = LeaderEpochCheckpointFile(self.path)
         self._checkpoint = checkpoint
+        self._on_write_error = on_write_error
         self._epochs: list[int] = []
         self._offsets: list[int] = []
         if checkpoint:
@@ -112,11 +130,17 @@ class LeaderEpochFileCache:
         latest = self.latest_entry()
         if latest is not None and latest.epoch == epoch and start_offset >= latest.start_offset:
             return False
+        before = (self._epochs[:], self._offsets[:])  # only when the epoch changes: rare
         while self._epochs and (self._epochs[-1] >= epoch or self._offsets[-1] >= start_offset):
             self._epochs.pop()
             self._offsets.pop()
         self._put(EpochEntry(epoch, start_offset))
-        self._flush()
+        try:
+            self._flush()
+        except KafkaError:
+            # Nothing was appended with this epoch: the cache stays as the file has it.
+            self._epochs, self._offsets = before
+            raise
         return True
 
     def _put(self, entry: EpochEntry) -> None:
@@ -158,11 +182,12 @@ class LeaderEpochFileCache:
         if flush:
             self._flush()
 
-    def clear(self) -> None:
+    def clear(self, *, flush: bool = True) -> None:
         if self._epochs:
             self._epochs.clear()
             self._offsets.clear()
-            self._flush()
+            if flush:
+                self._flush()
 
     def flush(self) -> None:
         """Write the checkpoint if it differs from the entries (after unflushed truncations)."""
@@ -171,5 +196,13 @@ class LeaderEpochFileCache:
     def _flush(self) -> None:
         if not self._checkpoint or self._persisted == (self._epochs, self._offsets):
             return
-        self._file.write(self.entries())
+        try:
+            self._file.write(self.entries())
+        except OSError as exc:
+            # Kafka's CheckpointFileWithFailureHandler.write: LogDirFailureChannel, then
+            # KafkaStorageException.
+            self._on_write_error(exc, f"writing {self.path}")
+            raise KafkaError(
+                ErrorCode.KAFKA_STORAGE_ERROR, f"Error while writing to checkpoint file {self.path}: {exc}"
+            ) from None
         self._persisted = (list(self._epochs), list(self._offsets))

@@ -91,12 +91,14 @@ from storage.log_cleaner_filter import (
     scan_records,
 )
 from storage.log_cleaner_manager import (
+    CLEANER_OFFSET_CHECKPOINT,
     CleanerConfig,
     LogCleanerManager,
     LogToClean,
     segments_overlapping,
 )
 from storage.log_config import LogConfig
+from storage.log_dir_failure import LogDirFailureChannel
 from storage.segment import (
     CLEANED_SUFFIX,
     INDEX_SUFFIX,
@@ -529,10 +531,13 @@ class LogCleaner:
         logs: Callable[[], Iterable[Any]],
         *,
         time_ms: Callable[[], int],
+        failure_channel: LogDirFailureChannel | None = None,
     ) -> None:
         self.config = config
         self.manager = LogCleanerManager(log_dirs)
         self._logs = logs
+        # Where a failed cleaner-offset-checkpoint write takes its dir offline (the LogManager's).
+        self.failure_channel = failure_channel if failure_channel is not None else LogDirFailureChannel([])
         self._time_ms = time_ms
         self._stop = threading.Event()
         self.throttler = Throttler(config.io_max_bytes_per_second, self._stop)
@@ -654,21 +659,29 @@ class LogCleaner:
 
     async def _write_checkpoints(self) -> None:
         hosted = [(plog.topic, plog.partition) for plog in self._logs()]
+        channel = self.failure_channel
         for d, offsets in self.manager.checkpoints_to_write(hosted).items():
+            if channel.is_offline(d):
+                continue  # Kafka's LogCleanerManager.updateCheckpoints skips offline dirs
             try:
                 await asyncio.get_running_loop().run_in_executor(
                     None, self.manager.write_checkpoint, d, offsets
                 )
             except OSError as exc:
-                log.error("cannot write %s: %s", d, exc)
+                # Kafka's CheckpointFileWithFailureHandler.write: the dir goes offline.
+                channel.report(d, exc, f"writing {d / CLEANER_OFFSET_CHECKPOINT}")
 
     def write_checkpoints_now(self, hosted: Iterable[tuple[str, int]]) -> None:
-        """At shutdown (no loop work left): the checkpoints not yet written."""
+        """At shutdown (no loop work left): the checkpoints not yet written. A failed write
+        takes its dir offline, so the LogManager does not mark it clean."""
+        channel = self.failure_channel
         for d, offsets in self.manager.checkpoints_to_write(hosted).items():
+            if channel.is_offline(d):
+                continue
             try:
                 self.manager.write_checkpoint(d, offsets)
             except OSError as exc:
-                log.error("cannot write %s: %s", d, exc)
+                channel.report(d, exc, f"writing {d / CLEANER_OFFSET_CHECKPOINT}")
 
     async def clean(self, ltc: LogToClean, omap: OffsetMap, thread_id: int = 0) -> int | None:
         """One round over ``ltc.log`` (marked in progress by ``grab_filthiest``); returns the new

@@ -12,13 +12,16 @@ differences (docs/COMPATIBILITY.md, "Disk errors"):
 
 Each ``LogDirState`` logs one line per state change (full, space again, offline), never
 one per failed operation. The partition logs of a dir share its state object, so the
-check on the append and read paths is one attribute read.
+check on the append and read paths is one attribute read. The channel's offline listeners
+(``add_offline_listener``) hear of each dir going offline once, as Kafka's
+``ReplicaManager.handleLogDirFailure`` does from the channel's queue.
 """
 
 from __future__ import annotations
 
 import errno
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -26,7 +29,17 @@ log = logging.getLogger(__name__)
 # Errors that say "no room", not "the disk is broken".
 SPACE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
 
-__all__ = ["SPACE_ERRNOS", "LogDirError", "LogDirFailureChannel", "LogDirState", "is_space_error"]
+# Told the path of a log dir that just went offline.
+OfflineListener = Callable[[Path], None]
+
+__all__ = [
+    "SPACE_ERRNOS",
+    "LogDirError",
+    "LogDirFailureChannel",
+    "LogDirState",
+    "OfflineListener",
+    "is_space_error",
+]
 
 
 class LogDirError(RuntimeError):
@@ -46,12 +59,13 @@ def _reason(exc: BaseException) -> str:
 class LogDirState:
     """One log dir: online, full (writes fail, recoverable) or offline (until restart)."""
 
-    __slots__ = ("full", "offline", "path")
+    __slots__ = ("_on_offline", "full", "offline", "path")
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, on_offline: OfflineListener | None = None) -> None:
         self.path = path
         self.full = False
         self.offline = False
+        self._on_offline = on_offline
 
     def report(self, exc: OSError, while_doing: str) -> None:
         """An I/O error in this dir while ``while_doing``: full, or offline from now on."""
@@ -68,6 +82,12 @@ class LogDirState:
                     while_doing,
                 )
             return
+        self.take_offline(exc, while_doing)
+
+    def take_offline(self, exc: BaseException, while_doing: str) -> None:
+        """Offline from now on, whatever the error (a dir that failed to load at start)."""
+        if self.offline:
+            return
         self.offline = True
         # Kafka's LogDirFailureChannel.maybeAddOfflineLogDir / ReplicaManager.handleLogDirFailure
         log.error(
@@ -78,6 +98,8 @@ class LogDirState:
             _reason(exc),
             self.path,
         )
+        if self._on_offline is not None:
+            self._on_offline(self.path)
 
     def write_succeeded(self) -> None:
         """A write in this dir worked: a full dir has space again."""
@@ -90,12 +112,13 @@ class LogDirFailureChannel:
     """The ``LogDirState`` of every log dir (Kafka's ``LogDirFailureChannel``)."""
 
     def __init__(self, dirs: list[Path]) -> None:
-        self._states = {d: LogDirState(d) for d in dirs}
+        self._listeners: list[OfflineListener] = []
+        self._states = {d: LogDirState(d, self._went_offline) for d in dirs}
 
     def state(self, d: Path) -> LogDirState:
         found = self._states.get(d)
         if found is None:
-            found = self._states[d] = LogDirState(d)
+            found = self._states[d] = LogDirState(d, self._went_offline)
         return found
 
     def is_offline(self, d: Path) -> bool:
@@ -107,3 +130,18 @@ class LogDirFailureChannel:
 
     def report(self, d: Path, exc: OSError, while_doing: str) -> None:
         self.state(d).report(exc, while_doing)
+
+    def take_offline(self, d: Path, exc: BaseException, while_doing: str) -> None:
+        self.state(d).take_offline(exc, while_doing)
+
+    def add_offline_listener(self, listener: OfflineListener) -> None:
+        """``listener(dir)`` runs once for each dir that goes offline from now on (Kafka's
+        ``LogDirFailureHandler`` taking ``takeNextOfflineLogDir`` to ``handleLogDirFailure``)."""
+        self._listeners.append(listener)
+
+    def _went_offline(self, d: Path) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(d)
+            except Exception:  # the I/O path that reported must not fail because of a listener
+                log.exception("log dir offline listener failed for %s", d)

@@ -159,7 +159,11 @@ class LogManager:
         # Kafka's LogCleaner for compacted logs (storage.log_cleaner); without a config (tests
         # of other parts) it does not run.
         self.cleaner = LogCleaner(
-            cleaner or CleanerConfig(enable=False), self.log_dirs, self.logs, time_ms=time_ms
+            cleaner or CleanerConfig(enable=False),
+            self.log_dirs,
+            self.logs,
+            time_ms=time_ms,
+            failure_channel=self.failure_channel,
         )
         # For the broker's metrics: logs of each dir still to load at start (Kafka's
         # remainingLogsToRecover; written by the loading thread), and each flush's time.
@@ -169,58 +173,117 @@ class LogManager:
     # ------------------------------------------------------------------ startup / shutdown
 
     def startup(self) -> None:
-        """Lock the log dirs and load every partition (recovering after an unclean shutdown)."""
+        """Lock the log dirs and load every partition (recovering after an unclean shutdown).
+
+        As Kafka's ``createAndValidateLogDirs`` / ``lockLogDirs`` / ``loadLogs``: an I/O error
+        in one dir (creating, locking, reading ``meta.properties``, loading a log) takes that
+        dir offline, without its logs, and the others start; LogDirError when no dir is
+        left (Kafka halts), for a dir another process holds, or for inconsistent metadata.
+        """
+        failures: dict[Path, tuple[BaseException, str, str]] = {}
         for d in self.log_dirs:
             try:
                 d.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
-                raise LogDirError(f"cannot create log dir {d}: {exc.strerror}; check log.dirs") from None
-            self._lock_dir(d)
+                failures[d] = (
+                    exc,
+                    "creating the log dir",
+                    f"cannot create log dir {d}: {exc.strerror}; check log.dirs",
+                )
+                continue
+            self._lock_dir(d, failures)
         # Kafka reads every meta.properties before loading any log: a bad one stops the
         # broker before a possibly long recovery.
         for d in self.log_dirs:
-            self._read_meta(d)
+            if d not in failures:
+                try:
+                    self._read_meta(d)
+                except OSError as exc:
+                    path = d / META_PROPERTIES_FILE
+                    why = f"cannot read {path}: {exc.strerror}; check that it is a readable file"
+                    failures[d] = (exc, f"reading {path}", why)
+        self._take_offline_or_halt(failures)
         self._overrides = self._read_overrides() if self.topic_configs is None else self._fetch_overrides()
         started = time.monotonic()
-        for d in self.log_dirs:
-            self._load_dir(d)
+        failures = {}
+        for d in self._online_dirs():
+            try:
+                self._load_dir(d)
+            except (OSError, KafkaError) as exc:
+                # LogManager.loadLogs: handleIOException -> the dir goes offline.
+                self._drop_logs_of(d)
+                failures[d] = (exc, "loading logs", f"cannot load the logs of {d}: {exc}")
+        self._take_offline_or_halt(failures)
         self.cleaner.manager.load_checkpoints()
         self._started = True
         log.info(
             "loaded %d partition logs of %d topics from %s in %.0f ms",
             len(self._logs),
             len(self._topic_ids),
-            ", ".join(str(d) for d in self.log_dirs),
+            ", ".join(str(d) for d in self._online_dirs()),
             (time.monotonic() - started) * 1000,
         )
 
-    def _lock_dir(self, d: Path) -> None:
-        """Kafka's ``LogManager.lockLogDirs``: an exclusive ``flock`` on ``.lock``, held until shutdown."""
+    def _online_dirs(self) -> list[Path]:
+        return [d for d in self.log_dirs if not self.failure_channel.is_offline(d)]
+
+    def _take_offline_or_halt(self, failures: Mapping[Path, tuple[BaseException, str, str]]) -> None:
+        """The dirs that failed a step of ``startup`` go offline (one ERROR line each), unless
+        no dir would be left: then LogDirError (Kafka's createAndValidateLogDirs halts), with
+        nothing logged before it when it is the only dir."""
+        if not failures:
+            return
+        if all(d in failures or self.failure_channel.is_offline(d) for d in self.log_dirs):
+            reasons = [why for _, _, why in failures.values()]
+            if len(self.log_dirs) == 1:
+                raise LogDirError(reasons[0])
+            raise LogDirError(
+                f"Shutdown broker because none of the specified log dirs from "
+                f"{', '.join(str(d) for d in self.log_dirs)} can be used: {'; '.join(reasons)}"
+            )
+        for d, (exc, while_doing, _) in failures.items():
+            self.failure_channel.take_offline(d, exc, while_doing)
+
+    def _drop_logs_of(self, d: Path) -> None:
+        """Forget the logs of a dir that failed to load (and the ids of topics left without a log)."""
+        for key in [k for k, plog in self._logs.items() if plog.dir.parent == d]:
+            with contextlib.suppress(Exception):
+                self._logs[key].close_handlers()
+            del self._logs[key]
+        hosted = {topic for topic, _ in self._logs}
+        self._topic_ids = {t: i for t, i in self._topic_ids.items() if t in hosted}
+        self.logs_to_recover[str(d)] = 0
+
+    def _lock_dir(self, d: Path, failures: dict[Path, tuple[BaseException, str, str]]) -> None:
+        """Kafka's ``LogManager.lockLogDirs``: an exclusive ``flock`` on ``.lock``, held until
+        shutdown. A lock held elsewhere stops the broker (LogDirError); an I/O error is the
+        dir's failure."""
         try:
             fd = os.open(d / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:
-            raise LogDirError(
-                f"cannot open {d / LOCK_FILE}: {exc.strerror}; check the permissions of {d}"
-            ) from None
+            why = f"cannot open {d / LOCK_FILE}: {exc.strerror}; check the permissions of {d}"
+            failures[d] = (exc, "locking the log dir", why)
+            return
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
+        except BlockingIOError:
             os.close(fd)
             raise LogDirError(
                 f"Failed to acquire lock on file .lock in {d}. A Kafka instance in another process "
                 "or thread is using this directory. Stop that broker, or give this one other log.dirs."
             ) from None
+        except OSError as exc:
+            os.close(fd)
+            failures[d] = (exc, "locking the log dir", f"cannot lock {d / LOCK_FILE}: {exc.strerror}")
+            return
         self._lock_fds.append(fd)
 
     @staticmethod
     def _read_meta(d: Path) -> MetaProperties | None:
+        """``meta.properties`` of ``d``; LogDirError if its content is unusable, OSError if it
+        cannot be read (the dir's failure)."""
         try:
             return read_meta_properties(d)
-        except OSError as exc:
-            path = d / META_PROPERTIES_FILE
-            raise LogDirError(
-                f"cannot read {path}: {exc.strerror}; check that it is a readable file"
-            ) from None
         except (MetadataFileError, UnicodeDecodeError) as exc:
             path = d / META_PROPERTIES_FILE
             reason = str(exc).removeprefix(f"{path}: ")
@@ -295,7 +358,10 @@ class LogManager:
     def _topic_id_for(self, path: Path, topic: str) -> uuid.UUID:
         try:
             topic_id = read_partition_metadata(path)
-        except (MetadataFileError, OSError) as exc:
+        except (MetadataFileError, ValueError) as exc:
+            # Content that does not parse is rewritten (Kafka would fail the dir). An I/O error
+            # propagates: the dir goes offline and the file keeps its id (Kafka's
+            # PartitionMetadataFile.read -> LogDirFailureChannel, KafkaStorageException).
             log.warning("%s: unreadable partition.metadata (%s); rewriting it", path, exc)
             topic_id = None
         known = self._topic_ids.get(topic)
@@ -358,7 +424,7 @@ class LogManager:
                 plog.mark_flushed(plog.flush())
                 plog.leader_epoch_cache.flush()  # truncations left unwritten at load
                 plog.close()
-            except OSError as exc:
+            except (OSError, KafkaError) as exc:  # KafkaError: the epoch checkpoint's write
                 log.error("%s: error while closing: %s", plog.name, exc)
                 failed_dirs.add(plog.dir.parent)
             except Exception:
@@ -367,6 +433,7 @@ class LogManager:
         self.cleaner.write_checkpoints_now(
             k for k, plog in self._logs.items() if plog.dir.parent not in failed_dirs
         )
+        failed_dirs.update(self.failure_channel.offline_dirs())  # a failed cleaner checkpoint
         for d in self.log_dirs:
             if d in failed_dirs:
                 continue
@@ -413,8 +480,12 @@ class LogManager:
         (InconsistentClusterIdException). A new cluster id is a random Kafka Uuid.
         """
         stored: dict[Path, MetaProperties] = {}
-        for d in self.log_dirs:
-            meta = self._read_meta(d)
+        for d in self._online_dirs():  # Kafka: the offline dirs are not read nor written
+            try:
+                meta = self._read_meta(d)
+            except OSError as exc:
+                self.failure_channel.report(d, exc, f"reading {d / META_PROPERTIES_FILE}")
+                continue
             if meta is not None:
                 stored[d] = meta
         ids = {m.broker_id for m in stored.values()}
@@ -440,9 +511,13 @@ class LogManager:
             )
         final_cluster = stored_cluster or cluster_id or uuid_to_kafka_str(random_kafka_uuid())
         wanted = MetaProperties(final_id, final_cluster)
-        for d in self.log_dirs:
+        for d in self._online_dirs():
             if stored.get(d) != wanted:
-                write_meta_properties(d, wanted)
+                try:
+                    write_meta_properties(d, wanted)
+                except OSError as exc:
+                    # KafkaServer's meta.properties copier: setWriteErrorHandler -> offline dir
+                    self.failure_channel.report(d, exc, f"writing {d / META_PROPERTIES_FILE}")
         return final_id, final_cluster
 
     # ------------------------------------------------------------------ queries
@@ -708,6 +783,13 @@ class LogManager:
 
     def _read_overrides(self) -> dict[str, dict[str, Any]]:
         path = self._overrides_path
+        if self.failure_channel.is_offline(self.log_dirs[0]):
+            log.warning(
+                "the first log dir %s is offline: %s is not read, topics get no config overrides",
+                self.log_dirs[0],
+                TOPIC_OVERRIDES_FILE,
+            )
+            return {}
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
@@ -737,7 +819,7 @@ class LogManager:
         topics = sorted(
             {
                 parsed[0]
-                for d in self.log_dirs
+                for d in self._online_dirs()
                 for p in d.iterdir()
                 if p.is_dir() and (parsed := parse_topic_partition(p.name)) is not None
             }
@@ -860,6 +942,8 @@ class LogManager:
                 plog.purge_deleted_files(now)
             except OSError as exc:
                 plog.dir_state.report(exc, f"deleting old segments of {plog.name}")
+            except KafkaError:
+                pass  # the leader-epoch checkpoint's write: its dir's state has it (logged once)
             except Exception:
                 log.exception("%s: error while deleting old segments", plog.name)
 

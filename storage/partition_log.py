@@ -189,6 +189,9 @@ class PartitionLog:
         self.dir = directory
         self.config = config
         self._time_ms = time_ms
+        # Shared by the logs of one log dir (the LogManager sets it): full / offline. Set before
+        # the loader runs: the epoch cache reports a failed checkpoint write to it.
+        self.dir_state = LogDirState(directory.parent)
         try:
             os.mkdir(directory)  # Path.mkdir(exist_ok=True) adds a stat for an existing one
         except FileExistsError:
@@ -206,7 +209,7 @@ class PartitionLog:
             time_ms=time_ms,
             listing=listing,
         )
-        self.leader_epoch_cache = LeaderEpochFileCache(directory)
+        self.leader_epoch_cache = LeaderEpochFileCache(directory, on_write_error=self._report_io_error)
         self._segments: tuple[LogSegment, ...] = ()
         self._bases: tuple[int, ...] = ()
         self.log_start_offset = log_start_offset
@@ -218,8 +221,6 @@ class PartitionLog:
         self.on_flush_needed: Callable[[PartitionLog], None] | None = None
         # Told after a truncation removed data (the log manager lowers the cleaner checkpoint).
         self.on_truncated: Callable[[PartitionLog], None] | None = None
-        # Shared by the logs of one log dir (the LogManager sets it): full / offline.
-        self.dir_state = LogDirState(directory.parent)
         self._pending_deletes: list[tuple[int, list[Path]]] = []
         self._closed = False
         loaded = LogLoader(
@@ -249,6 +250,11 @@ class PartitionLog:
     @property
     def name(self) -> str:
         return f"{self.topic}-{self.partition}"
+
+    def _report_io_error(self, exc: OSError, while_doing: str) -> None:
+        """The epoch cache's failed checkpoint write, reported to this log's dir (looked up
+        now: the LogManager may have given the log its dir's shared state since)."""
+        self.dir_state.report(exc, while_doing)
 
     # ------------------------------------------------------------------ segment list
 
@@ -319,7 +325,14 @@ class PartitionLog:
             upper = _offset_after_batches(records)
         if upper is None:
             return []
-        return self.collect_aborted_transactions(fetch_offset, upper)
+        try:
+            return self.collect_aborted_transactions(fetch_offset, upper)
+        except OSError as exc:
+            # Part of Kafka's LocalLog.read, inside maybeHandleIOException as the read is.
+            self.dir_state.report(exc, f"reading the transaction index of {self.name}")
+            raise KafkaError(
+                ErrorCode.KAFKA_STORAGE_ERROR, f"Error while reading {self.name}: {exc}"
+            ) from None
 
     def collect_aborted_transactions(self, fetch_offset: int, upper_bound_offset: int) -> list[AbortedTxn]:
         """Aborted transactions overlapping [fetch_offset, upper_bound_offset), from the
@@ -408,6 +421,10 @@ class PartitionLog:
         seg = self._segments[-1]
         # set_base_offset and set_partition_leader_epoch in one (the length between them is kept).
         _OFFSET_LENGTH_EPOCH.pack_into(records, 0, base, header.batch_length, leader_epoch)
+        if leader_epoch >= 0 and leader_epoch != self.leader_epoch_cache.latest_epoch:
+            # UnifiedLog.append assigns the epoch before the write: if the checkpoint cannot be
+            # written (KAFKA_STORAGE_ERROR), nothing is appended.
+            self.leader_epoch_cache.assign(leader_epoch, base)
         try:
             reason = seg.should_roll(size, max_ts, last, now, cfg.segment_bytes, cfg.max_segment_ms)
             if reason is not None:
@@ -423,8 +440,6 @@ class PartitionLog:
         if self.dir_state.full:
             self.dir_state.write_succeeded()
         self.log_end_offset = last + 1
-        if leader_epoch >= 0 and leader_epoch != self.leader_epoch_cache.latest_epoch:
-            self.leader_epoch_cache.assign(leader_epoch, base)
         if producer_id >= 0:
             completed = ps.update(header, base, max_ts, origin, marker)
             if completed is not None:
@@ -488,6 +503,10 @@ class PartitionLog:
         previous_last = -1
         first = None
         markers: dict[int, EndTransactionMarker | None] = {}  # by batch index: control batches' markers
+        # (batch index, epoch, base offset) of each batch to append that starts a new epoch, to
+        # assign before the write (few: only where the epoch changes).
+        new_epochs: list[tuple[int, int, int]] = []
+        latest_epoch = self.leader_epoch_cache.latest_epoch
         for i, (pos, header) in enumerate(batches):
             if header.magic != CURRENT_MAGIC:
                 raise KafkaError(
@@ -511,6 +530,11 @@ class PartitionLog:
             previous_last = header.last_offset
             if first is None and header.last_offset >= self.log_end_offset:
                 first = i
+            if first is not None:
+                epoch = header.partition_leader_epoch
+                if epoch >= 0 and epoch != latest_epoch:
+                    new_epochs.append((i, epoch, header.base_offset))
+                    latest_epoch = epoch
             if header.is_control and header.producer_id >= 0:
                 markers[i] = self._marker_of(buf[pos : pos + header.size], header)
         if first is None:
@@ -518,11 +542,14 @@ class PartitionLog:
         straddling = batches[first][1]
         if straddling.base_offset < self.log_end_offset:
             self.truncate_to(straddling.base_offset)
+            # The truncation may have cut epochs of the cache: compare with what is left.
+            new_epochs = _epoch_starts(batches, first, self.leader_epoch_cache.latest_epoch)
         cfg = self.config
         cache = self.leader_epoch_cache
         ps = self.producer_state
         now = self._time_ms()
         appended = 0
+        next_epoch = 0  # the first of new_epochs not assigned yet
         i = first
         while i < len(batches):
             # A run of batches written at once (UnifiedLog.append: one roll check for the
@@ -534,6 +561,12 @@ class PartitionLog:
             end = run[-1][0] + run[-1][1].size
             last = run[-1][1].last_offset
             max_ts = max(h.max_timestamp for _, h in run)
+            # UnifiedLog.append (maybeAssignEpochStartOffset) assigns the run's epochs before the
+            # write: a checkpoint that cannot be written (KAFKA_STORAGE_ERROR) appends nothing.
+            while next_epoch < len(new_epochs) and new_epochs[next_epoch][0] < i + len(run):
+                _, epoch, base = new_epochs[next_epoch]
+                cache.assign(epoch, base)
+                next_epoch += 1
             seg = self._segments[-1]
             try:
                 reason = seg.should_roll(end - pos, max_ts, last, now, cfg.segment_bytes, cfg.max_segment_ms)
@@ -552,9 +585,6 @@ class PartitionLog:
                 header = batches[k][1]
                 base = header.base_offset
                 self.log_end_offset = header.last_offset + 1
-                epoch = header.partition_leader_epoch
-                if epoch >= 0 and epoch != cache.latest_epoch:
-                    cache.assign(epoch, base)  # UnifiedLog.maybeAssignEpochStartOffset
                 if header.producer_id >= 0:
                     completed = ps.update(
                         header, base, header.max_timestamp, AppendOrigin.REPLICATION, markers.get(k)
@@ -616,7 +646,9 @@ class PartitionLog:
         self.log_end_offset = (
             last.read_next_offset() if last.size else max(last.base_offset, self.log_start_offset)
         )
-        self.leader_epoch_cache.truncate_from_end(self.log_end_offset)
+        # The checkpoint is written last: if it fails (KAFKA_STORAGE_ERROR), the offsets and
+        # producer state already match the truncated segments.
+        self.leader_epoch_cache.truncate_from_end(self.log_end_offset, flush=False)
         if self.high_watermark > self.log_end_offset:
             self.high_watermark = self.log_end_offset
         if self.recovery_point > self.log_end_offset:
@@ -624,6 +656,7 @@ class PartitionLog:
         self._rebuild_producer_state()
         if self.on_truncated is not None:
             self.on_truncated(self)
+        self.leader_epoch_cache.flush()
         return True
 
     def _rebuild_producer_state(self) -> None:
@@ -824,7 +857,19 @@ class PartitionLog:
         record carrying the largest timestamp; -5 latest tiered: (-1, -1, -1)
         (no tiered storage); otherwise the first record with timestamp >=
         target at or after the log start offset, or None if there is none.
+        KAFKA_STORAGE_ERROR when a segment cannot be read (the dir goes offline: Kafka runs
+        ``UnifiedLog.fetchOffsetByTimestamp`` in ``maybeHandleIOException``, as ``read``).
         """
+        try:
+            return self._fetch_offset_by_timestamp(timestamp)
+        except OSError as exc:
+            self.dir_state.report(exc, f"looking up offsets by timestamp in {self.name}")
+            raise KafkaError(
+                ErrorCode.KAFKA_STORAGE_ERROR,
+                f"Error while fetching offset by timestamp for {self.name}: {exc}",
+            ) from None
+
+    def _fetch_offset_by_timestamp(self, timestamp: int) -> TimestampAndOffset | None:
         cache = self.leader_epoch_cache
         if timestamp in (EARLIEST_TIMESTAMP, EARLIEST_LOCAL_TIMESTAMP):
             first = cache.earliest_entry()
@@ -895,10 +940,11 @@ class PartitionLog:
         if offset <= self.log_start_offset:
             return
         self.log_start_offset = offset
-        self.leader_epoch_cache.truncate_from_start(offset)
+        self.leader_epoch_cache.truncate_from_start(offset, flush=False)
         self.producer_state.truncate_head(offset)
         if self.recovery_point < offset:
             self.recovery_point = offset
+        self.leader_epoch_cache.flush()  # last: a failure (KAFKA_STORAGE_ERROR) leaves all moved
 
     def delete_old_segments(self, now_ms: int | None = None) -> int:
         """Retention (Kafka's ``deleteOldSegments``): segments below the log start offset,
@@ -1063,10 +1109,11 @@ class PartitionLog:
         self._replace_all_segments(offset)
         self.log_start_offset = self.log_end_offset = self.recovery_point = offset
         self.high_watermark = offset
-        self.leader_epoch_cache.clear()
+        self.leader_epoch_cache.clear(flush=False)
         self.producer_state.truncate_fully_and_start_at(offset)
         if self.on_truncated is not None:
             self.on_truncated(self)
+        self.leader_epoch_cache.flush()  # last: a failure (KAFKA_STORAGE_ERROR) leaves all reset
 
     # ------------------------------------------------------------------ flush and close
 
@@ -1159,6 +1206,22 @@ def _file_slice_or_bytes(seg: LogSegment, start: int, size: int) -> FileRecords 
 
 _OFFSET_LENGTH_EPOCH = struct.Struct(">qii")  # baseOffset, batchLength, partitionLeaderEpoch
 _BATCH_END = struct.Struct(">qi11xi")  # baseOffset, batchLength, ..., lastOffsetDelta
+
+
+def _epoch_starts(
+    batches: Sequence[tuple[int, BatchHeader]], first: int, latest_epoch: int | None
+) -> list[tuple[int, int, int]]:
+    """(batch index, epoch, base offset) of the batches from ``first`` on that start an epoch
+    after ``latest_epoch`` (a follower's append after a truncation; the common case finds them
+    in its validation loop)."""
+    starts = []
+    for i in range(first, len(batches)):
+        header = batches[i][1]
+        epoch = header.partition_leader_epoch
+        if epoch >= 0 and epoch != latest_epoch:
+            starts.append((i, epoch, header.base_offset))
+            latest_epoch = epoch
+    return starts
 
 
 def _offset_after_batches(data: bytes) -> int | None:

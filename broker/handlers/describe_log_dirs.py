@@ -5,7 +5,7 @@ named by its absolute path. Each online dir lists the topics it holds with, for 
 partitions (all with ``topics`` null), the partition's size in bytes, its offset lag
 (``max(high watermark - log end offset, 0)``: 0 on a leader, the catch-up left on a
 follower) and ``is_future_key`` false. A topic of the dir none of whose partitions was asked
-for is listed with no partitions, as Kafka does. v4 adds the file system's total and usable
+for is not listed (Kafka 3.9, KAFKA-16807: ``filterNot(_.partitions().isEmpty)``). v4 adds the file system's total and usable
 bytes (``os.statvfs``; -1 before v4). An offline dir answers KAFKA_STORAGE_ERROR with no
 topics.
 
@@ -78,9 +78,11 @@ def handle_describe_log_dirs(ctx: RequestContext, request: DescribeLogDirsReques
             except OSError:
                 results.append(Result(error_code=ErrorCode.KAFKA_STORAGE_ERROR.code, log_dir=path, topics=[]))
                 continue
+        # Kafka 3.9 describeLogDirs (KAFKA-16807): a topic without an asked partition is left out.
         topics = [
             Topic(name=name, partitions=sorted(parts, key=lambda e: e.partition_index))
             for name, parts in sorted(by_dir.get(d, {}).items())
+            if parts
         ]
         results.append(
             Result(error_code=0, log_dir=path, topics=topics, total_bytes=total, usable_bytes=usable)

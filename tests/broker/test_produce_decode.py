@@ -131,10 +131,15 @@ def test_null_records_and_tagged_fields_are_left_to_the_generic_decoders() -> No
     assert decode_produce_request(memoryview(frame_of(request_tags, 10)), 10) is None
 
 
-def test_bad_utf8_and_bad_lengths_are_left_to_the_generic_decoders() -> None:
+def test_bad_utf8_is_replaced_as_the_generic_decoders_do() -> None:
+    # Java's new String(bytes, UTF_8) (Kafka's readString): U+FFFD, the request is served.
     frame = frame_of(REQUESTS["one partition"], 5, "ab")
     frame[10:12] = b"\xff\xfe"  # the client id
-    assert decode_produce_request(memoryview(frame), 5) is None
+    fast = decode_produce_request(memoryview(frame), 5)
+    assert fast is not None and fast[0] == "\ufffd\ufffd" == generic(frame, 5)[0]
+
+
+def test_bad_lengths_are_left_to_the_generic_decoders() -> None:
     frame = frame_of(REQUESTS["one partition"], 5)
     struct.pack_into(">h", frame, 8, -2)  # a client id length below -1
     assert decode_produce_request(memoryview(frame), 5) is None
