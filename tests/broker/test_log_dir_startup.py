@@ -33,7 +33,11 @@ def test_a_log_dir_that_cannot_be_created_goes_offline_and_the_broker_serves_fro
             def create() -> int:
                 topic = CreateTopicsRequest.CreatableTopic(name="t", num_partitions=2, replication_factor=1)
                 with WireClient(host, port) as c:
-                    return c.request(CreateTopicsRequest(topics=[topic], timeout_ms=10_000), 5).topics[0].error_code
+                    return (
+                        c.request(CreateTopicsRequest(topics=[topic], timeout_ms=10_000), 5)
+                        .topics[0]
+                        .error_code
+                    )
 
             assert await asyncio.to_thread(create) == 0
             assert sorted(p.name for p in good.iterdir() if p.name.startswith("t-")) == ["t-0", "t-1"]
