@@ -1,12 +1,15 @@
 """A fast secured broker for the request-level authorization tests: one embedded (no
 ZooKeeper) broker with Kafka's AclAuthorizer (file store), a SASL_PLAINTEXT listener,
-``admin`` the super user and ``alice`` a user without ACLs. Each test module makes its own
-(module-scoped fixtures over ``Secured``)."""
+``admin`` the super user and ``alice`` a user without ACLs. Each test module makes its own:
+``secured, admin, alice, clean_acls = secured_fixtures("name")``."""
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
 from typing import Any
+
+import pytest
 
 from broker.broker import Broker
 from broker.config import BrokerConfig
@@ -113,3 +116,32 @@ def create_topic(admin: WireClient, name: str, partitions: int = 1) -> None:
         return m.topics[0].error_code == 0 and all(p.leader_id == 0 for p in m.topics[0].partitions)
 
     wait_until(has_leader, f"{name} has a leader")
+
+
+def secured_fixtures(name: str) -> tuple[Any, Any, Any, Any]:
+    """Module fixtures over one ``Secured`` broker: ``secured`` (module scope), ``admin``
+    (module scope) and ``alice`` clients, and ``clean_acls`` (autouse: each test's ACLs are
+    revoked after it)."""
+
+    @pytest.fixture(scope="module", name="secured")
+    def secured_fixture(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Secured]:
+        b = Secured(tmp_path_factory.mktemp(name))
+        yield b
+        b.close()
+
+    @pytest.fixture(scope="module", name="admin")
+    def admin_fixture(secured: Secured) -> Iterator[WireClient]:
+        with secured.client("admin") as c:
+            yield c
+
+    @pytest.fixture(name="alice")
+    def alice_fixture(secured: Secured) -> Iterator[WireClient]:
+        with secured.client("alice") as c:
+            yield c
+
+    @pytest.fixture(autouse=True, name="clean_acls")
+    def clean_acls_fixture(secured: Secured) -> Iterator[None]:
+        yield
+        secured.revoke_all()
+
+    return secured_fixture, admin_fixture, alice_fixture, clean_acls_fixture

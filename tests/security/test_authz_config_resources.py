@@ -4,10 +4,6 @@ denials' messages, and ConfigAdminManager.preprocess's refusals before any check
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
 from coordinator.acl_model import AclOperation as Op
 from coordinator.acl_model import ResourceType as T
 from protocol.errors import ErrorCode
@@ -16,36 +12,14 @@ from protocol.messages import (
     DescribeConfigsRequest,
     IncrementalAlterConfigsRequest,
 )
-from tests.security.authz_broker import Secured, create_topic, unique
+from tests.security.authz_broker import Secured, create_topic, secured_fixtures, unique
 from tests.support.wire_client import WireClient
 
 TOPIC, BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP = 2, 4, 8, 16, 32
 SET = 0
 
 
-@pytest.fixture(scope="module")
-def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Secured]:
-    b = Secured(tmp_path_factory.mktemp("authz-configs"))
-    yield b
-    b.close()
-
-
-@pytest.fixture(scope="module")
-def admin(secured: Secured) -> Iterator[WireClient]:
-    with secured.client("admin") as c:
-        yield c
-
-
-@pytest.fixture
-def alice(secured: Secured) -> Iterator[WireClient]:
-    with secured.client("alice") as c:
-        yield c
-
-
-@pytest.fixture(autouse=True)
-def _clean(secured: Secured) -> Iterator[None]:
-    yield
-    secured.revoke_all()
+secured, admin, alice, clean_acls = secured_fixtures("authz-configs")
 
 
 def test_describe_configs_denial_carries_kafkas_message(admin: WireClient, alice: WireClient) -> None:

@@ -3,45 +3,18 @@ ZkAdminManager)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
 from coordinator.acl_model import AclOperation as Op
 from coordinator.acl_model import ResourceType as T
 from protocol.errors import ErrorCode
 from protocol.messages import CreateTopicsRequest
 from protocol.primitives import ZERO_UUID
-from tests.security.authz_broker import Secured, create_topic, unique
+from tests.security.authz_broker import Secured, create_topic, secured_fixtures, unique
 from tests.support.wire_client import WireClient
 
-
-@pytest.fixture(scope="module")
-def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Secured]:
-    b = Secured(tmp_path_factory.mktemp("authz-create-topics"))
-    yield b
-    b.close()
-
-
-@pytest.fixture(scope="module")
-def admin(secured: Secured) -> Iterator[WireClient]:
-    with secured.client("admin") as c:
-        yield c
-
-
-@pytest.fixture
-def alice(secured: Secured) -> Iterator[WireClient]:
-    with secured.client("alice") as c:
-        yield c
+secured, admin, alice, clean_acls = secured_fixtures("authz-create-topics")
 
 
 TOPIC_AUTH = ErrorCode.TOPIC_AUTHORIZATION_FAILED.code
-
-
-@pytest.fixture(autouse=True)
-def _clean(secured: Secured) -> Iterator[None]:
-    yield
-    secured.revoke_all()
 
 
 def _create(client: WireClient, name: str, version: int = 7) -> CreateTopicsRequest:

@@ -2,39 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from protocol.errors import ErrorCode
 from protocol.messages import DescribeProducersRequest, JoinGroupRequest, SyncGroupRequest
-from tests.security.authz_broker import Secured, create_topic, unique
+from tests.security.authz_broker import create_topic, secured_fixtures, unique
 from tests.support.wire_client import WireClient
 
-
-@pytest.fixture(scope="module")
-def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Secured]:
-    b = Secured(tmp_path_factory.mktemp("authz-groups"))
-    yield b
-    b.close()
-
-
-@pytest.fixture(scope="module")
-def admin(secured: Secured) -> Iterator[WireClient]:
-    with secured.client("admin") as c:
-        yield c
-
-
-@pytest.fixture
-def alice(secured: Secured) -> Iterator[WireClient]:
-    with secured.client("alice") as c:
-        yield c
-
-
-@pytest.fixture(autouse=True)
-def _clean(secured: Secured) -> Iterator[None]:
-    yield
-    secured.revoke_all()
+secured, admin, alice, clean_acls = secured_fixtures("authz-groups")
 
 
 def test_sync_group_v5_missing_protocol_checked_before_authorization(alice: WireClient) -> None:
