@@ -251,6 +251,12 @@ class PartitionLog:
     def name(self) -> str:
         return f"{self.topic}-{self.partition}"
 
+    def _storage_error(self, exc: OSError, while_doing: str, message: str) -> KafkaError:
+        """An I/O error in this log: its dir is told (full, or offline from now on, as Kafka's
+        ``maybeHandleIOException``) and the request gets KAFKA_STORAGE_ERROR."""
+        self.dir_state.report(exc, while_doing)
+        return KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, message)
+
     def _report_io_error(self, exc: OSError, while_doing: str) -> None:
         """The epoch cache's failed checkpoint write, reported to this log's dir (looked up
         now: the LogManager may have given the log its dir's shared state since)."""
@@ -329,9 +335,10 @@ class PartitionLog:
             return self.collect_aborted_transactions(fetch_offset, upper)
         except OSError as exc:
             # Part of Kafka's LocalLog.read, inside maybeHandleIOException as the read is.
-            self.dir_state.report(exc, f"reading the transaction index of {self.name}")
-            raise KafkaError(
-                ErrorCode.KAFKA_STORAGE_ERROR, f"Error while reading {self.name}: {exc}"
+            raise self._storage_error(
+                exc,
+                f"reading the transaction index of {self.name}",
+                f"Error while reading {self.name}: {exc}",
             ) from None
 
     def collect_aborted_transactions(self, fetch_offset: int, upper_bound_offset: int) -> list[AbortedTxn]:
@@ -433,9 +440,10 @@ class PartitionLog:
         except OSError as exc:
             # Kafka's UnifiedLog.append wraps IOException in KafkaStorageException and
             # reports the dir to the LogDirFailureChannel; the state logs once per change.
-            self.dir_state.report(exc, f"appending to {self.name} at offset {base}")
-            raise KafkaError(
-                ErrorCode.KAFKA_STORAGE_ERROR, f"Error while appending to {self.name}: {exc}"
+            raise self._storage_error(
+                exc,
+                f"appending to {self.name} at offset {base}",
+                f"Error while appending to {self.name}: {exc}",
             ) from None
         if self.dir_state.full:
             self.dir_state.write_succeeded()
@@ -471,9 +479,9 @@ class PartitionLog:
         try:
             seg.update_txn_index(aborted_txn_of(completed, lso))
         except OSError as exc:
-            self.dir_state.report(exc, f"writing the transaction index of {self.name}")
-            raise KafkaError(
-                ErrorCode.KAFKA_STORAGE_ERROR,
+            raise self._storage_error(
+                exc,
+                f"writing the transaction index of {self.name}",
                 f"Error while writing the transaction index of {self.name}: {exc}",
             ) from None
 
@@ -638,9 +646,8 @@ class PartitionLog:
                 last.make_active()  # it was rolled away from; it takes appends again
             last.truncate_to(offset)
         except OSError as exc:
-            self.dir_state.report(exc, f"truncating {self.name} to {offset}")
-            raise KafkaError(
-                ErrorCode.KAFKA_STORAGE_ERROR, f"Error while truncating {self.name}: {exc}"
+            raise self._storage_error(
+                exc, f"truncating {self.name} to {offset}", f"Error while truncating {self.name}: {exc}"
             ) from None
         self._set_segments(keep)
         self.log_end_offset = (
@@ -761,9 +768,8 @@ class PartitionLog:
                 file_records=file_records,
             )
         except OSError as exc:
-            self.dir_state.report(exc, f"reading {self.name} at offset {offset}")
-            raise KafkaError(
-                ErrorCode.KAFKA_STORAGE_ERROR, f"Error while reading {self.name}: {exc}"
+            raise self._storage_error(
+                exc, f"reading {self.name} at offset {offset}", f"Error while reading {self.name}: {exc}"
             ) from None
 
     def _read(
@@ -863,9 +869,9 @@ class PartitionLog:
         try:
             return self._fetch_offset_by_timestamp(timestamp)
         except OSError as exc:
-            self.dir_state.report(exc, f"looking up offsets by timestamp in {self.name}")
-            raise KafkaError(
-                ErrorCode.KAFKA_STORAGE_ERROR,
+            raise self._storage_error(
+                exc,
+                f"looking up offsets by timestamp in {self.name}",
                 f"Error while fetching offset by timestamp for {self.name}: {exc}",
             ) from None
 
@@ -1096,9 +1102,10 @@ class PartitionLog:
         except OSError as exc:
             # Kafka: an IOException in replaceSegments takes the log dir offline; the files
             # are in one of the states the next load completes or rolls back.
-            self.dir_state.report(exc, f"swapping cleaned segment {cleaned_base} into {self.name}")
-            raise KafkaError(
-                ErrorCode.KAFKA_STORAGE_ERROR, f"Error while swapping segments of {self.name}: {exc}"
+            raise self._storage_error(
+                exc,
+                f"swapping cleaned segment {cleaned_base} into {self.name}",
+                f"Error while swapping segments of {self.name}: {exc}",
             ) from None
         self._set_segments([*current[:start], cleaned, *current[start + len(old) :]])
         self._schedule_file_deletion(deleted, self._time_ms())
