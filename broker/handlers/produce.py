@@ -279,15 +279,16 @@ def _add_leader_hint(
         )
 
 
-def _build(ctx: RequestContext, request: ProduceRequest, results: AppendResults) -> ProduceResponse | None:
+def _build(
+    ctx: RequestContext, request: ProduceRequest, results: AppendResults, deduplicated: bool = False
+) -> ProduceResponse | None:
     """The answer in the request's order; None for acks=0 (CloseConnection if a partition failed)."""
     failed = False
     topics = []
     leader_hints = ctx.api_version >= 10
     nodes: dict[int, NodeEndpoint] = {}
-    # Only for a request naming a partition twice (its results hold fewer entries).
-    named = sum(len(t.partition_data) for t in request.topic_data)
-    answered: set[tuple[str, int]] | None = set() if named > len(results) else None
+    # Only for a request that named a partition twice (answered once).
+    answered: set[tuple[str, int]] | None = set() if deduplicated else None
     for t in request.topic_data:
         partitions = []
         for p in t.partition_data:
@@ -334,9 +335,13 @@ def _build(ctx: RequestContext, request: ProduceRequest, results: AppendResults)
 
 
 async def _respond_when_appended(
-    ctx: RequestContext, request: ProduceRequest, pending: Awaitable[AppendResults], denied: AppendResults
+    ctx: RequestContext,
+    request: ProduceRequest,
+    pending: Awaitable[AppendResults],
+    denied: AppendResults,
+    deduplicated: bool,
 ) -> ProduceResponse | None:
-    return _build(ctx, request, {**await pending, **denied})
+    return _build(ctx, request, {**await pending, **denied}, deduplicated)
 
 
 @handler(ApiKey.PRODUCE, versions=(3, 11), advertise_from=0, answers_inline=True)
@@ -345,7 +350,8 @@ def handle_produce(
 ):  # -> ProduceResponse | None | Awaitable[...]
     denied = produce_denials(ctx, request)  # Write on each topic (and the transactional id)
     entries = [((t.name, p.index), p.records) for t in request.topic_data for p in t.partition_data]
-    if len(entries) > 1 and len(unique := dict(entries)) < len(entries):
+    deduplicated = len(entries) > 1 and len(unique := dict(entries)) < len(entries)
+    if deduplicated:
         # A partition named twice: the last records win and it is answered once, as Kafka's
         # KafkaApis.handleProduceRequest collects the partitions into a map.
         entries = list(unique.items())
@@ -360,5 +366,5 @@ def handle_produce(
         transactional_id=request.transactional_id,
     )
     if isinstance(results, dict):
-        return _build(ctx, request, {**results, **denied} if denied else results)
-    return _respond_when_appended(ctx, request, results, denied)
+        return _build(ctx, request, {**results, **denied} if denied else results, deduplicated)
+    return _respond_when_appended(ctx, request, results, denied, deduplicated)
