@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Iterable, Sequence
 from typing import Any
 
+from broker.config_description import ConfigResourceType
 from broker.handlers import RequestContext
 from broker.replica_manager import FetchPartitionData, PartitionAppendResult, TopicPartition
 from coordinator.acl_model import AclOperation, ResourceType
@@ -96,9 +97,6 @@ DENIAL_MESSAGES: dict[ErrorCode, str] = {
     ErrorCode.CLUSTER_AUTHORIZATION_FAILED: "Cluster authorization failed.",
 }
 
-# ConfigResource.Type ids
-CONFIG_TOPIC, CONFIG_BROKER, CONFIG_BROKER_LOGGER, CONFIG_CLIENT_METRICS, CONFIG_GROUP = 2, 4, 8, 16, 32
-
 
 def config_resource_error(
     ctx: RequestContext, operation: AclOperation, resource_type: int, name: str, *, with_message: bool = False
@@ -110,11 +108,15 @@ def config_resource_error(
     (TOPIC_AUTHORIZATION_FAILED), a group (KIP-848) on the group (GROUP_AUTHORIZATION_FAILED).
     Raises KafkaError when refused: without message as the alter paths' ``new ApiError(error,
     null)``, with Errors' message (``with_message``) as DescribeConfigs. Other types pass."""
-    if resource_type == CONFIG_TOPIC:
+    if resource_type == ConfigResourceType.TOPIC:
         allowed, error = ctx.authorize(operation, TOPIC, name), ErrorCode.TOPIC_AUTHORIZATION_FAILED
-    elif resource_type == CONFIG_GROUP:
+    elif resource_type == ConfigResourceType.GROUP:
         allowed, error = ctx.authorize(operation, GROUP, name), ErrorCode.GROUP_AUTHORIZATION_FAILED
-    elif resource_type in (CONFIG_BROKER, CONFIG_BROKER_LOGGER, CONFIG_CLIENT_METRICS):
+    elif resource_type in (
+        ConfigResourceType.BROKER,
+        ConfigResourceType.BROKER_LOGGER,
+        ConfigResourceType.CLIENT_METRICS,
+    ):
         allowed, error = ctx.authorize(operation, CLUSTER), ErrorCode.CLUSTER_AUTHORIZATION_FAILED
     else:
         return

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from broker.authorization import config_resource_error
 from broker.config import BROKER_KEYS
+from broker.config_description import ConfigResourceType as R
 from coordinator.acl_model import AclOperation
 from coordinator.controller import validate_topic_name
 from protocol.errors import ErrorCode, KafkaError
@@ -58,7 +59,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-TOPIC, BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP = 2, 4, 8, 16, 32  # ConfigResource.Type ids
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3  # AlterConfigOp.OpType ids
 
 TOPIC_KEYS: dict[str, ConfigKey] = {name: t.key for name, t in TOPIC_CONFIGS.items()}
@@ -245,12 +245,12 @@ async def _preprocess(
     (``validateBrokerConfigChange``, nothing stored); broker loggers (IncrementalAlterConfigs
     only, which authorizes them here as ``RuntimeLoggerManager.applyChangesForResource``);
     topics, client metrics and groups pass; any other type is unknown."""
-    if resource_type == BROKER:
+    if resource_type == R.BROKER:
         await _alter_broker(ctx, name, new_configs, validate_only=True)
-    elif resource_type == BROKER_LOGGER and incremental:
+    elif resource_type == R.BROKER_LOGGER and incremental:
         config_resource_error(ctx, AclOperation.ALTER_CONFIGS, resource_type, name, with_message=True)
         raise KafkaError(ErrorCode.INVALID_REQUEST, "Broker logger configs are not supported by Moldau")
-    elif resource_type not in (TOPIC, CLIENT_METRICS, GROUP):
+    elif resource_type not in (R.TOPIC, R.CLIENT_METRICS, R.GROUP):
         # legacy AlterConfigs does not support BROKER_LOGGER: caught here too
         raise KafkaError(ErrorCode.INVALID_REQUEST, f"Unknown resource type {resource_type}")
 
@@ -273,18 +273,17 @@ async def _alter_resource(
     """Compute a preprocessed, authorized resource's new config set from its current one and
     store it (``ZkAdminManager.[incremental]AlterConfigs``); raises KafkaError with Kafka's code."""
     broker = ctx.broker
-    if resource_type == TOPIC:
+    if resource_type == R.TOPIC:
         if name == "":  # ZkAdminManager.alterTopicConfigs / incrementalAlterConfigs
             raise KafkaError(ErrorCode.INVALID_REQUEST, "Default topic resources are not allowed.")
         validate_topic_name(name)
         current = await broker.topic_admin.topic_overrides([name])
         configs = new_configs(_render_overrides(current.get(name, {})), TOPIC_KEYS)
         await broker.topic_admin.alter_topic_config(name, configs, validate_only=validate_only)
-    elif resource_type == BROKER:
+    elif resource_type == R.BROKER:
         await _alter_broker(ctx, name, new_configs, validate_only=validate_only)
     else:  # client metrics and groups: ZkAdminManager stores neither
-        type_name = {CLIENT_METRICS: "CLIENT_METRICS", GROUP: "GROUP"}.get(resource_type, str(resource_type))
         raise KafkaError(
             ErrorCode.INVALID_REQUEST,
-            f"AlterConfigs is only supported for topics and brokers, but resource type is {type_name}",
+            f"AlterConfigs is only supported for topics and brokers, but resource type is {R(resource_type).name}",
         )

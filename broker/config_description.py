@@ -17,11 +17,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import IntEnum
 from typing import Any
 
 from broker.config import BROKER_KEYS, DYNAMIC_BROKER_CONFIGS, BrokerConfig
 from storage.config_def import ConfigSource, ConfigType, render_value
 from storage.log_config import TOPIC_CONFIGS
+
+
+class ConfigResourceType(IntEnum):
+    """Kafka's ``ConfigResource.Type`` ids (DescribeConfigs, AlterConfigs, IncrementalAlterConfigs)."""
+
+    TOPIC = 2
+    BROKER = 4
+    BROKER_LOGGER = 8
+    CLIENT_METRICS = 16
+    GROUP = 32
 
 
 @dataclass

@@ -39,13 +39,13 @@ import asyncio
 from broker.authorization import config_resource_error
 from broker.config_admin import java_int
 from broker.config_description import ConfigEntry, describe_broker_configs, describe_topic_configs
+from broker.config_description import ConfigResourceType as R
 from broker.handlers import RequestContext, handler
 from coordinator.acl_model import AclOperation
 from coordinator.controller import validate_topic_name
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, DescribeConfigsRequest, DescribeConfigsResponse
 
-TOPIC, BROKER, BROKER_LOGGER = 2, 4, 8
 SLICE_RESOURCES = 100
 Result = DescribeConfigsResponse.DescribeConfigsResult
 Entry = DescribeConfigsResponse.DescribeConfigsResourceResult
@@ -94,7 +94,7 @@ async def handle_describe_configs(
     # Topic overrides in one read (ZooKeeper mode: /config/topics, one pipelined read).
     known = []
     for res in request.resources:
-        if res.resource_type == TOPIC and broker.metadata_cache.get_topic(res.resource_name) is not None:
+        if res.resource_type == R.TOPIC and broker.metadata_cache.get_topic(res.resource_name) is not None:
             known.append(res.resource_name)
     overrides = await broker.topic_admin.topic_overrides(known)
     results = []
@@ -106,7 +106,7 @@ async def handle_describe_configs(
             config_resource_error(
                 ctx, AclOperation.DESCRIBE_CONFIGS, res.resource_type, res.resource_name, with_message=True
             )
-            if res.resource_type == TOPIC:
+            if res.resource_type == R.TOPIC:
                 validate_topic_name(res.resource_name)
                 topic_overrides = overrides.get(res.resource_name)
                 if topic_overrides is None:
@@ -114,7 +114,7 @@ async def handle_describe_configs(
                         ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"Topic {res.resource_name} does not exist"
                     )
                 entries = describe_topic_configs(broker.config, topic_overrides)
-            elif res.resource_type == BROKER:
+            elif res.resource_type == R.BROKER:
                 if res.resource_name != "" and _broker_id(res.resource_name) != broker.broker_id:
                     raise KafkaError(
                         ErrorCode.INVALID_REQUEST,
@@ -122,7 +122,7 @@ async def handle_describe_configs(
                         f"but received {res.resource_name}",
                     )
                 entries = describe_broker_configs(broker.config, per_broker=res.resource_name != "")
-            elif res.resource_type == BROKER_LOGGER:
+            elif res.resource_type == R.BROKER_LOGGER:
                 raise KafkaError(
                     ErrorCode.INVALID_REQUEST, "Broker logger configs are not supported by Moldau"
                 )
