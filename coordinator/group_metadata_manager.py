@@ -143,8 +143,7 @@ class GroupMetadataManager:
             records[self.partition_for(group_id)].append(
                 (encode_offset_key(group_id, topic, partition), None)
             )
-        for group_id, tp in self.pending_txn_offsets.partitions_of_topic(topic):
-            self.pending_txn_offsets.remove_partitions(group_id, [tp])
+        self.pending_txn_offsets.remove_topic(topic)
         now = self.time_ms()
         dead: list[Group] = []
         for group in list(self.groups.values()):

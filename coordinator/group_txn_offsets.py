@@ -114,9 +114,10 @@ class PendingTxnOffsets:
         if not by_tp:
             del self._by_group[group_id]
 
-    def partitions_of_topic(self, topic: str) -> list[tuple[str, TopicPartition]]:
-        """(group, partition) of every pending offset of ``topic``."""
-        return [(g, tp) for g, by_tp in self._by_group.items() for tp in by_tp if tp[0] == topic]
+    def remove_topic(self, topic: str) -> None:
+        """A deleted topic: no transaction commits offsets of it any more."""
+        for group_id, by_tp in list(self._by_group.items()):
+            self.remove_partitions(group_id, [tp for tp in by_tp if tp[0] == topic])
 
     def is_pending(self, group_id: str, tp: TopicPartition) -> bool:
         by_tp = self._by_group.get(group_id)
