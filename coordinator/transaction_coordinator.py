@@ -31,7 +31,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Collection, Coroutine, Iterable, Sequence
+from collections.abc import Callable, Collection, Coroutine, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -764,12 +764,8 @@ class TransactionCoordinator:
         tombstones are then written, one batch per partition. Returns how many ids expire."""
         now = self.time_ms()
         expired = 0
-        for partition in list(self.txns):
-            epoch = self.coordinator_epochs.get(partition, 0)
-            max_bytes = self._tombstone_batch_bytes(partition, epoch)
-            if max_bytes is None:
-                continue
-            found = self._prepare_expiry(partition, epoch, list(self.txns[partition].values()), now)
+        for partition, epoch, max_bytes, metas in self._expirable_partitions():
+            found = self._prepare_expiry(partition, epoch, metas, now)
             if found:
                 self._spawn(self._write_tombstones(partition, epoch, found, max_bytes))
                 expired += len(found)
@@ -781,12 +777,7 @@ class TransactionCoordinator:
         now = self.time_ms()
         expired = 0
         writes: list[asyncio.Task] = []
-        for partition in list(self.txns):
-            epoch = self.coordinator_epochs.get(partition, 0)
-            max_bytes = self._tombstone_batch_bytes(partition, epoch)
-            if max_bytes is None:
-                continue
-            metas = list(self.txns.get(partition, {}).values())
+        for partition, epoch, max_bytes, metas in self._expirable_partitions():
             found: list[TransactionMetadata] = []
             for start in range(0, len(metas), EXPIRY_SLICE):
                 if start:
@@ -798,15 +789,22 @@ class TransactionCoordinator:
         await asyncio.gather(*writes, return_exceptions=True)
         return expired
 
-    def _tombstone_batch_bytes(self, partition: int, epoch: int) -> int | None:
-        """The partition's ``max.message.bytes`` if it can expire ids now, else None."""
-        if not self._still_owner(partition, epoch):
-            return None
-        max_bytes = self.topic.max_batch_bytes(partition)
-        if max_bytes is None:
-            # removeExpiredTransactionalIds: no log config, the partition is not local
-            log.warning("cannot expire ids of %s-%d: its log is not here", TRANSACTION_STATE_TOPIC, partition)
-        return max_bytes
+    def _expirable_partitions(self) -> Iterator[tuple[int, int, int, list[TransactionMetadata]]]:
+        """(partition, coordinator epoch, ``max.message.bytes``, its ids) of each partition
+        whose ids may expire now: owned here, with its log here (looked at as the iteration
+        reaches it)."""
+        for partition in list(self.txns):
+            epoch = self.coordinator_epochs.get(partition, 0)
+            if not self._still_owner(partition, epoch):
+                continue
+            max_bytes = self.topic.max_batch_bytes(partition)
+            if max_bytes is None:
+                # removeExpiredTransactionalIds: no log config, the partition is not local
+                log.warning(
+                    "cannot expire ids of %s-%d: its log is not here", TRANSACTION_STATE_TOPIC, partition
+                )
+                continue
+            yield partition, epoch, max_bytes, list(self.txns.get(partition, {}).values())
 
     def _prepare_expiry(
         self, partition: int, epoch: int, metas: Iterable[TransactionMetadata], now: int
