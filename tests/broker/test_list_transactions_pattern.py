@@ -28,9 +28,9 @@ def lone_broker(tmp_path):
 def test_catastrophic_transactional_id_pattern_does_not_hold_the_broker(lone_broker):
     """Kafka (KIP-1152, ``TransactionStateManager.listTransactionStates``) matches the
     pattern on a request handler thread (with RE2J, linear time): the other connections of
-    the broker are still served meanwhile. Moldau matches it with Python's backtracking
-    ``re`` on the event loop (``coordinator.transaction_listing.list_metadata``), so a
-    pattern such as ``(a|a)*b`` against a 40-character id stops the whole broker. Here a
+    the broker are still served meanwhile. Matched with Python's backtracking ``re`` on the
+    event loop, a pattern such as ``(a|a)*b`` against a 40-character id would stop the whole
+    broker (``coordinator.transaction_listing`` matches with RE2). Here a
     second connection's ApiVersions must be answered (within the client's 10 s timeout)
     while that ListTransactions is in flight."""
     with WireClient(lone_broker.host, lone_broker.port) as c:

@@ -47,7 +47,7 @@ async def _until(predicate, timeout: float = 30.0, what: str = "condition") -> N
         await asyncio.sleep(0.01)
 
 
-def _frame(request, version: int, correlation_id: int = 1, client_id: str | None = "review") -> bytes:
+def _frame(request, version: int, correlation_id: int = 1, client_id: str | None = "parity") -> bytes:
     key = request.API_KEY
     w = bytearray()
     encode_request_header(
@@ -104,7 +104,7 @@ def test_client_id_that_is_not_utf8_is_still_served(tmp_path):
     """RequestHeader.parse -> RequestHeaderData reads client_id with Readable.readString,
     ``new String(bytes, UTF_8)``: malformed bytes become U+FFFD and the request is served.
     A client whose client.id is Latin-1 (librdkafka / sarama send the configured bytes as
-    they are) is answered by Kafka; Moldau closes every such connection."""
+    they are) is answered by Kafka; a strict decoder would close every such connection."""
 
     async def scenario(broker, host, port):
         good = _frame(MetadataRequest(topics=[]), 1, correlation_id=5, client_id="cafe")
@@ -130,10 +130,11 @@ def test_pipelined_requests_do_not_pile_up_responses_in_memory(tmp_path):
     read (``selector.mute``) and unmutes it only when its response has been sent
     (processCompletedSends -> tryUnmuteChannel): a client that sends many requests and reads
     nothing makes Kafka hold at most one response for that connection (the one being sent),
-    the rest of its requests stay unread in the socket. Moldau handles every frame of one
-    read in one pass (up to 256 KiB of requests, thousands of small ones) and queues all
-    their responses in the transport's buffer: 60 KB of DescribeLogDirs requests here become
-    megabytes of responses held in the broker's memory, outside queued.max.request.bytes."""
+    the rest of its requests stay unread in the socket. Handling every frame of one read in
+    one pass (up to 256 KiB of requests, thousands of small ones) would queue all their
+    responses in the transport's buffer: 60 KB of DescribeLogDirs requests here would become
+    megabytes of responses held in the broker's memory, outside queued.max.request.bytes
+    (``KafkaConnection._drain`` writes every few answers and yields between slices)."""
 
     async def scenario(broker, host, port):
         reader, writer = await asyncio.open_connection(host, port)
@@ -201,9 +202,9 @@ def test_pipelined_burst_of_one_client_does_not_hold_back_other_clients(tmp_path
     processCompletedReceives) until its response is sent, so a client pipelining thousands
     of requests gets one handled at a time, interleaved with other connections' requests (a
     request of another client arriving meanwhile is handled long before the burst's last).
-    Moldau's KafkaConnection._drain handles every frame of one read in a single pass of the
-    event loop: a burst of 3000 requests (60 KB) runs to its end before any other client's
-    request is even read."""
+    Handled in a single pass of the event loop, a burst of 3000 requests (60 KB) would run to
+    its end before any other client's request is even read (``KafkaConnection._drain``
+    handles a slice of frames per turn)."""
 
     async def scenario(broker, host, port):
         reader, writer = await asyncio.open_connection(host, port)
@@ -252,8 +253,7 @@ def test_lowering_max_connections_closes_excess_connections(tmp_path):
     the protected inter-broker one) it closes the lowest-priority (least recently active)
     connection, one per iteration. Lowering max.connections dynamically
     (DynamicConnectionQuota -> updateBrokerMaxConnections) below the connections open
-    therefore sheds the excess. Moldau only stops accepting new ones
-    (docs/COMPATIBILITY.md claims "as Kafka")."""
+    therefore sheds the excess, not only stops accepting new ones."""
     from protocol.messages import IncrementalAlterConfigsRequest as IAC
 
     async def scenario(broker, host, port):

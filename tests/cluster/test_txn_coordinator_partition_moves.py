@@ -10,7 +10,10 @@ on) and stops sending their markers (removeMarkersForTxnTopicPartition).
 
 from __future__ import annotations
 
+import contextlib
 import uuid
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,48 +29,59 @@ pytestmark = [pytest.mark.integration, pytest.mark.zookeeper]
 
 TXN_TOPIC = "__transaction_state"
 TIMEOUT_S = 60
+OVERRIDES_ONE_TXN_PARTITION = {
+    **OVERRIDES,
+    "default.replication.factor": "1",
+    "transaction.state.log.num.partitions": "1",
+    "transaction.state.log.replication.factor": "1",
+    "offsets.topic.num.partitions": "1",
+    "offsets.topic.replication.factor": "1",
+    "auto.leader.rebalance.enable": "false",
+}
 
 
-def test_old_coordinator_resigns_when_its_partition_is_reassigned_away(zookeeper_shared: Any, tmp_path):
-    """KafkaApis.handleStopReplicaRequest -> TransactionCoordinator.onResignation
-    (TransactionStateManager.removeTransactionsForTxnTopicPartition): after the reassignment
-    the old leader answers NOT_COORDINATOR for the ids of the moved partition and lists none
-    of them; Moldau's StopReplica handler resigns only the group coordinator, so the old
-    broker keeps serving the stale transactional ids."""
-    overrides = {
-        **OVERRIDES,
-        "default.replication.factor": "1",
-        "transaction.state.log.num.partitions": "1",
-        "transaction.state.log.replication.factor": "1",
-        "offsets.topic.num.partitions": "1",
-        "offsets.topic.replication.factor": "1",
-        "auto.leader.rebalance.enable": "false",
-    }
+@contextlib.contextmanager
+def _two_brokers_with_a_coordinator(
+    zookeeper: Any, tmp_path: Path, txn_id: str
+) -> Iterator[tuple[Cluster, int]]:
+    """Two brokers, one ``__transaction_state`` partition of one replica, and the index of
+    the broker coordinating ``txn_id`` (initialized by a transactional producer)."""
     with Cluster(
         2,
-        zookeeper=zookeeper_shared,
+        zookeeper=zookeeper,
         zk_chroot=f"/txnmove_{uuid.uuid4().hex[:8]}",
         base_dir=tmp_path,
-        overrides=overrides,
+        overrides=OVERRIDES_ONE_TXN_PARTITION,
     ) as cluster:
         wait_until(
             lambda: (v := agreed_metadata(cluster)) is not None and v.controller >= 0 and len(v.brokers) == 2,
             "two brokers agreeing on a controller",
             TIMEOUT_S,
         )
-        p = Producer({"bootstrap.servers": cluster.bootstrap, "transactional.id": "moved"})
+        p = Producer({"bootstrap.servers": cluster.bootstrap, "transactional.id": txn_id})
         p.init_transactions(TIMEOUT_S)
+        wait_until(lambda: _owner(cluster) is not None, "the coordinator", TIMEOUT_S)
+        owner = _owner(cluster)
+        assert owner is not None
+        yield cluster, owner
 
-        def owner() -> int | None:
-            for i in range(2):
-                owned = cluster.run(lambda i=i: cluster.broker(i).transactions.owned_partitions)
-                if owned and 0 in owned:
-                    return i
-            return None
 
-        wait_until(lambda: owner() is not None, "the coordinator", TIMEOUT_S)
-        old = owner()
-        assert old is not None
+def _owner(cluster: Cluster) -> int | None:
+    """The broker whose transaction coordinator owns ``__transaction_state``-0."""
+    for i in range(2):
+        owned = cluster.run(lambda i=i: cluster.broker(i).transactions.owned_partitions)
+        if owned and 0 in owned:
+            return i
+    return None
+
+
+def test_old_coordinator_resigns_when_its_partition_is_reassigned_away(zookeeper_shared: Any, tmp_path):
+    """KafkaApis.handleStopReplicaRequest -> TransactionCoordinator.onResignation
+    (TransactionStateManager.removeTransactionsForTxnTopicPartition): after the reassignment
+    the old leader answers NOT_COORDINATOR for the ids of the moved partition and lists none
+    of them (a StopReplica that resigned only the group coordinator left the old broker
+    serving the stale transactional ids)."""
+    with _two_brokers_with_a_coordinator(zookeeper_shared, tmp_path, "moved") as (cluster, old):
         new = 1 - old
 
         def describe(i: int) -> Any:
@@ -98,44 +112,10 @@ def test_adding_a_replica_does_not_reload_the_coordinator(zookeeper_shared: Any,
     TransactionCoordinator.onElection, which unloads and reloads the partition) hears only of
     partitions whose broker was not their leader (``isNewLeader``). A reassignment that adds a
     replica to a ``__transaction_state`` partition keeps its leader and only bumps the leader
-    epoch: Kafka's coordinator keeps serving. Moldau reloads the partition on every epoch bump
-    of a partition it already leads: in-flight writes answer NOT_COORDINATOR, every id of the
-    partition COORDINATOR_LOAD_IN_PROGRESS until the reload ends, markers are cancelled and
-    sent again."""
-    overrides = {
-        **OVERRIDES,
-        "default.replication.factor": "1",
-        "transaction.state.log.num.partitions": "1",
-        "transaction.state.log.replication.factor": "1",
-        "offsets.topic.num.partitions": "1",
-        "offsets.topic.replication.factor": "1",
-        "auto.leader.rebalance.enable": "false",
-    }
-    with Cluster(
-        2,
-        zookeeper=zookeeper_shared,
-        zk_chroot=f"/txnadd_{uuid.uuid4().hex[:8]}",
-        base_dir=tmp_path,
-        overrides=overrides,
-    ) as cluster:
-        wait_until(
-            lambda: (v := agreed_metadata(cluster)) is not None and v.controller >= 0 and len(v.brokers) == 2,
-            "two brokers agreeing on a controller",
-            TIMEOUT_S,
-        )
-        p = Producer({"bootstrap.servers": cluster.bootstrap, "transactional.id": "stays"})
-        p.init_transactions(TIMEOUT_S)
-
-        def owner() -> int | None:
-            for i in range(2):
-                owned = cluster.run(lambda i=i: cluster.broker(i).transactions.owned_partitions)
-                if owned and 0 in owned:
-                    return i
-            return None
-
-        wait_until(lambda: owner() is not None, "the coordinator", TIMEOUT_S)
-        leader = owner()
-        assert leader is not None
+    epoch: Kafka's coordinator keeps serving. A reload on every epoch bump of a partition it
+    already leads would answer in-flight writes NOT_COORDINATOR and every id of the partition
+    COORDINATOR_LOAD_IN_PROGRESS until the reload ends, and cancel and resend the markers."""
+    with _two_brokers_with_a_coordinator(zookeeper_shared, tmp_path, "stays") as (cluster, leader):
         other = 1 - leader
         reloads: list[int] = []
 
@@ -166,5 +146,5 @@ def test_adding_a_replica_does_not_reload_the_coordinator(zookeeper_shared: Any,
             "the added replica",
             TIMEOUT_S,
         )
-        assert owner() == leader
+        assert _owner(cluster) == leader
         assert reloads == []

@@ -105,9 +105,9 @@ def test_segment_compacted_between_planning_and_reading(tmp_path):
     CorruptRecordException. The data source plans byte positions of <base>.log on the driver
     and its executors open <base>.log by name later: after a swap those positions belong to
     another file. Here (failOnDataLoss=false, so only real damage may fail) the read must give
-    the cleaned segment's records, as a consumer reading after the swap would (Moldau reads
-    the new file at the old file's positions: records 8 and 9 are silently dropped as a
-    "truncated" file with failOnDataLoss=false, and fail the query with it true)."""
+    the cleaned segment's records, as a consumer reading after the swap would (read at the
+    old file's positions, records 8 and 9 would be silently dropped as a "truncated" file with
+    failOnDataLoss=false, and fail the query with it true)."""
     cfg = LogConfig(segment_bytes=100_000, index_interval_bytes=1)
     # Keys repeat: k0..k4 twice, values of different sizes so batch positions differ.
     batches = [Batch([(b"k%d" % (i % 5), b"x" * (10 + 37 * i))], [T0 + i]) for i in range(10)]
