@@ -20,9 +20,10 @@ replicas, TRS the target ones, AR = TRS - ORS (adding) and RR = ORS - TRS (remov
   stopped and deleted and the partition completes back on its original replicas. A
   partition not being reassigned answers NO_REASSIGNMENT_IN_PROGRESS.
 - **Legacy trigger** ``/admin/reassign_partitions`` (``{"version":1,"partitions":[{"topic",
-  "partition","replicas"}]}``): read when it is created and at controller start; each
-  partition is reassigned as by the API (an API call for a partition takes it out of the
-  znode), and the znode loses each partition as it completes (deleted when empty).
+  "partition","replicas"}]}``): read when it is created, at controller start and right after
+  the controller deletes it (one written meanwhile is not missed); each partition is
+  reassigned as by the API (an API call for a partition takes it out of the znode), and the
+  znode loses each partition as it completes (deleted when empty).
 - A topic with a partition being reassigned is not deleted until it completes.
 
 A mixin of ``KafkaController`` (its event queue, fenced writes and request batches).
@@ -46,6 +47,10 @@ log = logging.getLogger(__name__)
 
 ReassignmentResult = tuple[ErrorCode, str | None]
 NOT_FOUND = "The partition does not exist."  # KafkaController.maybeTriggerPartitionReassignment
+# the default messages of Kafka's Errors (``new ApiError(Errors.X)``), which
+# KafkaApis.handleAlterPartitionReassignmentsRequest puts on the wire
+NO_REASSIGNMENT = "No partition reassignment is in progress."
+UNEXPECTED_ERROR = "The server experienced an unexpected error when processing the request."
 
 
 class ReassignmentFailed(Exception):
@@ -122,7 +127,7 @@ class PartitionReassignments:
                 continue
             built = self._build_reassignment(tp, target)
             if built is None:
-                results[tp] = (ErrorCode.NO_REASSIGNMENT_IN_PROGRESS, None)
+                results[tp] = (ErrorCode.NO_REASSIGNMENT_IN_PROGRESS, NO_REASSIGNMENT)
             else:
                 to_reassign[tp] = built
         # the latest reassignment (API or znode) wins: out of the znode
@@ -180,7 +185,7 @@ class PartitionReassignments:
                 raise
             except Exception:
                 log.exception("controller %d: reassigning %s-%d failed", self.broker_id, *tp)
-                results[tp] = (ErrorCode.UNKNOWN_SERVER_ERROR, None)
+                results[tp] = (ErrorCode.UNKNOWN_SERVER_ERROR, UNEXPECTED_ERROR)
             else:
                 results[tp] = (ErrorCode.NONE, None)
         return results
@@ -373,9 +378,12 @@ class PartitionReassignments:
     # ------------------------------------------------------------------ /admin/reassign_partitions
 
     def _on_reassign_partitions(self, event: Any) -> None:
-        if event.type == "CREATED":
+        # created or deleted: processZkPartitionReassignment watches the znode when it is
+        # absent and reads it when present (one written right after a deletion is not lost);
+        # a data change only re-arms the watch (Kafka's PartitionReassignmentHandler ignores it)
+        if event.type in ("CREATED", "DELETED"):
             self._put_threadsafe("ZkPartitionReassignment", self._process_zk_reassignment)
-        elif event.type != "NONE":  # changed or deleted: watch for the next creation
+        elif event.type != "NONE":
             self._put_threadsafe("ZkPartitionReassignmentWatch", self._watch_zk_reassignment)
 
     async def _watch_zk_reassignment(self) -> tuple[bytes, Any] | None:
@@ -401,7 +409,7 @@ class PartitionReassignments:
         for tp, target in wanted.items():
             built = self._build_reassignment(tp, target)
             if built is None:
-                results[tp] = (ErrorCode.NO_REASSIGNMENT_IN_PROGRESS, None)
+                results[tp] = (ErrorCode.NO_REASSIGNMENT_IN_PROGRESS, NO_REASSIGNMENT)
             else:
                 to_reassign[tp] = built
         results.update(await self._trigger_reassignments(to_reassign))
@@ -434,7 +442,9 @@ class PartitionReassignments:
         if isinstance(result, Exception) and not isinstance(result, NoNodeError):
             log.warning("controller %d: updating %s: %r", self.broker_id, zd.REASSIGN_PARTITIONS_PATH, result)
         if not kept:
-            await self._watch_zk_reassignment()  # detect the next one
+            # KafkaController.maybeRemoveFromZkReassignment: "Ensure we detect future
+            # reassignments" -- a znode written since the delete is read, else watched
+            self._put("ZkPartitionReassignment", self._process_zk_reassignment)
 
     def _read_zk_reassignment(self) -> dict[TopicPartition, tuple[int, ...]] | None:
         try:

@@ -38,7 +38,7 @@ from collections.abc import Mapping, Sequence
 from broker.handlers import RequestContext, handler, zookeeper_mode
 from coordinator.acl_model import AclOperation, ResourceType
 from coordinator.zk_election import ReplicaAssignment, TopicPartition
-from coordinator.zk_reassignment import NOT_FOUND, ReassignmentResult
+from coordinator.zk_reassignment import NO_REASSIGNMENT, NOT_FOUND, ReassignmentResult
 from protocol.errors import ErrorCode
 from protocol.messages import (
     AlterPartitionReassignmentsRequest,
@@ -70,7 +70,7 @@ def _embedded_results(
     for tp, target in reassignments.items():
         state = cache.partition_state(*tp)
         if target is None:
-            out[tp] = (ErrorCode.NO_REASSIGNMENT_IN_PROGRESS, None)
+            out[tp] = (ErrorCode.NO_REASSIGNMENT_IN_PROGRESS, NO_REASSIGNMENT)
             continue
         shown = f"ArrayBuffer({', '.join(map(str, target))})"
         adding = ReplicaAssignment(state.replicas if state is not None else ()).reassign_to(target).adding

@@ -107,3 +107,22 @@ def test_the_legacy_reassignment_znode_json() -> None:
     assert zd.decode_reassignment(with_dirs) == {("t", 0): (1,)}
     with pytest.raises(ValueError):
         zd.decode_reassignment(b'{"version":1,"partitions":[{"topic":"t"}]}')
+
+
+def test_a_cancellation_carries_kafkas_default_message(kafka: InProcessBroker) -> None:
+    """``new ApiError(Errors.NO_REASSIGNMENT_IN_PROGRESS)``: the error's default message."""
+    request = AlterPartitionReassignmentsRequest(
+        topics=[
+            AlterPartitionReassignmentsRequest.ReassignableTopic(
+                name="solo",
+                partitions=[
+                    AlterPartitionReassignmentsRequest.ReassignablePartition(partition_index=0, replicas=None)
+                ],
+            )
+        ]
+    )
+    with WireClient("127.0.0.1", kafka.port) as client:
+        answer = client.request(request, 0)
+    assert [(p.error_code, p.error_message) for p in answer.responses[0].partitions] == [
+        (85, "No partition reassignment is in progress.")
+    ]
