@@ -52,6 +52,7 @@ from broker.metadata_cache import MetadataCache
 from broker.metrics import BrokerMetrics
 from broker.partition import Partition
 from broker.replica_manager import ReplicaManager
+from broker.replica_selector import ReplicaSelection, create_replica_selector
 from broker.security.credential_store import CREDENTIALS_FILE, FileCredentialStore, ZkCredentialStore
 from broker.security.manager import BrokerSecurity
 from broker.txn_marker_channel import TxnMarkerChannel, TxnVerifier
@@ -389,11 +390,28 @@ class Broker:
             self.clock.time_ms,
             transaction_verifier=self._transaction_verifier(),
             request_timeout_ms=self.config["request.timeout.ms"],
+            replica_selection=self._replica_selection(),
         )
         if self.zookeeper is None:
             self._build_embedded()
         else:
             self._build_zookeeper_mode(self.zookeeper)
+
+    def _replica_selection(self) -> ReplicaSelection | None:
+        """KIP-392: ``replica.selector.class`` and the racks of the replicas as a consumer's
+        listener shows them (the MetadataCache, built after the ReplicaManager, is looked up
+        when a leader chooses); None without a selector (consumers read from the leader)."""
+        selector = create_replica_selector(self.config["replica.selector.class"])
+        if selector is None:
+            return None
+
+        def endpoint(broker_id: int, listener: str) -> tuple[str | None] | None:
+            broker = self.metadata_cache.get_alive_broker(broker_id)
+            if broker is None or broker.endpoint(listener) is None:
+                return None
+            return (broker.rack,)
+
+        return ReplicaSelection(selector, endpoint)
 
     def _transaction_verifier(self) -> TransactionVerifier:
         """KIP-890 part 1: what the produce path asks before a transaction's first batch on a

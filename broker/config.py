@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from broker.replica_selector import REPLICA_SELECTOR_CLASSES
 from broker.security.config_keys import DEFAULT_PROTOCOL_MAP, SECURITY_KEYS, SECURITY_PROTOCOLS
 from storage.config_def import (
     LONG_MAX,
@@ -477,6 +478,13 @@ BROKER_KEYS: dict[str, ConfigKey] = {
         ),
         _k(
             "replica.socket.timeout.ms", ConfigType.INT, 30_000, "Follower fetch request timeout", at_least(1)
+        ),
+        _k(
+            "replica.selector.class",
+            ConfigType.STRING,
+            "",
+            "Where consumers read from (KIP-392): empty (the leader) or Kafka's RackAwareReplicaSelector",
+            one_of(*REPLICA_SELECTOR_CLASSES),
         ),
         # --- authorization (AclAuthorizer; coordinator.acl_authorizer)
         _k(

@@ -88,7 +88,13 @@ class CachedPartition:
 
     def must_respond(self, result: FetchPartitionData, update: bool = True) -> bool:
         """Whether the answer must carry this partition (and remember what it tells)."""
-        respond = bool(len(result.records)) or result.diverging_epoch is not None
+        # FetchSession.maybeUpdateResponseData: records, a diverging epoch and a preferred read
+        # replica (KIP-392) are always answered
+        respond = (
+            bool(len(result.records))
+            or result.diverging_epoch is not None
+            or result.preferred_read_replica >= 0
+        )
         if self.high_watermark != result.high_watermark:
             respond = True
             if update:

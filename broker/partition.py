@@ -509,18 +509,21 @@ class Partition:
 
     def update_follower_high_watermark(
         self, leader_high_watermark: int, leader_log_start_offset: int
-    ) -> None:
+    ) -> bool:
         """A fetch response's offsets (Kafka's ``ReplicaFetcherThread.processPartitionData``):
         high watermark = min(leader's, own log end offset), then the log start offset moved up
         to the leader's. In that order, as Kafka: the log start offset may not pass the high
-        watermark, and in a fetch session the leader tells a moved log start offset once."""
+        watermark, and in a fetch session the leader tells a moved log start offset once.
+        True if the high watermark moved (consumers' fetches parked here may complete, KIP-392)."""
         plog = self.log
         hw = min(leader_high_watermark, plog.log_end_offset)
-        if hw > plog.high_watermark:
+        moved = hw > plog.high_watermark
+        if moved:
             plog.update_high_watermark(hw)
             self._commit_bytes(plog.high_watermark)
         if leader_log_start_offset > plog.log_start_offset:
             plog.maybe_increment_log_start_offset(leader_log_start_offset)
+        return moved
 
     def truncate_to(self, offset: int) -> None:
         """Truncate the log to ``offset`` (a follower agreeing with its leader, KIP-101/279)."""
@@ -594,6 +597,18 @@ class Partition:
         return LogOffsets(
             plog.log_start_offset, plog.log_end_offset, plog.high_watermark, plog.last_stable_offset
         )
+
+    def preferred_read_candidates(self, fetch_offset: int, now_ms: int) -> list[tuple[int, int, int]]:
+        """The followers that may serve a consumer's read at ``fetch_offset`` (KIP-392, Kafka's
+        ``ReplicaManager.findPreferredReadReplica``): in the ISR (one out of it may lag for
+        good) with ``fetch_offset`` inside their log; (broker id, log end offset, ms since it
+        was last caught up) each."""
+        isr = self.isr
+        return [
+            (replica, f.log_end_offset, now_ms - f.last_caught_up_time_ms)
+            for replica, f in self.follower_states.items()
+            if replica in isr and f.log_start_offset <= fetch_offset <= f.log_end_offset
+        ]
 
     def read_records(
         self,

@@ -280,7 +280,8 @@ class DelayedFetch(DelayedOperation):
     """A fetch waiting for ``min_bytes`` (Kafka's ``DelayedFetch``).
 
     It completes when, on some partition, the leadership changed or the partition went
-    away (Kafka's cases A and D), the readable bytes went back (the log was truncated
+    away (Kafka's cases A and D; a consumer's fetch served by a follower, KIP-392, waits
+    while the partition keeps its leader epoch), the readable bytes went back (the log was truncated
     or replaced: case B), or enough bytes became readable across its partitions (case C:
     each partition counts at most its ``max_bytes``). Readiness is decided from the
     partitions' counters, without reading the log.
@@ -295,6 +296,7 @@ class DelayedFetch(DelayedOperation):
         isolation: FetchIsolation,
         statuses: Sequence[FetchPartitionStatus],
         partition_of: Callable[[PartitionKey], Partition | None],
+        fetch_only_leader: bool = True,
     ) -> None:
         super().__init__(delay_ms)
         self.min_bytes = min_bytes
@@ -302,12 +304,18 @@ class DelayedFetch(DelayedOperation):
         self.isolation = isolation
         self.statuses = statuses
         self._partition_of = partition_of
+        self.fetch_only_leader = fetch_only_leader  # False: a consumer's v11+ fetch (KIP-392)
 
     def try_complete(self) -> bool:
         accumulated = self.bytes_read
+        only_leader = self.fetch_only_leader
         for status in self.statuses:
             partition = self._partition_of(status.key)
-            if partition is None or not partition.is_leader or partition.leader_epoch != status.leader_epoch:
+            if (
+                partition is None
+                or (only_leader and not partition.is_leader)
+                or partition.leader_epoch != status.leader_epoch
+            ):
                 return self.force_complete()
             grown = partition.bytes_below(self.isolation) - status.readable_bytes
             if grown < 0:

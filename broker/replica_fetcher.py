@@ -181,10 +181,14 @@ class ReplicaFetcher:
         source_broker_id: int,
         endpoint_for: Callable[[int], tuple[str, int] | None],
         settings: ReplicationSettings,
+        high_watermarks_moved: Callable[[list[TopicPartition]], None] = lambda _keys: None,
     ) -> None:
         self.broker_id = broker_id
         self.source_broker_id = source_broker_id
         self.settings = settings
+        # The ReplicaManager's completeDelayedFetchRequests: consumers' fetches parked on
+        # this follower (KIP-392) wait for its high watermark.
+        self._high_watermarks_moved = high_watermarks_moved
         self.client_id = f"broker-{broker_id}-fetcher-0"
         self.client = InterBrokerClient(
             self.client_id,
@@ -490,6 +494,7 @@ class ReplicaFetcher:
                 self.source_broker_id, f"Fetch error {ErrorCode.for_code(response.error_code).name}"
             )
         now = asyncio.get_running_loop().time()
+        moved: list[TopicPartition] = []
         for topic in response.responses:
             for pdata in topic.partitions:
                 entry = sent.get((topic.topic, pdata.partition_index))
@@ -502,10 +507,14 @@ class ReplicaFetcher:
                     if state.partition.key in self.states:
                         self.session.restart()
                     continue
-                self._process_partition(state, pdata, now)
+                if self._process_partition(state, pdata, now):
+                    moved.append(state.partition.key)
+        if moved:
+            self._high_watermarks_moved(moved)
 
-    def _process_partition(self, state: PartitionFetchState, data: Any, now: float) -> None:
-        """Kafka's ``processPartitionData`` and the fetcher's error handling for one partition."""
+    def _process_partition(self, state: PartitionFetchState, data: Any, now: float) -> bool:
+        """Kafka's ``processPartitionData`` and the fetcher's error handling for one partition;
+        True if the partition's high watermark moved."""
         partition = state.partition
         error = ErrorCode.for_code(data.error_code)
         if error is ErrorCode.NONE:
@@ -516,7 +525,7 @@ class ReplicaFetcher:
                 # This answer's high watermark is not taken, and the leader's session will
                 # not repeat it if it stays: the next fetch is full.
                 self.session.restart()
-                return
+                return False
             records = data.records
             if records is not None and len(records):
                 try:
@@ -524,13 +533,12 @@ class ReplicaFetcher:
                 except KafkaError as exc:  # corrupt fetched data, a failed disk: this partition waits
                     log.warning("%s: appending to %s-%d: %s", self, partition.topic, partition.partition, exc)
                     self._delay([state], now)
-                    return
+                    return False
                 state.fetch_offset = partition.log.log_end_offset
-            partition.update_follower_high_watermark(data.high_watermark, data.log_start_offset)
-            return
+            return partition.update_follower_high_watermark(data.high_watermark, data.log_start_offset)
         if error is ErrorCode.OFFSET_OUT_OF_RANGE:
             self._handle_out_of_range(state, data.log_start_offset, now)
-            return
+            return False
         if error in _LEADERSHIP_ERRORS:
             log.info(
                 "%s: %s-%d: %s; waiting for the controller",
@@ -542,6 +550,7 @@ class ReplicaFetcher:
         else:
             log.warning("%s: %s-%d: %s", self, partition.topic, partition.partition, error.name)
         self._delay([state], now)
+        return False
 
 
 class ReplicaFetcherManager:
@@ -552,10 +561,12 @@ class ReplicaFetcherManager:
         broker_id: int,
         endpoint_for: Callable[[int], tuple[str, int] | None],
         settings: ReplicationSettings,
+        high_watermarks_moved: Callable[[list[TopicPartition]], None] = lambda _keys: None,
     ) -> None:
         self.broker_id = broker_id
         self.endpoint_for = endpoint_for
         self.settings = settings
+        self.high_watermarks_moved = high_watermarks_moved
         self.fetchers: dict[int, ReplicaFetcher] = {}
         self._closing: set[asyncio.Task] = set()
 
@@ -574,6 +585,7 @@ class ReplicaFetcherManager:
                     leader,
                     self.endpoint_for,
                     self.settings,
+                    self.high_watermarks_moved,
                 )
             fetcher.add(partition)
 
@@ -621,7 +633,9 @@ class Replication:
             return (endpoint.host, endpoint.port) if endpoint is not None else None
 
         broker_id = replica_manager.broker_id
-        self.fetchers = ReplicaFetcherManager(broker_id, endpoint_for, settings)
+        self.fetchers = ReplicaFetcherManager(
+            broker_id, endpoint_for, settings, replica_manager.complete_delayed_fetch_requests
+        )
         self.alter_partition = AlterPartitionManager(
             broker_id,
             endpoint_for,

@@ -66,6 +66,7 @@ from broker.purgatory import (
     check_produce_statuses,
 )
 from broker.replica_fetcher import Replication, ReplicationSettings
+from broker.replica_selector import ReplicaSelection
 from broker.security.client import PLAINTEXT_INTER_BROKER, InterBrokerSecurity
 from broker.txn_partitions import AcceptingTransactionVerifier, TransactionVerification, TxnMarkerAppender
 from coordinator.cluster_state import INTERNAL_TOPICS, LiveBroker, PartitionState, TopicMetadata
@@ -116,11 +117,22 @@ class FetchPartitionInfo(NamedTuple):
 
 
 @dataclass(frozen=True, slots=True)
+class ClientMetadata:
+    """A consumer's Fetch v11+ (Kafka's ``DefaultClientMetadata``): its ``client.rack`` (empty
+    when not set) and the listener it came through (whose endpoints it can reach)."""
+
+    rack_id: str
+    listener: str
+
+
+@dataclass(frozen=True, slots=True)
 class FetchParams:
     """A fetch's request-level settings (Kafka's ``FetchParams``).
 
     ``replica_id`` >= 0 is a follower's fetch: it reads up to the log end offset and
     reports the follower's position (``Partition.update_follower_fetch_state``).
+    ``client_metadata`` is a consumer's Fetch v11+ (KIP-392): it may be served by a
+    follower, and its leader may name a preferred read replica.
     """
 
     max_wait_ms: int
@@ -131,10 +143,17 @@ class FetchParams:
     # The records may come back as FileRecords (sent from the segment files by the
     # connection's response writer, broker/response_writer.py) instead of bytes.
     file_records: bool = False
+    client_metadata: ClientMetadata | None = None
 
     @property
     def is_from_follower(self) -> bool:
         return self.replica_id >= 0
+
+    @property
+    def fetch_only_leader(self) -> bool:
+        """Kafka's ``FetchParams.fetchOnlyLeader``: followers and consumers older than Fetch
+        v11 read from the leader only; a v11+ consumer may read from a follower too."""
+        return self.replica_id >= 0 or self.client_metadata is None
 
 
 class FetchPartitionData(NamedTuple):
@@ -150,6 +169,7 @@ class FetchPartitionData(NamedTuple):
     records: bytes | FileRecords = b""  # FileRecords only for FetchParams.file_records
     diverging_epoch: tuple[int, int] | None = None
     aborted_transactions: Sequence[AbortedTxn] | None = None  # read_committed only
+    preferred_read_replica: int = -1  # KIP-392: read from this broker (no records then)
 
 
 # Messages of the errors an acks=-1 produce gets while it waits (Kafka's DelayedProduce).
@@ -180,8 +200,12 @@ class ReplicaManager:
         replica_lag_time_max_ms: int = REPLICA_LAG_TIME_MAX_MS,
         transaction_verifier: TransactionVerifier | None = None,
         request_timeout_ms: int = 30_000,
+        replica_selection: ReplicaSelection | None = None,
     ) -> None:
         self.broker_id = broker_id
+        # KIP-392: replica.selector.class and the racks it chooses by (Kafka's
+        # replicaSelectorOpt); None when consumers always read from the leader.
+        self.replica_selection = replica_selection
         self.log_manager = log_manager
         self.time_ms = time_ms
         self.replica_lag_time_max_ms = replica_lag_time_max_ms
@@ -881,7 +905,8 @@ class ReplicaManager:
         """Read every partition now, or park until ``min_bytes`` are readable (Kafka's ``fetchMessages``).
 
         Answers at once when ``max_wait_ms`` is 0, nothing is asked, enough bytes were read,
-        or a partition has an error or a diverging epoch; otherwise returns an awaitable of
+        or a partition has an error, a diverging epoch or a preferred read replica (KIP-392);
+        otherwise returns an awaitable of
         the partitions read again when the ``DelayedFetch`` completes or expires.
         """
         results, bytes_read = self._read_from_local_log(params, infos)
@@ -889,7 +914,12 @@ class ReplicaManager:
             params.max_wait_ms <= 0
             or not infos
             or bytes_read >= params.min_bytes
-            or any(r.error is not ErrorCode.NONE or r.diverging_epoch is not None for r in results)
+            or any(
+                r.error is not ErrorCode.NONE
+                or r.diverging_epoch is not None
+                or r.preferred_read_replica >= 0
+                for r in results
+            )
         ):
             return self._count_fetched(infos, results)
         _close_file_records(results)  # read again when the DelayedFetch completes
@@ -912,6 +942,7 @@ class ReplicaManager:
             isolation=params.isolation,
             statuses=statuses,
             partition_of=self._hosted,
+            fetch_only_leader=params.fetch_only_leader,
         )
         # The counters were taken with the read above, in the same loop turn: nothing can have
         # grown them yet, and an append from now on finds the operation watched.
@@ -957,6 +988,9 @@ class ReplicaManager:
         total = 0
         out: list[FetchPartitionData] = []
         follower = params.replica_id if params.is_from_follower else -1
+        only_leader = params.fetch_only_leader
+        consumer = params.client_metadata
+        selection = self.replica_selection if consumer is not None else None
         # Each FileRecords holds descriptors until its response is written: a fetch of many
         # partitions reads the ones past this many as bytes.
         file_slices = MAX_FILE_RECORDS_PER_FETCH if params.file_records else 0
@@ -964,6 +998,11 @@ class ReplicaManager:
             partition = None
             try:
                 partition = self.get_partition_or_error(topic, index)
+                if selection is not None and partition.is_leader:
+                    redirect = self._redirect_to_preferred_replica(selection, consumer, partition, info)
+                    if redirect is not None:
+                        out.append(redirect)
+                        continue
                 read = partition.read_records(
                     info.fetch_offset,
                     min(info.max_bytes, budget),
@@ -971,6 +1010,7 @@ class ReplicaManager:
                     min_one_batch=min_one,
                     current_leader_epoch=info.current_leader_epoch,
                     last_fetched_epoch=info.last_fetched_epoch,
+                    fetch_only_from_leader=only_leader,
                     file_records=file_slices > 0,
                     replica_id=follower,
                 )
@@ -1019,6 +1059,42 @@ class ReplicaManager:
                 )
             )
         return out, total
+
+    def _redirect_to_preferred_replica(
+        self,
+        selection: ReplicaSelection,
+        consumer: ClientMetadata,
+        partition: Partition,
+        info: FetchPartitionInfo,
+    ) -> FetchPartitionData | None:
+        """KIP-392 at the leader (Kafka's ``findPreferredReadReplica`` and ``readFromLocalLog``):
+        when the selector names a follower, the answer is that broker's id with the
+        partition's offsets and no records (the read is skipped); None to read here. The
+        consumer's leader epoch is checked first (FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH)."""
+        preferred = selection.preferred_read_replica(
+            consumer.rack_id,
+            consumer.listener,
+            self.broker_id,
+            partition.log.log_end_offset,
+            partition.preferred_read_candidates(info.fetch_offset, self.time_ms()),
+        )
+        if preferred < 0:
+            return None
+        plog = partition.local_log(info.current_leader_epoch, require_leader=False)
+        return FetchPartitionData(
+            ErrorCode.NONE,
+            plog.high_watermark,
+            plog.last_stable_offset,
+            plog.log_start_offset,
+            preferred_read_replica=preferred,
+        )
+
+    def complete_delayed_fetch_requests(self, keys: Sequence[TopicPartition]) -> None:
+        """A follower's high watermark moved on these partitions: consumers' fetches parked
+        here (KIP-392) may complete (Kafka's ``completeDelayedFetchRequests``, called by the
+        replica fetcher after each answer)."""
+        for key in keys:
+            self.fetch_purgatory.check_and_complete(key)
 
     # ------------------------------------------------------------------ offsets, producers
 

@@ -31,13 +31,17 @@ Behaviour (Kafka's ``KafkaApis.handleFetchRequest`` / ``ReplicaManager.fetchMess
   does a consumer's when the append moved the high watermark (a leader alone in its ISR).
 - A partition in an offline log dir: KAFKA_STORAGE_ERROR (v6+; NOT_LEADER_OR_FOLLOWER
   for v4-v5, which do not know it).
-- preferred_read_replica is -1 (no follower fetching, KIP-392).
+- Fetch from the closest replica (KIP-392, v11+): with ``replica.selector.class`` set, a
+  leader asked by a consumer whose ``rack_id`` names a follower's rack answers that in-sync
+  follower's id as ``preferred_read_replica`` with no records (Kafka's
+  ``findPreferredReadReplica``; broker/replica_selector.py), at once; -1 otherwise.
 - Replica fetches (``replica_id`` >= 0, a follower broker; Kafka's ``isFromFollower``) read
   up to the log end offset, not the high watermark, from the leader only, and each one
   records that follower's position in the partition (its log end offset and catch-up time),
   which may move the high watermark and the ISR; the answer carries the leader's high
-  watermark and log start offset. ``fetch.max.bytes`` caps them too. Consumers fetching
-  from a follower get NOT_LEADER_OR_FOLLOWER (no KIP-392).
+  watermark and log start offset. ``fetch.max.bytes`` caps them too. A consumer's Fetch
+  v11+ is served by a follower too, up to the follower's high watermark (Kafka's
+  ``FetchParams.fetchOnlyLeader``); older versions get NOT_LEADER_OR_FOLLOWER there.
 
 Authorization: a consumer needs Read on each topic, a follower ClusterAction on the cluster;
 the partitions refused are TOPIC_AUTHORIZATION_FAILED and are not read.
@@ -62,7 +66,13 @@ from collections.abc import Awaitable, Sequence
 from broker.authorization import fetch_denied_topics, with_denied_fetches
 from broker.fetch_session import FetchContext, SessionPartition
 from broker.handlers import RequestContext, handler
-from broker.replica_manager import FetchIsolation, FetchParams, FetchPartitionData, FetchPartitionInfo
+from broker.replica_manager import (
+    ClientMetadata,
+    FetchIsolation,
+    FetchParams,
+    FetchPartitionData,
+    FetchPartitionInfo,
+)
 from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, FetchRequest, FetchResponse
 
@@ -107,7 +117,7 @@ def _build(
             high_watermark=r.high_watermark,
             last_stable_offset=r.last_stable_offset,
             log_start_offset=r.log_start_offset,
-            preferred_read_replica=-1,
+            preferred_read_replica=r.preferred_read_replica,
             records=r.records,
         )
         if r.error is ErrorCode.NONE:
@@ -155,6 +165,12 @@ def handle_fetch(ctx: RequestContext, request: FetchRequest):  # -> FetchRespons
         ),
         replica_id=max(request.replica_id, -1),
         file_records=ctx.sends_file_records,
+        # KafkaApis.handleFetchRequest: a consumer's v11+ fetch carries its rack (KIP-392)
+        client_metadata=(
+            ClientMetadata(request.rack_id or "", ctx.listener)
+            if version >= 11 and request.replica_id < 0
+            else None
+        ),
     )
     infos = [((p.topic, p.partition), info) for p, info in context.partitions if p.topic not in denied]
     results = ctx.broker.replica_manager.fetch_messages(params, infos) if infos or not denied else []
