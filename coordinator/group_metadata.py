@@ -34,6 +34,46 @@ CONSUMER_PROTOCOL_TYPE = "consumer"
 CLASSIC_GROUP_TYPE = "classic"  # Kafka's Group.GroupType.CLASSIC: every group of this coordinator
 MEMBER_ID_DELIMITER = "-"
 MAX_STRING_BYTES = 32767  # what a Kafka string (request, response or record field) can hold
+_U32 = 0xFFFFFFFF
+
+
+def _java_string_hash(s: str) -> int:
+    """Java's ``String.hashCode`` (over UTF-16 code units), as an unsigned 32-bit int."""
+    h = 0
+    units = s.encode("utf-16-be", "surrogatepass")
+    for i in range(0, len(units), 2):
+        h = (31 * h + (units[i] << 8 | units[i + 1])) & _U32
+    return h
+
+
+def _scala_improve(h: int) -> int:
+    """Scala 2.13's ``collection.Hashing.improve``: the hash an immutable HashMap files a key by."""
+    h = (h + (~(h << 9) & _U32)) & _U32
+    h ^= h >> 14
+    h = (h + (h << 4)) & _U32
+    return h ^ (h >> 10)
+
+
+def scala_hash_map_order(names: Iterable[str]) -> list[str]:
+    """The order in which a Scala 2.13 ``immutable.HashMap`` (a CHAMP trie) iterates ``names``:
+    each node's own keys by ascending 5-bit chunk of the improved hash, then its sub-nodes
+    (keys sharing a chunk) the same way, depth first. Keys with equal 32-bit hashes (a
+    collision node, in insertion order in Scala) come by name."""
+
+    def order(items: list[tuple[int, str]], shift: int) -> list[str]:
+        if shift >= 32:
+            return sorted(name for _, name in items)
+        chunks: dict[int, list[tuple[int, str]]] = {}
+        for item in items:
+            chunks.setdefault((item[0] >> shift) & 0x1F, []).append(item)
+        ordered = sorted(chunks.items())
+        out = [group[0][1] for _, group in ordered if len(group) == 1]
+        for _, group in ordered:
+            if len(group) > 1:
+                out += order(group, shift + 5)
+        return out
+
+    return order([(_scala_improve(_java_string_hash(n)), n) for n in names], 0)
 
 
 def fit_string_prefix(s: str, max_bytes: int) -> str:
@@ -320,8 +360,12 @@ class Group:
             raise ValueError("cannot select a protocol for an empty group")
         candidates = self.candidate_protocols()
         votes = Counter(m.vote(candidates) for m in self.members.values())
-        # Ties go to the first protocol to reach the top count, in member order.
-        return max(votes, key=lambda p: votes[p])
+        # Kafka counts the votes with groupBy (a Scala immutable HashMap) and takes maxBy of it:
+        # a tie goes to the protocol that map iterates first, which depends on the names only,
+        # so a group whose members keep their preferences keeps its protocol.
+        top = max(votes.values())
+        tied = [name for name, count in votes.items() if count == top]
+        return tied[0] if len(tied) == 1 else scala_hash_map_order(tied)[0]
 
     # ------------------------------------------------------------------ pending offset commits
 
