@@ -22,9 +22,10 @@ request that touches a partition goes through here, so these decisions live in o
   for read_uncommitted consumers, the last stable offset for read_committed ones).
 
 For the delayed-fetch purgatory the partition counts bytes: ``bytes_below(isolation)`` is
-the number of bytes appended (``LOG_END``) or committed (high watermark; for the last stable
-offset: as of its last move) since it was hosted, so a parked fetch knows how much became
-readable without reading.
+the number of bytes of the log below its log end offset (``LOG_END``), high watermark or last
+stable offset, counted from one origin (the log as it was when hosted counts too: its tail
+above the high watermark is measured once from the segments), so a parked fetch knows how much
+became readable without reading (Kafka's ``DelayedFetch`` compares log positions).
 """
 
 from __future__ import annotations
@@ -125,6 +126,8 @@ class LogReadInfo(NamedTuple):
     diverging_epoch: tuple[int, int] | None = None  # (epoch, end offset), Fetch v12
     # read_committed: the aborted transactions overlapping the records read (else None)
     aborted_transactions: list[AbortedTxn] | None = None
+    # a whole batch below the limit did not fit max_bytes (FetchDataInfo.limited)
+    limited: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,14 +173,17 @@ class Partition:
         self.follower_states: dict[int, FollowerState] = {}
         # The ReplicaManager's ISR shrink/expand meters (a partition of its own in unit tests).
         self.isr_changes = isr_changes if isr_changes is not None else IsrChangeStats()
-        # Byte counters for the delayed-fetch purgatory: bytes appended since hosted, and
-        # bytes below the high watermark; (end offset, appended bytes) of each batch above it.
-        self._appended_bytes = 0
-        self._committed_bytes = 0
-        # read_committed fetches: the committed bytes as of the last move of the LSO
-        self._stable_bytes = 0
-        self._stable_at = -1
+        # Byte counters for the delayed-fetch purgatory (``bytes_below``): the bytes of the log
+        # from one origin up to the log end (appended), the high watermark (committed) and the
+        # last stable offset (stable); the first two with the offset they count to. (end
+        # offset, bytes) of each batch (a follower: each append) between them: above the high
+        # watermark in _uncommitted, between the last stable offset and it in _unstable.
+        self._appended_bytes = self._committed_bytes = self._stable_bytes = 0
+        self._appended_at = self._committed_at = 0
+        self._floor = 0  # the stable bytes at the last seeding: no counter has been lower since
         self._uncommitted: deque[tuple[int, int]] = deque()
+        self._unstable: deque[tuple[int, int]] = deque()
+        self._seed_byte_counters()
 
     def __repr__(self) -> str:
         return (
@@ -342,10 +348,63 @@ class Partition:
         self._commit_bytes(plog.high_watermark)
         return True
 
+    # ------------------------------------------------------------------ byte counters (delayed fetches)
+
+    def _seed_byte_counters(self, *, below: int | None = None) -> None:
+        """Count the log as it is now: the bytes of [LSO, HW) and [HW, LEO) from the segments'
+        positions (two offset-index lookups each, none for a log whose three offsets are equal),
+        one entry each. Kafka's ``DelayedFetch`` counts positions in the log, so records the log
+        held before this partition was hosted (a high-watermark checkpoint lagging the log end
+        after a restart, a follower's tail) count when the high watermark passes them, as any
+        other. ``below``: every counter ends under it, so a fetch parked before (whose counters
+        were at least that) sees its readable bytes go back and completes (the log changed
+        under it: truncated below the high watermark, or restarted elsewhere)."""
+        plog = self.log
+        lso, hw, leo = plog.last_stable_offset, plog.high_watermark, plog.log_end_offset
+        unstable = tail = 0
+        if leo > lso and not plog.dir_state.offline:
+            try:
+                unstable = plog.bytes_between(lso, hw)
+                tail = plog.bytes_between(hw, leo)
+            except KafkaError:  # the log dir went offline: nothing is read from it any more
+                unstable = tail = 0
+        base = 0 if below is None else below - 1 - unstable - tail
+        self._floor = self._stable_bytes = base
+        self._committed_bytes, self._committed_at = base + unstable, hw
+        self._appended_bytes, self._appended_at = base + unstable + tail, leo
+        self._unstable = deque([(hw, self._committed_bytes)] if hw > lso else ())
+        self._uncommitted = deque([(leo, self._appended_bytes)] if leo > hw else ())
+
+    def _count_append(self, log_end_before: int, size: int) -> None:
+        """``size`` bytes appended at ``log_end_before``. A log end the counters did not see
+        move (the replica fetcher restarted a follower's log at the leader's log start) has the
+        counters seeded again instead."""
+        if log_end_before != self._appended_at:
+            self._seed_byte_counters(below=self._floor)
+            return
+        self._appended_bytes += size
+        self._appended_at = end = self.log.log_end_offset
+        self._uncommitted.append((end, self._appended_bytes))
+
     def _commit_bytes(self, hw: int) -> None:
+        """The high watermark moved to ``hw``: the batches it passed count as committed, and as
+        stable up to the last stable offset (a COMMIT's marker moves both at once)."""
+        plog = self.log
+        if plog.log_end_offset != self._appended_at:
+            self._seed_byte_counters(below=self._floor)
+            return
         pending = self._uncommitted
+        unstable = self._unstable
+        lso = plog.last_stable_offset
         while pending and pending[0][0] <= hw:
-            self._committed_bytes = pending.popleft()[1]
+            entry = pending.popleft()
+            self._committed_at, self._committed_bytes = entry
+            if unstable or entry[0] > lso:
+                unstable.append(entry)
+            else:
+                self._stable_bytes = entry[1]
+        while unstable and unstable[0][0] <= lso:
+            self._stable_bytes = unstable.popleft()[1]
 
     # ------------------------------------------------------------------ followers (on the leader)
 
@@ -503,8 +562,7 @@ class Partition:
         before = plog.log_end_offset
         size = plog.append_as_follower(records)
         if size and plog.log_end_offset > before:
-            self._appended_bytes += size
-            self._uncommitted.append((plog.log_end_offset, self._appended_bytes))
+            self._count_append(before, size)
         return size
 
     def update_follower_high_watermark(
@@ -528,25 +586,47 @@ class Partition:
     def truncate_to(self, offset: int) -> None:
         """Truncate the log to ``offset`` (a follower agreeing with its leader, KIP-101/279)."""
         plog = self.log
+        hw, in_step = plog.high_watermark, plog.log_end_offset == self._appended_at
         if not plog.truncate_to(offset):  # nothing removed (the epoch cache may still be cut)
             return
+        leo = plog.log_end_offset
+        if plog.high_watermark < hw or not in_step:
+            # Committed records went (or the log had changed under the counters): the fetches
+            # parked here complete, as Kafka's DelayedFetch does for a fetch offset past the
+            # new end offset.
+            self._seed_byte_counters(below=self._floor)
+            return
+        # Only records above the high watermark went (a follower's divergent tail): the
+        # committed and stable counts stand, the appended one goes back to the new log end.
         pending = self._uncommitted
-        while pending and pending[-1][0] > plog.log_end_offset:
+        while pending and pending[-1][0] > leo:
             pending.pop()
+        end, counted = pending[-1] if pending else (self._committed_at, self._committed_bytes)
+        if end < leo:  # the log was cut inside one counted append
+            try:
+                counted += plog.bytes_between(end, leo)
+            except KafkaError:  # the log dir went offline
+                self._seed_byte_counters(below=self._floor)
+                return
+            pending.append((leo, counted))
+        self._appended_bytes, self._appended_at = counted, leo
 
     def bytes_below(self, isolation: FetchIsolation) -> int:
-        """Bytes made readable for ``isolation`` since this partition was hosted (a counter)."""
+        """The bytes of the log below what ``isolation`` may read, from the counters' origin:
+        whatever it grew by since a fetch parked became readable for that fetch (Kafka's
+        ``DelayedFetch``: ``endOffset.positionDiff(fetchOffset)``)."""
         if isolation is FetchIsolation.LOG_END:
             return self._appended_bytes
         if isolation is FetchIsolation.TXN_COMMITTED:
-            # Grows only when the last stable offset moves, so a parked read_committed fetch
-            # is not woken by appends of an open transaction (Kafka's DelayedFetch compares
-            # LSO offsets). The bytes below the new LSO are counted as all committed ones:
-            # an early wake-up at worst, never a missed one.
-            lso = self.log.last_stable_offset
-            if lso != self._stable_at:
-                self._stable_at = lso
-                self._stable_bytes = self._committed_bytes
+            # The batches at or below the last stable offset: a parked read_committed fetch is
+            # not woken by an open transaction's appends, and a COMMIT counts every record it
+            # made readable. The LSO moves with the high watermark (``_commit_bytes``), or
+            # with the log start offset (checked here).
+            unstable = self._unstable
+            if unstable:
+                lso = self.log.last_stable_offset
+                while unstable and unstable[0][0] <= lso:
+                    self._stable_bytes = unstable.popleft()[1]
             return self._stable_bytes
         return self._committed_bytes
 
@@ -573,8 +653,7 @@ class Partition:
         info = plog.append_as_leader(records, self.leader_epoch, now_ms=self._time_ms(), origin=origin)
         if info.duplicate:
             return info, False
-        self._appended_bytes += info.size
-        self._uncommitted.append((info.last_offset + 1, self._appended_bytes))
+        self._count_append(info.base_offset, info.size)
         return info, self.maybe_increment_high_watermark()
 
     @property
@@ -662,7 +741,7 @@ class Partition:
                 if isinstance(data.records, FileRecords):
                     data.records.close()  # not sent: give its descriptors back
                 raise
-        return LogReadInfo(data.records, hw, lso, start, plog.log_end_offset, None, aborted)
+        return LogReadInfo(data.records, hw, lso, start, plog.log_end_offset, None, aborted, data.limited)
 
     def _diverging_epoch(
         self, plog: PartitionLog, fetch_offset: int, last_fetched_epoch: int

@@ -266,7 +266,8 @@ class FetchPartitionStatus:
     """One partition of a parked fetch, as it was when first read (Kafka's ``FetchPartitionStatus``).
 
     ``readable_bytes`` is the partition's ``bytes_below(isolation)`` counter at that read;
-    whatever it grew by since has become readable for this fetch.
+    whatever it grew by since has become readable for this fetch, on top of the ``read_bytes``
+    that read counted (``ReplicaManager._read_from_local_log``).
     """
 
     key: PartitionKey
@@ -274,6 +275,7 @@ class FetchPartitionStatus:
     max_bytes: int
     leader_epoch: int
     readable_bytes: int
+    read_bytes: int = 0
 
 
 class DelayedFetch(DelayedOperation):
@@ -282,9 +284,10 @@ class DelayedFetch(DelayedOperation):
     It completes when, on some partition, the leadership changed or the partition went
     away (Kafka's cases A and D; a consumer's fetch served by a follower, KIP-392, waits
     while the partition keeps its leader epoch), the readable bytes went back (the log was truncated
-    or replaced: case B), or enough bytes became readable across its partitions (case C:
-    each partition counts at most its ``max_bytes``). Readiness is decided from the
-    partitions' counters, without reading the log.
+    or replaced: case B), or enough bytes became readable across its partitions (Kafka's
+    case G: each partition counts the bytes from its fetch offset to what the isolation
+    allows, ``endOffset.positionDiff(fetchOffset)``, at most its ``max_bytes``). Readiness is
+    decided from the partitions' counters, without reading the log.
     """
 
     def __init__(
@@ -292,7 +295,6 @@ class DelayedFetch(DelayedOperation):
         delay_ms: int,
         *,
         min_bytes: int,
-        bytes_read: int,
         isolation: FetchIsolation,
         statuses: Sequence[FetchPartitionStatus],
         partition_of: Callable[[PartitionKey], Partition | None],
@@ -300,14 +302,13 @@ class DelayedFetch(DelayedOperation):
     ) -> None:
         super().__init__(delay_ms)
         self.min_bytes = min_bytes
-        self.bytes_read = bytes_read
         self.isolation = isolation
         self.statuses = statuses
         self._partition_of = partition_of
         self.fetch_only_leader = fetch_only_leader  # False: a consumer's v11+ fetch (KIP-392)
 
     def try_complete(self) -> bool:
-        accumulated = self.bytes_read
+        accumulated = 0
         only_leader = self.fetch_only_leader
         for status in self.statuses:
             partition = self._partition_of(status.key)
@@ -320,7 +321,7 @@ class DelayedFetch(DelayedOperation):
             grown = partition.bytes_below(self.isolation) - status.readable_bytes
             if grown < 0:
                 return self.force_complete()
-            accumulated += min(grown, status.max_bytes)
+            accumulated += min(status.read_bytes + grown, status.max_bytes)
         if accumulated >= self.min_bytes:
             return self.force_complete()
         return False

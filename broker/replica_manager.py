@@ -904,16 +904,18 @@ class ReplicaManager:
     ) -> list[FetchPartitionData] | Awaitable[list[FetchPartitionData]]:
         """Read every partition now, or park until ``min_bytes`` are readable (Kafka's ``fetchMessages``).
 
-        Answers at once when ``max_wait_ms`` is 0, nothing is asked, enough bytes were read,
-        or a partition has an error, a diverging epoch or a preferred read replica (KIP-392);
-        otherwise returns an awaitable of
+        Answers at once when ``max_wait_ms`` is 0, nothing is asked, ``min_bytes`` are
+        readable (Kafka's ``bytesReadable``: a partition whose read a whole batch did not fit
+        counts as its limit, so a full response always is enough, the handler capping
+        ``min_bytes`` at ``max_bytes``), or a partition has an error, a diverging epoch or a
+        preferred read replica (KIP-392); otherwise returns an awaitable of
         the partitions read again when the ``DelayedFetch`` completes or expires.
         """
-        results, bytes_read = self._read_from_local_log(params, infos)
+        results, readable = self._read_from_local_log(params, infos)
         if (
             params.max_wait_ms <= 0
             or not infos
-            or bytes_read >= params.min_bytes
+            or sum(readable) >= params.min_bytes
             or any(
                 r.error is not ErrorCode.NONE
                 or r.diverging_epoch is not None
@@ -924,7 +926,7 @@ class ReplicaManager:
             return self._count_fetched(infos, results)
         _close_file_records(results)  # read again when the DelayedFetch completes
         statuses = []
-        for key, info in infos:
+        for (key, info), read_bytes in zip(infos, readable, strict=True):
             partition = self._partitions[key]  # hosted: it was just read without error
             statuses.append(
                 FetchPartitionStatus(
@@ -933,12 +935,12 @@ class ReplicaManager:
                     info.max_bytes,
                     partition.leader_epoch,
                     partition.bytes_below(params.isolation),
+                    read_bytes,
                 )
             )
         delayed = DelayedFetch(
             params.max_wait_ms,
             min_bytes=params.min_bytes,
-            bytes_read=bytes_read,
             isolation=params.isolation,
             statuses=statuses,
             partition_of=self._hosted,
@@ -978,14 +980,20 @@ class ReplicaManager:
         infos: Sequence[tuple[TopicPartition, FetchPartitionInfo]],
         *,
         from_purgatory: bool = False,
-    ) -> tuple[list[FetchPartitionData], int]:
+    ) -> tuple[list[FetchPartitionData], list[int]]:
         """Kafka's ``readFromLocalLog``: each partition within the request's byte budget; the
         first partition with data returns at least one whole batch (KIP-74). A follower's
         fetch state is updated by its first read only, not by the read of a completed
-        DelayedFetch (``from_purgatory``, Kafka's ``readFromPurgatory``)."""
+        DelayedFetch (``from_purgatory``, Kafka's ``readFromPurgatory``).
+
+        Returns the answers and the bytes readable of each partition as Kafka counts them:
+        the bytes read, or the read's limit (``max_bytes`` of the partition, or what is left
+        of the response's) when a whole batch did not fit it. Kafka's read fills its limit
+        with a partial batch; Moldau answers whole batches only, so a full response counts as
+        full (``max_bytes``) towards ``min_bytes`` all the same."""
         budget = params.max_bytes
         min_one = True
-        total = 0
+        readable: list[int] = []
         out: list[FetchPartitionData] = []
         follower = params.replica_id if params.is_from_follower else -1
         only_leader = params.fetch_only_leader
@@ -996,6 +1004,7 @@ class ReplicaManager:
         file_slices = MAX_FILE_RECORDS_PER_FETCH if params.file_records else 0
         for (topic, index), info in infos:
             partition = None
+            readable.append(0)
             try:
                 partition = self.get_partition_or_error(topic, index)
                 if selection is not None and partition.is_leader:
@@ -1043,9 +1052,12 @@ class ReplicaManager:
             if isinstance(records, FileRecords):
                 file_slices -= 1
             size = len(records)
+            # ReplicaManager.readFromLocalLog: Kafka's read of min(partition max bytes, what is
+            # left of the response's) bytes ends with a partial batch when a whole one does
+            # not fit, and counts that limit in bytesReadable
+            readable[-1] = max(size, min(info.max_bytes, budget)) if read.limited else size
             if size:
                 min_one = False
-                total += size
                 budget = max(budget - size, 0)
             out.append(
                 FetchPartitionData(
@@ -1058,7 +1070,7 @@ class ReplicaManager:
                     read.aborted_transactions,
                 )
             )
-        return out, total
+        return out, readable
 
     def _redirect_to_preferred_replica(
         self,

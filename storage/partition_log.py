@@ -130,6 +130,9 @@ class FetchDataInfo:
 
     records: bytes | FileRecords  # FileRecords only when the read asked for them
     fetch_offset: int
+    # A whole batch below the read's max_offset did not fit max_bytes (Kafka's read would
+    # have filled max_bytes with a partial batch there).
+    limited: bool = False
 
 
 class FetchIsolation(Enum):
@@ -793,6 +796,7 @@ class PartitionLog:
         i = max(0, bisect_right(bases, offset) - 1)
         chunks: list = []  # bytes, or FileRecords when file_records
         position = offset
+        limited = False
         while i < len(segments):
             seg = segments[i]
             if seg.base_offset >= limit:
@@ -816,6 +820,7 @@ class PartitionLog:
                 end = max_pos
             else:
                 end = seg.batch_boundary_at_or_before(start, end)
+                limited = True
             if end <= start:
                 break
             size = end - start
@@ -838,17 +843,36 @@ class PartitionLog:
             position = seg_end
             i += 1
         if not chunks:
-            return FetchDataInfo(b"", offset)
+            return FetchDataInfo(b"", offset, limited)
         if len(chunks) == 1:
-            return FetchDataInfo(chunks[0], offset)
+            return FetchDataInfo(chunks[0], offset, limited)
         if any(isinstance(c, FileRecords) for c in chunks):  # rare: a read across segments
             return FetchDataInfo(
                 FileRecords.join([c for c in chunks if isinstance(c, FileRecords)])
                 if all(isinstance(c, FileRecords) for c in chunks)
                 else b"".join(c if isinstance(c, bytes) else c.read() for c in chunks),
                 offset,
+                limited,
             )
-        return FetchDataInfo(b"".join(chunks), offset)
+        return FetchDataInfo(b"".join(chunks), offset, limited)
+
+    def bytes_between(self, start: int, end: int) -> int:
+        """The bytes from the batch holding ``start`` to the batch holding ``end`` (the log end
+        offset: to the end of the log), across segments: Kafka's
+        ``LogOffsetMetadata.positionDiff`` for two offsets of this log. Two offset-index lookups
+        (each reads at most an index interval of batch headers); 0 when ``end <= start``."""
+        if end <= start:
+            return 0
+        segments, bases = self._segments, self._bases
+        first = max(0, bisect_right(bases, start) - 1)
+        last = max(0, bisect_right(bases, end) - 1)
+        try:
+            total = sum(segments[i].size for i in range(first, last))
+            return total - _position_of(segments[first], start) + _position_of(segments[last], end)
+        except OSError as exc:
+            raise self._storage_error(
+                exc, f"reading {self.name} at offset {start}", f"Error while reading {self.name}: {exc}"
+            ) from None
 
     # ------------------------------------------------------------------ offsets by time / epoch
 
@@ -1109,6 +1133,9 @@ class PartitionLog:
             ) from None
         self._set_segments([*current[:start], cleaned, *current[start + len(old) :]])
         self._schedule_file_deletion(deleted, self._time_ms())
+        # Kafka's replaceSegments -> deleteProducerSnapshots: the snapshots of the segments
+        # merged away go with them (the cleaned segment's base keeps its own).
+        self.producer_state.delete_snapshots(s.base_offset for s in old if s.base_offset != cleaned_base)
         return True
 
     def truncate_fully_and_start_at(self, offset: int) -> None:
@@ -1198,6 +1225,13 @@ class PartitionLog:
     @property
     def closed(self) -> bool:
         return self._closed
+
+
+def _position_of(seg: LogSegment, offset: int) -> int:
+    """Where the batch holding ``offset`` (or the first after it) starts in ``seg``; its size
+    when the segment ends below ``offset``."""
+    found = seg.translate_offset(offset)
+    return seg.size if found is None else found.position
 
 
 def _file_slice_or_bytes(seg: LogSegment, start: int, size: int) -> FileRecords | bytes:

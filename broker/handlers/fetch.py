@@ -25,12 +25,21 @@ Behaviour (Kafka's ``KafkaApis.handleFetchRequest`` / ``ReplicaManager.fetchMess
 - Long poll: when fewer than ``min_bytes`` are available the request waits
   (parking only its connection) in the replica manager's fetch purgatory until
   high-watermark moves make ``min_bytes`` readable or ``max_wait_ms`` passes;
-  nothing polls. A follower's parked fetch completes once the produces read with the
-  append it waited for are handled (the replica manager's ``ActionQueue``), and the
-  answer is read and written right there (``answers_inline``, broker/inline_answer.py); so
-  does a consumer's when the append moved the high watermark (a leader alone in its ISR).
+  nothing polls. ``min_bytes`` is capped at the response's ``max_bytes``, and a partition
+  whose read stopped at its limit (its ``partition_max_bytes`` or what is left of
+  ``max_bytes``) with a whole batch not fitting counts as that limit (Kafka's read fills it
+  with a partial batch), so a full response is answered at once. The bytes a parked fetch
+  counts are those below the high watermark (read_committed: the last stable offset), as
+  Kafka's ``DelayedFetch``, including records the log held before the partition was
+  hosted. A follower's parked fetch completes once the produces read with the append it
+  waited for are handled (the replica manager's ``ActionQueue``), and the answer is read
+  and written right there (``answers_inline``, broker/inline_answer.py); so does a
+  consumer's when the append moved the high watermark (a leader alone in its ISR).
 - A partition in an offline log dir: KAFKA_STORAGE_ERROR (v6+; NOT_LEADER_OR_FOLLOWER
   for v4-v5, which do not know it).
+- Fetch v4-v9 of a topic whose ``compression.type`` is zstd (KIP-110): the partition is
+  answered UNSUPPORTED_COMPRESSION_TYPE (offsets -1, no records), as Kafka decides from the
+  topic's config, not from the batches; v10+ never looks at the config.
 - Fetch from the closest replica (KIP-392, v11+): with ``replica.selector.class`` set, a
   leader asked by a consumer whose ``rack_id`` names a follower's rack answers that in-sync
   follower's id as ``preferred_read_replica`` with no records (Kafka's
@@ -61,7 +70,7 @@ sessionless. Followers' fetches may use sessions too (privileged in the cache).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from broker.authorization import fetch_denied_topics, with_denied_fetches
 from broker.fetch_session import FetchContext, SessionPartition
@@ -72,6 +81,7 @@ from broker.replica_manager import (
     FetchParams,
     FetchPartitionData,
     FetchPartitionInfo,
+    ReplicaManager,
 )
 from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, FetchRequest, FetchResponse
@@ -89,12 +99,32 @@ def _response(
     return FetchResponse(throttle_time_ms=0, error_code=error.code, session_id=session_id, responses=topics)
 
 
+ZstdCheck = Callable[[str, int], bool]
+
+
+def _zstd_check(replica_manager: ReplicaManager) -> ZstdCheck:
+    """Whether a partition's topic has ``compression.type`` zstd (KIP-110), as Kafka's
+    ``maybeConvertFetchedData`` asks: the topic's config (a partition hosted here), not the
+    batches read."""
+
+    def is_zstd(topic: str, partition: int) -> bool:
+        config = replica_manager.get_log_config(topic, partition)
+        return config is not None and config.compression_type == "zstd"
+
+    return is_zstd
+
+
 def _build(
-    context: FetchContext | FetchRequest, results: Sequence[FetchPartitionData], committed: bool, version: int
+    context: FetchContext | FetchRequest,
+    results: Sequence[FetchPartitionData],
+    committed: bool,
+    version: int,
+    zstd: ZstdCheck | None = None,
 ) -> FetchResponse:
     """The answer: the partitions the session context keeps, in its order (consecutive
     partitions of one topic under one topic entry, as Kafka's ``FetchResponse.of``). Given a
-    FetchRequest instead, every partition it names, sessionless (replica fetcher tests)."""
+    FetchRequest instead, every partition it names, sessionless (replica fetcher tests).
+    ``zstd`` (Fetch v4-v9 only) names the partitions answered UNSUPPORTED_COMPRESSION_TYPE."""
     if isinstance(context, FetchRequest):
         context = FetchContext(_fetch_data(context, version), ErrorCode.NONE)
     session_error, session_id, send = context.answer(results)
@@ -106,6 +136,24 @@ def _build(
         if not topics or topics[-1].topic != p.topic:
             parts = []
             topics.append(TopicResponse(topic=p.topic, partitions=parts))
+        if zstd is not None and r.error is not ErrorCode.KAFKA_STORAGE_ERROR and zstd(p.topic, p.partition):
+            # KafkaApis.handleFetchRequest (maybeConvertFetchedData): a topic whose
+            # compression.type is zstd is not sent to a client older than Fetch v10, whatever
+            # was read (FetchResponse.partitionResponse: offsets -1, no records); a partition
+            # in an offline log dir has no config there (getLogConfig: online logs only).
+            if not isinstance(r.records, (bytes, bytearray, memoryview)):
+                r.records.close()  # FileRecords not sent: give its descriptors back
+            parts.append(
+                PartitionData(
+                    partition_index=p.partition,
+                    error_code=ErrorCode.UNSUPPORTED_COMPRESSION_TYPE.code,
+                    high_watermark=-1,
+                    last_stable_offset=-1,
+                    log_start_offset=-1,
+                    records=b"",
+                )
+            )
+            continue
         error = r.error
         if error is ErrorCode.KAFKA_STORAGE_ERROR and version < 6:
             # FetchResponse.json: KAFKA_STORAGE_ERROR only from v6; older clients get
@@ -137,9 +185,13 @@ def _aborted(r: FetchPartitionData) -> list[AbortedTransaction]:
 
 
 async def _respond_when_ready(
-    context: FetchContext, pending: Awaitable[list[FetchPartitionData]], committed: bool, version: int
+    context: FetchContext,
+    pending: Awaitable[list[FetchPartitionData]],
+    committed: bool,
+    version: int,
+    zstd: ZstdCheck | None,
 ) -> FetchResponse:
-    return _build(context, await pending, committed, version)
+    return _build(context, await pending, committed, version, zstd)
 
 
 @handler(ApiKey.FETCH, versions=(4, 12), answers_inline=True)
@@ -151,11 +203,14 @@ def handle_fetch(ctx: RequestContext, request: FetchRequest):  # -> FetchRespons
     committed = request.isolation_level == READ_COMMITTED
     # Read on each topic of the session context; ClusterAction for followers
     denied = fetch_denied_topics(ctx, request.replica_id, (p.topic for p, _ in context.partitions))
+    # KIP-541: fetch.max.bytes caps what a consumer may ask for
+    max_bytes = min(request.max_bytes, ctx.broker.config["fetch.max.bytes"])
     params = FetchParams(
         max_wait_ms=request.max_wait_ms,
-        min_bytes=request.min_bytes,
-        # KIP-541: fetch.max.bytes caps what a consumer may ask for
-        max_bytes=min(request.max_bytes, ctx.broker.config["fetch.max.bytes"]),
+        # KafkaApis.handleFetchRequest: fetchMinBytes = min(minBytes, fetchMaxBytes), so a full
+        # answer is never held back for bytes it could not carry
+        min_bytes=min(request.min_bytes, max_bytes),
+        max_bytes=max_bytes,
         isolation=(
             FetchIsolation.LOG_END
             if request.replica_id >= 0
@@ -172,13 +227,16 @@ def handle_fetch(ctx: RequestContext, request: FetchRequest):  # -> FetchRespons
             else None
         ),
     )
+    replica_manager = ctx.broker.replica_manager
     infos = [((p.topic, p.partition), info) for p, info in context.partitions if p.topic not in denied]
-    results = ctx.broker.replica_manager.fetch_messages(params, infos) if infos or not denied else []
+    results = replica_manager.fetch_messages(params, infos) if infos or not denied else []
     if denied:
         results = with_denied_fetches([p.topic for p, _ in context.partitions], results, denied)
+    # Fetch v10 brought zstd (KIP-110): only older versions look at the topics' configs
+    zstd = _zstd_check(replica_manager) if version < 10 else None
     if isinstance(results, list):
-        return _build(context, results, committed, version)
-    return _respond_when_ready(context, results, committed, version)
+        return _build(context, results, committed, version, zstd)
+    return _respond_when_ready(context, results, committed, version, zstd)
 
 
 def _fetch_data(request: FetchRequest, version: int) -> list[tuple[SessionPartition, FetchPartitionInfo]]:

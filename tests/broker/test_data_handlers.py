@@ -34,6 +34,9 @@ class FakeReplicaManager:
         self.calls.append((params, list(infos)))
         return self.answer
 
+    def get_log_config(self, topic, partition):  # Fetch v4-v9 ask for compression.type
+        return None
+
 
 def ctx(rm: FakeReplicaManager, version: int, **config) -> RequestContext:
     broker = SimpleNamespace(
