@@ -157,9 +157,10 @@ class LeaderEpochFileCache:
     def truncate_from_end(self, end_offset: int, *, flush: bool = True) -> None:
         """Drop epochs starting at or after ``end_offset`` (log truncated to it).
 
-        ``flush=False`` (log loading, Kafka's ``truncateFromEndAsyncFlush``) leaves the file
-        for the next write or ``flush``: stale entries read back after a crash are dropped
-        again by the next load.
+        ``flush=False`` (Kafka's ``truncateFromEndAsyncFlush``) leaves the file to the
+        caller's ``flush``, which must follow (the log loader's and ``truncate_to``'s do):
+        an entry left in the file comes back at the next load if the log has grown past its
+        start offset by then.
         """
         if self._offsets and end_offset <= self._offsets[-1]:
             n = bisect.bisect_left(self._offsets, end_offset)

@@ -18,12 +18,16 @@ the log start offset, log end offset and recovery point (Kafka's
    the first base offset; a log that ends below it (data lost in a crash)
    restarts empty there;
 4. cuts the leader-epoch cache to [log start, log end], after rebuilding its
-   entries from the batches of the recovered segments;
+   entries from the batches of the recovered segments, and writes the checkpoint when
+   epochs were cut (Kafka's ``truncateFromEndAsyncFlush`` schedules that write at once);
 5. rebuilds the producer state (Kafka's ``UnifiedLog.rebuildProducerState``):
-   the newest valid snapshot, then the batches after it replayed with
+   the snapshots at no segment base are deleted (but the newest above them all), then
+   the newest valid snapshot is loaded and the batches after it replayed with
    ``AppendOrigin.REPLICATION``; the replay also rebuilds the ``.txnindex`` of every
    recovered segment (recovery empties it; a torn or corrupt one makes the segment
-   recovered), starting at a snapshot no later than the first of them.
+   recovered), starting at a snapshot no later than the first of them, and takes a
+   snapshot at the end of each recovered segment (Kafka's ``recoverSegment``), so every
+   segment base keeps one.
 
 The leader-epoch cache and the producer-state manager are the partition's own
 (the loader fills them in place). Everything here runs before the partition is
@@ -36,10 +40,12 @@ import logging
 import os
 from bisect import bisect_right
 from collections.abc import Callable, Collection, Iterator, Sequence
+from itertools import pairwise
 from pathlib import Path
 from typing import NamedTuple
 
 from protocol.control_records import EndTransactionMarker, read_end_txn_marker
+from protocol.errors import KafkaError
 from protocol.primitives import DecodeError
 from protocol.record_batch import BatchHeader
 from storage.leader_epoch import LeaderEpochFileCache
@@ -219,10 +225,24 @@ class LogLoader:
         recovery_point = log_end if clean else min(self.recovery_point, log_end)
 
         cache = self.leader_epoch_cache
-        # Kafka's truncateFrom*AsyncFlush: the file follows at the next write (an empty
-        # partition's epoch, dropped here, is assigned again by make_leader: no write at all).
         cache.truncate_from_end(log_end, flush=False)
         cache.truncate_from_start(start, flush=False)
+        if cache.latest_entry() is not None:
+            # Kafka's truncateFromEndAsyncFlush / truncateFromStartAsyncFlush schedule the
+            # write at once: an epoch cut here and left in the file would be read back after
+            # another crash once the log has grown past its start (a follower appending its
+            # latest epoch assigns nothing), and answer OffsetsForLeaderEpoch wrongly. Written
+            # only if the entries differ from the file. An empty cache is left to its first
+            # assign (any append of an epoch, make_leader), which writes the whole file: a
+            # start of many empty partitions writes nothing. A failed write fails the load
+            # (KAFKA_STORAGE_ERROR: the LogManager takes the dir offline), as a failed
+            # assign of a recovered segment's epoch does.
+            try:
+                cache.flush()
+            except KafkaError:
+                for seg in segments:
+                    seg.close_handlers()
+                raise
         # The listing still holds every snapshot file unless segments were recovered.
         listing = names if not recovered and log_end >= log_start_offset else None
         self._rebuild_producer_state(segments, start, log_end, recovered, listing)
@@ -390,9 +410,24 @@ class LogLoader:
         # A recovered segment holding the log start (DeleteRecords moved it inside the segment)
         # counts from the log start: its aborted transactions past it are rebuilt too.
         load_until = min([log_end, *(max(b, log_start) for b in recovered)])
-        replay_from = ps.load(log_start, load_until, listing=listing)
+        bases = [s.base_offset for s in segments]
+        replay_from = ps.load(log_start, load_until, listing=listing, segment_bases=bases)
         replay_from = max(replay_from, log_start)
-        replayed = replay_producer_state(ps, segments, replay_from, log_end, rebuild_txn_index=recovered)
+        # Kafka's recoverSegment takes a snapshot once each recovered segment is replayed (at
+        # the next segment's base): a later recovery from a recovery point there finds it.
+        snapshot_at = [
+            nxt.base_offset
+            for seg, nxt in pairwise(segments)
+            if seg.base_offset in recovered and nxt.base_offset > replay_from
+        ]
+        replayed = 0
+        position = replay_from
+        for offset in snapshot_at:
+            replayed += replay_producer_state(ps, segments, position, offset, rebuild_txn_index=recovered)
+            ps.update_map_end_offset(offset)
+            ps.take_snapshot()
+            position = offset
+        replayed += replay_producer_state(ps, segments, position, log_end, rebuild_txn_index=recovered)
         ps.update_map_end_offset(log_end)
         if replayed:
             log.info("%s: replayed %d producer batches from offset %d", self.name, replayed, replay_from)

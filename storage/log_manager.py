@@ -36,9 +36,10 @@ import json
 import logging
 import os
 import shutil
+import threading
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -154,6 +155,14 @@ class LogManager:
         self.failure_channel = LogDirFailureChannel(self.log_dirs)
         self._lock_fds: list[int] = []
         self._flush_wakeup: asyncio.Event | None = None
+        # While the background tasks run: held by every write of the offset checkpoints, which
+        # read the logs' offsets once they hold it, so the last write has the newest offsets.
+        self._checkpoint_lock: asyncio.Lock | None = None
+        # Held while the checkpoint files are written (an executor thread, or shutdown's).
+        self._checkpoint_files_lock = threading.Lock()
+        # Dirs whose checkpoints a deletion changed, and the task writing them.
+        self._dirs_to_checkpoint: set[Path] = set()
+        self._deletion_checkpointer: asyncio.Task[None] | None = None
         self._last_progress_log = 0.0
         self._started = False
         # Kafka's LogCleaner for compacted logs (storage.log_cleaner); without a config (tests
@@ -422,7 +431,7 @@ class LogManager:
                 continue
             try:
                 plog.mark_flushed(plog.flush())
-                plog.leader_epoch_cache.flush()  # truncations left unwritten at load
+                plog.leader_epoch_cache.flush()  # an empty cache's cut, left unwritten at load
                 plog.close()
             except (OSError, KafkaError) as exc:  # KafkaError: the epoch checkpoint's write
                 log.error("%s: error while closing: %s", plog.name, exc)
@@ -693,6 +702,7 @@ class LogManager:
         del self._topic_ids[name]
         if self._overrides.pop(name, None) is not None:
             self._write_overrides()
+        self._checkpoint_after_deletion(plog.dir.parent for plog in logs)
         log.info("deleted topic %s", name)
         return logs
 
@@ -727,8 +737,70 @@ class LogManager:
             self._topic_ids.pop(topic, None)
             if self._overrides.pop(topic, None) is not None:
                 self._write_overrides()
+        self._checkpoint_after_deletion([plog.dir.parent])
         log.info("deleted log of partition %s-%d", topic, partition)
         return True
+
+    def _checkpoint_after_deletion(self, dirs: Iterable[Path]) -> None:
+        """Kafka's ``asyncDelete``: the checkpoints of the dirs that held deleted logs are
+        written without them at once (``checkpointRecoveryOffsetsInDir``,
+        ``checkpointLogStartOffsetsInDir``, ``cleaner.updateCheckpoints``; the high watermarks
+        too, which the LogManager keeps here), or a log created again under the name would
+        take the old entries after a crash (a log start offset above its end truncates it
+        fully). With the background tasks running (on the loop) one task writes them in the
+        default executor for every deletion made until it runs (a StopReplica deleting many
+        partitions writes each dir once); without, they are written now."""
+        if not self._started:
+            return  # nothing loaded: entries of logs not loaded must stay
+        self._dirs_to_checkpoint.update(dirs)
+        loop = None
+        if self._flush_wakeup is not None:
+            with contextlib.suppress(RuntimeError):  # not on the loop's thread
+                loop = asyncio.get_running_loop()
+        if loop is None:
+            self._write_deletion_checkpoints_now()
+            return
+        task = self._deletion_checkpointer
+        if task is None or task.done():
+            self._deletion_checkpointer = loop.create_task(
+                self._write_deletion_checkpoints(), name="log-manager-deletion-checkpoints"
+            )
+
+    def _write_deletion_checkpoints_now(self) -> None:
+        dirs, self._dirs_to_checkpoint = self._dirs_to_checkpoint, set()
+        for d in sorted(dirs):
+            state = self.failure_channel.state(d)
+            if state.offline:
+                continue
+            try:
+                self._write_checkpoints(d, self._checkpoint_data(d))
+            except OSError as exc:
+                # Kafka: an IOException here takes the dir offline; the deletion stands.
+                state.report(exc, "writing the checkpoints after a deletion")
+            else:
+                state.write_succeeded()
+        self.cleaner.write_checkpoints_now(self._logs)
+
+    async def _write_deletion_checkpoints(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            async with self._checkpoint_lock or contextlib.nullcontext():
+                while self._dirs_to_checkpoint and self._started:
+                    dirs, self._dirs_to_checkpoint = self._dirs_to_checkpoint, set()
+                    for d in sorted(dirs):
+                        state = self.failure_channel.state(d)
+                        if state.offline:
+                            continue
+                        data = self._checkpoint_data(d)  # read now, on the loop, under the lock
+                        try:
+                            await loop.run_in_executor(None, self._write_checkpoints, d, data)
+                        except OSError as exc:
+                            state.report(exc, "writing the checkpoints after a deletion")
+                        else:
+                            state.write_succeeded()
+                    await self.cleaner._write_checkpoints()
+        except Exception:
+            log.exception("error while writing the checkpoints after a deletion")
 
     def dirs_renamed_for_deletion(self, renamed: list[Path]) -> None:
         """On the loop: queue the renamed dirs for removal (now, without background tasks)."""
@@ -855,10 +927,10 @@ class LogManager:
             HIGH_WATERMARK_CHECKPOINT: {k: plog.high_watermark for k, plog in logs},
         }
 
-    @staticmethod
-    def _write_checkpoints(d: Path, data: Mapping[str, Mapping[tuple[str, int], int]]) -> None:
-        for name, offsets in data.items():
-            OffsetCheckpointFile(d / name).write(offsets)
+    def _write_checkpoints(self, d: Path, data: Mapping[str, Mapping[tuple[str, int], int]]) -> None:
+        with self._checkpoint_files_lock:  # one writer of a checkpoint's .tmp file at a time
+            for name, offsets in data.items():
+                OffsetCheckpointFile(d / name).write(offsets)
 
     def checkpoint_now(self) -> None:
         """Write all three checkpoints of every log dir (synchronously)."""
@@ -867,17 +939,18 @@ class LogManager:
 
     async def _checkpoint_async(self, name: str) -> None:
         loop = asyncio.get_running_loop()
-        for d in self.log_dirs:
-            state = self.failure_channel.state(d)
-            if state.offline:
-                continue
-            data = {name: self._checkpoint_data(d)[name]}
-            try:
-                await loop.run_in_executor(None, self._write_checkpoints, d, data)
-            except OSError as exc:
-                state.report(exc, f"writing {name}")
-            else:
-                state.write_succeeded()
+        async with self._checkpoint_lock or contextlib.nullcontext():
+            for d in self.log_dirs:
+                state = self.failure_channel.state(d)
+                if state.offline:
+                    continue
+                data = {name: self._checkpoint_data(d)[name]}
+                try:
+                    await loop.run_in_executor(None, self._write_checkpoints, d, data)
+                except OSError as exc:
+                    state.report(exc, f"writing {name}")
+                else:
+                    state.write_succeeded()
 
     # ------------------------------------------------------------------ background tasks
 
@@ -965,6 +1038,7 @@ class LogManager:
     async def run_background_tasks(self) -> None:
         """Retention, flush, checkpoints, producer expiry and the log cleaner, until cancelled."""
         self._flush_wakeup = asyncio.Event()
+        self._checkpoint_lock = asyncio.Lock()
         iv = self.intervals
         try:
             await asyncio.gather(
@@ -990,6 +1064,11 @@ class LogManager:
             )
         finally:
             self._flush_wakeup = None
+            self._checkpoint_lock = None
+            if self._deletion_checkpointer is not None:
+                # Its dirs are written by the shutdown that follows (or the next deletion).
+                self._deletion_checkpointer.cancel()
+                self._deletion_checkpointer = None
 
 
 def _storage_error(exc: KafkaError | OSError, while_doing: str) -> KafkaError:

@@ -64,9 +64,17 @@ with the next flush of the log (Kafka's ``flushProducerStateSnapshot`` in the sc
 and uses an older snapshot or the log start, replaying the log from there. Other snapshots
 (clean shutdown) are fsynced before ``take_snapshot`` returns.
 
+Which snapshots are kept, as Kafka's: one per segment base (every roll takes one), so that
+recovery from any recovery point finds the snapshot at the base of the first segment it
+recovers (Kafka's ``LogLoader.recoverSegment``), plus the clean shutdown's at the log end.
+They go with their segments: below a new log start offset (``truncate_head``: retention,
+DeleteRecords), above a truncation's end (``load``), the bases of segments the cleaner
+merged away (``delete_snapshots``), and at load every snapshot that is not at a segment base
+except the newest one above them all (``load(segment_bases=...)``, Kafka's
+``removeStraySnapshots``). The offsets are kept in memory: no listing after the load.
+
 Knowingly different from Kafka: snapshots are written to a temporary file and renamed (Kafka
-writes in place); only the newest ``SNAPSHOTS_TO_KEEP`` snapshots are kept (Kafka keeps one
-per segment and deletes them with their segments).
+writes in place) and deleted at once (Kafka renames them ``.deleted`` first).
 """
 
 from __future__ import annotations
@@ -106,7 +114,6 @@ NO_PRODUCER_EPOCH = -1
 NO_SEQUENCE = -1
 SEQUENCE_SPACE = INT32_MAX + 1  # sequences wrap from 2147483647 to 0
 DUPLICATE_SEARCH_BOUND = SEQUENCE_SPACE // 2
-SNAPSHOTS_TO_KEEP = 3
 SNAPSHOT_SUFFIX = ".snapshot"
 SNAPSHOT_VERSION = 1
 
@@ -760,7 +767,12 @@ class ProducerStateManager:
     # ------------------------------------------------------------------------ lifecycle
 
     def load(
-        self, log_start_offset: int, log_end_offset: int, *, listing: Collection[str] | None = None
+        self,
+        log_start_offset: int,
+        log_end_offset: int,
+        *,
+        listing: Collection[str] | None = None,
+        segment_bases: Collection[int] | None = None,
     ) -> int:
         """Reload from the newest valid snapshot in (log_start_offset, log_end_offset].
 
@@ -769,9 +781,14 @@ class ProducerStateManager:
         dropped. Returns the offset from which the caller must replay batches through
         ``update(..., REPLICATION)`` (the snapshot's offset, else the log start offset).
         ``listing``: the names in the partition directory when the caller has just listed it.
+        ``segment_bases`` (the log's load): the snapshots at none of these offsets are deleted
+        first, except the newest if it lies above them all (Kafka's ``removeStraySnapshots``:
+        the clean shutdown's snapshot at the log end).
         """
         self._producers.clear()
         self._snapshots = self._scan_snapshot_files(listing)
+        if segment_bases is not None:
+            self._remove_stray_snapshots(segment_bases)
         for offset in list(self._snapshots):
             if offset > log_end_offset or offset <= log_start_offset:
                 self._delete_snapshot(offset)
@@ -820,8 +837,6 @@ class ProducerStateManager:
         )
         self._snapshots[offset] = path
         self._last_snap_offset = offset
-        for old in sorted(self._snapshots)[:-SNAPSHOTS_TO_KEEP]:
-            self._delete_snapshot(old)
         return path
 
     @property
@@ -877,6 +892,23 @@ class ProducerStateManager:
             self._delete_snapshot(snap)
         self._last_snap_offset = 0
         self.map_end_offset = offset
+
+    def delete_snapshots(self, offsets: Iterable[int]) -> None:
+        """Delete the snapshots at ``offsets`` (the bases of segments the cleaner merged into
+        another one: Kafka's ``deleteProducerSnapshots`` of ``replaceSegments``)."""
+        for offset in offsets:
+            self._delete_snapshot(offset)
+
+    def _remove_stray_snapshots(self, segment_bases: Collection[int]) -> None:
+        """Kafka's ``removeStraySnapshots``: a snapshot at no segment base goes, unless it is
+        the newest one and lies above every base."""
+        bases = set(segment_bases)
+        strays = sorted(o for o in self._snapshots if o not in bases)
+        if strays and (not bases or strays[-1] > max(bases)):
+            strays.pop()
+        for offset in strays:
+            log.debug("Deleting producer snapshot %s: no segment starts there", self._snapshots[offset])
+            self._delete_snapshot(offset)
 
     def snapshot_offsets(self) -> list[int]:
         """Offsets of the snapshot files, oldest first."""

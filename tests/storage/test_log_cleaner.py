@@ -237,6 +237,26 @@ def test_a_round_keeps_the_latest_record_of_every_key(tmp_path):
     assert not [p.name for p in plog.dir.iterdir() if p.name.endswith((".cleaned", ".swap", ".deleted"))]
 
 
+def test_the_snapshots_of_segments_merged_away_are_deleted(tmp_path):
+    """Kafka UnifiedLog.replaceSegments -> deleteProducerSnapshots: a snapshot is kept per
+    segment base (every roll takes one) and goes with its segment, also when the cleaner
+    merges it into another."""
+    plog = compacted_log(tmp_path, segment_bytes=600)
+    fill(plog, 10, 12)
+    rolled = {s.base_offset for s in plog.segments()[1:]}
+    assert set(plog.producer_state.snapshot_offsets()) == rolled
+    cleaner = make_cleaner([plog], tmp_path)
+    assert clean_once(cleaner) == plog.active_segment.base_offset
+    fill(plog, 10, 12)
+    before = len(plog.segments())
+    assert clean_once(cleaner) == plog.active_segment.base_offset  # merges the shrunken ones
+    assert len(plog.segments()) < before
+    bases = {s.base_offset for s in plog.segments()[1:]}
+    assert set(plog.producer_state.snapshot_offsets()) == bases
+    on_disk = {int(p.name.split(".")[0]) for p in plog.dir.glob("*.snapshot")}
+    assert on_disk == bases
+
+
 def test_reads_through_the_indexes_after_cleaning(tmp_path):
     plog = compacted_log(tmp_path)
     fill(plog, 50, 10)

@@ -26,7 +26,6 @@ from protocol.errors import ErrorCode, KafkaError
 from protocol.record_batch import INT32_MAX, BatchHeader
 from storage.producer_state import (
     DUPLICATE_SEARCH_BOUND,
-    SNAPSHOTS_TO_KEEP,
     AppendOrigin,
     BatchMetadata,
     ProducerStateManager,
@@ -303,9 +302,7 @@ class ProducerStateMachine(RuleBasedStateMachine):
         if self.end > self.last_snap:
             assert path is not None and path.name == f"{self.end:020d}.snapshot"
             self.images[self.end] = self.model.image()
-            self.last_snap = self.end
-            for old in sorted(self.images)[:-SNAPSHOTS_TO_KEEP]:
-                del self.images[old]
+            self.last_snap = self.end  # every snapshot is kept (Kafka's: one per segment)
         else:
             assert path is None
         assert self.psm.snapshot_offsets() == sorted(self.images)

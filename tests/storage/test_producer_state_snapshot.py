@@ -1,5 +1,5 @@
-"""Producer snapshots: Kafka's byte layout, load/replay after restarts, corrupt files, pruning,
-snapshots written without fsync and fsynced later."""
+"""Producer snapshots: Kafka's byte layout, load/replay after restarts, corrupt files, which
+snapshots are kept and deleted, snapshots written without fsync and fsynced later."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from protocol.control_records import ControlRecordType, EndTransactionMarker
 from protocol.errors import ErrorCode, KafkaError
 from protocol.record_batch import CONTROL_MASK, TRANSACTIONAL_MASK, BatchHeader
 from storage.producer_state import (
-    SNAPSHOTS_TO_KEEP,
     AppendOrigin,
     BatchMetadata,
     CorruptSnapshotError,
@@ -248,7 +247,7 @@ def test_snapshots_beyond_the_log_end_or_at_or_below_the_log_start_are_deleted(t
     for seq in range(4):
         log.append(header(1, seq, 1))
         offsets.append(log.psm.take_snapshot())
-    # snapshots at 1, 2, 3, 4 (pruned to the newest SNAPSHOTS_TO_KEEP)
+    # snapshots at 1, 2, 3, 4
     psm = ProducerStateManager(tmp_path, time_ms=clock())
     assert psm.load(2, 3) == 3
     assert psm.snapshot_offsets() == [3]
@@ -287,13 +286,42 @@ def test_snapshot_write_leaves_no_temporary_file_and_stray_ones_are_removed(tmp_
     assert not (tmp_path / "00000000000000000007.snapshot.tmp").exists()
 
 
-def test_old_snapshots_are_pruned(tmp_path):
+def test_every_snapshot_is_kept_until_its_segment_goes(tmp_path):
+    """Kafka keeps one snapshot per segment base (UnifiedLog.roll -> takeSnapshot) and deletes
+    them with their segments, never by count: recovery from an old recovery point needs the
+    one at the base of the segment it starts in."""
     log = Log(ProducerStateManager(tmp_path, time_ms=clock()))
-    for seq in range(SNAPSHOTS_TO_KEEP + 3):
+    for seq in range(8):
         log.append(header(1, seq, 1))
         log.psm.take_snapshot()
-    assert log.psm.snapshot_offsets() == list(range(4, SNAPSHOTS_TO_KEEP + 4))
-    assert len(list(tmp_path.glob("*.snapshot"))) == SNAPSHOTS_TO_KEEP
+    assert log.psm.snapshot_offsets() == list(range(1, 9))
+    assert len(list(tmp_path.glob("*.snapshot"))) == 8
+    # The cleaner merged the segments at 3 and 4 into the one at 2 (replaceSegments).
+    log.psm.delete_snapshots([3, 4])
+    assert log.psm.snapshot_offsets() == [1, 2, 5, 6, 7, 8]
+    assert not (tmp_path / "00000000000000000003.snapshot").exists()
+    log.append(header(1, 8, 1))
+    assert log.psm.take_snapshot().name == "00000000000000000009.snapshot"
+
+
+@pytest.mark.parametrize(
+    ("bases", "kept"),
+    [
+        ([0, 2, 4], [2, 4, 5]),  # the newest stray lies above every base: the clean shutdown's
+        ([0, 2, 5], [2, 5]),  # every stray lies below a base
+        ([0], [5]),
+    ],
+)
+def test_load_deletes_snapshots_at_no_segment_base(tmp_path, bases, kept):
+    """Kafka's ProducerStateManager.removeStraySnapshots, called by LogLoader.load."""
+    log = Log(ProducerStateManager(tmp_path, time_ms=clock()))
+    for seq in range(5):
+        log.append(header(1, seq, 1))
+        log.psm.take_snapshot()
+    psm = ProducerStateManager(tmp_path, time_ms=clock())
+    assert psm.load(0, log.end, segment_bases=bases) == kept[-1]
+    assert psm.snapshot_offsets() == kept
+    assert sorted(int(p.name.split(".")[0]) for p in tmp_path.glob("*.snapshot")) == kept
 
 
 def test_truncate_head_deletes_snapshots_below_the_new_start_and_keeps_producers(tmp_path):

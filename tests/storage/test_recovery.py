@@ -3,6 +3,7 @@ batch, nothing before it lost, indexes identical to a fresh rebuild, producer st
 
 from __future__ import annotations
 
+import errno
 import random
 import shutil
 import time
@@ -12,9 +13,13 @@ import pytest
 
 from protocol.errors import ErrorCode, KafkaError
 from protocol.record_batch import read_header
-from storage.log_config import LogConfig
+from protocol.records import build_batch
+from storage.log_config import LogConfig, resolve_topic_defaults
+from storage.log_manager import LogManager
 from storage.partition_log import PartitionLog
-from tests.storage.batch_factory import make_batch
+from storage.producer_state import decode_snapshot, snapshot_file_name
+from tests.broker.test_log_dir_failure import _fail_calls_under
+from tests.storage.batch_factory import BASE_TS, make_batch
 from tests.storage.log_factory import append_batches, open_log, read_all
 
 
@@ -228,6 +233,76 @@ def test_leader_epochs_rebuilt_from_batches_and_cut_to_the_log(tmp_path):
     assert (tmp_path / "t-0" / "leader-epoch-checkpoint").read_bytes() == b"0\n2\n1 0\n3 2\n"
 
 
+def _leader_batch(base_offset: int, n: int, epoch: int) -> bytes:
+    return build_batch(
+        [(b"k", b"v%d" % i) for i in range(n)],
+        base_offset=base_offset,
+        partition_leader_epoch=epoch,
+        timestamp=BASE_TS,
+    )
+
+
+def test_epochs_cut_at_load_do_not_come_back_after_a_second_crash(tmp_path):
+    """Kafka LogLoader.load -> LeaderEpochFileCache.truncateFromEndAsyncFlush drops the
+    epochs past the recovered log end and schedules the checkpoint write at once
+    (scheduler.scheduleOnce(writeIfDirExists)). Left in the file, the dropped epoch comes
+    back once a follower has appended batches of its latest epoch past the stale entry's
+    start and is killed again: it is reloaded as if this log had written there, and
+    OffsetForLeaderEpoch (end_offset_for_epoch) answers a wrong end offset."""
+    plog = open_log(tmp_path)
+    append_batches(plog, [2, 2], epoch=0)  # offsets 0-3
+    append_batches(plog, [2], epoch=1)  # 4-5
+    spans = append_batches(plog, [2], epoch=2)  # 6-7: written, never flushed
+    crash(plog)
+    seg = tmp_path / "t-0" / "00000000000000000000.log"
+    with open(seg, "r+b") as f:
+        f.truncate(seg.stat().st_size - len(spans[0][1]))  # the epoch-2 batch is lost
+
+    got = open_log(tmp_path, clean=False)
+    assert got.log_end_offset == 6
+    assert got.leader_epoch_cache.entries() == [(0, 0), (1, 4)]
+    assert (tmp_path / "t-0" / "leader-epoch-checkpoint").read_bytes() == b"0\n2\n0 0\n1 4\n"
+    # As a follower: the leader's log continues epoch 1 up to offset 9.
+    got.append_as_follower(_leader_batch(6, 4, epoch=1))
+    assert got.log_end_offset == 10
+    crash(got)  # killed again, before any epoch change
+
+    again = open_log(tmp_path, clean=False)
+    assert again.log_end_offset == 10
+    assert again.leader_epoch_cache.entries() == [(0, 0), (1, 4)]
+    assert tuple(again.end_offset_for_epoch(1)) == (1, 10)
+
+
+def test_a_failed_epoch_checkpoint_write_at_load_takes_the_dir_offline(tmp_path, monkeypatch):
+    """The epochs cut at load cannot be written (Kafka: CheckpointFileWithFailureHandler.write
+    -> maybeAddOfflineLogDir): the load fails with KAFKA_STORAGE_ERROR, as a failed write of a
+    recovered segment's epoch does, and the LogManager starts with the other dirs."""
+    dir_a, dir_b = tmp_path / "a", tmp_path / "b"
+    plog = open_log(dir_a)
+    append_batches(plog, [2], epoch=0)
+    spans = append_batches(plog, [2], epoch=1)
+    crash(plog)
+    seg = dir_a / "t-0" / "00000000000000000000.log"
+    with open(seg, "r+b") as f:
+        f.truncate(seg.stat().st_size - len(spans[0][1]))  # the epoch-1 batch is lost
+    append_batches(open_log(dir_b, name="u-0"), [2], epoch=0)
+    checkpoint = dir_a / "t-0" / "leader-epoch-checkpoint"
+    written = checkpoint.read_bytes()
+    with monkeypatch.context() as patch:
+        _fail_calls_under(patch, checkpoint, errno.EIO, calls=("write",))
+        with pytest.raises(KafkaError) as exc:
+            open_log(dir_a, clean=False)
+        assert exc.value.error is ErrorCode.KAFKA_STORAGE_ERROR
+        lm = LogManager([dir_a, dir_b], resolve_topic_defaults({}))
+        lm.startup()
+    try:
+        assert lm.failure_channel.offline_dirs() == [dir_a]
+        assert lm.get_log("t", 0) is None and lm.get_log("u", 0).log_end_offset == 2
+    finally:
+        lm.shutdown()
+    assert checkpoint.read_bytes() == written  # read again (and cut) at the next start
+
+
 def test_leftover_files_are_cleaned_and_swaps_completed(tmp_path):
     plog = open_log(tmp_path, segment_bytes=400)
     spans = append_batches(plog, [2] * 10)
@@ -315,6 +390,67 @@ def damage_snapshot(path: Path, how: str) -> None:
         path.unlink()
 
 
+def test_producer_known_only_to_snapshots_survives_recovery_from_a_lagging_recovery_point(tmp_path):
+    """Kafka keeps a producer snapshot at every segment base (UnifiedLog.roll ->
+    takeSnapshot); LogLoader.recoverSegment rebuilds the state of the first segment past the
+    recovery-point checkpoint from the snapshot at its base (UnifiedLog.rebuildProducerState ->
+    truncateAndReload), so a producer whose batches all lie below the log start offset is
+    still known and its retry is a duplicate. With only the newest few snapshots kept, none
+    is left at or below that base: the state is replayed from the log start offset, the
+    producer is forgotten and its retry appended a second time."""
+    config = dict(segment_bytes=400)
+    plog = open_log(tmp_path, **config)
+    first = plog.append_as_leader(memoryview(idempotent(0, pid=8)), 0)
+    while len(plog.segments()) < 10:
+        plog.append_as_leader(memoryview(make_batch(3, value_size=40, timestamp=int(time.time() * 1000))), 0)
+    plog.update_high_watermark(plog.log_end_offset)
+    bases = [s.base_offset for s in plog.segments()]
+    plog.delete_records_before(bases[2])
+    plog.delete_old_segments()
+    assert plog.log_start_offset == bases[2]
+    assert plog.producer_state.last_entry(8) is not None
+    assert plog.producer_state.snapshot_offsets() == bases[2:]
+    # The recovery-point checkpoint (written every 60 s) is a few rolls behind when killed.
+    recovery_point = bases[-4]
+    plog.flush()
+    crash(plog)
+
+    got = open_log(tmp_path, clean=False, recovery_point=recovery_point, **config)
+    assert got.log_start_offset == bases[2]  # retention removed the segments below it
+    assert got.producer_state.last_entry(8) is not None
+    retry = got.append_as_leader(memoryview(idempotent(0, pid=8)), 0)
+    assert retry.duplicate and retry.base_offset == first.base_offset
+
+
+def test_recovery_takes_a_snapshot_at_the_end_of_each_segment_it_recovers(tmp_path):
+    """Kafka LogLoader.recoverSegment takes a snapshot once a segment is recovered, so every
+    segment base keeps one after a recovery: a second crash whose recovery point lies in the
+    segments recovered the first time, after retention passed the snapshot the first
+    recovery started from, still finds one at its base."""
+    config = dict(segment_bytes=400)
+    plog = open_log(tmp_path, **config)
+    first = plog.append_as_leader(memoryview(idempotent(0, pid=8)), 0)
+    while len(plog.segments()) < 10:
+        plog.append_as_leader(memoryview(make_batch(3, value_size=40, timestamp=int(time.time() * 1000))), 0)
+    bases = [s.base_offset for s in plog.segments()]
+    plog.flush()
+    crash(plog)
+
+    got = open_log(tmp_path, clean=False, recovery_point=bases[2], **config)
+    assert got.producer_state.snapshot_offsets() == bases[1:]
+    got.update_high_watermark(got.log_end_offset)
+    got.delete_records_before(bases[4])
+    got.delete_old_segments()
+    assert got.log_start_offset == bases[4] and got.producer_state.last_entry(8) is not None
+    crash(got)
+
+    again = open_log(tmp_path, clean=False, recovery_point=bases[5], **config)
+    assert again.log_start_offset == bases[4]  # the first segment left
+    assert again.producer_state.last_entry(8) is not None
+    retry = again.append_as_leader(memoryview(idempotent(0, pid=8)), 0)
+    assert retry.duplicate and retry.base_offset == first.base_offset
+
+
 @pytest.mark.parametrize("how", ["torn", "zeroed", "empty", "flipped", "missing"])
 @pytest.mark.parametrize("which", ["newest", "all"])
 def test_an_unsynced_roll_snapshot_lost_or_torn_in_a_crash_is_recovered_from(tmp_path, how, which):
@@ -342,9 +478,11 @@ def test_an_unsynced_roll_snapshot_lost_or_torn_in_a_crash_is_recovered_from(tmp
         for pid, e in got.producer_state.active_producers().items()
     }
     assert after == before
-    # a damaged snapshot is deleted, never trusted
-    damaged = {int(s.name.split(".")[0]) for s in (snaps if which == "all" else snaps[-1:])}
-    assert not damaged & set(got.producer_state.snapshot_offsets())
+    # a damaged snapshot is deleted, never trusted; the recovery wrote a new one at the end of
+    # each segment it recovered (Kafka's LogLoader.recoverSegment)
+    assert got.producer_state.snapshot_offsets() == [s.base_offset for s in got.segments()[1:]]
+    for offset in got.producer_state.snapshot_offsets():
+        decode_snapshot((tmp_path / "t-0" / snapshot_file_name(offset)).read_bytes())
     last = infos[-1]
     again = got.append_as_leader(memoryview(idempotent(14, pid=pids[-1])), 0)
     assert again.duplicate and again.base_offset == last.base_offset
