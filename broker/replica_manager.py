@@ -558,7 +558,10 @@ class ReplicaManager:
             errors: dict[TopicPartition, ErrorCode] = {}
             accepted: list[PartitionState] = []
             for state in states:
-                error = self._check_leader_and_isr_state(state, topic_ids.get(state.topic))
+                topic_id = topic_ids.get(state.topic)
+                error = self._check_leader_and_isr_state(state, topic_id)
+                if error is ErrorCode.NONE and topic_id is not None:
+                    error = self._set_missing_topic_id(state, topic_id)
                 errors[state.key] = error
                 if error is ErrorCode.NONE and (
                     (current := self._partitions.get(state.key)) is None
@@ -611,6 +614,20 @@ class ReplicaManager:
         if state.leader_epoch == current_epoch and topic_id is not None and log_topic_id is None:
             return ErrorCode.NONE  # a topic id assigned without an epoch bump
         return ErrorCode.STALE_CONTROLLER_EPOCH
+
+    def _set_missing_topic_id(self, state: PartitionState, topic_id: uuid.UUID) -> ErrorCode:
+        """Kafka's ``Partition.checkOrSetTopicId``: a log loaded without a topic id (its
+        partition.metadata lost to a crash) takes the controller's; KAFKA_STORAGE_ERROR if the
+        file cannot be written."""
+        plog = self.log_manager.get_log(state.topic, state.partition)
+        if plog is None or plog.topic_id is not None:
+            return ErrorCode.NONE
+        try:
+            self.log_manager.assign_topic_id(plog, topic_id)
+        except KafkaError as exc:
+            log.error("cannot record the topic id of %s-%d: %s", state.topic, state.partition, exc)
+            return exc.error
+        return ErrorCode.NONE
 
     async def _get_or_create_log(
         self,

@@ -268,7 +268,11 @@ class Controller:
     def load_from_logs(self) -> None:
         """Embedded mode: the registry is what the log dirs hold (read once, at start)."""
         for name, info in self.log_manager.topics().items():
-            topic = TopicMetadata(name, info.topic_id, info.partitions, dict(info.overrides))
+            # Logs whose partition.metadata a crash lost take the topic's id (a sibling
+            # partition's, else a new one): embedded mode has no controller to ask.
+            topic_id = info.topic_id or uuid.uuid4()
+            self.log_manager.assign_missing_topic_ids(name, topic_id)
+            topic = TopicMetadata(name, topic_id, info.partitions, dict(info.overrides))
             self._add(topic)
             self._partition_total += info.partitions
             for p in range(info.partitions):

@@ -75,7 +75,6 @@ from storage.partition_metadata import (
     read_partition_metadata,
     uuid_to_kafka_str,
     write_meta_properties,
-    write_partition_metadata,
 )
 
 log = logging.getLogger(__name__)
@@ -122,7 +121,7 @@ class LogManagerIntervals:
 
 @dataclass(frozen=True)
 class TopicInfo:
-    topic_id: uuid.UUID
+    topic_id: uuid.UUID | None  # None: no log of the topic has its partition.metadata
     partitions: int
     overrides: dict[str, Any] = field(default_factory=dict)
 
@@ -364,20 +363,27 @@ class LogManager:
             marker.unlink()
             fsync_dir(d)
 
-    def _topic_id_for(self, path: Path, topic: str) -> uuid.UUID:
+    def _topic_id_for(self, path: Path, topic: str) -> uuid.UUID | None:
+        """The log's topic id from its ``partition.metadata``; None when the file is missing (a
+        crash between the directory's creation and the file's write) or unreadable: Kafka's
+        ``UnifiedLog.initializeTopicId`` leaves such a log without an id until the controller's
+        (LeaderAndIsr, or the embedded registry) assigns one (``assign_topic_id``)."""
         try:
             topic_id = read_partition_metadata(path)
         except (MetadataFileError, ValueError) as exc:
-            # Content that does not parse is rewritten (Kafka would fail the dir). An I/O error
-            # propagates: the dir goes offline and the file keeps its id (Kafka's
-            # PartitionMetadataFile.read -> LogDirFailureChannel, KafkaStorageException).
-            log.warning("%s: unreadable partition.metadata (%s); rewriting it", path, exc)
+            # Content that does not parse is rewritten once an id is assigned (Kafka would fail
+            # the dir). An I/O error propagates: the dir goes offline and the file keeps its id
+            # (Kafka's PartitionMetadataFile.read -> LogDirFailureChannel, KafkaStorageException).
+            log.warning(
+                "%s: unreadable partition.metadata (%s); it is rewritten with the topic's id", path, exc
+            )
             topic_id = None
         known = self._topic_ids.get(topic)
         if topic_id is None:
-            topic_id = known or random_kafka_uuid()
-            write_partition_metadata(path, topic_id)
-        elif known is not None and known != topic_id:
+            log.info("%s: no topic id (partition.metadata missing); waiting for the controller's", path)
+            self._topic_ids.setdefault(topic, None)
+            return None
+        if known is not None and known != topic_id:
             raise LogDirError(
                 f"{path}: topic id {uuid_to_kafka_str(topic_id)} differs from "
                 f"{uuid_to_kafka_str(known)} of the other partitions of {topic}"
@@ -537,10 +543,29 @@ class LogManager:
     def logs(self) -> list[PartitionLog]:
         return list(self._logs.values())
 
+    def assign_topic_id(self, plog: PartitionLog, topic_id: uuid.UUID) -> None:
+        """Give a log loaded without a topic id the controller's (``PartitionLog.assign_topic_id``,
+        Kafka's ``Partition.checkOrSetTopicId``); KafkaError(KAFKA_STORAGE_ERROR) if the file
+        cannot be written."""
+        plog.assign_topic_id(topic_id)
+        if self._topic_ids.get(plog.topic) is None:
+            self._topic_ids[plog.topic] = topic_id
+
+    def assign_missing_topic_ids(self, topic: str, topic_id: uuid.UUID) -> None:
+        """Embedded mode: the logs of ``topic`` loaded without a topic id take the registry's
+        (``topic_id``: a sibling partition's, or a new one when no log of the topic had one).
+        A log whose file cannot be written is left without (its dir is told)."""
+        for (name, _), plog in self._logs.items():
+            if name == topic and plog.topic_id is None:
+                with contextlib.suppress(KafkaError):
+                    self.assign_topic_id(plog, topic_id)
+        self._topic_ids[topic] = topic_id
+
     def topics(self) -> dict[str, TopicInfo]:
-        """The topics the log dirs hold (ids from ``partition.metadata``, overrides from the
-        overrides file). The controller loads its registry from this once at start; after
-        that the registry is the controller's and this is only what the broker hosts."""
+        """The topics the log dirs hold (ids from ``partition.metadata``: None when no log of the
+        topic has one, overrides from the overrides file). The controller loads its registry
+        from this once at start; after that the registry is the controller's and this is only
+        what the broker hosts."""
         counts: dict[str, int] = {}
         for topic, _ in self._logs:
             counts[topic] = counts.get(topic, 0) + 1
@@ -719,7 +744,7 @@ class LogManager:
         plan = self._plan(
             topic,
             range(partition, partition + 1),
-            topic_id if new_topic else self._topic_ids[topic],
+            topic_id if new_topic else self._topic_ids[topic] or topic_id,
             dict(overrides) if new_topic else None,
             new_topic=new_topic,
         )

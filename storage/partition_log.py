@@ -66,6 +66,7 @@ from storage.log_config import LogConfig
 from storage.log_dir_failure import LogDirState
 from storage.log_loader import LogLoader, aborted_txn_of, iter_batch_headers, replay_producer_state
 from storage.log_validator import FramedBatch, validate_batch_for_append
+from storage.partition_metadata import write_partition_metadata
 from storage.producer_state import AppendOrigin, CompletedTxn, ProducerStateManager
 from storage.segment import (
     CLEANED_SUFFIX,
@@ -259,6 +260,18 @@ class PartitionLog:
         ``maybeHandleIOException``) and the request gets KAFKA_STORAGE_ERROR."""
         self.dir_state.report(exc, while_doing)
         return KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, message)
+
+    def assign_topic_id(self, topic_id: uuid.UUID) -> None:
+        """Kafka's ``UnifiedLog.assignTopicId``: a log loaded without a topic id (its
+        ``partition.metadata`` lost to a crash) takes the controller's and writes the file;
+        KafkaError(KAFKA_STORAGE_ERROR) if it cannot be written (the dir is told)."""
+        try:
+            write_partition_metadata(self.dir, topic_id)
+        except OSError as exc:
+            raise self._storage_error(
+                exc, "writing partition.metadata", f"Error while writing the topic id of {self.name}: {exc}"
+            ) from None
+        self.topic_id = topic_id
 
     def _report_io_error(self, exc: OSError, while_doing: str) -> None:
         """The epoch cache's failed checkpoint write, reported to this log's dir (looked up

@@ -89,7 +89,9 @@ def selection(alive: set[int] | None = None) -> ReplicaSelection:
     alive = set(RACKS) if alive is None else alive
     return ReplicaSelection(
         RackAwareReplicaSelector(),
-        lambda broker_id, listener: (RACKS[broker_id],) if broker_id in alive and listener == LISTENER else None,
+        lambda broker_id, listener: (
+            (RACKS[broker_id],) if broker_id in alive and listener == LISTENER else None
+        ),
     )
 
 

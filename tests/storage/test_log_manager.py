@@ -309,7 +309,9 @@ def test_background_tasks(tmp_path):
     lm.shutdown()
 
 
-def test_damaged_partition_metadata_is_rewritten_from_the_other_partitions(tmp_path):
+def test_damaged_partition_metadata_is_rewritten_with_the_topics_id(tmp_path):
+    """An unreadable partition.metadata loads as no topic id (Kafka's initializeTopicId); the
+    topic's id (a sibling's here, as the embedded controller passes it) is written back."""
     d = tmp_path / "d"
     lm = manager([d])
     topic_id = uuid.uuid4()
@@ -318,6 +320,9 @@ def test_damaged_partition_metadata_is_rewritten_from_the_other_partitions(tmp_p
     (d / "m-1" / "partition.metadata").write_text("garbage")
     lm = manager([d])
     assert lm.topics()["m"].topic_id == topic_id
+    assert lm.get_log("m", 1).topic_id is None
+    lm.assign_missing_topic_ids("m", topic_id)
+    assert lm.get_log("m", 1).topic_id == topic_id
     assert (d / "m-1" / "partition.metadata").read_text().endswith(uuid_to_kafka_str(topic_id))
     lm.shutdown()
 
