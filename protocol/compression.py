@@ -7,7 +7,8 @@
   and raw snappy, and so do we; we write the xerial framing, which every client
   reads.
 - lz4: the LZ4 frame format (magic 0x184D2204), as Kafka's
-  ``Lz4BlockOutputStream`` writes for magic 2 batches.
+  ``Lz4BlockOutputStream`` writes for magic 2 batches: independent 64 KiB blocks and no
+  checksums (Kafka's reader refuses a frame of linked blocks, the usual libraries' default).
 - zstd: a zstd frame (KIP-110).
 
 In a batch only the bytes after ``recordsCount`` are compressed.
@@ -20,6 +21,7 @@ import zlib
 from typing import Any
 
 import cramjam
+import lz4.block
 
 from protocol.primitives import DecodeError
 
@@ -31,6 +33,21 @@ XERIAL_MAGIC = b"\x82SNAPPY\x00"
 _XERIAL_HEADER = struct.Struct(">8sii")
 _I32 = struct.Struct(">i")
 XERIAL_BLOCK_SIZE = 32 * 1024  # SnappyOutputStream's default block size
+
+# Kafka's Lz4BlockOutputStream frame descriptor: FLG 0x60 (version 1, independent blocks, no
+# block or content checksum), BD 0x40 (64 KiB blocks), then 0x82, the second byte of the
+# xxHash32 of those two bytes (the descriptor checksum).
+_LZ4_FRAME_HEADER = b"\x04\x22\x4d\x18\x60\x40\x82"
+_LZ4_BLOCK_SIZE = 64 * 1024
+_LZ4_INCOMPRESSIBLE = 0x80000000
+_LZ4_END_MARK = b"\x00\x00\x00\x00"
+_U32LE = struct.Struct("<I")
+
+# Kafka's default levels (CompressionType: gzip -1 is zlib's default, 6; lz4 9 means lz4-java's
+# fast compressor, any other level its high-compression one; zstd 3).
+GZIP_DEFAULT_LEVEL = -1
+LZ4_DEFAULT_LEVEL = 9
+ZSTD_DEFAULT_LEVEL = 3
 
 
 class CompressionError(DecodeError):
@@ -97,16 +114,40 @@ def decompress(codec: int, data: Any) -> bytes:
     raise CompressionError(f"unknown compression codec {codec}")
 
 
-def compress(codec: int, data: Any) -> bytes:
+def _lz4_compress(data: Any, level: int) -> bytes:
+    """Kafka's ``Lz4BlockOutputStream``: the frame descriptor, then each 64 KiB of ``data`` as
+    one independent block (stored as is when it does not shrink), then the end mark."""
+    mv = memoryview(data).cast("B")
+    parts = [_LZ4_FRAME_HEADER]
+    for start in range(0, len(mv), _LZ4_BLOCK_SIZE):
+        chunk = mv[start : start + _LZ4_BLOCK_SIZE]
+        if level == LZ4_DEFAULT_LEVEL:
+            block = lz4.block.compress(chunk, store_size=False)
+        else:
+            block = lz4.block.compress(chunk, mode="high_compression", compression=level, store_size=False)
+        if len(block) >= len(chunk):
+            parts.append(_U32LE.pack(len(chunk) | _LZ4_INCOMPRESSIBLE))
+            parts.append(bytes(chunk))
+        else:
+            parts.append(_U32LE.pack(len(block)))
+            parts.append(bytes(block))
+    parts.append(_LZ4_END_MARK)
+    return b"".join(parts)
+
+
+def compress(codec: int, data: Any, level: int | None = None) -> bytes:
+    """``data`` compressed with ``codec`` as Kafka's clients and broker write it; ``level`` is
+    the codec's level (None: Kafka's default)."""
     if codec == NONE:
         return bytes(data)
     if codec == GZIP:
-        c = zlib.compressobj(6, zlib.DEFLATED, 31)
-        return c.compress(bytes(data)) + c.flush()
+        gzip_level = 6 if level is None or level == GZIP_DEFAULT_LEVEL else level
+        c = zlib.compressobj(gzip_level, zlib.DEFLATED, 31)
+        return c.compress(data) + c.flush()
     if codec == SNAPPY:
         return _snappy_compress(data)
     if codec == LZ4:
-        return bytes(cramjam.lz4.compress(bytes(data)))
+        return _lz4_compress(data, LZ4_DEFAULT_LEVEL if level is None else level)
     if codec == ZSTD:
-        return bytes(cramjam.zstd.compress(bytes(data)))
+        return bytes(cramjam.zstd.compress(data, level=ZSTD_DEFAULT_LEVEL if level is None else level))
     raise ValueError(f"unknown compression codec {codec}")

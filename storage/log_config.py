@@ -48,6 +48,14 @@ def _k(name: str, ctype: ConfigType, default: Any, doc: str, validator: Any = No
 
 
 HOUR_MS = 3_600_000
+
+
+def _gzip_level(name: str, value: int) -> None:
+    """Kafka's ``CompressionType.GZIP``: 1-9, or -1 for the default."""
+    if value != -1 and not 1 <= value <= 9:
+        raise ConfigError(f"{name}: {value} is not -1 nor in [1, 9]")
+
+
 MINUTE_MS = 60_000
 
 TOPIC_CONFIGS: dict[str, TopicConfigKey] = {
@@ -68,10 +76,41 @@ TOPIC_CONFIGS: dict[str, TopicConfigKey] = {
                 "compression.type",
                 ConfigType.STRING,
                 "producer",
-                "Final compression type; only 'producer' (keep the producer's codec) is acted on",
+                "Final compression type: producer (keep the producer's codec), uncompressed or a codec",
                 one_of("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"),
             ),
             (("compression.type", 1),),
+        ),
+        # KIP-390 (Kafka 3.8): the levels the broker compresses at (compression.type)
+        TopicConfigKey(
+            _k(
+                "compression.gzip.level",
+                ConfigType.INT,
+                -1,
+                "gzip level when compression.type is gzip (-1: zlib's default)",
+                _gzip_level,
+            ),
+            (("compression.gzip.level", 1),),
+        ),
+        TopicConfigKey(
+            _k(
+                "compression.lz4.level",
+                ConfigType.INT,
+                9,
+                "lz4 level when compression.type is lz4",
+                between(1, 17),
+            ),
+            (("compression.lz4.level", 1),),
+        ),
+        TopicConfigKey(
+            _k(
+                "compression.zstd.level",
+                ConfigType.INT,
+                3,
+                "zstd level when compression.type is zstd",
+                between(-131072, 22),
+            ),
+            (("compression.zstd.level", 1),),
         ),
         TopicConfigKey(
             _k(
@@ -313,6 +352,9 @@ class LogConfig:
 
     cleanup_policy: tuple[str, ...] = ("delete",)
     compression_type: str = "producer"
+    compression_gzip_level: int = -1
+    compression_lz4_level: int = 9
+    compression_zstd_level: int = 3
     delete_retention_ms: int = 86_400_000
     file_delete_delay_ms: int = 60_000
     flush_messages: int = LONG_MAX

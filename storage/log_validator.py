@@ -198,6 +198,23 @@ def validate_batch_for_append(
         log_append_time, rewritten = _validate_records_and_timestamps(buf, header, config, now_ms)
         if rewritten:
             header = read_header(buf, 0)
+        target = _TARGET_CODECS.get(config.compression_type)  # None: "producer"
+        if (
+            target is not None
+            and target != header.compression
+            # LogValidator: control records are not compressed unless written compressed
+            and not (header.attributes & CONTROL_MASK and header.compression == compression.NONE)
+        ):
+            buf = _recompress(buf, header, target, config)
+            header = read_header(buf, 0)
+            size = len(buf)
+            if size > config.max_message_bytes:
+                # UnifiedLog.append: the batch's size may have changed (messageSizeMaybeChanged)
+                raise KafkaError(
+                    ErrorCode.MESSAGE_TOO_LARGE,
+                    f"Message batch size is {size} bytes in append which exceeds the maximum "
+                    f"configured size of {config.max_message_bytes}.",
+                )
 
     # UnifiedLog.append: a batch must fit a segment.
     if size > config.segment_bytes:
@@ -207,6 +224,47 @@ def validate_batch_for_append(
             f"size of {config.segment_bytes}.",
         )
     return ValidatedBatch(header, log_append_time, buf)
+
+
+# ------------------------------------------------------------------------ broker compression
+
+# compression.type -> the codec the broker writes (absent: "producer", the producer's codec)
+_TARGET_CODECS = {
+    "uncompressed": compression.NONE,
+    "gzip": compression.GZIP,
+    "snappy": compression.SNAPPY,
+    "lz4": compression.LZ4,
+    "zstd": compression.ZSTD,
+}
+
+
+def _recompress(buf: memoryview, header: BatchHeader, target: int, config: LogConfig) -> memoryview:
+    """Kafka's ``LogValidator`` for a topic whose ``compression.type`` is not the batch's
+    codec (``inPlaceAssignment`` false, ``buildRecordsAndAssignOffsets``): the batch is written
+    again with ``target`` at the topic's level. Its records are the decompressed bytes as
+    they are (the same records; offsets are assigned by the append as for any batch), so
+    the header keeps every field but the codec bits, the length and the CRC."""
+    size = header.batch_length + LOG_OVERHEAD
+    section: Any = buf[HEADER_SIZE:size]
+    if header.compression != compression.NONE:
+        section = _decompress(header.compression, section, max_decompressed_bytes(config))
+    level = (
+        config.compression_gzip_level
+        if target == compression.GZIP
+        else config.compression_lz4_level
+        if target == compression.LZ4
+        else config.compression_zstd_level
+        if target == ZSTD
+        else None
+    )
+    packed = compression.compress(target, section, level)
+    out = bytearray(HEADER_SIZE + len(packed))
+    out[:HEADER_SIZE] = buf[:HEADER_SIZE]
+    out[HEADER_SIZE:] = packed
+    _I32.pack_into(out, 8, len(out) - LOG_OVERHEAD)
+    _ATTRS.pack_into(out, ATTRIBUTES_OFFSET, (header.attributes & ~COMPRESSION_MASK) | target)
+    _CRC.pack_into(out, CRC_OFFSET, compute_crc(out, 0, len(out)))
+    return memoryview(out)
 
 
 # ---------------------------------------------------------------------------------- framing
