@@ -327,7 +327,12 @@ class Broker:
         listener = cfg.inter_broker_listener
         timeout_ms = cfg["request.timeout.ms"]
         markers = TxnMarkerChannel(
-            self.broker_id, self.replica_manager, self.metadata_cache, listener, timeout_ms
+            self.broker_id,
+            self.replica_manager,
+            self.metadata_cache,
+            listener,
+            timeout_ms,
+            self.security.inter_broker,
         )
         self._running.push_async_callback(markers.close)
         self.transactions = TransactionCoordinator(
@@ -382,6 +387,7 @@ class Broker:
             lambda: self.metadata_cache,
             cfg.inter_broker_listener,
             cfg["request.timeout.ms"],
+            self.security.inter_broker,
         )
         self._running.push_async_callback(self.txn_verifier.close)
         self.replica_manager = ReplicaManager(

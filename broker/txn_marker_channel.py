@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from broker.network_client import InterBrokerClient, NetworkClientError
+from broker.security.client import InterBrokerSecurity
 from coordinator.transaction_seams import TopicPartitionKey, TxnMarker
 from protocol.errors import ErrorCode
 from protocol.messages import (
@@ -46,12 +47,21 @@ def _error(code: int) -> ErrorCode:
 class _InterBroker:
     """An inter-broker client addressed through the MetadataCache's live brokers."""
 
-    def __init__(self, broker_id: int, metadata_cache: MetadataCache, listener: str, request_timeout_ms: int):
+    def __init__(
+        self,
+        broker_id: int,
+        metadata_cache: MetadataCache,
+        listener: str,
+        request_timeout_ms: int,
+        security: InterBrokerSecurity,
+    ):
         self.broker_id = broker_id
         self.metadata_cache = metadata_cache
         self.listener = listener
+        # The inter-broker listener's protocol and SASL mechanism, as Kafka's
+        # TransactionMarkerChannelManager builds its NetworkClient (ChannelBuilders).
         self.client = InterBrokerClient(
-            f"broker-{broker_id}", self._endpoint, request_timeout_ms=request_timeout_ms
+            f"broker-{broker_id}", self._endpoint, request_timeout_ms=request_timeout_ms, security=security
         )
 
     def _endpoint(self, broker_id: int) -> tuple[str, int] | None:
@@ -72,8 +82,9 @@ class TxnMarkerChannel(_InterBroker):
         metadata_cache: MetadataCache,
         listener: str,
         request_timeout_ms: int,
+        security: InterBrokerSecurity,
     ) -> None:
-        super().__init__(broker_id, metadata_cache, listener, request_timeout_ms)
+        super().__init__(broker_id, metadata_cache, listener, request_timeout_ms, security)
         self.replica_manager = replica_manager
 
     async def write_txn_markers(
@@ -126,13 +137,15 @@ class TxnVerifier:
         metadata_cache: Callable[[], MetadataCache],
         listener: str,
         request_timeout_ms: int,
+        security: InterBrokerSecurity,
     ) -> None:
         self.broker_id = broker_id
         self.coordinator = coordinator
         self.metadata_cache = metadata_cache
         self.listener = listener
+        # AddPartitionsToTxnManager's NetworkClient: the inter-broker listener's security
         self.client = InterBrokerClient(
-            f"broker-{broker_id}", self._endpoint, request_timeout_ms=request_timeout_ms
+            f"broker-{broker_id}", self._endpoint, request_timeout_ms=request_timeout_ms, security=security
         )
 
     def _endpoint(self, broker_id: int) -> tuple[str, int] | None:
