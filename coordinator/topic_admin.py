@@ -86,6 +86,13 @@ class TopicCreation(NamedTuple):
 class TopicAdmin(Protocol):
     """The admin operations of the handlers; each raises KafkaError with Kafka's code."""
 
+    @property
+    def is_controller(self) -> bool:
+        """Whether this broker may administer topics: ZooKeeper-mode Kafka's CreateTopics,
+        DeleteTopics and CreatePartitions answer NOT_CONTROLLER elsewhere before anything else
+        (authorization included)."""
+        ...
+
     def is_busy(self, name: str) -> bool:
         """Being created or deleted: Metadata answers LEADER_NOT_AVAILABLE for it."""
         ...
@@ -154,6 +161,10 @@ class EmbeddedTopicAdmin:
     def __init__(self, controller: Controller, defaults: TopicDefaults) -> None:
         self.controller = controller
         self.defaults = defaults
+
+    @property
+    def is_controller(self) -> bool:
+        return True  # a lone broker is its own controller
 
     def is_busy(self, name: str) -> bool:
         return self.controller.is_busy(name)
@@ -316,6 +327,10 @@ class ZkTopicAdmin:
         # Names this broker auto-created, until the cluster view has them (deadline).
         self._auto_created: dict[str, float] = {}
         self._tasks: set[asyncio.Task] = set()
+
+    @property
+    def is_controller(self) -> bool:
+        return self.controller.active
 
     def _check_controller(self) -> None:
         if not self.controller.active:

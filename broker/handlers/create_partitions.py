@@ -12,7 +12,7 @@ Behaviour (Kafka's ``KafkaApis.handleCreatePartitionsRequest`` and
   leader.
 - ``validate_only`` checks and changes nothing.
 - A lone broker adds the partitions' logs (off the event loop) and publishes them;
-  ZooKeeper mode: only the active controller accepts (NOT_CONTROLLER elsewhere, no
+  ZooKeeper mode: only the active controller accepts (NOT_CONTROLLER elsewhere, before any check, no
   forwarding), the assignment znode is updated and the answer waits until every new
   partition has a leader in this broker's metadata, or ``timeout_ms`` (REQUEST_TIMED_OUT),
   one timeout for all the request's topics.
@@ -48,6 +48,12 @@ async def handle_create_partitions(
     admin = ctx.broker.topic_admin
     timeout = RequestTimeout(request.timeout_ms, ctx.broker.clock.monotonic)
     counts = Counter(t.name for t in request.topics)
+    if not admin.is_controller:
+        # KafkaApis.handleCreatePartitionsRequest: before any check (one answer per name)
+        return CreatePartitionsResponse(
+            throttle_time_ms=0,
+            results=[Result(name=name, error_code=ErrorCode.NOT_CONTROLLER.code) for name in counts],
+        )
     results: list[Result] = []
     for t in request.topics:
         if counts[t.name] > 1:

@@ -22,7 +22,8 @@ Behaviour (Kafka's ``ControllerApis.createTopics`` / ``ReplicationControlManager
   creation of the request (parking only this connection) and answers when all have
   finished; a creation of a name already being created answers TOPIC_ALREADY_EXISTS.
 - ZooKeeper mode (``coordinator.topic_admin.ZkTopicAdmin``): only the active controller
-  creates (NOT_CONTROLLER elsewhere, no forwarding, as ZooKeeper-mode Kafka); the topic is
+  creates (NOT_CONTROLLER elsewhere for every topic, before any check or authorization, no
+  forwarding, as ZooKeeper-mode Kafka); the topic is
   written to ZooKeeper with Kafka's assignment (``AdminUtils``) and the answer waits until
   every partition has a leader in this broker's metadata, or ``timeout_ms`` (then
   REQUEST_TIMED_OUT; 0 answers at once). The replication factor is bounded by the
@@ -90,6 +91,12 @@ def _requested_partitions(request: CreateTopicsRequest, default_partitions: int)
 @handler(ApiKey.CREATE_TOPICS, versions=(2, 7))
 async def handle_create_topics(ctx: RequestContext, request: CreateTopicsRequest) -> CreateTopicsResponse:
     broker = ctx.broker
+    if not broker.topic_admin.is_controller:
+        # KafkaApis.handleCreateTopicsRequest: before any check, authorization included
+        return CreateTopicsResponse(
+            throttle_time_ms=0,
+            topics=[Result(name=t.name, error_code=ErrorCode.NOT_CONTROLLER.code) for t in request.topics],
+        )
     cfg = broker.config
     per_request = cfg["max.partitions.per.request"]
     requested = _requested_partitions(request, cfg["num.partitions"])

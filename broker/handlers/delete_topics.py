@@ -12,7 +12,7 @@ Behaviour:
   replica manager stops serving it, and the group coordinator removes its committed
   offsets from every group (Kafka's ``GroupCoordinator.onPartitionsDeleted``),
   written as tombstones.
-- ZooKeeper mode: only the active controller accepts (NOT_CONTROLLER elsewhere); the
+- ZooKeeper mode: only the active controller accepts (NOT_CONTROLLER elsewhere, before any check); the
   topic is marked in ``/admin/delete_topics`` and the answer waits until this broker's
   metadata no longer has it (Kafka's DelayedDeleteTopics), or ``timeout_ms``
   (REQUEST_TIMED_OUT), one timeout for all the request's topics. The controller's StopReplica removes every replica.
@@ -46,6 +46,15 @@ async def handle_delete_topics(ctx: RequestContext, request: DeleteTopicsRequest
         wanted = [(t.name, t.topic_id) for t in request.topics]
     else:
         wanted = [(name, ZERO_UUID) for name in request.topic_names]
+    if not admin.is_controller:
+        # KafkaApis.handleDeleteTopicsRequest: before delete.topic.enable and authorization
+        return DeleteTopicsResponse(
+            throttle_time_ms=0,
+            responses=[
+                Result(name=name, topic_id=topic_id, error_code=ErrorCode.NOT_CONTROLLER.code)
+                for name, topic_id in wanted
+            ],
+        )
     results = []
     for name, topic_id in wanted:
         if name is None:

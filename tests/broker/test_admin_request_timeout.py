@@ -30,6 +30,8 @@ class Clock:
 class SlowAdmin:
     """Each topic's change takes 4 s of the clock (its wait for the metadata) and then times out."""
 
+    is_controller = True
+
     def __init__(self, clock: Clock) -> None:
         self.clock = clock
         self.timeouts: list[int] = []
@@ -107,6 +109,8 @@ def test_create_topics_waits_for_its_topics_together() -> None:
         waits = iter([first(), second()])
 
         class Admin:
+            is_controller = True
+
             async def create_topic(self, name, partitions, replication, configs, **kwargs) -> TopicCreation:
                 return TopicCreation(1, 1, {}, next(waits))
 
