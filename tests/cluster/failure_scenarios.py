@@ -9,7 +9,7 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -245,3 +245,30 @@ def produce_raw(
         response = client.request(request, 9)
     part = response.responses[0].partition_responses[0]
     return part.error_code, part.base_offset
+
+
+@contextlib.contextmanager
+def relayed_cluster(
+    zookeeper: Any, base_dir: Path, prefix: str, overrides: Mapping[str, str]
+) -> Iterator[tuple[Cluster, list[TcpRelay]]]:
+    """Three brokers each reaching ZooKeeper through its own ``TcpRelay`` (so one broker can be
+    cut off from ZooKeeper alone), formed; the relays close with the cluster."""
+    root = chroot(prefix)
+    host, port = zookeeper.connect("").split("/")[0].rsplit(":", 1)
+    relays = [TcpRelay((host, int(port))) for _ in range(3)]
+    try:
+        with Cluster(
+            3,
+            zookeeper=zookeeper,
+            zk_chroot=root,
+            base_dir=base_dir,
+            overrides=dict(overrides),
+            broker_overrides={
+                i: {"zookeeper.connect": f"127.0.0.1:{r.port}{root}"} for i, r in enumerate(relays)
+            },
+        ) as c:
+            wait_until(lambda: formed(c), "the cluster formed")
+            yield c, relays
+    finally:
+        for r in relays:
+            r.close()

@@ -13,14 +13,13 @@ import pytest
 from tests.cluster.failure_scenarios import (
     BASE_OVERRIDES,
     TcpRelay,
-    chroot,
     controller_of,
     create_topic,
-    formed,
     meta_state,
     produce_acked,
     produce_raw,
     pview,
+    relayed_cluster,
     replica_records,
     wait_until,
 )
@@ -33,26 +32,9 @@ SESSION_MS = 4000
 
 @pytest.fixture
 def relayed(zookeeper_shared: Any, tmp_path):
-    root = chroot("zkcut")
-    host, port = zookeeper_shared.connect("").split("/")[0].rsplit(":", 1)
-    relays = [TcpRelay((host, int(port))) for _ in range(3)]
     overrides = {**BASE_OVERRIDES, "zookeeper.session.timeout.ms": str(SESSION_MS)}
-    try:
-        with Cluster(
-            3,
-            zookeeper=zookeeper_shared,
-            zk_chroot=root,
-            base_dir=tmp_path,
-            overrides=overrides,
-            broker_overrides={
-                i: {"zookeeper.connect": f"127.0.0.1:{r.port}{root}"} for i, r in enumerate(relays)
-            },
-        ) as c:
-            wait_until(lambda: formed(c), "the cluster formed")
-            yield c, relays
-    finally:
-        for r in relays:
-            r.close()
+    with relayed_cluster(zookeeper_shared, tmp_path, "zkcut", overrides) as found:
+        yield found
 
 
 @pytest.mark.parametrize("leader_is_controller", [False, True])

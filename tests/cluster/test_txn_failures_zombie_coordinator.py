@@ -10,7 +10,7 @@ import pytest
 
 from broker.testing.interception import Close
 from protocol.messages import ApiKey
-from tests.cluster.failure_scenarios import TcpRelay, chroot, create_topic, formed, wait_until
+from tests.cluster.failure_scenarios import create_topic, relayed_cluster, wait_until
 from tests.cluster.txn_failure_scenarios import (
     COMMIT,
     OVERRIDES,
@@ -29,26 +29,9 @@ SESSION_MS = 4000
 
 @pytest.fixture
 def relayed(zookeeper_shared: Any, tmp_path):
-    root = chroot("txnzk")
-    host, port = zookeeper_shared.connect("").split("/")[0].rsplit(":", 1)
-    relays = [TcpRelay((host, int(port))) for _ in range(3)]
     overrides = {**OVERRIDES, "zookeeper.session.timeout.ms": str(SESSION_MS)}
-    try:
-        with Cluster(
-            3,
-            zookeeper=zookeeper_shared,
-            zk_chroot=root,
-            base_dir=tmp_path,
-            overrides=overrides,
-            broker_overrides={
-                i: {"zookeeper.connect": f"127.0.0.1:{r.port}{root}"} for i, r in enumerate(relays)
-            },
-        ) as c:
-            wait_until(lambda: formed(c), "the cluster formed")
-            yield c, relays
-    finally:
-        for r in relays:
-            r.close()
+    with relayed_cluster(zookeeper_shared, tmp_path, "txnzk", overrides) as found:
+        yield found
 
 
 def owners(cluster: Cluster) -> list[int]:
