@@ -403,6 +403,12 @@ class Partition:
                 unstable.append(entry)
             else:
                 self._stable_bytes = entry[1]
+        self._advance_stable(lso)
+
+    def _advance_stable(self, lso: int) -> None:
+        """The batches between the last stable offset and the high watermark that ``lso`` now
+        passes count as stable."""
+        unstable = self._unstable
         while unstable and unstable[0][0] <= lso:
             self._stable_bytes = unstable.popleft()[1]
 
@@ -622,11 +628,8 @@ class Partition:
             # not woken by an open transaction's appends, and a COMMIT counts every record it
             # made readable. The LSO moves with the high watermark (``_commit_bytes``), or
             # with the log start offset (checked here).
-            unstable = self._unstable
-            if unstable:
-                lso = self.log.last_stable_offset
-                while unstable and unstable[0][0] <= lso:
-                    self._stable_bytes = unstable.popleft()[1]
+            if self._unstable:
+                self._advance_stable(self.log.last_stable_offset)
             return self._stable_bytes
         return self._committed_bytes
 

@@ -333,7 +333,7 @@ class ZkTopicAdmin:
         return self.controller.active
 
     def _check_controller(self) -> None:
-        if not self.controller.active:
+        if not self.is_controller:
             raise KafkaError(ErrorCode.NOT_CONTROLLER, NOT_CONTROLLER_MESSAGE)
 
     def is_busy(self, name: str) -> bool:

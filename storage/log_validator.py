@@ -248,16 +248,12 @@ def _recompress(buf: memoryview, header: BatchHeader, target: int, config: LogCo
     section: Any = buf[HEADER_SIZE:size]
     if header.compression != compression.NONE:
         section = _decompress(header.compression, section, max_decompressed_bytes(config))
-    level = (
-        config.compression_gzip_level
-        if target == compression.GZIP
-        else config.compression_lz4_level
-        if target == compression.LZ4
-        else config.compression_zstd_level
-        if target == ZSTD
-        else None
-    )
-    packed = compression.compress(target, section, level)
+    levels = {
+        compression.GZIP: config.compression_gzip_level,
+        compression.LZ4: config.compression_lz4_level,
+        compression.ZSTD: config.compression_zstd_level,
+    }
+    packed = compression.compress(target, section, levels.get(target))
     out = bytearray(HEADER_SIZE + len(packed))
     out[:HEADER_SIZE] = buf[:HEADER_SIZE]
     out[HEADER_SIZE:] = packed
