@@ -643,7 +643,7 @@ class LogCleaner:
             ltc = None
         if ltc is not None:
             end = await self.clean(ltc, omap, thread_id)
-        await self._write_checkpoints()
+        await self.write_checkpoints()
         return end
 
     async def _cleaner_loop(self, thread_id: int, restart: asyncio.Event) -> None:
@@ -657,7 +657,9 @@ class LogCleaner:
                     await asyncio.wait_for(wakeup.wait(), timeout=backoff)
                 wakeup.clear()
 
-    async def _write_checkpoints(self) -> None:
+    async def write_checkpoints(self) -> None:
+        """The cleaner checkpoints that changed, written in the default executor (offline dirs
+        skipped; a failed write takes its dir offline)."""
         hosted = [(plog.topic, plog.partition) for plog in self._logs()]
         channel = self.failure_channel
         for d, offsets in self.manager.checkpoints_to_write(hosted).items():

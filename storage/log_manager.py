@@ -807,23 +807,14 @@ class LogManager:
         self.cleaner.write_checkpoints_now(self._logs)
 
     async def _write_deletion_checkpoints(self) -> None:
-        loop = asyncio.get_running_loop()
         try:
             async with self._checkpoint_lock or contextlib.nullcontext():
                 while self._dirs_to_checkpoint and self._started:
                     dirs, self._dirs_to_checkpoint = self._dirs_to_checkpoint, set()
-                    for d in sorted(dirs):
-                        state = self.failure_channel.state(d)
-                        if state.offline:
-                            continue
-                        data = self._checkpoint_data(d)  # read now, on the loop, under the lock
-                        try:
-                            await loop.run_in_executor(None, self._write_checkpoints, d, data)
-                        except OSError as exc:
-                            state.report(exc, "writing the checkpoints after a deletion")
-                        else:
-                            state.write_succeeded()
-                    await self.cleaner._write_checkpoints()
+                    await self._write_dir_checkpoints(
+                        sorted(dirs), None, "writing the checkpoints after a deletion"
+                    )
+                    await self.cleaner.write_checkpoints()
         except Exception:
             log.exception("error while writing the checkpoints after a deletion")
 
@@ -963,19 +954,27 @@ class LogManager:
             self._write_checkpoints(d, self._checkpoint_data(d))
 
     async def _checkpoint_async(self, name: str) -> None:
-        loop = asyncio.get_running_loop()
         async with self._checkpoint_lock or contextlib.nullcontext():
-            for d in self.log_dirs:
-                state = self.failure_channel.state(d)
-                if state.offline:
-                    continue
-                data = {name: self._checkpoint_data(d)[name]}
-                try:
-                    await loop.run_in_executor(None, self._write_checkpoints, d, data)
-                except OSError as exc:
-                    state.report(exc, f"writing {name}")
-                else:
-                    state.write_succeeded()
+            await self._write_dir_checkpoints(self.log_dirs, name, f"writing {name}")
+
+    async def _write_dir_checkpoints(self, dirs: Iterable[Path], name: str | None, while_doing: str) -> None:
+        """The checkpoint ``name`` (None: all three) of each online dir of ``dirs``, its offsets
+        read on the loop and the file written in the default executor; a write error takes
+        the dir offline."""
+        loop = asyncio.get_running_loop()
+        for d in dirs:
+            state = self.failure_channel.state(d)
+            if state.offline:
+                continue
+            data = self._checkpoint_data(d)
+            if name is not None:
+                data = {name: data[name]}
+            try:
+                await loop.run_in_executor(None, self._write_checkpoints, d, data)
+            except OSError as exc:
+                state.report(exc, while_doing)
+            else:
+                state.write_succeeded()
 
     # ------------------------------------------------------------------ background tasks
 

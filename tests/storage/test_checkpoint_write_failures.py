@@ -32,7 +32,7 @@ def test_cleaner_checkpoint_write_error_takes_the_dir_offline(tmp_path, monkeypa
         lm.cleaner.manager.update_checkpoint(plog, 0)
         with monkeypatch.context() as patch:
             _fail_calls_under(patch, dir_a, errno.EIO, calls=("write",))
-            asyncio.run(lm.cleaner._write_checkpoints())
+            asyncio.run(lm.cleaner.write_checkpoints())
         assert lm.failure_channel.offline_dirs() == [dir_a]
     finally:
         lm.shutdown()
