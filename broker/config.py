@@ -481,9 +481,9 @@ BROKER_KEYS: dict[str, ConfigKey] = {
         ),
         _k(
             "replica.selector.class",
-            ConfigType.STRING,
-            "",
-            "Where consumers read from (KIP-392): empty (the leader) or Kafka's RackAwareReplicaSelector",
+            ConfigType.CLASS,
+            None,
+            "Where consumers read from (KIP-392): unset (the leader) or Kafka's RackAwareReplicaSelector",
             one_of(*REPLICA_SELECTOR_CLASSES),
         ),
         # --- authorization (AclAuthorizer; coordinator.acl_authorizer)

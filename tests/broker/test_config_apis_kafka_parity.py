@@ -25,7 +25,7 @@ from protocol.messages import (
     DescribeConfigsRequest,
     IncrementalAlterConfigsRequest,
 )
-from storage.config_def import ConfigSource
+from storage.config_def import ConfigSource, ConfigType
 from tests.support.cluster import Cluster
 from tests.support.wire_client import WireClient
 
@@ -127,6 +127,27 @@ def test_cluster_default_broker_resource_lists_only_dynamic_default_synonyms():
     (entry,) = describe_broker_configs(config, per_broker=False)
     assert entry.source == ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG
     assert entry.synonyms == [("log.retention.ms", "2000", ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG)]
+
+
+def test_replica_selector_class_is_a_class_config_whose_default_is_null():
+    """KafkaConfig's ``replica.selector.class``: Type.CLASS, default null, so DescribeConfigs
+    answers a null value of type CLASS from DEFAULT_CONFIG with no synonyms; once set, the
+    class name from STATIC_BROKER_CONFIG."""
+    (entry,) = [e for e in describe_broker_configs(BrokerConfig({})) if e.name == "replica.selector.class"]
+    assert (entry.value, entry.type, entry.source, entry.synonyms) == (
+        None,
+        ConfigType.CLASS,
+        ConfigSource.DEFAULT_CONFIG,
+        [],
+    )
+    rack_aware = "org.apache.kafka.common.replica.RackAwareReplicaSelector"
+    config = BrokerConfig({"replica.selector.class": rack_aware})
+    (entry,) = [e for e in describe_broker_configs(config) if e.name == "replica.selector.class"]
+    assert (entry.value, entry.type, entry.source) == (
+        rack_aware,
+        ConfigType.CLASS,
+        ConfigSource.STATIC_BROKER_CONFIG,
+    )
 
 
 def topic_entry(config: BrokerConfig, name: str):

@@ -63,10 +63,10 @@ def test_rack_aware_selector_picks_as_kafkas():
 
 
 def test_replica_selector_class_accepts_kafkas_built_in_selector_only(tmp_path):
-    """``replica.selector.class``: empty (Kafka's null, consumers read from the leader) or
+    """``replica.selector.class``: unset (Kafka's null: consumers read from the leader) or
     Kafka's RackAwareReplicaSelector; a class Moldau cannot load is a one-line start-up error."""
     base = {"log.dirs": str(tmp_path)}
-    assert BrokerConfig(base)["replica.selector.class"] == ""
+    assert BrokerConfig(base)["replica.selector.class"] is None
     assert create_replica_selector("") is None
     cfg = BrokerConfig({**base, "replica.selector.class": RACK_AWARE_REPLICA_SELECTOR})
     assert isinstance(create_replica_selector(cfg["replica.selector.class"]), RackAwareReplicaSelector)
