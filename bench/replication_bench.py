@@ -3,9 +3,11 @@
 
 In one run, alternating the two setups round by round:
 
-- RF 1: one Moldau broker (a subprocess), a topic of one partition, replication factor 1;
+- RF 1: one Moldau broker (a subprocess), a topic of one partition (``--partitions N``: N),
+  replication factor 1;
 - RF 3: three Moldau brokers (``python -m broker`` subprocesses) with a real ZooKeeper, a
-  topic of one partition, replication factor 3, ``min.insync.replicas=2``;
+  topic of as many partitions (their leaders spread over the brokers), replication factor 3,
+  ``min.insync.replicas=2``;
 
 the Java client's producer perf tool (kafka-producer-perf-test's equivalent, tests/java) with
 the idempotent producer, acks=all, max.in.flight 5, 1 KiB records, the client's default
@@ -21,7 +23,7 @@ warm-up round, a GC of the client and a sync before each phase, spread) is broke
 Every broker, the ZooKeeper server and the client share the machine: the RF 3 figures include
 the cost of three brokers and ZooKeeper on the same cores.
 
-Usage: python bench/replication_bench.py [--rounds R] [--records N] [--warmup-rounds W] [--batch-size N]
+Usage: python bench/replication_bench.py [--rounds R] [--records N] [--warmup-rounds W] [--batch-size N] [--partitions P]
        [--json FILE] [--compare EARLIER.json [--tolerance PCT]] [--profile DIR] [--cpu-profile DIR]
 ``--profile DIR`` samples the brokers with py-spy (wall-clock time: on a busy machine a
 process waiting for a core shows where it was preempted); ``--cpu-profile DIR`` has each
@@ -146,18 +148,20 @@ def run_rf3(tmp: Path, zookeeper: ZooKeeperServer, round_no: int) -> Iterator[Se
         yield Setup(RF3, brokers, 3, RF3_TOPIC_CONFIGS)
 
 
-def create_topic(jvm: ClientJvm, setup: Setup, topic: str) -> int:
-    """The topic, and (RF 3) every replica in the ISR before anything is measured; its leader's id."""
+def create_topic(jvm: ClientJvm, setup: Setup, topic: str, count: int = 1) -> int:
+    """The topic, and (RF 3) every replica in the ISR before anything is measured; the id of
+    its first partition's leader."""
     jvm.client.bootstrap = setup.bootstrap
-    created = jvm.client.create_topic(topic, 1, setup.replication, configs=setup.configs)
+    created = jvm.client.create_topic(topic, count, setup.replication, configs=setup.configs)
     if not created.get("ok"):
         raise RuntimeError(f"{setup.name}: creating {topic} failed: {created}")
     deadline = time.monotonic() + ISR_TIMEOUT_S
     while True:
         described = jvm.client.describe_topics(topic)
         partitions = described[0].get("partitions", []) if described and described[0].get("ok") else []
-        if partitions and all(len(p.get("isr", [])) == setup.replication for p in partitions):
-            return int(partitions[0]["leader"])
+        in_sync = [p for p in partitions if len(p.get("isr", [])) == setup.replication]
+        if len(in_sync) == len(partitions) == count:
+            return int(min(partitions, key=lambda p: p["partition"])["leader"])
         if time.monotonic() > deadline:
             raise RuntimeError(
                 f"{setup.name}: {topic} not fully in sync after {ISR_TIMEOUT_S:.0f} s: {described}"
@@ -304,7 +308,7 @@ def run_rounds(args: argparse.Namespace, runtime: PerfJavaRuntime, jcmd: str | N
                         if not primed["ok"]:
                             raise RuntimeError(f"{name}: the first records failed: {primed}")
                         topic = f"repl-{round_no}"
-                        leader = create_topic(jvm, setup, topic)
+                        leader = create_topic(jvm, setup, topic, args.partitions)
                         samples.append(
                             run_phase(
                                 jvm,
@@ -338,6 +342,10 @@ def batches_label(batch_size: int | None) -> str:
     return f"batch.size {batch_size}, linger.ms 10"
 
 
+def partitions_label(partitions: int) -> str:
+    return "one partition" if partitions == 1 else f"{partitions} partitions"
+
+
 def summarize(samples: Sequence[Sample]) -> dict[str, Any]:
     measured = [s for s in samples if not s.warmup]
     summary: dict[str, Any] = {}
@@ -368,7 +376,7 @@ def print_report(report: dict[str, Any]) -> None:
     print()
     print(
         "Java kafka-clients 4.3 perf producer; idempotent, acks=all, max.in.flight 5, 1 KiB records, "
-        f"{batches_label(config.get('batch_size'))}, one partition"
+        f"{batches_label(config.get('batch_size'))}, {partitions_label(config.get('partitions', 1))}"
     )
     print(
         f"machine: {machine['cores']} cores, {machine['cpu_model']}, {machine['memory_gib']} GiB, "
@@ -422,6 +430,8 @@ def compare(report: dict[str, Any], earlier: dict[str, Any], tolerance_pct: floa
     print(f"\nagainst the earlier run (within {tolerance_pct:g}%?)")
     if report["config"].get("batch_size") != earlier["config"].get("batch_size"):
         print("  (the two runs used different batches: not the same measurement)")
+    if report["config"].get("partitions", 1) != earlier["config"].get("partitions", 1):
+        print("  (the two runs used different partition counts: not the same measurement)")
     rows = [
         (
             f"{name} {metric}",
@@ -460,6 +470,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="the producer's batch.size, with linger.ms 10 (default: the client's, 16384 and 5 ms); "
         "262144 is broker_bench.py's large batches",
     )
+    ap.add_argument(
+        "--partitions",
+        type=int,
+        default=1,
+        help="partitions of the measured topic in both setups (default 1; RF 3 spreads their leaders "
+        "over the three brokers as Kafka's assignment does)",
+    )
     ap.add_argument("--json", type=Path, help="also write every sample and the summary to this file")
     ap.add_argument("--compare", type=Path, help="an earlier --json file: is each median within tolerance?")
     ap.add_argument("--tolerance", type=float, default=15.0, help="for --compare, in %% (default 15)")
@@ -474,8 +491,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.cpu_profile is not None:
         enable_cpu_sampler(args.cpu_profile)
-    if args.rounds < 1 or args.warmup_rounds < 0 or args.records < 1:
-        ap.error("--rounds and --records must be >= 1, --warmup-rounds >= 0")
+    if args.rounds < 1 or args.warmup_rounds < 0 or args.records < 1 or args.partitions < 1:
+        ap.error("--rounds, --records and --partitions must be >= 1, --warmup-rounds >= 0")
     if args.batch_size is not None and args.batch_size < RECORD_SIZE + 100:
         ap.error(f"--batch-size must hold a record: at least {RECORD_SIZE + 100}")
     missing = zookeeper_available()
@@ -497,6 +514,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "records": args.records,
             "record_size": RECORD_SIZE,
             "batch_size": args.batch_size,
+            "partitions": args.partitions,
             "rf3_topic_configs": RF3_TOPIC_CONFIGS,
         },
         "load_before": load_before,

@@ -2,7 +2,8 @@
 
 Both setups (RF 1 on one broker; RF 3 on three broker subprocesses with a real ZooKeeper,
 min.insync.replicas 2) must produce every record through the Java client, and the report
-must carry every figure the bench publishes and the ``--batch-size`` it ran with. No figure's
+must carry every figure the bench publishes and the ``--batch-size`` and ``--partitions`` it
+ran with. No figure's
 size is checked (that is the bench's job, on a quiet machine).
 """
 
@@ -42,6 +43,10 @@ def test_replication_bench_runs_both_setups_end_to_end(tmp_path):
             # that each phase takes several clock ticks of broker CPU (3,000 took one or two).
             "--batch-size",
             "16384",
+            # A topic of three partitions (RF 3: one led by each broker): the bench waits for
+            # every one of them in sync before it measures.
+            "--partitions",
+            "3",
             "--json",
             str(out),
         ],
@@ -53,9 +58,10 @@ def test_replication_bench_runs_both_setups_end_to_end(tmp_path):
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "RF3/RF1 throughput:" in result.stdout
-    assert "batch.size 16384, linger.ms 10" in result.stdout
+    assert "batch.size 16384, linger.ms 10, 3 partitions" in result.stdout
     report = json.loads(out.read_text())
     assert report["config"]["batch_size"] == 16384
+    assert report["config"]["partitions"] == 3
     samples = report["samples"]
     assert sorted((s["setup"], s["round"]) for s in samples) == [
         ("RF 1, 1 broker", 0),
