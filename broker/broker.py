@@ -33,6 +33,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from broker.config import BrokerConfig, Listener
@@ -138,16 +139,7 @@ class Broker:
         loop = asyncio.get_running_loop()
         # TLS contexts and SASL configs first: a bad key store stops the start at once.
         self.security = BrokerSecurity.from_config(cfg, self.clock.monotonic)
-        # A dir that cannot be created is taken offline by the log manager, which starts with
-        # the others (Kafka's createAndValidateLogDirs); with none usable the start stops here.
-        failed = []
-        for d in cfg.log_dirs:
-            try:
-                d.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                failed.append(f"log.dirs: cannot create {d}: {exc.strerror}")
-        if failed and len(failed) == len(cfg.log_dirs):
-            raise ConfigError(failed[0])
+        _create_log_dirs(cfg.log_dirs)
         # The metrics endpoint first: log recovery can be watched while it runs.
         await self.metrics.start_endpoint()
         self._running.push_async_callback(self.metrics.stop_endpoint)
@@ -165,16 +157,7 @@ class Broker:
             proposed = uuid_to_kafka_str(random_kafka_uuid())
             cluster_id = await loop.run_in_executor(None, self.zookeeper.get_or_create_cluster_id, proposed)
         self.broker_id, self.cluster_id = self.log_manager.ensure_meta_properties(cfg.broker_id, cluster_id)
-        # Dynamic broker configs (Kafka's DynamicBrokerConfig.initialize): applied to the logs
-        # before any is served, and to the connection limits before the listeners open.
-        store = (
-            ZkDynamicConfigStore(AdminZkClient(self.zookeeper))
-            if self.zookeeper is not None
-            else FileDynamicConfigStore(cfg.log_dirs[0] / DYNAMIC_CONFIGS_FILE)
-        )
-        self.dynamic_config = DynamicBrokerConfig(cfg, self.broker_id, store)
-        await loop.run_in_executor(None, self.dynamic_config.load)
-        self.dynamic_config.attach(self.log_manager, self.server)
+        await self._load_dynamic_config()
         # Producer-id blocks: leased from ZooKeeper or from a lease file in the first log dir.
         self.producer_ids = create_producer_id_manager(
             zookeeper=self.zookeeper,
@@ -196,18 +179,7 @@ class Broker:
         self._running.push_async_callback(self.groups.stop)
         self._running.push_async_callback(self.transactions.stop)
         if self.zookeeper is not None:
-            # ZkConfigManager: config changes made through any broker, applied here too.
-            config_changes = ZkConfigManager(
-                self.zookeeper,
-                {
-                    "topics": TopicConfigHandler(self.log_manager, self.kafka_controller),
-                    "brokers": self.dynamic_config,
-                    "users": self.security.credentials,
-                },
-                time_ms=self.clock.time_ms,
-            )
-            self._running.push_async_callback(config_changes.stop)
-            await config_changes.start()
+            await self._watch_config_changes(self.zookeeper)
         background = asyncio.create_task(self.log_manager.run_background_tasks(), name="log-manager")
         self._running.push_async_callback(_cancel, background)
 
@@ -234,6 +206,33 @@ class Broker:
             self.cluster_id,
             ", ".join(str(a) for a in self.advertised),
         )
+
+    async def _load_dynamic_config(self) -> None:
+        """Dynamic broker configs (Kafka's ``DynamicBrokerConfig.initialize``): applied to the
+        logs before any is served, and to the connection limits before the listeners open."""
+        cfg = self.config
+        store = (
+            ZkDynamicConfigStore(AdminZkClient(self.zookeeper))
+            if self.zookeeper is not None
+            else FileDynamicConfigStore(cfg.log_dirs[0] / DYNAMIC_CONFIGS_FILE)
+        )
+        self.dynamic_config = DynamicBrokerConfig(cfg, self.broker_id, store)
+        await asyncio.get_running_loop().run_in_executor(None, self.dynamic_config.load)
+        self.dynamic_config.attach(self.log_manager, self.server)
+
+    async def _watch_config_changes(self, zookeeper: ZooKeeperClient) -> None:
+        """Kafka's ``ZkConfigManager``: config changes made through any broker, applied here too."""
+        config_changes = ZkConfigManager(
+            zookeeper,
+            {
+                "topics": TopicConfigHandler(self.log_manager, self.kafka_controller),
+                "brokers": self.dynamic_config,
+                "users": self.security.credentials,
+            },
+            time_ms=self.clock.time_ms,
+        )
+        self._running.push_async_callback(config_changes.stop)
+        await config_changes.start()
 
     async def _start_authorizer(self) -> None:
         """``authorizer.class.name``: the ACLs are loaded (ZooKeeper or the first log dir's
@@ -578,6 +577,19 @@ class Broker:
 
     async def _shutdown_log_manager(self) -> None:
         await asyncio.get_running_loop().run_in_executor(None, self.log_manager.shutdown)
+
+
+def _create_log_dirs(log_dirs: list[Path]) -> None:
+    """A dir that cannot be created is taken offline by the log manager, which starts with the
+    others (Kafka's ``createAndValidateLogDirs``); with none usable the start stops here."""
+    failed = []
+    for d in log_dirs:
+        try:
+            d.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            failed.append(f"log.dirs: cannot create {d}: {exc.strerror}")
+    if failed and len(failed) == len(log_dirs):
+        raise ConfigError(failed[0])
 
 
 async def _cancel(task: asyncio.Task) -> None:

@@ -346,7 +346,6 @@ def _auto_create(ctx: RequestContext, name: str, budget: list[int]) -> TopicMeta
 @handler(ApiKey.METADATA, versions=(0, 12))
 async def handle_metadata(ctx: RequestContext, request: MetadataRequest) -> MetadataResponse:
     broker = ctx.broker
-    cfg = broker.config
     cache = broker.metadata_cache
     version = ctx.api_version
     if _ids_unsupported(version, request):
@@ -357,23 +356,9 @@ async def handle_metadata(ctx: RequestContext, request: MetadataRequest) -> Meta
         # (librdkafka does not ask again for a controller before its refresh interval).
         await cache.wait_until(lambda: cache.has_cluster_view, FIRST_CLUSTER_VIEW_WAIT_S)
     include_ops = version >= 8 and request.include_topic_authorized_operations
-
-    all_topics = request.topics is None or (version == 0 and not request.topics)
-    topics: list[Topic | bytes] = []
     encoder = TopicEntryEncoder(cache, ctx.listener, version)
-
-    def topic_entry(t: TopicMetadata) -> bytes:
-        return encoder.encode(t, ops.topic(ctx, t.name) if include_ops else ops.NOT_REQUESTED)
-
-    def describable(t: Topic) -> Topic:
-        # KafkaApis.handleTopicMetadataRequest sets the authorized operations on every entry of
-        # getTopicMetadata, also a describable topic that does not exist (or is being created);
-        # only the unknown topic ids and the topics it may not describe (or create) keep MIN_VALUE.
-        if include_ops:
-            t.topic_authorized_operations = ops.topic(ctx, t.name)
-        return t
-
-    if all_topics:
+    topics: list[Topic | bytes] = []
+    if request.topics is None or (version == 0 and not request.topics):
         if broker.authorizer.enabled:
             # Per principal: only the topics it may describe (and its own authorized operations),
             # so not from the shared encoded entries.
@@ -382,61 +367,11 @@ async def handle_metadata(ctx: RequestContext, request: MetadataRequest) -> Meta
                 if t is not None and ctx.authorize(
                     AclOperation.DESCRIBE, ResourceType.TOPIC, name, log_denied=False
                 ):
-                    topics.append(topic_entry(t))
+                    topics.append(_topic_entry(ctx, encoder, include_ops, t))
         else:
             topics.extend(_all_topics(ctx, include_ops, encoder))
     else:
-        allow_auto = cfg["auto.create.topics.enable"] and (version < 4 or request.allow_auto_topic_creation)
-        seen: set[str] = set()
-        seen_ids: set[uuid.UUID] = set()
-        budget = [cfg["max.partitions.per.request"]]
-        for i, req_topic in enumerate(request.topics):
-            if i and i % SLICE_TOPICS == 0:
-                await asyncio.sleep(0)  # let other clients' requests run between slices
-            name = req_topic.name
-            if name is None:
-                if req_topic.topic_id in seen_ids:  # handleTopicMetadataRequest: a set of ids
-                    continue
-                seen_ids.add(req_topic.topic_id)
-                t = cache.get_topic_by_id(req_topic.topic_id)
-                if t is None:
-                    topics.append(_error_topic(None, ErrorCode.UNKNOWN_TOPIC_ID, req_topic.topic_id))
-                elif not ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, t.name):
-                    # topic ids are not secret: the id is echoed, the name is not
-                    topics.append(_denied(None, req_topic.topic_id))
-                else:
-                    topics.append(topic_entry(t))
-                continue
-            if name in seen:
-                continue
-            seen.add(name)
-            if not ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, name):
-                topics.append(_denied(name))  # whether it exists is not disclosed
-                continue
-            t = cache.get_topic(name)
-            if t is None and not allow_auto and broker.topic_admin.is_busy(name):
-                topics.append(describable(_error_topic(name, ErrorCode.LEADER_NOT_AVAILABLE)))
-                continue
-            if t is None and allow_auto and not _may_create(ctx, name):
-                topics.append(_error_topic(name, ErrorCode.TOPIC_AUTHORIZATION_FAILED))
-                continue
-            if t is None and allow_auto:
-                created = _auto_create(ctx, name, budget)
-                if isinstance(created, Topic):
-                    topics.append(describable(created))
-                    continue
-                t = created
-            if t is None:
-                # KafkaApis.getTopicMetadata: a missing topic not auto-created is checked with
-                # Topic.validate first, so a name that can never exist is not "unknown".
-                try:
-                    validate_topic_name(name)
-                    error = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
-                except KafkaError as exc:
-                    error = exc.error
-                topics.append(describable(_error_topic(name, error)))
-            else:
-                topics.append(topic_entry(t))
+        topics = await _requested_topics(ctx, request, encoder, include_ops)
 
     return EncodedTopicsResponse(
         topic_entries=topics,
@@ -451,3 +386,83 @@ async def handle_metadata(ctx: RequestContext, request: MetadataRequest) -> Meta
         controller_id=cache.controller_id,
         cluster_authorized_operations=_cluster_operations(ctx, request),
     )
+
+
+def _topic_entry(
+    ctx: RequestContext, encoder: TopicEntryEncoder, include_ops: bool, t: TopicMetadata
+) -> bytes:
+    return encoder.encode(t, ops.topic(ctx, t.name) if include_ops else ops.NOT_REQUESTED)
+
+
+def _describable(ctx: RequestContext, include_ops: bool, t: Topic) -> Topic:
+    # KafkaApis.handleTopicMetadataRequest sets the authorized operations on every entry of
+    # getTopicMetadata, also a describable topic that does not exist (or is being created);
+    # only the unknown topic ids and the topics it may not describe (or create) keep MIN_VALUE.
+    if include_ops:
+        t.topic_authorized_operations = ops.topic(ctx, t.name)
+    return t
+
+
+async def _requested_topics(
+    ctx: RequestContext, request: MetadataRequest, encoder: TopicEntryEncoder, include_ops: bool
+) -> list[Topic | bytes]:
+    """The entries of the topics a request names (by name, or by id from v12), in its order,
+    each once; missing ones auto-created where allowed."""
+    broker = ctx.broker
+    cfg = broker.config
+    cache = broker.metadata_cache
+    allow_auto = cfg["auto.create.topics.enable"] and (
+        ctx.api_version < 4 or request.allow_auto_topic_creation
+    )
+    topics: list[Topic | bytes] = []
+    seen: set[str] = set()
+    seen_ids: set[uuid.UUID] = set()
+    budget = [cfg["max.partitions.per.request"]]
+    for i, req_topic in enumerate(request.topics):
+        if i and i % SLICE_TOPICS == 0:
+            await asyncio.sleep(0)  # let other clients' requests run between slices
+        name = req_topic.name
+        if name is None:
+            if req_topic.topic_id in seen_ids:  # handleTopicMetadataRequest: a set of ids
+                continue
+            seen_ids.add(req_topic.topic_id)
+            t = cache.get_topic_by_id(req_topic.topic_id)
+            if t is None:
+                topics.append(_error_topic(None, ErrorCode.UNKNOWN_TOPIC_ID, req_topic.topic_id))
+            elif not ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, t.name):
+                # topic ids are not secret: the id is echoed, the name is not
+                topics.append(_denied(None, req_topic.topic_id))
+            else:
+                topics.append(_topic_entry(ctx, encoder, include_ops, t))
+            continue
+        if name in seen:
+            continue
+        seen.add(name)
+        if not ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, name):
+            topics.append(_denied(name))  # whether it exists is not disclosed
+            continue
+        t = cache.get_topic(name)
+        if t is None and not allow_auto and broker.topic_admin.is_busy(name):
+            topics.append(_describable(ctx, include_ops, _error_topic(name, ErrorCode.LEADER_NOT_AVAILABLE)))
+            continue
+        if t is None and allow_auto and not _may_create(ctx, name):
+            topics.append(_error_topic(name, ErrorCode.TOPIC_AUTHORIZATION_FAILED))
+            continue
+        if t is None and allow_auto:
+            created = _auto_create(ctx, name, budget)
+            if isinstance(created, Topic):
+                topics.append(_describable(ctx, include_ops, created))
+                continue
+            t = created
+        if t is None:
+            # KafkaApis.getTopicMetadata: a missing topic not auto-created is checked with
+            # Topic.validate first, so a name that can never exist is not "unknown".
+            try:
+                validate_topic_name(name)
+                error = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+            except KafkaError as exc:
+                error = exc.error
+            topics.append(_describable(ctx, include_ops, _error_topic(name, error)))
+        else:
+            topics.append(_topic_entry(ctx, encoder, include_ops, t))
+    return topics
