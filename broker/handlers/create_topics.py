@@ -64,6 +64,7 @@ from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, CreateTopicsRequest, CreateTopicsResponse
 
 Result = CreateTopicsResponse.CreatableTopicResult
+CreatableTopic = CreateTopicsRequest.CreatableTopic
 
 
 def _configs(ctx: RequestContext, overrides: dict) -> list[CreateTopicsResponse.CreatableTopicConfigs]:
@@ -123,44 +124,10 @@ async def handle_create_topics(ctx: RequestContext, request: CreateTopicsRequest
         if refusal is not None:
             results.append(refusal)
             continue
-        null_configs = [c.name for c in t.configs if c.value is None]
-        if null_configs and broker.metadata_cache.get_topic(t.name) is None:
-            # ZkAdminManager.createTopics: right after the existence check (an existing topic
-            # answers TOPIC_ALREADY_EXISTS), before any other.
-            results.append(
-                Result(
-                    name=t.name,
-                    error_code=ErrorCode.INVALID_CONFIG.code,
-                    error_message="Null value not supported for topic configs: " + ",".join(null_configs),
-                )
-            )
-            continue
-        try:
-            creation = await broker.topic_admin.create_topic(
-                t.name,
-                t.num_partitions,
-                t.replication_factor,
-                {c.name: c.value for c in t.configs},
-                assignments=[(a.partition_index, a.broker_ids) for a in t.assignments],
-                validate_only=request.validate_only,
-                timeout_ms=request.timeout_ms,
-            )
-        except KafkaError as exc:
-            results.append(Result(name=t.name, error_code=exc.code, error_message=exc.message))
-            continue
-        if t.name in describable:  # ZkAdminManager.maybePopulateMetadataAndConfigs
-            result = Result(
-                name=t.name,
-                error_code=0,
-                num_partitions=creation.partitions,
-                replication_factor=creation.replication,
-                configs=_configs(ctx, creation.overrides),
-            )
-        else:
-            result = Result(name=t.name, error_code=0, topic_config_error_code=_HIDDEN)
-        if creation.done is not None:
-            creations.append((result, creation.done))
+        result, done = await _create(ctx, request, t, describable)
         results.append(result)
+        if done is not None:
+            creations.append((result, done))
     # Awaited together: each waits its leaders for up to timeout_ms from now, so the request
     # waits timeout_ms at most, as Kafka's one DelayedCreatePartitions for all its topics.
     outcomes = await asyncio.gather(*(creation for _, creation in creations), return_exceptions=True)
@@ -174,6 +141,43 @@ async def handle_create_topics(ctx: RequestContext, request: CreateTopicsRequest
         elif result.name in describable:  # ZkAdminManager.populateIds
             result.topic_id = outcome
     return CreateTopicsResponse(throttle_time_ms=0, topics=results)
+
+
+async def _create(
+    ctx: RequestContext, request: CreateTopicsRequest, t: CreatableTopic, describable: set[str]
+) -> tuple[Result, Awaitable[uuid.UUID] | None]:
+    """One topic's creation started (or refused): its result, and what completes when its
+    leaders are elected (None when nothing is left to wait for)."""
+    broker = ctx.broker
+    null_configs = [c.name for c in t.configs if c.value is None]
+    if null_configs and broker.metadata_cache.get_topic(t.name) is None:
+        # ZkAdminManager.createTopics: right after the existence check (an existing topic
+        # answers TOPIC_ALREADY_EXISTS), before any other.
+        message = "Null value not supported for topic configs: " + ",".join(null_configs)
+        return Result(name=t.name, error_code=ErrorCode.INVALID_CONFIG.code, error_message=message), None
+    try:
+        creation = await broker.topic_admin.create_topic(
+            t.name,
+            t.num_partitions,
+            t.replication_factor,
+            {c.name: c.value for c in t.configs},
+            assignments=[(a.partition_index, a.broker_ids) for a in t.assignments],
+            validate_only=request.validate_only,
+            timeout_ms=request.timeout_ms,
+        )
+    except KafkaError as exc:
+        return Result(name=t.name, error_code=exc.code, error_message=exc.message), None
+    if t.name in describable:  # ZkAdminManager.maybePopulateMetadataAndConfigs
+        result = Result(
+            name=t.name,
+            error_code=0,
+            num_partitions=creation.partitions,
+            replication_factor=creation.replication,
+            configs=_configs(ctx, creation.overrides),
+        )
+    else:
+        result = Result(name=t.name, error_code=0, topic_config_error_code=_HIDDEN)
+    return result, creation.done
 
 
 _HIDDEN = ErrorCode.TOPIC_AUTHORIZATION_FAILED.code  # the config error of a topic not describable
