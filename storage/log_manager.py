@@ -13,11 +13,10 @@ Per log directory:
 - ``<topic>-<partition>`` partition directories; ``-delete`` directories
   (deleted topics) are removed, ``-future``/``-stray`` ones are left alone.
 
-Without ZooKeeper the first log directory also holds ``topic-config-overrides.json``,
-Moldau's record of per-topic config overrides (Kafka keeps them in ZooKeeper):
-``{"version": 1, "topics": {"<topic>": {"<config>": value}}}``. In ZooKeeper mode
-(``topic_configs`` given) they are ``/config/topics/<topic>``, read at start for the topics
-found on disk and given with each new log; no file is written.
+Per-topic config overrides (``topic-config-overrides.json`` in the first log dir, or
+ZooKeeper's ``/config/topics``) are kept by ``storage.topic_config_store``; the offset
+checkpoint files are written by ``storage.log_dir_checkpoints`` and the periodic work runs
+in ``storage.log_background``, both built here over the hosted logs.
 
 Threading: ``startup`` and ``shutdown`` may run in an executor while nothing
 else touches the logs; everything else runs on the event loop.
@@ -32,19 +31,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
-import json
 import logging
 import os
 import shutil
-import threading
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from protocol.errors import ErrorCode, KafkaError
+from storage.broker_metadata import ensure_meta_properties, read_meta
 from storage.checkpoints import (
     HIGH_WATERMARK_CHECKPOINT,
     LOG_START_OFFSET_CHECKPOINT,
@@ -53,10 +51,12 @@ from storage.checkpoints import (
     OffsetCheckpointFile,
 )
 from storage.durable_io import atomic_write, fsync_dir
+from storage.log_background import LogBackgroundTasks, LogManagerIntervals
 from storage.log_cleaner import LogCleaner
 from storage.log_cleaner_manager import CleanerConfig
-from storage.log_config import LogConfig, parse_stored_topic_overrides
+from storage.log_config import LogConfig
 from storage.log_creation import LogCreationPlan, build_logs, discard_logs, rename_for_deletion
+from storage.log_dir_checkpoints import LogDirCheckpoints
 from storage.log_dir_failure import LogDirError, LogDirFailureChannel
 from storage.partition_log import (
     DELETE_DIR_SUFFIX,
@@ -69,24 +69,16 @@ from storage.partition_log import (
 from storage.partition_metadata import (
     META_PROPERTIES_FILE,
     MetadataFileError,
-    MetaProperties,
-    random_kafka_uuid,
-    read_meta_properties,
     read_partition_metadata,
     uuid_to_kafka_str,
-    write_meta_properties,
 )
+from storage.topic_config_store import TOPIC_OVERRIDES_FILE, TopicConfigSource, TopicConfigStore
 
 log = logging.getLogger(__name__)
 
 CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown"
 LOCK_FILE = ".lock"
-TOPIC_OVERRIDES_FILE = "topic-config-overrides.json"
-# Blocking: raw string configs of the named topics (``/config/topics/<t>`` in ZooKeeper mode).
-TopicConfigSource = Callable[[Sequence[str]], Mapping[str, Mapping[str, str]]]
-TOPIC_OVERRIDES_VERSION = 1
 PROGRESS_LOG_INTERVAL_S = 5.0
-_OVERRIDES_FIX = "Restore it from a backup, or delete it to start with no per-topic config overrides."
 
 __all__ = [
     "CLEAN_SHUTDOWN_FILE",
@@ -95,6 +87,7 @@ __all__ = [
     "LogManager",
     "LogManagerIntervals",
     "ProducerStateOptions",
+    "TopicConfigSource",
     "TopicInfo",
 ]
 
@@ -105,18 +98,6 @@ def _ignore_flush_time(_seconds: float) -> None:
 
 def _now_ms() -> int:
     return int(time.time() * 1000)
-
-
-@dataclass(frozen=True)
-class LogManagerIntervals:
-    """Background task periods in ms (Kafka's names in the comments)."""
-
-    retention_check_ms: int = 300_000  # log.retention.check.interval.ms
-    flush_check_ms: int = 1_000  # how often flush.ms is checked (log.flush.scheduler.interval.ms)
-    recovery_point_checkpoint_ms: int = 60_000  # log.flush.offset.checkpoint.interval.ms
-    log_start_offset_checkpoint_ms: int = 60_000  # log.flush.start.offset.checkpoint.interval.ms
-    high_watermark_checkpoint_ms: int = 5_000  # replica.high.watermark.checkpoint.interval.ms
-    producer_expiration_check_ms: int = 600_000  # producer.id.expiration.check.interval.ms
 
 
 @dataclass(frozen=True)
@@ -141,27 +122,18 @@ class LogManager:
         if not log_dirs:
             raise ValueError("log.dirs is empty")
         self.log_dirs = [Path(d) for d in log_dirs]
-        self.topic_defaults = dict(topic_defaults)
         self.producer_state_options = producer_state or ProducerStateOptions()
         self.intervals = intervals or LogManagerIntervals()
         self._time_ms = time_ms
         self._logs: dict[tuple[str, int], PartitionLog] = {}
         self._topic_ids: dict[str, uuid.UUID] = {}
-        self._overrides: dict[str, dict[str, Any]] = {}
-        # ZooKeeper mode: overrides come from /config/topics (read at start), not the file.
-        self.topic_configs = topic_configs
-        self._dirs_to_delete: list[Path] = []
         self.failure_channel = LogDirFailureChannel(self.log_dirs)
+        # The topic defaults and each topic's overrides (the file in the first log dir, or
+        # ZooKeeper's /config/topics when topic_configs is given).
+        self.topic_config_store = TopicConfigStore(
+            self.log_dirs[0], topic_defaults, self.failure_channel, topic_configs
+        )
         self._lock_fds: list[int] = []
-        self._flush_wakeup: asyncio.Event | None = None
-        # While the background tasks run: held by every write of the offset checkpoints, which
-        # read the logs' offsets once they hold it, so the last write has the newest offsets.
-        self._checkpoint_lock: asyncio.Lock | None = None
-        # Held while the checkpoint files are written (an executor thread, or shutdown's).
-        self._checkpoint_files_lock = threading.Lock()
-        # Dirs whose checkpoints a deletion changed, and the task writing them.
-        self._dirs_to_checkpoint: set[Path] = set()
-        self._deletion_checkpointer: asyncio.Task[None] | None = None
         self._last_progress_log = 0.0
         self._started = False
         # Kafka's LogCleaner for compacted logs (storage.log_cleaner); without a config (tests
@@ -172,6 +144,13 @@ class LogManager:
             self.logs,
             time_ms=time_ms,
             failure_channel=self.failure_channel,
+        )
+        # The offset checkpoint files, and the periodic work (run_background_tasks).
+        self.checkpoints = LogDirCheckpoints(
+            self.log_dirs, self._logs, self.failure_channel, self.cleaner, lambda: self._started
+        )
+        self.background = LogBackgroundTasks(
+            self._logs, self.intervals, time_ms, self.cleaner, self.checkpoints, self.flush_log
         )
         # For the broker's metrics: logs of each dir still to load at start (Kafka's
         # remainingLogsToRecover; written by the loading thread), and each flush's time.
@@ -205,13 +184,13 @@ class LogManager:
         for d in self.log_dirs:
             if d not in failures:
                 try:
-                    self._read_meta(d)
+                    read_meta(d)
                 except OSError as exc:
                     path = d / META_PROPERTIES_FILE
                     why = f"cannot read {path}: {exc.strerror}; check that it is a readable file"
                     failures[d] = (exc, f"reading {path}", why)
         self._take_offline_or_halt(failures)
-        self._overrides = self._read_overrides() if self.topic_configs is None else self._fetch_overrides()
+        self.topic_config_store.load(self._topics_on_disk)
         started = time.monotonic()
         failures = {}
         for d in self._online_dirs():
@@ -286,20 +265,6 @@ class LogManager:
             return
         self._lock_fds.append(fd)
 
-    @staticmethod
-    def _read_meta(d: Path) -> MetaProperties | None:
-        """``meta.properties`` of ``d``; LogDirError if its content is unusable, OSError if it
-        cannot be read (the dir's failure)."""
-        try:
-            return read_meta_properties(d)
-        except (MetadataFileError, UnicodeDecodeError) as exc:
-            path = d / META_PROPERTIES_FILE
-            reason = str(exc).removeprefix(f"{path}: ")
-            raise LogDirError(
-                f"{path} is corrupt ({reason}). Restore it from a backup, or delete it to have the "
-                "broker write a new one (with broker.id and a new cluster id)."
-            ) from None
-
     def _read_offsets(self, d: Path, name: str) -> dict[tuple[str, int], int]:
         try:
             return OffsetCheckpointFile(d / name).read()
@@ -342,7 +307,7 @@ class LogManager:
             topic_id = self._topic_id_for(path, topic)
             config = configs.get(topic)
             if config is None:
-                config = configs[topic] = self._config_for(topic)
+                config = configs[topic] = self.topic_config_store.config_for(topic)
             plog = PartitionLog(
                 path,
                 config,
@@ -401,7 +366,7 @@ class LogManager:
 
     def _register(self, plog: PartitionLog) -> None:
         self._logs[(plog.topic, plog.partition)] = plog
-        plog.on_flush_needed = self._request_flush
+        plog.on_flush_needed = self.background.request_flush
         plog.on_truncated = self._lower_cleaner_checkpoint
         plog.dir_state = self.failure_channel.state(plog.dir.parent)
 
@@ -453,11 +418,11 @@ class LogManager:
             if d in failed_dirs:
                 continue
             try:
-                self._write_checkpoints(d, self._checkpoint_data(d))
+                self.checkpoints.write_files(d, self.checkpoints.data(d))
             except OSError as exc:
                 log.error("%s: cannot write checkpoints: %s", d, exc)
                 failed_dirs.add(d)
-        self._delete_pending_dirs()
+        self.background.delete_pending_dirs()
         for d in self.log_dirs:
             if d in failed_dirs:
                 log.warning("%s: not marked clean; its logs will be recovered at the next start", d)
@@ -487,53 +452,9 @@ class LogManager:
     # ------------------------------------------------------------------ meta.properties
 
     def ensure_meta_properties(self, broker_id: int, cluster_id: str | None) -> tuple[int, str]:
-        """Check or write ``meta.properties`` in every log dir; returns (broker id, cluster id).
-
-        As Kafka's ZooKeeper-mode broker: a stored broker.id must equal the
-        configured one (InconsistentBrokerIdException) unless none is
-        configured (-1), and all dirs must agree on the cluster id
-        (InconsistentClusterIdException). A new cluster id is a random Kafka Uuid.
-        """
-        stored: dict[Path, MetaProperties] = {}
-        for d in self._online_dirs():  # Kafka: the offline dirs are not read nor written
-            try:
-                meta = self._read_meta(d)
-            except OSError as exc:
-                self.failure_channel.report(d, exc, f"reading {d / META_PROPERTIES_FILE}")
-                continue
-            if meta is not None:
-                stored[d] = meta
-        ids = {m.broker_id for m in stored.values()}
-        clusters = {m.cluster_id for m in stored.values() if m.cluster_id is not None}
-        if len(ids) > 1:
-            raise LogDirError(f"BrokerMetadata is not consistent across log.dirs: broker ids {sorted(ids)}")
-        if len(clusters) > 1:
-            raise LogDirError(
-                f"BrokerMetadata is not consistent across log.dirs: cluster ids {sorted(clusters)}"
-            )
-        stored_id = ids.pop() if ids else None
-        if broker_id >= 0 and stored_id is not None and stored_id != broker_id:
-            raise LogDirError(
-                f"Configured broker.id {broker_id} doesn't match stored broker.id Some({stored_id}) in "
-                "meta.properties. If you moved your data, make sure your configured broker.id matches."
-            )
-        final_id = broker_id if broker_id >= 0 else (stored_id if stored_id is not None else 0)
-        stored_cluster = clusters.pop() if clusters else None
-        if cluster_id and stored_cluster and cluster_id != stored_cluster:
-            raise LogDirError(
-                f"The Cluster ID {cluster_id} doesn't match stored clusterId Some({stored_cluster}) in "
-                "meta.properties. The broker is trying to join the wrong cluster."
-            )
-        final_cluster = stored_cluster or cluster_id or uuid_to_kafka_str(random_kafka_uuid())
-        wanted = MetaProperties(final_id, final_cluster)
-        for d in self._online_dirs():
-            if stored.get(d) != wanted:
-                try:
-                    write_meta_properties(d, wanted)
-                except OSError as exc:
-                    # KafkaServer's meta.properties copier: setWriteErrorHandler -> offline dir
-                    self.failure_channel.report(d, exc, f"writing {d / META_PROPERTIES_FILE}")
-        return final_id, final_cluster
+        """Check or write ``meta.properties`` in every online log dir; returns (broker id,
+        cluster id). See ``storage.broker_metadata.ensure_meta_properties``."""
+        return ensure_meta_properties(self.log_dirs, self.failure_channel, broker_id, cluster_id)
 
     # ------------------------------------------------------------------ queries
 
@@ -570,15 +491,12 @@ class LogManager:
         for topic, _ in self._logs:
             counts[topic] = counts.get(topic, 0) + 1
         return {
-            name: TopicInfo(self._topic_ids[name], n, dict(self._overrides.get(name, {})))
+            name: TopicInfo(self._topic_ids[name], n, self.topic_config_store.overrides(name))
             for name, n in sorted(counts.items())
         }
 
     def topic_config(self, name: str) -> LogConfig:
-        return self._config_for(name)
-
-    def _config_for(self, topic: str) -> LogConfig:
-        return LogConfig.from_values(self.topic_defaults, self._overrides.get(topic))
+        return self.topic_config_store.config_for(name)
 
     # ------------------------------------------------------------------ topic changes
 
@@ -674,9 +592,8 @@ class LogManager:
                 d = min(online, key=lambda d: (self.failure_channel.state(d).full, counts[d]))
                 counts[d] += 1
                 dirs.append(d / f"{name}-{p}")
-        config = LogConfig.from_values(
-            self.topic_defaults, overrides if new_topic else self._overrides.get(name)
-        )
+        store = self.topic_config_store
+        config = store.config(overrides) if new_topic else store.config_for(name)
         return LogCreationPlan(
             name,
             topic_id,
@@ -696,14 +613,10 @@ class LogManager:
             if plan.topic in self._topic_ids:
                 raise KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, f"Topic '{plan.topic}' already exists.")
             if plan.overrides:
-                self._overrides[plan.topic] = dict(plan.overrides)
                 try:
-                    self._write_overrides()
+                    self.topic_config_store.add_topic(plan.topic, plan.overrides)
                 except OSError as exc:
                     # No overrides without the topic: the creation is undone as a whole.
-                    del self._overrides[plan.topic]
-                    with contextlib.suppress(OSError):
-                        self._write_overrides()
                     raise _storage_error(exc, f"creating topic {plan.topic}") from None
             self._topic_ids[plan.topic] = plan.topic_id
         for plog in logs:
@@ -725,9 +638,8 @@ class LogManager:
         for plog in logs:
             self.cleaner.manager.forget(plog.topic, plog.partition)
         del self._topic_ids[name]
-        if self._overrides.pop(name, None) is not None:
-            self._write_overrides()
-        self._checkpoint_after_deletion(plog.dir.parent for plog in logs)
+        self.topic_config_store.remove_topic(name)
+        self.checkpoints.after_deletion(plog.dir.parent for plog in logs)
         log.info("deleted topic %s", name)
         return logs
 
@@ -760,87 +672,32 @@ class LogManager:
         self.dirs_renamed_for_deletion(rename_for_deletion([plog]))
         if not any(t == topic for t, _ in self._logs):
             self._topic_ids.pop(topic, None)
-            if self._overrides.pop(topic, None) is not None:
-                self._write_overrides()
-        self._checkpoint_after_deletion([plog.dir.parent])
+            self.topic_config_store.remove_topic(topic)
+        self.checkpoints.after_deletion([plog.dir.parent])
         log.info("deleted log of partition %s-%d", topic, partition)
         return True
 
-    def _checkpoint_after_deletion(self, dirs: Iterable[Path]) -> None:
-        """Kafka's ``asyncDelete``: the checkpoints of the dirs that held deleted logs are
-        written without them at once (``checkpointRecoveryOffsetsInDir``,
-        ``checkpointLogStartOffsetsInDir``, ``cleaner.updateCheckpoints``; the high watermarks
-        too, which the LogManager keeps here), or a log created again under the name would
-        take the old entries after a crash (a log start offset above its end truncates it
-        fully). With the background tasks running (on the loop) one task writes them in the
-        default executor for every deletion made until it runs (a StopReplica deleting many
-        partitions writes each dir once); without, they are written now."""
-        if not self._started:
-            return  # nothing loaded: entries of logs not loaded must stay
-        self._dirs_to_checkpoint.update(dirs)
-        loop = None
-        if self._flush_wakeup is not None:
-            with contextlib.suppress(RuntimeError):  # not on the loop's thread
-                loop = asyncio.get_running_loop()
-        if loop is None:
-            self._write_deletion_checkpoints_now()
-            return
-        task = self._deletion_checkpointer
-        if task is None or task.done():
-            self._deletion_checkpointer = loop.create_task(
-                self._write_deletion_checkpoints(), name="log-manager-deletion-checkpoints"
-            )
-
-    def _write_deletion_checkpoints_now(self) -> None:
-        dirs, self._dirs_to_checkpoint = self._dirs_to_checkpoint, set()
-        for d in sorted(dirs):
-            state = self.failure_channel.state(d)
-            if state.offline:
-                continue
-            try:
-                self._write_checkpoints(d, self._checkpoint_data(d))
-            except OSError as exc:
-                # Kafka: an IOException here takes the dir offline; the deletion stands.
-                state.report(exc, "writing the checkpoints after a deletion")
-            else:
-                state.write_succeeded()
-        self.cleaner.write_checkpoints_now(self._logs)
-
-    async def _write_deletion_checkpoints(self) -> None:
-        try:
-            async with self._checkpoint_lock or contextlib.nullcontext():
-                while self._dirs_to_checkpoint and self._started:
-                    dirs, self._dirs_to_checkpoint = self._dirs_to_checkpoint, set()
-                    await self._write_dir_checkpoints(
-                        sorted(dirs), None, "writing the checkpoints after a deletion"
-                    )
-                    await self.cleaner.write_checkpoints()
-        except Exception:
-            log.exception("error while writing the checkpoints after a deletion")
-
     def dirs_renamed_for_deletion(self, renamed: list[Path]) -> None:
         """On the loop: queue the renamed dirs for removal (now, without background tasks)."""
-        self._dirs_to_delete.extend(renamed)
-        if self._flush_wakeup is None:
-            self._delete_pending_dirs()
-        else:
-            self._flush_wakeup.set()
+        self.background.dirs_renamed_for_deletion(renamed)
 
-    def _delete_pending_dirs(self) -> None:
-        pending, self._dirs_to_delete = self._dirs_to_delete, []
-        for path in pending:
-            shutil.rmtree(path, ignore_errors=True)
+    # ------------------------------------------------------------------ topic configs
+
+    @property
+    def topic_defaults(self) -> dict[str, Any]:
+        return self.topic_config_store.defaults
+
+    @property
+    def topic_configs(self) -> TopicConfigSource | None:
+        """ZooKeeper mode: where the overrides come from (None: the overrides file)."""
+        return self.topic_config_store.source
 
     def set_topic_overrides(self, name: str, overrides: Mapping[str, Any]) -> None:
         """Replace a topic's config overrides (persisted), and apply them to its logs."""
         if name not in self._topic_ids:
             raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"Topic '{name}' does not exist.")
-        if overrides:
-            self._overrides[name] = dict(overrides)
-        else:
-            self._overrides.pop(name, None)
-        self._write_overrides()
-        config = self._config_for(name)
+        self.topic_config_store.set_overrides(name, overrides)
+        config = self.topic_config_store.config_for(name)
         for (topic, _), plog in self._logs.items():
             if topic == name:
                 plog.config = config
@@ -849,62 +706,23 @@ class LogManager:
         """The config overrides of a topic hosted here ({} if none), None if not hosted."""
         if name not in self._topic_ids:
             return None
-        return dict(self._overrides.get(name, {}))
+        return self.topic_config_store.overrides(name)
 
     def set_topic_defaults(self, defaults: Mapping[str, Any]) -> None:
         """Kafka's ``LogManager.reconfigureDefaultLogConfig`` (a dynamic broker config changed):
         new topic defaults, and a new config for every log (those without an override of a
         changed key take the new default)."""
-        self.topic_defaults = dict(defaults)
+        self.topic_config_store.set_defaults(defaults)
         configs: dict[str, LogConfig] = {}
         for (topic, _), plog in self._logs.items():
             config = configs.get(topic)
             if config is None:
-                config = configs[topic] = self._config_for(topic)
+                config = configs[topic] = self.topic_config_store.config_for(topic)
             plog.config = config
 
-    # ------------------------------------------------------------------ overrides file
-
-    @property
-    def _overrides_path(self) -> Path:
-        return self.log_dirs[0] / TOPIC_OVERRIDES_FILE
-
-    def _read_overrides(self) -> dict[str, dict[str, Any]]:
-        path = self._overrides_path
-        if self.failure_channel.is_offline(self.log_dirs[0]):
-            log.warning(
-                "the first log dir %s is offline: %s is not read, topics get no config overrides",
-                self.log_dirs[0],
-                TOPIC_OVERRIDES_FILE,
-            )
-            return {}
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return {}
-        except OSError as exc:
-            raise LogDirError(
-                f"cannot read {path}: {exc.strerror}; check that it is a readable file"
-            ) from None
-        except ValueError as exc:  # not UTF-8, not JSON
-            raise LogDirError(f"{path} is corrupt ({exc}). {_OVERRIDES_FIX}") from None
-        topics = data.get("topics", {}) if isinstance(data, dict) else None
-        if (
-            not isinstance(data, dict)
-            or data.get("version") != TOPIC_OVERRIDES_VERSION
-            or not isinstance(topics, dict)
-            or not all(isinstance(v, dict) for v in topics.values())
-        ):
-            raise LogDirError(
-                f"{path}: unsupported content (expected version {TOPIC_OVERRIDES_VERSION} and a "
-                f'"topics" object of objects). {_OVERRIDES_FIX}'
-            )
-        return {str(k): dict(v) for k, v in topics.items()}
-
-    def _fetch_overrides(self) -> dict[str, dict[str, Any]]:
-        """Kafka's ``LogManager`` in ZooKeeper mode (``fetchTopicConfigOverrides``): the
-        overrides of the topics found in the log dirs, from ``topic_configs``."""
-        topics = sorted(
+    def _topics_on_disk(self) -> list[str]:
+        """The topics of the partition dirs in the online log dirs (before they are loaded)."""
+        return sorted(
             {
                 parsed[0]
                 for d in self._online_dirs()
@@ -912,75 +730,12 @@ class LogManager:
                 if p.is_dir() and (parsed := parse_topic_partition(p.name)) is not None
             }
         )
-        if not topics or self.topic_configs is None:
-            return {}
-        found = self.topic_configs(topics)
-        return {t: parse_stored_topic_overrides(t, found[t]) for t in topics if found.get(t)}
 
-    def _write_overrides(self) -> None:
-        if self.topic_configs is not None:
-            return  # ZooKeeper holds them
-        data = {"version": TOPIC_OVERRIDES_VERSION, "topics": self._overrides}
-        try:
-            atomic_write(self._overrides_path, json.dumps(data, indent=2, sort_keys=True).encode() + b"\n")
-        except OSError as exc:
-            self.failure_channel.report(self.log_dirs[0], exc, f"writing {TOPIC_OVERRIDES_FILE}")
-            raise
-
-    # ------------------------------------------------------------------ checkpoints
-
-    def _checkpoint_data(self, d: Path) -> dict[str, dict[tuple[str, int], int]]:
-        """The three offset checkpoints of one log dir, read on the loop."""
-        logs = [(k, plog) for k, plog in self._logs.items() if plog.dir.parent == d]
-        return {
-            RECOVERY_POINT_CHECKPOINT: {k: plog.recovery_point for k, plog in logs},
-            # Kafka checkpoints only start offsets above the first segment's base.
-            LOG_START_OFFSET_CHECKPOINT: {
-                k: plog.log_start_offset
-                for k, plog in logs
-                if plog.log_start_offset > plog.segments()[0].base_offset
-            },
-            HIGH_WATERMARK_CHECKPOINT: {k: plog.high_watermark for k, plog in logs},
-        }
-
-    def _write_checkpoints(self, d: Path, data: Mapping[str, Mapping[tuple[str, int], int]]) -> None:
-        with self._checkpoint_files_lock:  # one writer of a checkpoint's .tmp file at a time
-            for name, offsets in data.items():
-                OffsetCheckpointFile(d / name).write(offsets)
+    # ------------------------------------------------------------------ checkpoints, background tasks
 
     def checkpoint_now(self) -> None:
         """Write all three checkpoints of every log dir (synchronously)."""
-        for d in self.log_dirs:
-            self._write_checkpoints(d, self._checkpoint_data(d))
-
-    async def _checkpoint_async(self, name: str) -> None:
-        async with self._checkpoint_lock or contextlib.nullcontext():
-            await self._write_dir_checkpoints(self.log_dirs, name, f"writing {name}")
-
-    async def _write_dir_checkpoints(self, dirs: Iterable[Path], name: str | None, while_doing: str) -> None:
-        """The checkpoint ``name`` (None: all three) of each online dir of ``dirs``, its offsets
-        read on the loop and the file written in the default executor; a write error takes
-        the dir offline."""
-        loop = asyncio.get_running_loop()
-        for d in dirs:
-            state = self.failure_channel.state(d)
-            if state.offline:
-                continue
-            data = self._checkpoint_data(d)
-            if name is not None:
-                data = {name: data[name]}
-            try:
-                await loop.run_in_executor(None, self._write_checkpoints, d, data)
-            except OSError as exc:
-                state.report(exc, while_doing)
-            else:
-                state.write_succeeded()
-
-    # ------------------------------------------------------------------ background tasks
-
-    def _request_flush(self, _plog: PartitionLog) -> None:
-        if self._flush_wakeup is not None:
-            self._flush_wakeup.set()
+        self.checkpoints.write_all_now()
 
     async def flush_log(self, plog: PartitionLog, up_to: int | None = None) -> int:
         """fsync a log in the default executor, then advance its recovery point on the loop."""
@@ -998,101 +753,9 @@ class LogManager:
             plog.mark_flushed(offset, self._time_ms())
         return offset
 
-    async def _flush_pass(self) -> None:
-        now = self._time_ms()
-        for plog in list(self._logs.values()):
-            if not plog.closed and not plog.dir_state.offline and plog.flush_due(now):
-                await self.flush_log(plog)
-        for plog in list(self._logs.values()):
-            if plog.dir_state.offline:
-                continue
-            try:
-                plog.purge_deleted_files(now)
-            except OSError as exc:
-                plog.dir_state.report(exc, f"deleting old files of {plog.name}")
-        if self._dirs_to_delete:
-            await asyncio.get_running_loop().run_in_executor(None, self._delete_pending_dirs)
-
-    async def _flusher(self) -> None:
-        wakeup = self._flush_wakeup
-        assert wakeup is not None
-        period = self.intervals.flush_check_ms / 1000
-        while True:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(wakeup.wait(), timeout=period)
-            wakeup.clear()
-            try:
-                await self._flush_pass()
-            except Exception:
-                log.exception("error while flushing logs")
-
-    async def _retention_pass(self) -> None:
-        now = self._time_ms()
-        for plog in list(self._logs.values()):
-            if plog.closed or plog.dir_state.offline:
-                continue
-            if self.cleaner.manager.is_in_progress(plog.topic, plog.partition):
-                # Kafka pauses cleaning for retention; here retention waits for the next pass.
-                continue
-            try:
-                plog.delete_old_segments(now)
-                plog.purge_deleted_files(now)
-            except OSError as exc:
-                plog.dir_state.report(exc, f"deleting old segments of {plog.name}")
-            except KafkaError:
-                pass  # the leader-epoch checkpoint's write: its dir's state has it (logged once)
-            except Exception:
-                log.exception("%s: error while deleting old segments", plog.name)
-
-    async def _expire_producers(self) -> None:
-        now = self._time_ms()
-        for plog in list(self._logs.values()):
-            if not plog.closed:
-                plog.producer_state.remove_expired_producers(now)
-
-    @staticmethod
-    async def _every(period_ms: int, job: Callable[[], Awaitable[None]], name: str) -> None:
-        while True:
-            await asyncio.sleep(period_ms / 1000)
-            try:
-                await job()
-            except Exception:
-                log.exception("background task %s failed", name)
-
     async def run_background_tasks(self) -> None:
         """Retention, flush, checkpoints, producer expiry and the log cleaner, until cancelled."""
-        self._flush_wakeup = asyncio.Event()
-        self._checkpoint_lock = asyncio.Lock()
-        iv = self.intervals
-        try:
-            await asyncio.gather(
-                self._flusher(),
-                self._every(iv.retention_check_ms, self._retention_pass, "retention"),
-                self._every(
-                    iv.recovery_point_checkpoint_ms,
-                    lambda: self._checkpoint_async(RECOVERY_POINT_CHECKPOINT),
-                    "recovery-point checkpoint",
-                ),
-                self._every(
-                    iv.log_start_offset_checkpoint_ms,
-                    lambda: self._checkpoint_async(LOG_START_OFFSET_CHECKPOINT),
-                    "log-start-offset checkpoint",
-                ),
-                self._every(
-                    iv.high_watermark_checkpoint_ms,
-                    lambda: self._checkpoint_async(HIGH_WATERMARK_CHECKPOINT),
-                    "high-watermark checkpoint",
-                ),
-                self._every(iv.producer_expiration_check_ms, self._expire_producers, "producer expiry"),
-                self.cleaner.run(),
-            )
-        finally:
-            self._flush_wakeup = None
-            self._checkpoint_lock = None
-            if self._deletion_checkpointer is not None:
-                # Its dirs are written by the shutdown that follows (or the next deletion).
-                self._deletion_checkpointer.cancel()
-                self._deletion_checkpointer = None
+        await self.background.run()
 
 
 def _storage_error(exc: KafkaError | OSError, while_doing: str) -> KafkaError:

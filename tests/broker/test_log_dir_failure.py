@@ -61,10 +61,10 @@ def _records(caplog, level: int = logging.INFO) -> list[logging.LogRecord]:
 
 def _background_passes(lm: LogManager) -> None:
     async def run() -> None:
-        await lm._flush_pass()
-        await lm._retention_pass()
-        await lm._checkpoint_async(HIGH_WATERMARK_CHECKPOINT)
-        await lm._checkpoint_async(RECOVERY_POINT_CHECKPOINT)
+        await lm.background.flush_pass()
+        await lm.background.retention_pass()
+        await lm.checkpoints.write_async(HIGH_WATERMARK_CHECKPOINT)
+        await lm.checkpoints.write_async(RECOVERY_POINT_CHECKPOINT)
 
     asyncio.run(run())
 

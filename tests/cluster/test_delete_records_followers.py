@@ -82,7 +82,7 @@ def test_followers_take_the_new_log_start_and_a_new_leader_answers_it(cluster: C
     assert (p.error_code, p.low_watermark) == (0, 10)
     wait_until(lambda: view(cluster, follower)[1] == 10, "follower log start 10")
     segments_before = view(cluster, follower)[4]
-    cluster.run(cluster.broker(follower).log_manager._retention_pass())
+    cluster.run(cluster.broker(follower).log_manager.background.retention_pass())
     assert view(cluster, follower)[4] < segments_before
     cluster.stop(leader)
     wait_until(lambda: view(cluster, follower)[0] == follower, "follower leads")

@@ -119,13 +119,13 @@ def test_deletions_on_the_loop_write_each_dir_once_off_the_loop(tmp_path):
         d: {name: OffsetCheckpointFile(d / name).read() for name in OFFSET_CHECKPOINTS} for d in dirs
     }
     writes: list[tuple[Path, str]] = []
-    real_write = lm._write_checkpoints
+    real_write = lm.checkpoints.write_files
 
     def recording_write(d, data):
         writes.append((d, threading.current_thread().name))
         real_write(d, data)
 
-    lm._write_checkpoints = recording_write
+    lm.checkpoints.write_files = recording_write
 
     async def scenario():
         task = asyncio.create_task(lm.run_background_tasks())
@@ -136,13 +136,13 @@ def test_deletions_on_the_loop_write_each_dir_once_off_the_loop(tmp_path):
             assert writes == []  # nothing written on the loop
             for d in dirs:
                 assert "gone" in _topics_in(d, RECOVERY_POINT_CHECKPOINT)
-            await asyncio.wait_for(lm._deletion_checkpointer, 10)
+            await asyncio.wait_for(lm.checkpoints.deletion_task, 10)
             assert sorted(d for d, _ in writes) == dirs
             assert all(thread != threading.current_thread().name for _, thread in writes)
             logs = lm.detach_topic("later")
             renamed = await asyncio.get_running_loop().run_in_executor(None, rename_for_deletion, logs)
             lm.dirs_renamed_for_deletion(renamed)
-            await asyncio.wait_for(lm._deletion_checkpointer, 10)
+            await asyncio.wait_for(lm.checkpoints.deletion_task, 10)
             assert len(writes) == 4
         finally:
             task.cancel()

@@ -590,9 +590,9 @@ def test_retention_waits_while_a_log_is_cleaned(tmp_path):
     fill(plog, 50, 6, ts=NOW - 10_000)
     segments = len(plog.segments())
     lm.cleaner.manager.in_progress.add(("c", 0))
-    asyncio.run(lm._retention_pass())
+    asyncio.run(lm.background.retention_pass())
     assert len(plog.segments()) == segments
     lm.cleaner.manager.in_progress.discard(("c", 0))
-    asyncio.run(lm._retention_pass())
+    asyncio.run(lm.background.retention_pass())
     assert len(plog.segments()) < segments
     lm.shutdown()
