@@ -12,8 +12,9 @@ from collections.abc import Awaitable, Iterable, Sequence
 from typing import Any
 
 from broker.config_description import ConfigResourceType
+from broker.fetch_params import FetchPartitionData
 from broker.handlers import RequestContext
-from broker.replica_manager import FetchPartitionData, PartitionAppendResult, TopicPartition
+from broker.replica_manager import PartitionAppendResult, TopicPartition
 from coordinator.acl_model import AclOperation, ResourceType
 from protocol.errors import ErrorCode, KafkaError
 

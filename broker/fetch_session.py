@@ -44,7 +44,7 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
-from broker.replica_manager import FetchPartitionData, FetchPartitionInfo
+from broker.fetch_params import FetchPartitionData, FetchPartitionInfo
 from protocol.errors import ErrorCode
 
 INVALID_SESSION_ID = 0

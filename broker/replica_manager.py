@@ -12,12 +12,13 @@ never a ``PartitionLog``.
   returns the per-partition results, or an awaitable of them once an acks=-1 append has
   to wait for followers (a ``DelayedProduce`` in a purgatory keyed by partition,
   completed by high-watermark, ISR and leadership changes).
-- ``fetch_messages``: Kafka's ``fetchMessages``: reads every partition now; if fewer than
-  ``min_bytes`` are readable it parks a ``DelayedFetch`` (completed when a high watermark
-  moves, or for a follower's fetch when the log grows) and returns an awaitable of the
-  answer read again at completion. A follower's fetch (``replica_id``) reads to the log end
-  and reports its position to the partition (``updateFollowerFetchState``), which may move
-  the high watermark and the ISR.
+- ``fetch_messages`` (broker/replica_reads.py; its request and answer types in
+  broker/fetch_params.py): Kafka's ``fetchMessages``: reads every partition now; if fewer
+  than ``min_bytes`` are readable it parks a ``DelayedFetch`` (completed when a high
+  watermark moves, or for a follower's fetch when the log grows) and returns an awaitable
+  of the answer read again at completion. A follower's fetch (``replica_id``) reads to the
+  log end and reports its position to the partition (``updateFollowerFetchState``), which
+  may move the high watermark and the ISR.
 - Replication (ZooKeeper mode, ``start_replication``): the ``ReplicaFetcherManager``
   (broker/replica_fetcher.py) follows the leadership changes of LeaderAndIsr and
   StopReplica, the ``AlterPartitionManager`` (broker/alter_partition_manager.py) sends the
@@ -33,13 +34,17 @@ never a ``PartitionLog``.
 The logs themselves are created and deleted by the ``LogManager`` (the embedded
 controller does it before it publishes the partition states); the replica manager looks
 them up. In ZooKeeper mode the controller's LeaderAndIsr and StopReplica come here
-(``become_leader_or_follower``, ``stop_replicas``) with Kafka's controller-epoch and
-leader-epoch rules, creating missing logs (``Partition.createLogIfNotExists``) and deleting
-stopped ones. Both paths share ``_make_leaders_and_followers``, which tells the leadership
+(``become_leader_or_follower``, ``stop_replicas``, in broker/replica_state_changes.py with
+the log dir failures) with Kafka's controller-epoch and leader-epoch rules, creating
+missing logs (``Partition.createLogIfNotExists``) and deleting stopped ones. Both paths share ``_make_leaders_and_followers``, which tells the leadership
 listeners (the group coordinator) which partitions this broker now leads or follows.
 LeaderAndIsr, StopReplica and UpdateMetadata (``under_state_change_lock``) run one at a
 time, in arrival order (Kafka's ``replicaStateChangeLock``), so a newer controller's request
 never runs in the middle of an older one's LeaderAndIsr (which awaits config reads).
+
+``ReplicaManager`` inherits those two halves of Kafka's class, ``ReplicaStateChanges``
+(broker/replica_state_changes.py) and ``ReplicaReads`` (broker/replica_reads.py): every
+caller still calls ``replica_manager.<method>``.
 """
 
 from __future__ import annotations
@@ -47,38 +52,32 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from broker.metrics import BrokerTopicStats, IsrChangeStats
-from broker.partition import NO_EPOCH, REPLICA_LAG_TIME_MAX_MS, LogOffsets, Partition
+from broker.partition import REPLICA_LAG_TIME_MAX_MS, LogOffsets, Partition
 from broker.purgatory import (
     ActionQueue,
     DelayedFetch,
     DelayedOperation,
     DelayedOperationPurgatory,
     DelayedProduce,
-    FetchPartitionStatus,
     ProducePartitionStatus,
     check_produce_statuses,
 )
 from broker.replica_fetcher import Replication, ReplicationSettings
+from broker.replica_reads import ReplicaReads
 from broker.replica_selector import ReplicaSelection
+from broker.replica_state_changes import LeadershipListener, ReplicaStateChanges
 from broker.security.client import PLAINTEXT_INTER_BROKER, InterBrokerSecurity
 from broker.txn_partitions import AcceptingTransactionVerifier, TransactionVerification, TxnMarkerAppender
 from coordinator.cluster_state import INTERNAL_TOPICS, LiveBroker, PartitionState, TopicMetadata
-from coordinator.controller import validate_topic_name
 from coordinator.transaction_seams import TransactionVerifier, TxnCompletionListener, TxnMarker
 from protocol.errors import ErrorCode, KafkaError
-from storage.file_records import FileRecords
-from storage.log_config import parse_topic_overrides
 from storage.log_validator import FramedBatch, validate_produce_records
 from storage.partition_log import FetchIsolation, LogAppendInfo, TimestampAndOffset
 from storage.producer_state import AppendOrigin, ProducerStateEntry
-from storage.transaction_index import AbortedTxn
 
 if TYPE_CHECKING:
     from broker.metadata_cache import MetadataCache
@@ -89,11 +88,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 TopicPartition = tuple[str, int]
-LeadershipListener = Callable[[Sequence[Partition], Sequence[Partition]], None]
-# A topic's config overrides as strings (``/config/topics/<t>`` in ZooKeeper mode).
-TopicOverridesSource = Callable[[str], Awaitable[Mapping[str, str]]]
 EMBEDDED_LEADER_EPOCH = 0  # a lone broker's partitions never change leader
-MAX_FILE_RECORDS_PER_FETCH = 64  # FileRecords (descriptors held) in one fetch answer
 
 
 # ---------------------------------------------------------------------------- results
@@ -104,72 +99,6 @@ class PartitionAppendResult(NamedTuple):
 
     info: LogAppendInfo | None
     error: KafkaError | None = None
-
-
-class FetchPartitionInfo(NamedTuple):
-    """What a fetch asks of one partition (Kafka's ``FetchRequest.PartitionData``)."""
-
-    fetch_offset: int
-    max_bytes: int
-    current_leader_epoch: int = NO_EPOCH
-    last_fetched_epoch: int = NO_EPOCH
-    log_start_offset: int = -1  # a follower's (Fetch v5+)
-
-
-@dataclass(frozen=True, slots=True)
-class ClientMetadata:
-    """A consumer's Fetch v11+ (Kafka's ``DefaultClientMetadata``): its ``client.rack`` (empty
-    when not set) and the listener it came through (whose endpoints it can reach)."""
-
-    rack_id: str
-    listener: str
-
-
-@dataclass(frozen=True, slots=True)
-class FetchParams:
-    """A fetch's request-level settings (Kafka's ``FetchParams``).
-
-    ``replica_id`` >= 0 is a follower's fetch: it reads up to the log end offset and
-    reports the follower's position (``Partition.update_follower_fetch_state``).
-    ``client_metadata`` is a consumer's Fetch v11+ (KIP-392): it may be served by a
-    follower, and its leader may name a preferred read replica.
-    """
-
-    max_wait_ms: int
-    min_bytes: int
-    max_bytes: int
-    isolation: FetchIsolation
-    replica_id: int = -1
-    # The records may come back as FileRecords (sent from the segment files by the
-    # connection's response writer, broker/response_writer.py) instead of bytes.
-    file_records: bool = False
-    client_metadata: ClientMetadata | None = None
-
-    @property
-    def is_from_follower(self) -> bool:
-        return self.replica_id >= 0
-
-    @property
-    def fetch_only_leader(self) -> bool:
-        """Kafka's ``FetchParams.fetchOnlyLeader``: followers and consumers older than Fetch
-        v11 read from the leader only; a v11+ consumer may read from a follower too."""
-        return self.replica_id >= 0 or self.client_metadata is None
-
-
-class FetchPartitionData(NamedTuple):
-    """One partition's fetch answer (Kafka's ``FetchPartitionData``); records are never None.
-
-    On an error the offsets are the partition's when it is hosted, else -1.
-    """
-
-    error: ErrorCode
-    high_watermark: int = -1
-    last_stable_offset: int = -1
-    log_start_offset: int = -1
-    records: bytes | FileRecords = b""  # FileRecords only for FetchParams.file_records
-    diverging_epoch: tuple[int, int] | None = None
-    aborted_transactions: Sequence[AbortedTxn] | None = None  # read_committed only
-    preferred_read_replica: int = -1  # KIP-392: read from this broker (no records then)
 
 
 # Messages of the errors an acks=-1 produce gets while it waits (Kafka's DelayedProduce).
@@ -185,10 +114,8 @@ _PRODUCE_WAIT_ERRORS = {
 
 # ---------------------------------------------------------------------------- manager
 
-_T = TypeVar("_T")
 
-
-class ReplicaManager:
+class ReplicaManager(ReplicaStateChanges, ReplicaReads):
     """Hosted partitions and the operations on them (implements ``ClusterMetadataListener``)."""
 
     def __init__(
@@ -291,6 +218,14 @@ class ReplicaManager:
     def _hosted(self, key: TopicPartition) -> Partition | None:
         return self._partitions.get(key)
 
+    def _online_partition(self, key: TopicPartition) -> Partition | None:
+        """A parked produce's view of its partitions (Kafka's DelayedProduce asks
+        getPartitionOrError): one in an offline log dir no longer counts as led."""
+        partition = self._partitions.get(key)
+        if partition is not None and partition.log.dir_state.offline:
+            return None
+        return partition
+
     def partitions(self) -> list[Partition]:
         """Every hosted partition (a copy: the metrics walk it across loop turns)."""
         return list(self._partitions.values())
@@ -324,6 +259,12 @@ class ReplicaManager:
                 continue
             applied.append((state, self._host(plog)))
         self._make_leaders_and_followers(applied)
+
+    def on_topic_deleted(self, topic: TopicMetadata) -> None:
+        """Stop serving the topic's partitions; fetches parked on them answer now."""
+        for key in [k for k in self._partitions if k[0] == topic.name]:
+            self._stop_replica(key)
+        self.topic_stats.remove_topic(topic.name)
 
     def _host(self, plog: PartitionLog) -> Partition:
         key = (plog.topic, plog.partition)
@@ -391,321 +332,6 @@ class ReplicaManager:
             if partition.is_leader and len(partition.isr) > 1 and partition.maybe_shrink_isr():
                 proposed += 1
         return proposed
-
-    def _make_leaders_and_followers(
-        self, applied: Sequence[tuple[PartitionState, Partition]]
-    ) -> dict[TopicPartition, ErrorCode]:
-        """Kafka's ``makeLeaders`` / ``makeFollowers`` then ``onLeadershipChange``: the
-        leadership listeners hear of the partitions this broker newly leads (a re-elected
-        leader's epoch bump is not news to a coordinator: it does not reload) and of those
-        whose leader or epoch changed as a follower. Returns the partitions whose change
-        failed (a leader-epoch checkpoint that cannot be written) with their error."""
-        leaders: list[Partition] = []
-        followers: list[Partition] = []
-        failed: dict[TopicPartition, ErrorCode] = {}
-        for state, partition in applied:
-            try:
-                if state.leader == self.broker_id:
-                    if partition.make_leader(state):
-                        leaders.append(partition)
-                elif partition.make_follower(state):
-                    followers.append(partition)
-            except KafkaError as exc:
-                # makeLeaders / makeFollowers catch KafkaStorageException per partition: it is
-                # skipped (offline: its log dir is) and answers KAFKA_STORAGE_ERROR.
-                log.error(
-                    "Skipped the state change of %s-%d to leader %d epoch %d since the replica "
-                    "is offline due to storage error: %s",
-                    state.topic,
-                    state.partition,
-                    state.leader,
-                    state.leader_epoch,
-                    exc,
-                )
-                failed[state.key] = exc.error
-            # A parked fetch or produce on it sees the new leadership (and answers).
-            self._complete_delayed_requests(state.key)
-        if self.replication is not None:
-            # makeLeaders removes their fetchers (and those of the partitions it failed to
-            # change); makeFollowers (re)starts them at the new leader, truncating first (KIP-101).
-            self.replication.fetchers.remove_partitions([*(p.key for p in leaders), *failed])
-            self.replication.fetchers.add_partitions(followers)
-        if leaders or followers:
-            for listener in self._leadership_listeners:
-                listener(leaders, followers)
-        return failed
-
-    def add_leadership_listener(self, listener: LeadershipListener) -> None:
-        """``listener(new_leaders, new_followers)`` runs after every leadership change
-        (Kafka's ``RequestHandlerHelper.onLeadershipChange``: the coordinators follow it)."""
-        self._leadership_listeners.append(listener)
-
-    def on_topic_deleted(self, topic: TopicMetadata) -> None:
-        """Stop serving the topic's partitions; fetches parked on them answer now."""
-        for key in [k for k in self._partitions if k[0] == topic.name]:
-            self._stop_replica(key)
-        self.topic_stats.remove_topic(topic.name)
-
-    def _stop_replica(self, key: TopicPartition) -> None:
-        self._partitions.pop(key, None)
-        if self.replication is not None:
-            self.replication.fetchers.remove_partitions([key])
-        self.fetch_purgatory.complete_all(key)
-        self.produce_purgatory.check_and_complete(key)
-
-    # ------------------------------------------------------------------ log dir failures
-
-    def _on_log_dir_offline(self, d: Path) -> None:
-        """The failure channel's listener. It runs inside the I/O call that failed: the work
-        is done on the loop once that call has returned (Kafka's LogDirFailureHandler thread)."""
-        loop = self._loop
-        if loop is None:
-            try:
-                loop = asyncio.get_running_loop()
-            except RuntimeError:  # no loop: nothing fetches or is parked
-                self.handle_log_dir_failure(d)
-                return
-        if not loop.is_closed():
-            loop.call_soon_threadsafe(self.handle_log_dir_failure, d)
-
-    def handle_log_dir_failure(self, d: Path) -> None:
-        """Kafka's ``ReplicaManager.handleLogDirFailure`` (no log-dir event to the controller,
-        docs/COMPATIBILITY.md): the partitions of the offline dir (KAFKA_STORAGE_ERROR from
-        now on) are no longer fetched, and the fetches and produces parked on them answer."""
-        keys = [key for key, partition in self._partitions.items() if partition.log.dir.parent == d]
-        replication = self.replication
-        if replication is not None:
-            followed = [key for key in keys if replication.fetchers.fetcher_for(key) is not None]
-            replication.fetchers.remove_partitions(keys)
-            if followed:
-                log.warning(
-                    "Broker %d stopped fetcher for partitions %s because they are in the failed log "
-                    "directory %s.",
-                    self.broker_id,
-                    ", ".join(f"{t}-{p}" for t, p in followed),
-                    d,
-                )
-        for key in keys:
-            self.fetch_purgatory.complete_all(key)  # read again: KAFKA_STORAGE_ERROR
-            self.produce_purgatory.check_and_complete(key)  # _online_partition: no longer led
-
-    def _online_partition(self, key: TopicPartition) -> Partition | None:
-        """A parked produce's view of its partitions (Kafka's DelayedProduce asks
-        getPartitionOrError): one in an offline log dir no longer counts as led."""
-        partition = self._partitions.get(key)
-        if partition is not None and partition.log.dir_state.offline:
-            return None
-        return partition
-
-    # ------------------------------------------------------------------ ZooKeeper mode: control requests
-
-    @contextlib.asynccontextmanager
-    async def _state_change(self) -> AsyncIterator[None]:
-        """Kafka's ``inLock(replicaStateChangeLock)`` (asyncio's lock is FIFO: arrival order)."""
-        self._state_changes += 1
-        try:
-            async with self._state_change_lock:
-                yield
-        finally:
-            self._state_changes -= 1
-
-    def under_state_change_lock(self, fn: Callable[[], _T]) -> _T | Coroutine[Any, Any, _T]:
-        """``fn()`` (which does not await) under ``replicaStateChangeLock``, as Kafka's
-        ``maybeUpdateMetadataCache``: at once when no LeaderAndIsr / StopReplica holds or
-        waits for it (nothing can interleave then), else a coroutine running it after them."""
-        if self._state_changes == 0:
-            return fn()
-
-        async def later() -> _T:
-            async with self._state_change():
-                return fn()
-
-        return later()
-
-    async def become_leader_or_follower(
-        self,
-        controller_id: int,
-        controller_epoch: int,
-        states: Sequence[PartitionState],
-        topic_ids: Mapping[str, uuid.UUID],
-        *,
-        topic_overrides: TopicOverridesSource,
-    ) -> tuple[ErrorCode, dict[TopicPartition, ErrorCode]]:
-        """LeaderAndIsr (Kafka's ``ReplicaManager.becomeLeaderOrFollower``): (top-level error,
-        error per partition of ``states``).
-
-        A controller epoch older than the last accepted one fences the whole request
-        (STALE_CONTROLLER_EPOCH for it and every partition). Per partition: a topic id that
-        differs from the log's is INCONSISTENT_TOPIC_ID; a newer leader epoch is applied if
-        this broker is a replica (else UNKNOWN_TOPIC_OR_PARTITION); an older or equal one is
-        STALE_CONTROLLER_EPOCH (equal with a topic id the log lacked: NONE). Missing logs are
-        created (``Partition.createLogIfNotExists``) with the topic's overrides from
-        ``topic_overrides`` (``/config/topics/<t>``), one per loop turn; a failure there is
-        KAFKA_STORAGE_ERROR. ``controller_id`` is for the log only.
-        """
-        async with self._state_change():
-            if controller_epoch < self.controller_epoch:
-                log.warning(
-                    "ignoring LeaderAndIsr from controller %d with epoch %d: the current controller epoch is %d",
-                    controller_id,
-                    controller_epoch,
-                    self.controller_epoch,
-                )
-                return ErrorCode.STALE_CONTROLLER_EPOCH, {
-                    s.key: ErrorCode.STALE_CONTROLLER_EPOCH for s in states
-                }
-            self.controller_epoch = controller_epoch
-            errors: dict[TopicPartition, ErrorCode] = {}
-            accepted: list[PartitionState] = []
-            for state in states:
-                topic_id = topic_ids.get(state.topic)
-                error = self._check_leader_and_isr_state(state, topic_id)
-                if error is ErrorCode.NONE and topic_id is not None:
-                    error = self._set_missing_topic_id(state, topic_id)
-                errors[state.key] = error
-                if error is ErrorCode.NONE and (
-                    (current := self._partitions.get(state.key)) is None
-                    or state.leader_epoch > current.leader_epoch
-                ):
-                    accepted.append(state)
-            applied: list[tuple[PartitionState, Partition]] = []
-            overrides_cache: dict[str, Mapping[str, Any]] = {}
-            for state in accepted:
-                try:
-                    plog = await self._get_or_create_log(state, topic_ids, overrides_cache, topic_overrides)
-                except Exception as exc:  # a config read, a bad override or a log dir: the log cannot be made
-                    log.error("cannot create the log of %s-%d: %s", state.topic, state.partition, exc)
-                    errors[state.key] = ErrorCode.KAFKA_STORAGE_ERROR
-                    continue
-                applied.append((state, self._host(plog)))
-            errors.update(self._make_leaders_and_followers(applied))
-            log.info(
-                "LeaderAndIsr from controller %d epoch %d: %d partitions applied, %d refused",
-                controller_id,
-                controller_epoch,
-                sum(1 for state, _ in applied if errors[state.key] is ErrorCode.NONE),
-                sum(1 for e in errors.values() if e is not ErrorCode.NONE),
-            )
-            return ErrorCode.NONE, errors
-
-    def _check_leader_and_isr_state(self, state: PartitionState, topic_id: uuid.UUID | None) -> ErrorCode:
-        """One partition of a LeaderAndIsr, before anything changes (becomeLeaderOrFollower)."""
-        # A name or index no controller would send must not become a path (Topic.validate).
-        try:
-            validate_topic_name(state.topic)
-        except KafkaError as exc:
-            return exc.error
-        if state.partition < 0:
-            return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
-        current = self._partitions.get(state.key)
-        plog = current.log if current is not None else self.log_manager.get_log(state.topic, state.partition)
-        if plog is not None and plog.dir_state.offline:
-            # becomeLeaderOrFollower: HostedPartition.Offline answers KAFKA_STORAGE_ERROR.
-            return ErrorCode.KAFKA_STORAGE_ERROR
-        log_topic_id = plog.topic_id if plog is not None else None
-        if topic_id is not None and log_topic_id is not None and topic_id != log_topic_id:
-            # Partition.checkOrSetTopicId / hasConsistentTopicId
-            return ErrorCode.INCONSISTENT_TOPIC_ID
-        current_epoch = current.leader_epoch if current is not None else NO_EPOCH
-        if state.leader_epoch > current_epoch:
-            return (
-                ErrorCode.NONE if self.broker_id in state.replicas else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
-            )
-        if state.leader_epoch == current_epoch and topic_id is not None and log_topic_id is None:
-            return ErrorCode.NONE  # a topic id assigned without an epoch bump
-        return ErrorCode.STALE_CONTROLLER_EPOCH
-
-    def _set_missing_topic_id(self, state: PartitionState, topic_id: uuid.UUID) -> ErrorCode:
-        """Kafka's ``Partition.checkOrSetTopicId``: a log loaded without a topic id (its
-        partition.metadata lost to a crash) takes the controller's; KAFKA_STORAGE_ERROR if the
-        file cannot be written."""
-        plog = self.log_manager.get_log(state.topic, state.partition)
-        if plog is None or plog.topic_id is not None:
-            return ErrorCode.NONE
-        try:
-            self.log_manager.assign_topic_id(plog, topic_id)
-        except KafkaError as exc:
-            log.error("cannot record the topic id of %s-%d: %s", state.topic, state.partition, exc)
-            return exc.error
-        return ErrorCode.NONE
-
-    async def _get_or_create_log(
-        self,
-        state: PartitionState,
-        topic_ids: Mapping[str, uuid.UUID],
-        overrides_cache: dict[str, Mapping[str, Any]],
-        topic_overrides: TopicOverridesSource,
-    ) -> PartitionLog:
-        plog = self.log_manager.get_log(state.topic, state.partition)
-        if plog is not None:
-            return plog
-        topic = state.topic
-        overrides = overrides_cache.get(topic)
-        if overrides is None:
-            overrides = overrides_cache[topic] = parse_topic_overrides(await topic_overrides(topic))
-        await asyncio.sleep(0)  # one log (a directory and files) per loop turn
-        plog = self.log_manager.get_log(topic, state.partition)  # made meanwhile?
-        if plog is not None:
-            return plog
-        return self.log_manager.get_or_create_log(
-            topic, state.partition, topic_ids.get(topic) or uuid.uuid4(), overrides
-        )
-
-    async def stop_replicas(
-        self,
-        controller_id: int,
-        controller_epoch: int,
-        partitions: Sequence[tuple[TopicPartition, int, bool]],
-    ) -> tuple[ErrorCode, dict[TopicPartition, ErrorCode]]:
-        """StopReplica (Kafka's ``ReplicaManager.stopReplicas``): ``partitions`` are
-        (partition, leader epoch, delete). Returns (top-level error, error per partition).
-
-        A stale controller epoch answers STALE_CONTROLLER_EPOCH with no partition. A hosted
-        partition stops if the request's epoch is -2 (deletion), -1 (none) or at least its
-        own, else FENCED_LEADER_EPOCH. With delete the partition is no longer hosted and its
-        log is deleted (renamed now, removed in the background: ``asyncDelete``); an unknown
-        partition's log is deleted too. Parked fetches on stopped partitions answer. Runs
-        after the LeaderAndIsr / StopReplica in progress (``replicaStateChangeLock``).
-        """
-        async with self._state_change():
-            return self._stop_replicas(controller_id, controller_epoch, partitions)
-
-    def _stop_replicas(
-        self,
-        controller_id: int,
-        controller_epoch: int,
-        partitions: Sequence[tuple[TopicPartition, int, bool]],
-    ) -> tuple[ErrorCode, dict[TopicPartition, ErrorCode]]:
-        if controller_epoch < self.controller_epoch:
-            log.warning(
-                "ignoring StopReplica from controller %d with epoch %d: the current controller epoch is %d",
-                controller_id,
-                controller_epoch,
-                self.controller_epoch,
-            )
-            return ErrorCode.STALE_CONTROLLER_EPOCH, {}
-        self.controller_epoch = controller_epoch
-        errors: dict[TopicPartition, ErrorCode] = {}
-        for key, leader_epoch, delete in partitions:
-            current = self._partitions.get(key)
-            if current is not None and leader_epoch not in (-2, -1) and leader_epoch < current.leader_epoch:
-                errors[key] = ErrorCode.FENCED_LEADER_EPOCH
-                continue
-            errors[key] = ErrorCode.NONE
-            if delete:
-                self._stop_replica(key)
-                try:
-                    self.log_manager.delete_log(*key)
-                except OSError as exc:
-                    log.error("cannot delete the log of %s-%d: %s", key[0], key[1], exc)
-                    errors[key] = ErrorCode.KAFKA_STORAGE_ERROR
-            else:
-                # Kafka's stopReplicas: the fetcher goes, parked requests on it answer now.
-                if self.replication is not None:
-                    self.replication.fetchers.remove_partitions([key])
-                self.fetch_purgatory.complete_all(key)
-                self.produce_purgatory.check_and_complete(key)
-        return ErrorCode.NONE, errors
 
     # ------------------------------------------------------------------ append
 
@@ -914,217 +540,6 @@ class ReplicaManager:
         self.fetch_purgatory.check_and_complete(key)
         self.produce_purgatory.check_and_complete(key)
 
-    # ------------------------------------------------------------------ fetch
-
-    def fetch_messages(
-        self, params: FetchParams, infos: Sequence[tuple[TopicPartition, FetchPartitionInfo]]
-    ) -> list[FetchPartitionData] | Awaitable[list[FetchPartitionData]]:
-        """Read every partition now, or park until ``min_bytes`` are readable (Kafka's ``fetchMessages``).
-
-        Answers at once when ``max_wait_ms`` is 0, nothing is asked, ``min_bytes`` are
-        readable (Kafka's ``bytesReadable``: a partition whose read a whole batch did not fit
-        counts as its limit, so a full response always is enough, the handler capping
-        ``min_bytes`` at ``max_bytes``), or a partition has an error, a diverging epoch or a
-        preferred read replica (KIP-392); otherwise returns an awaitable of
-        the partitions read again when the ``DelayedFetch`` completes or expires.
-        """
-        results, readable = self._read_from_local_log(params, infos)
-        if (
-            params.max_wait_ms <= 0
-            or not infos
-            or sum(readable) >= params.min_bytes
-            or any(
-                r.error is not ErrorCode.NONE
-                or r.diverging_epoch is not None
-                or r.preferred_read_replica >= 0
-                for r in results
-            )
-        ):
-            return self._count_fetched(infos, results)
-        _close_file_records(results)  # read again when the DelayedFetch completes
-        statuses = []
-        for (key, info), read_bytes in zip(infos, readable, strict=True):
-            partition = self._partitions[key]  # hosted: it was just read without error
-            statuses.append(
-                FetchPartitionStatus(
-                    key,
-                    info.fetch_offset,
-                    info.max_bytes,
-                    partition.leader_epoch,
-                    partition.bytes_below(params.isolation),
-                    read_bytes,
-                )
-            )
-        delayed = DelayedFetch(
-            params.max_wait_ms,
-            min_bytes=params.min_bytes,
-            isolation=params.isolation,
-            statuses=statuses,
-            partition_of=self._hosted,
-            fetch_only_leader=params.fetch_only_leader,
-        )
-        # The counters were taken with the read above, in the same loop turn: nothing can have
-        # grown them yet, and an append from now on finds the operation watched.
-        self.fetch_purgatory.watch(delayed, [key for key, _ in infos])
-        return self._complete_fetch(delayed, params, infos)
-
-    async def _complete_fetch(
-        self,
-        delayed: DelayedFetch,
-        params: FetchParams,
-        infos: Sequence[tuple[TopicPartition, FetchPartitionInfo]],
-    ) -> list[FetchPartitionData]:
-        try:
-            await delayed.future
-        finally:
-            # The request may be gone (connection closed): stop watching for it.
-            self.fetch_purgatory.cancel(delayed)
-        return self._count_fetched(infos, self._read_from_local_log(params, infos, from_purgatory=True)[0])
-
-    def _count_fetched(
-        self, infos: Sequence[tuple[TopicPartition, FetchPartitionInfo]], results: list[FetchPartitionData]
-    ) -> list[FetchPartitionData]:
-        """Kafka's BytesOut and fetch request meters, per partition of the answer sent."""
-        stats = self.topic_stats
-        hosted = self._partitions
-        for (key, _), result in zip(infos, results, strict=True):
-            stats.record_fetch(key[0], result.error, len(result.records), hosted=key in hosted)
-        return results
-
-    def _read_from_local_log(
-        self,
-        params: FetchParams,
-        infos: Sequence[tuple[TopicPartition, FetchPartitionInfo]],
-        *,
-        from_purgatory: bool = False,
-    ) -> tuple[list[FetchPartitionData], list[int]]:
-        """Kafka's ``readFromLocalLog``: each partition within the request's byte budget; the
-        first partition with data returns at least one whole batch (KIP-74). A follower's
-        fetch state is updated by its first read only, not by the read of a completed
-        DelayedFetch (``from_purgatory``, Kafka's ``readFromPurgatory``).
-
-        Returns the answers and the bytes readable of each partition as Kafka counts them:
-        the bytes read, or the read's limit (``max_bytes`` of the partition, or what is left
-        of the response's) when a whole batch did not fit it. Kafka's read fills its limit
-        with a partial batch; Moldau answers whole batches only, so a full response counts as
-        full (``max_bytes``) towards ``min_bytes`` all the same."""
-        budget = params.max_bytes
-        min_one = True
-        readable: list[int] = []
-        out: list[FetchPartitionData] = []
-        follower = params.replica_id if params.is_from_follower else -1
-        only_leader = params.fetch_only_leader
-        consumer = params.client_metadata
-        selection = self.replica_selection if consumer is not None else None
-        # Each FileRecords holds descriptors until its response is written: a fetch of many
-        # partitions reads the ones past this many as bytes.
-        file_slices = MAX_FILE_RECORDS_PER_FETCH if params.file_records else 0
-        for (topic, index), info in infos:
-            partition = None
-            readable.append(0)
-            try:
-                partition = self.get_partition_or_error(topic, index)
-                if selection is not None and partition.is_leader:
-                    redirect = self._redirect_to_preferred_replica(selection, consumer, partition, info)
-                    if redirect is not None:
-                        out.append(redirect)
-                        continue
-                read = partition.read_records(
-                    info.fetch_offset,
-                    min(info.max_bytes, budget),
-                    isolation=params.isolation,
-                    min_one_batch=min_one,
-                    current_leader_epoch=info.current_leader_epoch,
-                    last_fetched_epoch=info.last_fetched_epoch,
-                    fetch_only_from_leader=only_leader,
-                    file_records=file_slices > 0,
-                    replica_id=follower,
-                )
-            except KafkaError as exc:
-                if partition is None:
-                    out.append(FetchPartitionData(exc.error))
-                else:
-                    offsets = partition.offsets()
-                    out.append(
-                        FetchPartitionData(
-                            exc.error,
-                            offsets.high_watermark,
-                            offsets.last_stable_offset,
-                            offsets.log_start_offset,
-                        )
-                    )
-                continue
-            records = read.records
-            # ReplicaManager.updateFollowerFetchState: the fetch offset is the follower's log end
-            # offset (read_records refused a broker that is no replica).
-            if (
-                follower >= 0
-                and not from_purgatory
-                and read.diverging_epoch is None
-                and partition.update_follower_fetch_state(
-                    follower, info.fetch_offset, info.log_start_offset, self.time_ms(), read.log_end_offset
-                )
-            ):
-                self._complete_delayed_requests((topic, index))
-            if isinstance(records, FileRecords):
-                file_slices -= 1
-            size = len(records)
-            # ReplicaManager.readFromLocalLog: Kafka's read of min(partition max bytes, what is
-            # left of the response's) bytes ends with a partial batch when a whole one does
-            # not fit, and counts that limit in bytesReadable
-            readable[-1] = max(size, min(info.max_bytes, budget)) if read.limited else size
-            if size:
-                min_one = False
-                budget = max(budget - size, 0)
-            out.append(
-                FetchPartitionData(
-                    ErrorCode.NONE,
-                    partition.log.high_watermark if follower >= 0 else read.high_watermark,
-                    read.last_stable_offset,
-                    read.log_start_offset,
-                    records,
-                    read.diverging_epoch,
-                    read.aborted_transactions,
-                )
-            )
-        return out, readable
-
-    def _redirect_to_preferred_replica(
-        self,
-        selection: ReplicaSelection,
-        consumer: ClientMetadata,
-        partition: Partition,
-        info: FetchPartitionInfo,
-    ) -> FetchPartitionData | None:
-        """KIP-392 at the leader (Kafka's ``findPreferredReadReplica`` and ``readFromLocalLog``):
-        when the selector names a follower, the answer is that broker's id with the
-        partition's offsets and no records (the read is skipped); None to read here. The
-        consumer's leader epoch is checked first (FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH)."""
-        preferred = selection.preferred_read_replica(
-            consumer.rack_id,
-            consumer.listener,
-            self.broker_id,
-            partition.log.log_end_offset,
-            partition.preferred_read_candidates(info.fetch_offset, self.time_ms()),
-        )
-        if preferred < 0:
-            return None
-        plog = partition.local_log(info.current_leader_epoch, require_leader=False)
-        return FetchPartitionData(
-            ErrorCode.NONE,
-            plog.high_watermark,
-            plog.last_stable_offset,
-            plog.log_start_offset,
-            preferred_read_replica=preferred,
-        )
-
-    def complete_delayed_fetch_requests(self, keys: Sequence[TopicPartition]) -> None:
-        """A follower's high watermark moved on these partitions: consumers' fetches parked
-        here (KIP-392) may complete (Kafka's ``completeDelayedFetchRequests``, called by the
-        replica fetcher after each answer)."""
-        for key in keys:
-            self.fetch_purgatory.check_and_complete(key)
-
     # ------------------------------------------------------------------ offsets, producers
 
     def fetch_offset_for_timestamp(
@@ -1185,10 +600,3 @@ class ReplicaManager:
     def delete_records(self, topic: str, partition: int, offset: int) -> int:
         """Move the log start offset (Kafka's ``deleteRecords``); returns the new one."""
         return self.get_partition_or_error(topic, partition).delete_records_on_leader(offset)
-
-
-def _close_file_records(results: Sequence[FetchPartitionData]) -> None:
-    """Give back the descriptors of an answer that will not be sent."""
-    for result in results:
-        if isinstance(result.records, FileRecords):
-            result.records.close()

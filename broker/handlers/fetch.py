@@ -73,16 +73,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 
 from broker.authorization import fetch_denied_topics, with_denied_fetches
+from broker.fetch_params import ClientMetadata, FetchParams, FetchPartitionData, FetchPartitionInfo
 from broker.fetch_session import FetchContext, SessionPartition
 from broker.handlers import RequestContext, handler
-from broker.replica_manager import (
-    ClientMetadata,
-    FetchIsolation,
-    FetchParams,
-    FetchPartitionData,
-    FetchPartitionInfo,
-    ReplicaManager,
-)
+from broker.replica_manager import FetchIsolation, ReplicaManager
 from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, FetchRequest, FetchResponse
 

@@ -8,11 +8,12 @@ from types import SimpleNamespace
 
 import pytest
 
+from broker.fetch_params import FetchPartitionData
 from broker.fetch_session import FetchManager, FetchSessionCache
 from broker.handlers import CloseConnection, RequestContext
 from broker.handlers.fetch import handle_fetch
 from broker.handlers.produce import handle_produce
-from broker.replica_manager import FetchIsolation, FetchPartitionData, PartitionAppendResult
+from broker.replica_manager import FetchIsolation, PartitionAppendResult
 from coordinator.acl_authorizer import AllowAll
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import FetchRequest, ProduceRequest

@@ -15,8 +15,9 @@ import uuid
 import pytest
 
 from broker.config import BrokerConfig, ConfigError
+from broker.fetch_params import ClientMetadata, FetchParams, FetchPartitionInfo
 from broker.fetch_session import FetchManager, FetchSessionCache, SessionPartition
-from broker.replica_manager import ClientMetadata, FetchParams, FetchPartitionInfo, ReplicaManager
+from broker.replica_manager import ReplicaManager
 from broker.replica_selector import (
     RACK_AWARE_REPLICA_SELECTOR,
     RackAwareReplicaSelector,

@@ -14,7 +14,8 @@ import uuid
 
 import pytest
 
-from broker.replica_manager import ClientMetadata, FetchParams, FetchPartitionInfo, ReplicaManager
+from broker.fetch_params import ClientMetadata, FetchParams, FetchPartitionInfo
+from broker.replica_manager import ReplicaManager
 from coordinator.cluster_state import PartitionState
 from coordinator.transaction_seams import TxnMarker
 from protocol import compression

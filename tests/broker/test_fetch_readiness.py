@@ -10,7 +10,8 @@ import inspect
 import os
 import uuid
 
-from broker.replica_manager import FetchParams, FetchPartitionInfo, ReplicaManager
+from broker.fetch_params import FetchParams, FetchPartitionInfo
+from broker.replica_manager import ReplicaManager
 from storage.file_records import FileRecords
 from storage.log_config import resolve_topic_defaults
 from storage.log_manager import LogManager

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 
+from broker.fetch_params import FetchPartitionData, FetchPartitionInfo
 from broker.fetch_session import (
     EVICTION_MS,
     FINAL_EPOCH,
@@ -13,7 +14,6 @@ from broker.fetch_session import (
     SessionPartition,
     next_epoch,
 )
-from broker.replica_manager import FetchPartitionData, FetchPartitionInfo
 from protocol.errors import ErrorCode
 
 

@@ -19,6 +19,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from broker.broker import Broker
 from broker.config import BrokerConfig
+from broker.fetch_params import FetchParams, FetchPartitionInfo
 from broker.handlers import REGISTRY, HandlerSpec, load_handlers
 from broker.metrics import (
     BrokerTopicStats,
@@ -28,7 +29,7 @@ from broker.metrics import (
 )
 from broker.metrics_exposition import BrokerCollector, BrokerSnapshot, PartitionRow
 from broker.partition import Partition
-from broker.replica_manager import FetchParams, FetchPartitionInfo, ReplicaManager
+from broker.replica_manager import ReplicaManager
 from coordinator.cluster_state import PartitionState
 from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, FetchResponse, MetadataRequest, MetadataResponse, ProduceResponse

@@ -16,7 +16,7 @@ import warnings
 
 from broker.broker import Broker
 from broker.config import BrokerConfig
-from broker.replica_manager import FetchParams, FetchPartitionInfo
+from broker.fetch_params import FetchParams, FetchPartitionInfo
 from coordinator.cluster_state import PartitionState
 from protocol.errors import ErrorCode
 from protocol.headers import RequestHeader, encode_request_header

@@ -15,10 +15,11 @@ from typing import Any
 
 import pytest
 
+from broker.fetch_params import FetchParams, FetchPartitionInfo
 from broker.handlers.fetch import _build as build_fetch_response
 from broker.partition import Partition
 from broker.replica_fetcher import ReplicaFetcher, ReplicationSettings, truncation_offset
-from broker.replica_manager import FetchParams, FetchPartitionInfo, ReplicaManager
+from broker.replica_manager import ReplicaManager
 from coordinator.cluster_state import PartitionState
 from protocol.errors import KafkaError
 from protocol.messages import (

@@ -11,8 +11,9 @@ import uuid
 
 import pytest
 
+from broker.fetch_params import FetchParams, FetchPartitionInfo
 from broker.partition import Partition
-from broker.replica_manager import FetchParams, FetchPartitionInfo, ReplicaManager
+from broker.replica_manager import ReplicaManager
 from coordinator.cluster_state import PartitionState
 from protocol.errors import ErrorCode, KafkaError
 from protocol.record_batch import iter_batches

@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
+from broker.fetch_params import FetchPartitionData
 from broker.partition import Partition
 from broker.replica_fetcher import PartitionFetchState, ReplicaFetcher, ReplicationSettings
-from broker.replica_manager import FetchPartitionData, ReplicaManager
+from broker.replica_manager import ReplicaManager
 from coordinator.cluster_state import PartitionState
 from protocol.errors import ErrorCode
 from protocol.messages import FetchRequest

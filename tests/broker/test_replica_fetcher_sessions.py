@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from broker.fetch_params import FetchPartitionData, FetchPartitionInfo
 from broker.fetch_session import EVICTION_MS, FetchManager, FetchSessionCache, SessionPartition
 from broker.fetch_session_handler import (
     INITIAL_EPOCH,
@@ -26,7 +27,7 @@ from broker.handlers.fetch import _fetch_data
 from broker.network_client import NetworkClientError
 from broker.partition import Partition
 from broker.replica_fetcher import ReplicaFetcher, ReplicationSettings
-from broker.replica_manager import FetchPartitionData, FetchPartitionInfo, ReplicaManager
+from broker.replica_manager import ReplicaManager
 from coordinator.cluster_state import PartitionState
 from protocol.errors import ErrorCode
 from protocol.messages import FetchRequest, FetchResponse

@@ -8,8 +8,9 @@ import uuid
 
 import pytest
 
+from broker.fetch_params import FetchParams, FetchPartitionInfo
 from broker.inline_answer import InlineAnswer
-from broker.replica_manager import FetchParams, FetchPartitionInfo, ReplicaManager
+from broker.replica_manager import ReplicaManager
 from coordinator.cluster_state import PartitionState, TopicMetadata
 from protocol.errors import ErrorCode, KafkaError
 from protocol.record_batch import iter_batches

@@ -187,7 +187,7 @@ async def test_a_marker_for_a_partition_led_elsewhere_is_not_leader_or_follower(
 
 @run_async
 async def test_a_parked_read_committed_fetch_wakes_when_the_lso_moves(log_manager):
-    from broker.replica_manager import FetchParams, FetchPartitionInfo
+    from broker.fetch_params import FetchParams, FetchPartitionInfo
     from storage.partition_log import FetchIsolation
 
     rm = rm_with(log_manager, RecordingVerifier())

@@ -9,7 +9,8 @@ from __future__ import annotations
 import inspect
 import uuid
 
-from broker.replica_manager import FetchParams, FetchPartitionInfo, ReplicaManager
+from broker.fetch_params import FetchParams, FetchPartitionInfo
+from broker.replica_manager import ReplicaManager
 from coordinator.cluster_state import PartitionState
 from coordinator.group_offsets import OFFSETS_TOPIC
 from coordinator.groups import GroupCoordinator
