@@ -52,7 +52,7 @@ from storage.checkpoints import (
     OffsetCheckpointFile,
 )
 from storage.index import CorruptIndexError, OffsetIndex, TimeIndex
-from storage.partition_log import is_partition_dir_name, parse_topic_partition
+from storage.local_log import is_partition_dir_name, parse_topic_partition
 from storage.producer_state import SNAPSHOT_SUFFIX, CorruptSnapshotError, decode_snapshot, snapshot_file_name
 from storage.segment import (
     INDEX_SUFFIX,

@@ -22,9 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from storage.durable_io import fsync_dir
+from storage.local_log import DELETE_DIR_SUFFIX
 from storage.log_config import LogConfig
 from storage.log_dir_failure import LogDirError
-from storage.partition_log import DELETE_DIR_SUFFIX, PartitionLog, ProducerStateOptions
+from storage.log_types import ProducerStateOptions
+from storage.partition_log import PartitionLog
 from storage.partition_metadata import write_partition_metadata
 
 

@@ -1,11 +1,15 @@
-"""The log of one partition: Kafka's ``UnifiedLog`` + ``LocalLog``.
+"""The log of one partition: Kafka's ``UnifiedLog``, on its segment list ``LocalLog``.
 
 A partition directory ``<topic>-<partition>`` holds segments (``storage.segment``),
 ``leader-epoch-checkpoint``, ``partition.metadata`` and producer ``.snapshot``
-files. This class owns the offsets (log start, log end, high watermark,
-recovery point), the append path, reads, rolls, retention and flushing.
-Loading and recovery of the directory at construction are
-``storage.log_loader.LogLoader``'s (Kafka's ``LogLoader``).
+files. This class owns the log start offset, the high watermark, the producer state,
+the leader-epoch cache and transactions, the append path (validation, offsets), and the
+log's side of reads, rolls, truncation, retention and flushing. The segment list itself
+(segments, log end offset, recovery point; rolling, reading, truncating, deleting and
+swapping segments, flushing them) is its base class ``storage.local_log.LocalLog``
+(Kafka's ``LocalLog``); the value types it answers with are in ``storage.log_types``.
+Both modules' public names are re-exported here. Loading and recovery of the directory at
+construction are ``storage.log_loader.LogLoader``'s (Kafka's ``LogLoader``).
 
 Append path (``append_as_leader``), O(1) Python work per batch: validate
 (header, CRC) -> producer-state check (a duplicate answers with the original
@@ -31,20 +35,13 @@ Kafka's ``UnifiedLog.roll``); the next ``flush`` fsyncs it, before the segments.
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import logging
 import os
-import random
 import struct
 import time
 import uuid
-from bisect import bisect_right
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
-from enum import Enum
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NamedTuple
 
 from protocol.control_records import EndTransactionMarker, read_end_txn_marker
 from protocol.errors import ErrorCode, KafkaError
@@ -52,123 +49,69 @@ from protocol.primitives import DecodeError
 from protocol.record_batch import (
     CONTROL_MASK,
     CURRENT_MAGIC,
-    HEADER_SIZE,
     LOG_OVERHEAD,
     NO_TIMESTAMP,
     BatchHeader,
     compute_crc,
     iter_batches,
 )
-from storage.durable_io import fsync_dir
-from storage.file_records import MIN_FILE_SLICE, FileRecords
 from storage.leader_epoch import EpochEndOffset, LeaderEpochFileCache
+from storage.local_log import (
+    DELETE_DIR_SUFFIX,
+    FUTURE_DIR_SUFFIX,
+    STRAY_DIR_SUFFIX,
+    LocalLog,
+    is_partition_dir_name,
+    parse_topic_partition,
+)
 from storage.log_config import LogConfig
-from storage.log_dir_failure import LogDirState
-from storage.log_loader import LogLoader, aborted_txn_of, iter_batch_headers, replay_producer_state
+from storage.log_loader import LogLoader, aborted_txn_of, replay_producer_state
+from storage.log_types import (
+    EARLIEST_LOCAL_TIMESTAMP,
+    EARLIEST_TIMESTAMP,
+    LATEST_TIERED_TIMESTAMP,
+    LATEST_TIMESTAMP,
+    MAX_TIMESTAMP,
+    FetchDataInfo,
+    FetchIsolation,
+    LogAppendInfo,
+    ProducerStateOptions,
+    TimestampAndOffset,
+)
 from storage.log_validator import FramedBatch, validate_batch_for_append
 from storage.partition_metadata import write_partition_metadata
-from storage.producer_state import AppendOrigin, CompletedTxn, ProducerStateManager
-from storage.segment import (
-    CLEANED_SUFFIX,
-    INDEX_SUFFIX,
-    LOG_SUFFIX,
-    SWAP_SUFFIX,
-    TIME_INDEX_SUFFIX,
-    TXN_INDEX_SUFFIX,
-    LogSegment,
-    filename_prefix,
-)
-from storage.transaction_index import AbortedTxn
+from storage.producer_state import AppendOrigin, BatchMetadata, CompletedTxn, ProducerStateManager
+from storage.segment import LogSegment
+
+# Importers take these from here; most are defined in storage.local_log / storage.log_types.
+__all__ = [
+    "DELETE_DIR_SUFFIX",
+    "EARLIEST_LOCAL_TIMESTAMP",
+    "EARLIEST_TIMESTAMP",
+    "FUTURE_DIR_SUFFIX",
+    "LATEST_TIERED_TIMESTAMP",
+    "LATEST_TIMESTAMP",
+    "MAX_TIMESTAMP",
+    "STRAY_DIR_SUFFIX",
+    "FetchDataInfo",
+    "FetchIsolation",
+    "LocalLog",
+    "LogAppendInfo",
+    "PartitionLog",
+    "ProducerStateOptions",
+    "TimestampAndOffset",
+    "is_partition_dir_name",
+    "parse_topic_partition",
+]
 
 log = logging.getLogger(__name__)
-
-_INT32 = struct.Struct(">i")
-
-# ListOffsets special timestamps (ListOffsetsRequest)
-LATEST_TIMESTAMP = -1
-EARLIEST_TIMESTAMP = -2
-MAX_TIMESTAMP = -3
-EARLIEST_LOCAL_TIMESTAMP = -4
-LATEST_TIERED_TIMESTAMP = -5
-
-DELETE_DIR_SUFFIX = "-delete"
-FUTURE_DIR_SUFFIX = "-future"
-STRAY_DIR_SUFFIX = "-stray"
 
 
 def _now_ms() -> int:
     return int(time.time() * 1000)
 
 
-@dataclass(frozen=True)
-class ProducerStateOptions:
-    """Producer-state settings the broker fills from its config."""
-
-    producer_id_expiration_ms: int = 86_400_000
-    batch_window: int = 5
-    duplicate_sequence_error: bool = True
-
-
-class LogAppendInfo(NamedTuple):
-    """Result of an append (Kafka's ``LogAppendInfo``).
-
-    For a duplicate, base_offset/last_offset/log_append_time are those of the
-    original batch, as Kafka answers a retried batch.
-    """
-
-    base_offset: int
-    last_offset: int
-    log_append_time: int
-    log_start_offset: int
-    num_records: int
-    size: int
-    duplicate: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class FetchDataInfo:
-    """Whole batches read from one segment (or more, past segments that end in emptied batches)."""
-
-    records: bytes | FileRecords  # FileRecords only when the read asked for them
-    fetch_offset: int
-    # A whole batch below the read's max_offset did not fit max_bytes (Kafka's read would
-    # have filled max_bytes with a partial batch there).
-    limited: bool = False
-
-
-class FetchIsolation(Enum):
-    """How far a read may go (Kafka's ``FetchIsolation``): the log end offset (followers,
-    the broker's own readers), the high watermark (read_uncommitted consumers) or the last
-    stable offset (read_committed consumers)."""
-
-    LOG_END = "log_end"
-    HIGH_WATERMARK = "high_watermark"
-    TXN_COMMITTED = "txn_committed"
-
-
-class TimestampAndOffset(NamedTuple):
-    """ListOffsets answer; leader_epoch -1 when unknown."""
-
-    timestamp: int
-    offset: int
-    leader_epoch: int
-
-
-def parse_topic_partition(dir_name: str) -> tuple[str, int] | None:
-    """``<topic>-<partition>`` -> (topic, partition); None for anything else."""
-    topic, sep, part = dir_name.rpartition("-")
-    if not sep or not topic or not part.isdigit():
-        return None
-    return topic, int(part)
-
-
-def is_partition_dir_name(dir_name: str) -> bool:
-    if dir_name.endswith((DELETE_DIR_SUFFIX, FUTURE_DIR_SUFFIX, STRAY_DIR_SUFFIX)):
-        return False
-    return parse_topic_partition(dir_name) is not None
-
-
-class PartitionLog:
+class PartitionLog(LocalLog):
     """One partition's segmented log. Construct to load (and recover) its directory (``LogLoader``)."""
 
     def __init__(
@@ -185,23 +128,9 @@ class PartitionLog:
         time_ms: Callable[[], int] = _now_ms,
         progress: Callable[[str, int, int], None] | None = None,
     ) -> None:
-        parsed = parse_topic_partition(directory.name)
-        if parsed is None:
-            raise ValueError(f"{directory} is not a <topic>-<partition> directory")
-        self.topic, self.partition = parsed
+        # The directory, its segment list (empty until loaded), log end offset and recovery point.
+        super().__init__(directory, config, time_ms=time_ms)
         self.topic_id = topic_id
-        self.dir = directory
-        self.config = config
-        self._time_ms = time_ms
-        # Shared by the logs of one log dir (the LogManager sets it): full / offline. Set before
-        # the loader runs: the epoch cache reports a failed checkpoint write to it.
-        self.dir_state = LogDirState(directory.parent)
-        try:
-            os.mkdir(directory)  # Path.mkdir(exist_ok=True) adds a stat for an existing one
-        except FileExistsError:
-            pass
-        except FileNotFoundError:
-            directory.mkdir(parents=True, exist_ok=True)
         # One listing serves the producer state's snapshots and the loader's segments.
         listing = os.listdir(directory)
         opts = producer_state or ProducerStateOptions()
@@ -214,19 +143,12 @@ class PartitionLog:
             listing=listing,
         )
         self.leader_epoch_cache = LeaderEpochFileCache(directory, on_write_error=self._report_io_error)
-        self._segments: tuple[LogSegment, ...] = ()
-        self._bases: tuple[int, ...] = ()
         self.log_start_offset = log_start_offset
-        self.log_end_offset = 0
         self.high_watermark = 0
-        self.recovery_point = 0
-        self.last_flush_ms = time_ms()
         # Called (on the loop) when flush.messages is reached or a segment rolled.
         self.on_flush_needed: Callable[[PartitionLog], None] | None = None
         # Told after a truncation removed data (the log manager lowers the cleaner checkpoint).
         self.on_truncated: Callable[[PartitionLog], None] | None = None
-        self._pending_deletes: list[tuple[int, list[Path]]] = []
-        self._closed = False
         loaded = LogLoader(
             directory,
             config,
@@ -251,16 +173,6 @@ class PartitionLog:
     def __repr__(self) -> str:
         return f"PartitionLog({self.topic}-{self.partition}, start={self.log_start_offset}, end={self.log_end_offset})"
 
-    @property
-    def name(self) -> str:
-        return f"{self.topic}-{self.partition}"
-
-    def _storage_error(self, exc: OSError, while_doing: str, message: str) -> KafkaError:
-        """An I/O error in this log: its dir is told (full, or offline from now on, as Kafka's
-        ``maybeHandleIOException``) and the request gets KAFKA_STORAGE_ERROR."""
-        self.dir_state.report(exc, while_doing)
-        return KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, message)
-
     def assign_topic_id(self, topic_id: uuid.UUID) -> None:
         """Kafka's ``UnifiedLog.assignTopicId``: a log loaded without a topic id (its
         ``partition.metadata`` lost to a crash) takes the controller's and writes the file;
@@ -278,46 +190,7 @@ class PartitionLog:
         now: the LogManager may have given the log its dir's shared state since)."""
         self.dir_state.report(exc, while_doing)
 
-    # ------------------------------------------------------------------ segment list
-
-    def _new_segment(self, base_offset: int, *, active: bool = True) -> LogSegment:
-        cfg = self.config
-        jitter = 0
-        if cfg.segment_jitter_ms > 0:
-            # LogConfig.randomSegmentJitter
-            jitter = random.randrange(min(cfg.segment_jitter_ms, cfg.segment_ms))
-        return LogSegment(
-            self.dir,
-            base_offset,
-            index_interval_bytes=cfg.index_interval_bytes,
-            max_index_size=cfg.segment_index_bytes,
-            rolling_jitter_ms=jitter,
-            created_ms=self._time_ms(),
-            active=active,
-        )
-
-    def _set_segments(self, segments: list[LogSegment]) -> None:
-        # Replace, never mutate: flush() may iterate the old tuple from another thread.
-        self._segments = tuple(segments)
-        self._bases = tuple(s.base_offset for s in segments)
-
-    def _replace_all_segments(self, base_offset: int) -> None:
-        for seg in self._segments:
-            seg.delete_files()
-        self._set_segments([self._new_segment(base_offset)])
-
     # ------------------------------------------------------------------ views
-
-    @property
-    def active_segment(self) -> LogSegment:
-        return self._segments[-1]
-
-    def segments(self) -> tuple[LogSegment, ...]:
-        return self._segments
-
-    @property
-    def size_in_bytes(self) -> int:
-        return sum(s.size for s in self._segments)
 
     @property
     def last_stable_offset(self) -> int:
@@ -329,62 +202,6 @@ class PartitionLog:
         if first is not None and first < hw:
             return max(first, self.log_start_offset)
         return hw
-
-    def aborted_transactions_for_read(
-        self, fetch_offset: int, records: bytes | FileRecords, max_offset: int
-    ) -> list[AbortedTxn]:
-        """The aborted transactions a read_committed fetch answers with ``records`` (read from
-        ``fetch_offset``, nothing at or past ``max_offset``): those overlapping [fetch_offset,
-        offset after the last batch read) (Kafka's ``LocalLog.addAbortedTransactions``). Walks
-        the batch headers of bytes; records left in the files (sendfile) are bounded by
-        ``max_offset`` instead, a wider range as Kafka's own bound (the next segment's base or
-        the log end): clients only apply an entry to that producer's batches they receive."""
-        if not records:
-            return []
-        if isinstance(records, FileRecords):
-            upper = min(max_offset, self.log_end_offset)
-        else:
-            upper = _offset_after_batches(records)
-        if upper is None:
-            return []
-        try:
-            return self.collect_aborted_transactions(fetch_offset, upper)
-        except OSError as exc:
-            # Part of Kafka's LocalLog.read, inside maybeHandleIOException as the read is.
-            raise self._storage_error(
-                exc,
-                f"reading the transaction index of {self.name}",
-                f"Error while reading {self.name}: {exc}",
-            ) from None
-
-    def collect_aborted_transactions(self, fetch_offset: int, upper_bound_offset: int) -> list[AbortedTxn]:
-        """Aborted transactions overlapping [fetch_offset, upper_bound_offset), from the
-        ``.txnindex`` of the segment holding ``fetch_offset`` on, until an entry shows that no
-        later one can overlap (Kafka's ``LocalLog.collectAbortedTransactions``)."""
-        segments = self._segments
-        i = max(0, bisect_right(self._bases, fetch_offset) - 1)
-        found: list[AbortedTxn] = []
-        for seg in segments[i:]:
-            result = seg.collect_aborted_txns(fetch_offset, upper_bound_offset)
-            found.extend(result.aborted)
-            if result.is_complete:
-                break
-        return found
-
-    @property
-    def unflushed_messages(self) -> int:
-        """Kafka's ``unflushedMessages``: offsets past the recovery point."""
-        return self.log_end_offset - self.recovery_point
-
-    def iter_headers(
-        self, from_offset: int, to_offset: int | None = None
-    ) -> Iterator[tuple[LogSegment, BatchHeader]]:
-        """Headers of the batches holding offsets in [from_offset, to_offset), in order.
-
-        Reads 64 KiB chunks and decodes 61-byte headers only (replay, tools).
-        """
-        end = self.log_end_offset if to_offset is None else to_offset
-        yield from iter_batch_headers(self._segments, self._bases, from_offset, end)
 
     # ------------------------------------------------------------------ append
 
@@ -416,26 +233,7 @@ class PartitionLog:
         if producer_id >= 0:
             duplicate = ps.check_append(header, origin, marker)
             if duplicate is not None:
-                # UnifiedLog.append: a duplicate answers the original batch's offsets and
-                # timestamp (as LogAppendTime), and nothing is written.
-                log.debug(
-                    "%s: duplicate batch of producer %d epoch %d sequences %d-%d, already at offset %d",
-                    self.name,
-                    producer_id,
-                    header.producer_epoch,
-                    header.base_sequence,
-                    header.last_sequence,
-                    duplicate.first_offset,
-                )
-                return LogAppendInfo(
-                    duplicate.first_offset,
-                    duplicate.last_offset,
-                    duplicate.timestamp,
-                    self.log_start_offset,
-                    header.records_count,
-                    header.batch_length + LOG_OVERHEAD,
-                    True,
-                )
+                return self._duplicate_append_info(header, duplicate)
         base = self.log_end_offset
         last = base + header.last_offset_delta
         size = header.batch_length + LOG_OVERHEAD
@@ -473,6 +271,28 @@ class PartitionLog:
             self.on_flush_needed(self)
         return LogAppendInfo(
             base, last, validated.log_append_time, self.log_start_offset, header.records_count, size
+        )
+
+    def _duplicate_append_info(self, header: BatchHeader, duplicate: BatchMetadata) -> LogAppendInfo:
+        """UnifiedLog.append: a duplicate answers the original batch's offsets and
+        timestamp (as LogAppendTime), and nothing is written."""
+        log.debug(
+            "%s: duplicate batch of producer %d epoch %d sequences %d-%d, already at offset %d",
+            self.name,
+            header.producer_id,
+            header.producer_epoch,
+            header.base_sequence,
+            header.last_sequence,
+            duplicate.first_offset,
+        )
+        return LogAppendInfo(
+            duplicate.first_offset,
+            duplicate.last_offset,
+            duplicate.timestamp,
+            self.log_start_offset,
+            header.records_count,
+            header.batch_length + LOG_OVERHEAD,
+            True,
         )
 
     def _marker_of(self, batch: memoryview | bytes, header: BatchHeader) -> EndTransactionMarker | None:
@@ -524,6 +344,7 @@ class PartitionLog:
         except DecodeError as exc:
             raise KafkaError(ErrorCode.CORRUPT_MESSAGE, f"Fetched records of {self.name}: {exc}") from None
         # UnifiedLog.analyzeAndValidateRecords: everything is checked before anything is written.
+        cfg = self.config
         previous_last = -1
         first = None
         markers: dict[int, EndTransactionMarker | None] = {}  # by batch index: control batches' markers
@@ -532,25 +353,14 @@ class PartitionLog:
         new_epochs: list[tuple[int, int, int]] = []
         latest_epoch = self.leader_epoch_cache.latest_epoch
         for i, (pos, header) in enumerate(batches):
-            if header.magic != CURRENT_MAGIC:
-                raise KafkaError(
-                    ErrorCode.CORRUPT_MESSAGE, f"Fetched batch with magic {header.magic} in {self.name}"
-                )
-            if compute_crc(buf, pos, header.size) != header.crc:
-                raise KafkaError(
-                    ErrorCode.CORRUPT_MESSAGE,
-                    f"Fetched batch at offset {header.base_offset} of {self.name} is corrupt (stored crc = {header.crc})",
-                )
-            if header.last_offset_delta < 0 or header.base_offset <= previous_last:
-                raise KafkaError(
-                    ErrorCode.CORRUPT_MESSAGE,
-                    f"Fetched offsets of {self.name} do not increase at {header.base_offset}",
-                )
-            if header.size > self.config.segment_bytes:
-                raise KafkaError(
-                    ErrorCode.RECORD_LIST_TOO_LARGE,
-                    f"Fetched batch of {header.size} bytes exceeds the segment size of {self.name}",
-                )
+            if (
+                header.magic != CURRENT_MAGIC
+                or compute_crc(buf, pos, header.size) != header.crc
+                or header.last_offset_delta < 0
+                or header.base_offset <= previous_last
+                or header.size > cfg.segment_bytes
+            ):
+                raise self._invalid_fetched_batch(buf, pos, header, previous_last)
             previous_last = header.last_offset
             if first is None and header.last_offset >= self.log_end_offset:
                 first = i
@@ -568,7 +378,6 @@ class PartitionLog:
             self.truncate_to(straddling.base_offset)
             # The truncation may have cut epochs of the cache: compare with what is left.
             new_epochs = _epoch_starts(batches, first, self.leader_epoch_cache.latest_epoch)
-        cfg = self.config
         cache = self.leader_epoch_cache
         ps = self.producer_state
         now = self._time_ms()
@@ -598,11 +407,10 @@ class PartitionLog:
                     seg = self.roll(reason)
                 seg.append_run(buf[pos:end], [(h.size, h.last_offset, h.max_timestamp) for _, h in run])
             except OSError as exc:
-                self.dir_state.report(
-                    exc, f"appending fetched batches to {self.name} at offset {header.base_offset}"
-                )
-                raise KafkaError(
-                    ErrorCode.KAFKA_STORAGE_ERROR, f"Error while appending to {self.name}: {exc}"
+                raise self._storage_error(
+                    exc,
+                    f"appending fetched batches to {self.name} at offset {header.base_offset}",
+                    f"Error while appending to {self.name}: {exc}",
                 ) from None
             appended += end - pos
             for k in range(i, i + len(run)):
@@ -625,6 +433,30 @@ class PartitionLog:
         ):
             self.on_flush_needed(self)
         return appended
+
+    def _invalid_fetched_batch(
+        self, buf: memoryview, pos: int, header: BatchHeader, previous_last: int
+    ) -> KafkaError:
+        """Why ``append_as_follower`` refuses the fetched batch at ``pos``: the first of its
+        checks (in their order) that the batch fails."""
+        if header.magic != CURRENT_MAGIC:
+            return KafkaError(
+                ErrorCode.CORRUPT_MESSAGE, f"Fetched batch with magic {header.magic} in {self.name}"
+            )
+        if compute_crc(buf, pos, header.size) != header.crc:
+            return KafkaError(
+                ErrorCode.CORRUPT_MESSAGE,
+                f"Fetched batch at offset {header.base_offset} of {self.name} is corrupt (stored crc = {header.crc})",
+            )
+        if header.last_offset_delta < 0 or header.base_offset <= previous_last:
+            return KafkaError(
+                ErrorCode.CORRUPT_MESSAGE,
+                f"Fetched offsets of {self.name} do not increase at {header.base_offset}",
+            )
+        return KafkaError(
+            ErrorCode.RECORD_LIST_TOO_LARGE,
+            f"Fetched batch of {header.size} bytes exceeds the segment size of {self.name}",
+        )
 
     def truncate_to(self, offset: int) -> bool:
         """Remove every batch at or after ``offset`` (Kafka's ``UnifiedLog.truncateTo``); True if
@@ -650,25 +482,7 @@ class PartitionLog:
             self.truncate_fully_and_start_at(offset)
             return True
         log.info("%s: truncating to offset %d (log end offset %d)", self.name, offset, self.log_end_offset)
-        segments = list(self._segments)
-        keep = [s for s in segments if s.base_offset < offset] or [segments[0]]
-        doomed = [s for s in segments if s not in keep]
-        for seg in doomed:
-            seg.close_handlers()
-            seg.delete_files()
-        last = keep[-1]
-        try:
-            if doomed:
-                last.make_active()  # it was rolled away from; it takes appends again
-            last.truncate_to(offset)
-        except OSError as exc:
-            raise self._storage_error(
-                exc, f"truncating {self.name} to {offset}", f"Error while truncating {self.name}: {exc}"
-            ) from None
-        self._set_segments(keep)
-        self.log_end_offset = (
-            last.read_next_offset() if last.size else max(last.base_offset, self.log_start_offset)
-        )
+        self._truncate_segments_to(offset)
         # The checkpoint is written last: if it fails (KAFKA_STORAGE_ERROR), the offsets and
         # producer state already match the truncated segments.
         self.leader_epoch_cache.truncate_from_end(self.log_end_offset, flush=False)
@@ -697,13 +511,6 @@ class PartitionLog:
         """Move the log start offset up to the leader's (a follower), never past the high watermark."""
         self._increment_log_start_offset(min(offset, self.high_watermark))
 
-    def check_online(self) -> None:
-        """KAFKA_STORAGE_ERROR if this log's dir went offline (Kafka's KafkaStorageException)."""
-        if self.dir_state.offline:
-            raise KafkaError(
-                ErrorCode.KAFKA_STORAGE_ERROR, f"Log {self.name} is in an offline log dir {self.dir.parent}"
-            )
-
     def roll(self, reason: str = "requested") -> LogSegment:
         """Start a new active segment at the log end offset (Kafka's ``UnifiedLog.roll``)."""
         started = time.monotonic()
@@ -712,14 +519,7 @@ class PartitionLog:
         if old.base_offset == new_base:
             # An empty active segment at the same offset: Kafka deletes and recreates it.
             return old
-        old.on_become_inactive()
-        for suffix in (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX):
-            stale = self.dir / (f"{new_base:020d}" + suffix)
-            if stale.exists():
-                log.warning("%s: deleting stale %s before rolling", self.name, stale.name)
-                stale.unlink()
-        seg = self._new_segment(new_base)
-        self._set_segments([*self._segments, seg])
+        seg = self._roll_segment(new_base)
         # Snapshot aligned with the new segment, so recovery can start from it. As Kafka's
         # UnifiedLog.roll (takeSnapshot(false)) it is not fsynced here, on the loop: the flush
         # that on_flush_needed asks for fsyncs it (flushProducerStateSnapshot). Until then a
@@ -741,151 +541,6 @@ class PartitionLog:
         """Set the high watermark, kept within [log start, log end] (Kafka's ``updateHighWatermark``)."""
         self.high_watermark = min(max(offset, self.log_start_offset), self.log_end_offset)
         self.producer_state.on_high_watermark_updated(self.high_watermark)
-
-    # ------------------------------------------------------------------ read
-
-    def _out_of_range(self, offset: int) -> KafkaError:
-        return KafkaError(
-            ErrorCode.OFFSET_OUT_OF_RANGE,
-            f"Received request for offset {offset} for partition {self.name}, but we only have "
-            f"log segments in the range {self.log_start_offset} to {self.log_end_offset}.",
-        )
-
-    def read(
-        self,
-        offset: int,
-        max_bytes: int,
-        *,
-        max_offset: int | None = None,
-        min_one_batch: bool = True,
-        file_records: bool = False,
-    ) -> FetchDataInfo:
-        """Whole batches from the first whose last offset >= ``offset`` (an offset the cleaner
-        removed reads from the next batch), from a single segment (Kafka's ``LocalLog.read``)
-        unless that segment's part holds only emptied batches: then the read goes on into the
-        next segments until a batch holds records.
-
-        Up to ``max_bytes``, but at least one whole batch when ``min_one_batch``
-        (KIP-74); nothing at or past ``max_offset`` (the high watermark for
-        consumers). KafkaError(OFFSET_OUT_OF_RANGE) outside [log start, log end];
-        KAFKA_STORAGE_ERROR when the file cannot be read (the dir goes offline, as Kafka's
-        ``LocalLog.read`` maps an IOException to KafkaStorageException).
-
-        ``file_records``: a read of at least ``MIN_FILE_SLICE`` bytes returns a ``FileRecords``
-        (the bytes left in the segment files, for the response writer to send from there)
-        instead of the bytes.
-        """
-        try:
-            return self._read(
-                offset,
-                max_bytes,
-                max_offset=max_offset,
-                min_one_batch=min_one_batch,
-                file_records=file_records,
-            )
-        except OSError as exc:
-            raise self._storage_error(
-                exc, f"reading {self.name} at offset {offset}", f"Error while reading {self.name}: {exc}"
-            ) from None
-
-    def _read(
-        self,
-        offset: int,
-        max_bytes: int,
-        *,
-        max_offset: int | None,
-        min_one_batch: bool,
-        file_records: bool = False,
-    ) -> FetchDataInfo:
-        leo = self.log_end_offset
-        if offset < self.log_start_offset or offset > leo:
-            raise self._out_of_range(offset)
-        limit = leo if max_offset is None else min(max_offset, leo)
-        if offset >= limit:
-            return FetchDataInfo(b"", offset)
-        # One consistent segment list for the whole read (a cleaner swap replaces the tuple).
-        segments = self._segments
-        bases = self._bases
-        i = max(0, bisect_right(bases, offset) - 1)
-        chunks: list = []  # bytes, or FileRecords when file_records
-        position = offset
-        limited = False
-        while i < len(segments):
-            seg = segments[i]
-            if seg.base_offset >= limit:
-                break
-            seg_end = bases[i + 1] if i + 1 < len(segments) else leo
-            batch = seg.translate_offset(position)
-            if batch is None:
-                i += 1
-                continue
-            start = batch.position
-            if limit >= seg_end:
-                max_pos = seg.size
-            else:
-                cut = seg.translate_offset(limit, start)
-                max_pos = cut.position if cut is not None else seg.size
-            if max_pos <= start:
-                break
-            budget = max(max_bytes, batch.size) if min_one_batch else max_bytes
-            end = start + budget
-            if end >= max_pos:
-                end = max_pos
-            else:
-                end = seg.batch_boundary_at_or_before(start, end)
-                limited = True
-            if end <= start:
-                break
-            size = end - start
-            data = (
-                _file_slice_or_bytes(seg, start, size)
-                if file_records and size >= MIN_FILE_SLICE
-                else seg.pread(start, size)
-            )
-            chunks.append(data)
-            # Kafka reads one segment. Moldau's cleaner keeps each group's last batch, emptied
-            # (storage.log_cleaner), so a cleaned segment may end in (or hold only) batches
-            # without records: an answer of those alone would give a consumer nothing
-            # (librdkafka takes it for a too small fetch size and, after a few, fails with
-            # MSG_SIZE_TOO_LARGE). Such a read goes on into the next segment, within the budget.
-            if end < seg.size or seg_end >= limit:
-                break
-            if _holds_records(data if isinstance(data, bytes) else seg.pread(start, size)):
-                break
-            max_bytes = max(max_bytes - size, 0)
-            position = seg_end
-            i += 1
-        if not chunks:
-            return FetchDataInfo(b"", offset, limited)
-        if len(chunks) == 1:
-            return FetchDataInfo(chunks[0], offset, limited)
-        if any(isinstance(c, FileRecords) for c in chunks):  # rare: a read across segments
-            return FetchDataInfo(
-                FileRecords.join([c for c in chunks if isinstance(c, FileRecords)])
-                if all(isinstance(c, FileRecords) for c in chunks)
-                else b"".join(c if isinstance(c, bytes) else c.read() for c in chunks),
-                offset,
-                limited,
-            )
-        return FetchDataInfo(b"".join(chunks), offset, limited)
-
-    def bytes_between(self, start: int, end: int) -> int:
-        """The bytes from the batch holding ``start`` to the batch holding ``end`` (the log end
-        offset: to the end of the log), across segments: Kafka's
-        ``LogOffsetMetadata.positionDiff`` for two offsets of this log. Two offset-index lookups
-        (each reads at most an index interval of batch headers); 0 when ``end <= start``."""
-        if end <= start:
-            return 0
-        segments, bases = self._segments, self._bases
-        first = max(0, bisect_right(bases, start) - 1)
-        last = max(0, bisect_right(bases, end) - 1)
-        try:
-            total = sum(segments[i].size for i in range(first, last))
-            return total - _position_of(segments[first], start) + _position_of(segments[last], end)
-        except OSError as exc:
-            raise self._storage_error(
-                exc, f"reading {self.name} at offset {start}", f"Error while reading {self.name}: {exc}"
-            ) from None
 
     # ------------------------------------------------------------------ offsets by time / epoch
 
@@ -933,17 +588,6 @@ class PartitionLog:
         if target is None:
             return None
         found = target.find_offset_by_timestamp(timestamp, self.log_start_offset)
-        return TimestampAndOffset(*found) if found is not None else None
-
-    def _max_timestamp_offset(self) -> TimestampAndOffset | None:
-        """KIP-734 as Kafka 3.8+: the first record with the largest timestamp (KAFKA-16310)."""
-        best = None
-        for seg in self._segments:
-            if best is None or seg.max_timestamp_so_far > best.max_timestamp_so_far:
-                best = seg
-        if best is None or best.max_timestamp_so_far < 0:
-            return None
-        found = best.find_max_timestamp_record()
         return TimestampAndOffset(*found) if found is not None else None
 
     def leader_epoch_for_offset(self, offset: int) -> int:
@@ -1043,39 +687,9 @@ class PartitionLog:
             return 0
         if len(deletable) == len(segments):
             self.roll(f"all segments are deletable by {reason}")
-        remaining = [s for s in self._segments if s not in deletable]
-        self._set_segments(remaining)
-        paths: list[Path] = []
-        for seg in deletable:
-            seg.close_handlers()
-            paths.extend(seg.rename_for_deletion())
-        log.info(
-            "%s: deleting segments %s (%s)",
-            self.name,
-            [s.base_offset for s in deletable],
-            reason,
-        )
-        self._schedule_file_deletion(paths, now_ms)
-        self._increment_log_start_offset(remaining[0].base_offset)
+        self._remove_and_delete_segments(deletable, reason, now_ms)
+        self._increment_log_start_offset(self._segments[0].base_offset)
         return len(deletable)
-
-    def _schedule_file_deletion(self, paths: list[Path], now_ms: int) -> None:
-        """Kafka deletes ``.deleted`` files after ``file.delete.delay.ms``."""
-        if self.config.file_delete_delay_ms <= 0:
-            _unlink_all(paths)
-        else:
-            self._pending_deletes.append((now_ms + self.config.file_delete_delay_ms, paths))
-
-    def purge_deleted_files(self, now_ms: int | None = None, *, force: bool = False) -> int:
-        """Unlink ``.deleted`` files whose delay has passed (all of them with ``force``)."""
-        if not self._pending_deletes:
-            return 0  # the flusher asks every log each second
-        now = self._time_ms() if now_ms is None else now_ms
-        due = [p for t, p in self._pending_deletes if force or t <= now]
-        self._pending_deletes = [(t, p) for t, p in self._pending_deletes if not (force or t <= now)]
-        for paths in due:
-            _unlink_all(paths)
-        return len(due)
 
     # ------------------------------------------------------------------ log cleaner
 
@@ -1090,62 +704,11 @@ class PartitionLog:
 
     def replace_segments(self, old: Sequence[LogSegment], sizes: Sequence[int], cleaned_base: int) -> bool:
         """Swap the cleaned segment ``<cleaned_base>.*.cleaned`` in for ``old`` (Kafka's
-        ``LocalLog.replaceSegments``), on the loop, so readers see the old list or the new one.
-
-        False (nothing done) when the log changed meanwhile: closed, ``old`` no longer a run
-        of its segments before the active one, or a size differs from ``sizes`` (what the
-        cleaner read). Crash-safe order, each state recovered at load
-        (``storage.segment.clean_leftover_files``): the cleaned files (fsynced by the cleaner)
-        are renamed ``.swap`` (the commit point is the last of these renames), the old
-        segments' files ``.deleted``, then the ``.swap`` files to their final names. The
-        caller fsyncs the directory afterwards, off the loop.
-        """
-        current = self._segments
-        if self._closed or not old:
+        ``UnifiedLog.replaceSegments``): ``LocalLog._swap_cleaned_segment`` (its conditions,
+        False when the log changed meanwhile, and its crash-safe order), then the producer
+        snapshots of the segments merged away are deleted."""
+        if not self._swap_cleaned_segment(old, sizes, cleaned_base):
             return False
-        start = next((i for i, seg in enumerate(current) if seg is old[0]), None)
-        if (
-            start is None
-            or start + len(old) >= len(current)
-            or any(current[start + i] is not seg for i, seg in enumerate(old))
-            or any(seg.size != size for seg, size in zip(old, sizes, strict=True))
-        ):
-            return False
-        prefix = filename_prefix(cleaned_base)
-        suffixes: tuple[str, ...] = (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX)
-        if (self.dir / (prefix + TXN_INDEX_SUFFIX + CLEANED_SUFFIX)).exists():
-            # The cleaner wrote the aborted transactions it kept (storage.log_cleaner); it
-            # commits with the other files (the commit point is the last .cleaned rename).
-            suffixes = (TXN_INDEX_SUFFIX, *suffixes)
-        try:
-            for suffix in suffixes:
-                os.replace(
-                    self.dir / (prefix + suffix + CLEANED_SUFFIX), self.dir / (prefix + suffix + SWAP_SUFFIX)
-                )
-            deleted: list[Path] = []
-            for seg in old:
-                seg.close_handlers()
-                deleted.extend(seg.rename_for_deletion())
-            for suffix in suffixes:
-                os.replace(self.dir / (prefix + suffix + SWAP_SUFFIX), self.dir / (prefix + suffix))
-            cleaned = LogSegment(
-                self.dir,
-                cleaned_base,
-                index_interval_bytes=self.config.index_interval_bytes,
-                max_index_size=self.config.segment_index_bytes,
-                created_ms=self._time_ms(),
-                active=False,
-            )
-        except OSError as exc:
-            # Kafka: an IOException in replaceSegments takes the log dir offline; the files
-            # are in one of the states the next load completes or rolls back.
-            raise self._storage_error(
-                exc,
-                f"swapping cleaned segment {cleaned_base} into {self.name}",
-                f"Error while swapping segments of {self.name}: {exc}",
-            ) from None
-        self._set_segments([*current[:start], cleaned, *current[start + len(old) :]])
-        self._schedule_file_deletion(deleted, self._time_ms())
         # Kafka's replaceSegments -> deleteProducerSnapshots: the snapshots of the segments
         # merged away go with them (the cleaned segment's base keeps its own).
         self.producer_state.delete_snapshots(s.base_offset for s in old if s.base_offset != cleaned_base)
@@ -1189,29 +752,7 @@ class PartitionLog:
         ``mark_flushed`` with the result on the loop afterwards.
         """
         self.producer_state.sync_snapshots()
-        leo = self.log_end_offset  # data below it is already written (appends write first)
-        target = leo if up_to is None else min(up_to, leo)
-        recovery_point = self.recovery_point
-        if target <= recovery_point:
-            return target
-        segments = self._segments
-        bases = [s.base_offset for s in segments]
-        first = max(0, bisect_right(bases, recovery_point) - 1)
-        for seg in segments[first:]:
-            if seg.base_offset >= target:
-                break
-            seg.flush()
-        if len(segments) - first > 1:
-            # Segments were created since the last flush: make their directory entries durable.
-            with contextlib.suppress(FileNotFoundError):
-                fsync_dir(self.dir)
-        return target
-
-    def mark_flushed(self, offset: int, now_ms: int | None = None) -> None:
-        """On the loop, after ``flush`` returned ``offset``: advance the recovery point."""
-        if offset > self.recovery_point:
-            self.recovery_point = min(offset, self.log_end_offset)
-        self.last_flush_ms = self._time_ms() if now_ms is None else now_ms
+        return self._flush_segments(up_to)
 
     def close(self) -> None:
         """Snapshot producer state and close every segment (trimming indexes).
@@ -1225,41 +766,10 @@ class PartitionLog:
         self.producer_state.update_map_end_offset(self.log_end_offset)
         self.producer_state.take_snapshot()
         self.producer_state.sync_snapshots()
-        for seg in self._segments:
-            seg.close()
-        self.purge_deleted_files(force=True)
-
-    def close_handlers(self) -> None:
-        """Close file descriptors without writing anything (topic deletion)."""
-        self._closed = True
-        for seg in self._segments:
-            seg.close_handlers()
-
-    @property
-    def closed(self) -> bool:
-        return self._closed
-
-
-def _position_of(seg: LogSegment, offset: int) -> int:
-    """Where the batch holding ``offset`` (or the first after it) starts in ``seg``; its size
-    when the segment ends below ``offset``."""
-    found = seg.translate_offset(offset)
-    return seg.size if found is None else found.position
-
-
-def _file_slice_or_bytes(seg: LogSegment, start: int, size: int) -> FileRecords | bytes:
-    """The bytes left in the file, or read now when no descriptor is left to hold them (a
-    full descriptor table is no failure of the log dir)."""
-    try:
-        return seg.file_slice(start, size)
-    except OSError as exc:
-        if exc.errno not in (errno.EMFILE, errno.ENFILE):
-            raise
-        return seg.pread(start, size)
+        self._close_segments()
 
 
 _OFFSET_LENGTH_EPOCH = struct.Struct(">qii")  # baseOffset, batchLength, partitionLeaderEpoch
-_BATCH_END = struct.Struct(">qi11xi")  # baseOffset, batchLength, ..., lastOffsetDelta
 
 
 def _epoch_starts(
@@ -1276,35 +786,3 @@ def _epoch_starts(
             starts.append((i, epoch, header.base_offset))
             latest_epoch = epoch
     return starts
-
-
-def _offset_after_batches(data: bytes) -> int | None:
-    """The offset after the last whole batch in ``data``, None if it holds none."""
-    pos, size, end = 0, len(data), None
-    while pos + _BATCH_END.size <= size:
-        base, length, delta = _BATCH_END.unpack_from(data, pos)
-        if length < HEADER_SIZE - LOG_OVERHEAD or pos + LOG_OVERHEAD + length > size:
-            break
-        end = base + delta + 1
-        pos += LOG_OVERHEAD + length
-    return end
-
-
-def _holds_records(data: bytes) -> bool:
-    """Whether any whole batch in ``data`` holds a record (a control record counts): O(1) when
-    the first one does, as nearly always; batches the cleaner emptied are 61-byte headers."""
-    pos, size = 0, len(data)
-    while pos + HEADER_SIZE <= size:
-        if _INT32.unpack_from(data, pos + HEADER_SIZE - 4)[0] > 0:
-            return True
-        batch_size = LOG_OVERHEAD + _INT32.unpack_from(data, pos + 8)[0]
-        if batch_size < HEADER_SIZE:  # not a batch: stop here as if it held records
-            return True
-        pos += batch_size
-    return False
-
-
-def _unlink_all(paths: list[Path]) -> None:
-    for path in paths:
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()
