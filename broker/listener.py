@@ -25,8 +25,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from broker.connection_limits import ConnectionQuotas, RequestMemoryPool, normalize_ip
+from broker.frame_reader import READ_BUFFER
 from broker.handlers import HandlerSpec, served_handlers
-from broker.server import READ_BUFFER, KafkaConnection
+from broker.server import KafkaConnection
 from protocol.messages._base import Message
 
 if TYPE_CHECKING:

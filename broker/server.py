@@ -20,22 +20,9 @@ KIP-890 verification comes first; one a test's interceptor holds). A request tha
 closes the connection behind outstanding ones closes it at its turn; a connection that closes
 cancels the handlers still waiting (their request memory goes back with the connection's).
 
-Memory. An idle connection owns no read buffer: bytes are read into one buffer
-shared by all connections (the event loop runs one read at a time), complete
-frames are copied out, and only a frame still arriving gets a buffer of its
-own, sized by what has arrived (plus ``FRAME_GROWTH``) and grown as its bytes
-come, never allocated whole from its size prefix. The bytes of requests being
-read or queued, across all connections, are capped by
-``queued.max.request.bytes`` (``RequestMemoryPool``, in ``connection_limits``):
-a connection that needs memory the pool cannot give stops being read until
-memory is released, as Kafka's ``Selector`` mutes a channel whose
-``MemoryPool.tryAllocate`` failed.
-
-A frame larger than ``DIRECT_READ_MIN`` leaves its buffer to the connection once handled
-(``_recycle``): the next large frame is read into it instead of a new, zeroed one, unless a
-view of it outlived the request (a request still parked, a view kept by anyone): such a
-buffer is never reused, so nothing kept is overwritten. The idle sweep drops spares unused
-since the last sweep.
+Frames are read (and their request memory accounted, ``queued.max.request.bytes``) by
+``FrameReader`` (``broker.frame_reader``), a base class of ``KafkaConnection``; answers wait
+for their turn in ``_answers`` as ``broker.answers.Answer``.
 
 Output (``broker.response_writer``). The responses produced by one pass over a connection's
 frames are written with one ``transport.write``. A Fetch answer whose records stay in the
@@ -63,12 +50,14 @@ import logging
 import socket
 import struct
 from collections import deque
-from collections.abc import Awaitable, Coroutine
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
-from broker.connection_limits import (
-    SMALL_REQUEST_BYTES,
-)
+from broker.answers import Answer, close_arguments, discard, discard_task, waits_only
+from broker.frame_reader import _PAUSED_MEMORY as _PAUSED_MEMORY  # importable here as before the split
+from broker.frame_reader import _PAUSED_PENDING, MAX_PENDING_FRAMES, FrameReader
+from broker.frame_reader import FRAME_GROWTH as FRAME_GROWTH  # importable here as before the split
+from broker.frame_reader import READ_BUFFER as READ_BUFFER  # importable here as before the split
 from broker.handlers import CloseConnection, HandlerSpec, RequestContext
 from broker.handlers.produce import decode_produce_request
 from broker.inline_answer import InlineAnswer
@@ -81,27 +70,20 @@ from broker.response_writer import (
 )
 from broker.security.authenticator import AuthenticationRefused
 from protocol.errors import ErrorCode
-from protocol.headers import API_VERSIONS_KEY, decode_request_header
+from protocol.headers import API_VERSIONS_KEY, RequestHeader, decode_request_header
 from protocol.messages import ApiVersionsResponse
 from protocol.messages._base import Message
 from protocol.primitives import DecodeError, EncodeError
 
 if TYPE_CHECKING:
-    from broker.listener import KafkaServer
+    from broker.listener import KafkaServer, RequestInterceptor
 
 log = logging.getLogger(__name__)
 
-_SIZE = struct.Struct(">i")
 _SIZE_CORR = struct.Struct(">ii")
 _HEAD = struct.Struct(">hhi")  # api key, api version, correlation id
 _API_KEY = struct.Struct(">h")
 _FRAME_OUT = (bytearray, bytes, FileResponse)
-READ_BUFFER = 256 * 1024  # the read buffer shared by all connections of a server
-FRAME_GROWTH = 1024 * 1024  # a frame's own buffer holds at most what has arrived plus this
-DIRECT_READ_MIN = 64 * 1024  # a frame with this much still to come is read straight into its buffer
-FAST_FRAME_SECONDS = 0.05  # a frame whose first FRAME_GROWTH bytes came this fast is not grown by steps
-MAX_PENDING_FRAMES = 64
-MAX_SPARE_FRAME = 2 * FRAME_GROWTH  # a larger frame's buffer is not kept for the next one
 PRODUCE_KEY = 0
 # Produce requests a connection may have awaiting their answers (the clients'
 # max.in.flight.requests.per.connection default): the next one waits for the first answer.
@@ -117,13 +99,10 @@ MAX_QUEUED_RESPONSES = 8
 # CPU per produced 16 KiB batch and 14% less per 64 KiB batch (bench/produce_request_bench.py
 # --replicas 3). Consumers catching up (1 MiB answers) keep sendfile.
 SENDFILE_MIN_BYTES = 256 * 1024
-_PAUSED_PENDING = 1  # too many frames read ahead of their handling
-_PAUSED_MEMORY = 2  # waiting for the request memory pool
-_ZEROS = memoryview(bytes(FRAME_GROWTH))
 _connection_ids = itertools.count(1)
 
 
-class KafkaConnection(asyncio.BufferedProtocol):
+class KafkaConnection(FrameReader):
     def __init__(self, server: KafkaServer, listener: str, ip: str) -> None:
         self.server = server
         self.broker = server.broker
@@ -160,7 +139,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self._sending = False  # a FileResponse waits for the socket: nothing is written after it
         # Requests handled whose answers are not written yet, in request order: one async
         # handler, or several Produce requests (see the module docstring, "Pipelined produces").
-        self._answers: deque[_Answer] = deque()
+        self._answers: deque[Answer] = deque()
         self._produces_only = False  # every request in _answers is a Produce: another may start
         self._answers_inline = False  # the handler just dispatched answers inline (HandlerSpec)
         self._drain_scheduled = False
@@ -197,41 +176,6 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self._release_all()
         log.debug("connection %d from %s closed", self.id, self.peer)
 
-    def get_buffer(self, sizehint: int) -> memoryview:
-        if self._returned is not None:
-            self._settle_spare()
-        frame = self._frame
-        if frame is not None:
-            if self._admitted and self._frame_size - self._filled >= DIRECT_READ_MIN:
-                if self._filled == len(frame):
-                    frame = self._grow_frame(0)
-                self._direct = True
-                return memoryview(frame)[self._filled :]
-        elif self._spare is not None:
-            # A connection sending large frames: the size prefix is read alone, then the
-            # frame straight into the spare buffer (no copy out of the shared one).
-            self._direct = False
-            self._head_read = True
-            return self.server.head_view[len(self._head) :]
-        self._direct = False
-        self._head_read = False
-        return self.server.read_view
-
-    def buffer_updated(self, nbytes: int) -> None:
-        self.last_active = self.server.monotonic()
-        if self._direct:
-            self._filled += nbytes
-            if self._filled == self._frame_size:
-                self._frame_complete()
-                self._drain()
-            return
-        if self._head_read:
-            self._head_read = False
-            self._consume(nbytes, self.server.head_view[len(self._head) :])
-        else:
-            self._consume(nbytes, self.server.read_view)
-        self._drain()
-
     def eof_received(self) -> bool | None:
         return None  # close the transport
 
@@ -241,240 +185,6 @@ class KafkaConnection(asyncio.BufferedProtocol):
     def resume_writing(self) -> None:
         self._writing_paused = False
         self._drain()
-
-    # ------------------------------------------------------------------ framing
-
-    def _consume(self, n: int, data: memoryview) -> None:
-        """Frames out of the ``n`` bytes just read into ``data`` (a shared buffer)."""
-        pos = 0
-        received = None  # the read's time, taken once for the whole frames it brought
-        while pos < n:
-            if self._frame is not None:
-                pos = self._continue_frame(data, pos, n)
-                continue
-            if self._head or n - pos < 4:
-                k = min(4 - len(self._head), n - pos)
-                self._head += bytes(data[pos : pos + k])
-                pos += k
-                if len(self._head) < 4:
-                    break
-                (size,) = _SIZE.unpack(self._head)
-                self._head = b""
-            else:
-                (size,) = _SIZE.unpack_from(data, pos)
-                pos += 4
-            if size < 0 or size > self.max_request_bytes:
-                self._refuse_frame_size(size)
-                return
-            if n - pos >= size:
-                # Whole in this read: it is in memory already, so it is accounted even
-                # over the cap; reading stops below until the pool has room again.
-                self._hold(size)
-                self._pending.append(self._frame_buffer(data[pos : pos + size], size))
-                if self._timing is not None:
-                    if received is None:
-                        received = self._timing.clock()
-                    self._received.append(received)
-                pos += size
-                continue
-            self._begin_frame(size, data[pos:n])
-            pos = n
-        if len(self._pending) >= MAX_PENDING_FRAMES:
-            self._set_paused(_PAUSED_PENDING, True)
-        if self.pool.exhausted and self._frame is None and not self._paused & _PAUSED_MEMORY:
-            self._wait_for_memory(0)
-
-    def _limit_frames(self, limit: int | None) -> None:
-        """While a SASL exchange is under way, frames above ``sasl.server.max.receive.size`` are
-        refused on their size prefix (Kafka's SaslServerAuthenticator reads them with a
-        NetworkReceive of that maximum): ``max_request_bytes`` is lowered to it until the
-        connection is authenticated (``limit`` None), so ``_consume`` keeps one comparison.
-        Frames already read are sized by the limit of their read (a client sends nothing after
-        its SaslAuthenticate before the answer)."""
-        full = self.server.max_request_bytes
-        self.max_request_bytes = full if limit is None else min(limit, full)
-
-    def _refuse_frame_size(self, size: int) -> None:
-        full = self.server.max_request_bytes
-        if 0 <= size <= full:  # within socket.request.max.bytes: over the SASL limit
-            limit = f"sasl.server.max.receive.size={self.max_request_bytes} during SASL authentication"
-            self.close(f"frame size {size} above {limit}")
-        else:
-            self.close(f"frame size {size} outside [0, socket.request.max.bytes={full}]")
-
-    def _begin_frame(self, size: int, arrived: memoryview) -> None:
-        avail = len(arrived)
-        if self.pool.admits(size):
-            self._hold(size)
-            self._admitted = True
-            # Sized by what has arrived, not by the size prefix: a frame that is slow to
-            # come costs only its bytes so far (plus FRAME_GROWTH).
-            capacity = size if size - avail < DIRECT_READ_MIN else min(size, avail + FRAME_GROWTH)
-        else:
-            self._admitted = False
-            capacity = avail
-            self.pool.waiting_bytes += avail
-            self._wait_for_memory(size)
-        frame = self._frame_buffer(arrived, capacity)
-        self._frame, self._frame_size, self._filled = frame, size, avail
-        self._frame_started = self.server.monotonic()
-
-    def _continue_frame(self, data: memoryview, pos: int, n: int) -> int:
-        frame = self._frame
-        assert frame is not None
-        take = min(self._frame_size - self._filled, n - pos)
-        end = self._filled + take
-        if len(frame) < end:
-            frame = self._grow_frame(end)
-        frame[self._filled : end] = data[pos : pos + take]
-        self._filled = end
-        if not self._admitted:  # bytes that came before the pause took effect
-            self.pool.waiting_bytes += take
-        if end == self._frame_size:
-            self._frame_complete()
-        return pos + take
-
-    def _frame_buffer(self, arrived: memoryview, capacity: int) -> bytearray:
-        """A buffer of ``capacity`` bytes starting with ``arrived``: the spare one if there is one
-        and the frame is large (its size is what counts; what follows ``arrived`` is overwritten)."""
-        spare = self._spare
-        if spare is None or capacity < DIRECT_READ_MIN:
-            if len(arrived) == capacity:
-                return bytearray(arrived)
-            frame = bytearray(capacity)
-            frame[: len(arrived)] = arrived
-            return frame
-        self._spare = None
-        self._spare_used = True
-        if len(spare) > capacity:
-            del spare[capacity:]
-        while len(spare) < capacity:
-            spare += _ZEROS[: min(FRAME_GROWTH, capacity - len(spare))]
-        spare[: len(arrived)] = arrived
-        return spare
-
-    def _recycle(self, frame: bytearray) -> None:
-        """A handled large frame's buffer may become the spare: checked at the next read
-        (``_settle_spare``), when the transport no longer holds the view it read into."""
-        if DIRECT_READ_MIN <= len(frame) <= MAX_SPARE_FRAME and not self._closed:
-            self._returned = frame
-
-    def _settle_spare(self) -> None:
-        """The returned buffer becomes the spare unless a view of it is still held (a request
-        that outlived its handling, a record kept by anyone): that one is left alone, never
-        overwritten."""
-        frame, self._returned = self._returned, None
-        try:
-            frame.append(0)  # type: ignore[union-attr]  # a bytearray with exported views cannot change size
-        except BufferError:
-            return
-        del frame[-1]  # type: ignore[union-attr]
-        self._spare = frame
-
-    def release_spare(self) -> None:
-        """The idle sweep: a spare unused since the last sweep is dropped."""
-        if not self._spare_used:
-            self._spare = self._returned = None
-        self._spare_used = False
-
-    def _grow_frame(self, at_least: int) -> bytearray:
-        """More room for the frame being read: all of it if its bytes come fast, else
-        doubled (capped by its size), so a slow frame costs about what has arrived."""
-        frame = self._frame
-        assert frame is not None
-        if not self._admitted:
-            target = at_least
-        elif self.server.monotonic() - self._frame_started < FAST_FRAME_SECONDS:
-            # Arriving fast: the rest follows at once, so take it in one step (the
-            # pool has already counted the whole frame).
-            target = self._frame_size
-        else:
-            target = max(len(frame) * 2, self._filled + FRAME_GROWTH, at_least)
-        target = min(target, self._frame_size)
-        try:
-            while len(frame) < target:  # extended from a zero buffer kept hot in cache
-                frame += _ZEROS[: min(FRAME_GROWTH, target - len(frame))]
-        except BufferError:  # a view of it is still held by the transport: move it
-            grown = bytearray(target)
-            grown[: self._filled] = memoryview(frame)[: self._filled]
-            self._frame = frame = grown
-        return frame
-
-    def _frame_complete(self) -> None:
-        frame = self._frame
-        assert frame is not None
-        if not self._admitted:  # completed while waiting: it is in memory, account it
-            self.pool.cancel(self)
-            self.pool.waiting_bytes -= len(frame)
-            self._hold(len(frame))
-            self._set_paused(_PAUSED_MEMORY, False)
-        self._frame = None
-        self._admitted = False
-        self._pending.append(frame)
-        if self._timing is not None:
-            self._received.append(self._timing.clock())
-        if len(self._pending) >= MAX_PENDING_FRAMES:
-            self._set_paused(_PAUSED_PENDING, True)
-
-    # ------------------------------------------------------------------ request memory
-
-    def _hold(self, size: int) -> None:
-        self.pool.take(size)
-        self._held += size
-        if size > SMALL_REQUEST_BYTES:
-            self._held_large += size
-
-    def _release(self, size: int) -> None:
-        if self._released:
-            return
-        self._held -= size
-        if size > SMALL_REQUEST_BYTES:
-            self._held_large -= size
-        self.pool.release(size)
-
-    def _wait_for_memory(self, size: int) -> None:
-        self.wanted_bytes = size
-        self.pool.wait(self, size)
-        self._set_paused(_PAUSED_MEMORY, True)
-        log.debug(
-            "connection %d from %s: request memory exhausted (%d of %d bytes queued), waiting",
-            self.id,
-            self.peer,
-            self.pool.used,
-            self.pool.capacity,
-        )
-
-    def memory_granted(self) -> None:
-        """Called by the pool when what this connection waits for fits."""
-        if self._frame is not None and not self._admitted:
-            self.pool.waiting_bytes -= self._filled
-            self._hold(self._frame_size)
-            self._admitted = True
-        self.wanted_bytes = 0
-        self._set_paused(_PAUSED_MEMORY, False)
-
-    def _release_all(self) -> None:
-        if self._released:
-            return
-        self._released = True
-        self.pool.cancel(self)
-        if self._frame is not None and not self._admitted:
-            self.pool.waiting_bytes -= self._filled
-        self._frame = None
-        self._pending.clear()
-        self._received.clear()
-        held, large, self._held, self._held_large = self._held, self._held_large, 0, 0
-        self.pool.release_sum(held, large)
-
-    def _set_paused(self, reason: int, paused: bool) -> None:
-        before = self._paused
-        self._paused = before | reason if paused else before & ~reason
-        if self.transport is None or self._closed or bool(before) == bool(self._paused):
-            return
-        if self._paused:
-            self.transport.pause_reading()
-        else:
-            self.transport.resume_reading()
 
     def is_idle_since(self, cutoff: float) -> bool:
         """No bytes in or out since ``cutoff`` and nothing being handled or sent."""
@@ -533,7 +243,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
             # the high watermark releases acknowledgements) go out before its own.
             server.flush_connections()
             if self._closed:  # the request closed it (bad input, a test's interceptor)
-                _discard(result)
+                discard(result)
                 return
             if result is not None and not isinstance(result, _FRAME_OUT):
                 if not answers:
@@ -542,15 +252,15 @@ class KafkaConnection(asyncio.BufferedProtocol):
                     self._produces_only = False
                 if self._answers_inline and inspect.iscoroutine(result):
                     inline = InlineAnswer(result, self._answered_inline)
-                    answers.append(_Answer(len(frame), inline))
+                    answers.append(Answer(len(frame), inline))
                     inline.start()
                     continue
                 task = asyncio.ensure_future(result)
-                answers.append(_Answer(len(frame), task))
+                answers.append(Answer(len(frame), task))
                 task.add_done_callback(self._answer_ready)
                 continue
             if answers:  # a Produce answered at once behind earlier ones: its turn comes
-                answers.append(_Answer(len(frame), None, result))
+                answers.append(Answer(len(frame), None, result))
                 continue
             if result is not None:
                 self._emit(result)
@@ -575,7 +285,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
             self.flush()
             self.close(reason)
             return
-        self._answers.append(_Answer(frame_size, None, None, close_reason=reason or ""))
+        self._answers.append(Answer(frame_size, None, None, close_reason=reason or ""))
         self._produces_only = False
         self.flush()
 
@@ -584,7 +294,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
     def _answer_ready(self, task: asyncio.Future) -> None:
         """An outstanding handler finished (its task's done callback)."""
         if self._closed:
-            _discard_task(task)
+            discard_task(task)
             return
         self._write_answers()
 
@@ -595,7 +305,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         a high-watermark move releases); the requests that waited for it start on the next
         turn, never inside someone else's request."""
         if self._closed:
-            _discard_task(answer)
+            discard_task(answer)
             return
         self._write_answers(inline=True)
 
@@ -651,17 +361,17 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self._produces_only = False
         for answer in answers:
             if answer.task is None:
-                _discard(answer.out)
+                discard(answer.out)
             elif answer.task.done():
-                _discard_task(answer.task)
+                discard_task(answer.task)
             else:
                 coro = answer.task.get_coro()  # type: ignore[attr-defined]
                 if inspect.iscoroutine(coro) and inspect.getcoroutinestate(coro) == inspect.CORO_CREATED:
-                    # Cancelled before its first step, it would end unstarted (see _discard).
-                    if _waits_only(coro):  # cancelled after that step (scheduled first)
+                    # Cancelled before its first step, it would end unstarted (see broker.answers.discard).
+                    if waits_only(coro):  # cancelled after that step (scheduled first)
                         answer.task.get_loop().call_soon(answer.task.cancel)
                         continue
-                    _close_arguments(coro)
+                    close_arguments(coro)
                 answer.task.cancel()
 
     # ------------------------------------------------------------------ output
@@ -794,16 +504,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         # to a test's interceptor, which may look at them.
         ctx.sends_file_records = interceptor is None
         if interceptor is not None:  # tests only (see RequestInterceptor)
-            handled: list[bool] = []
-
-            def handle(req: Message) -> Any:
-                handled.append(True)
-                return spec.fn(ctx, req)
-
-            response = interceptor.intercept(self, api_key, api_version, header, request, handle)
-            # Held before its handler (a Delay): its append is not done yet.
-            if not handled and response is not None and not isinstance(response, Message):
-                self._appends_later = True
+            response = self._intercept(interceptor, spec, ctx, header, request)
         elif spec.is_async:
             return self._respond_later(spec, ctx, spec.fn(ctx, request))
         else:
@@ -814,6 +515,28 @@ class KafkaConnection(asyncio.BufferedProtocol):
             # A synchronous handler may answer later (a fetch that must wait for data).
             return self._respond_later(spec, ctx, response)
         return self._encode(spec, ctx, response)
+
+    def _intercept(
+        self,
+        interceptor: RequestInterceptor,
+        spec: HandlerSpec,
+        ctx: RequestContext,
+        header: RequestHeader,
+        request: Message,
+    ) -> Any:
+        """A test's interceptor in place of the handler (``_dispatch``'s rare branch, kept out of
+        it so that its closure makes no cells of ``spec`` and ``ctx`` on every request)."""
+        handled: list[bool] = []
+
+        def handle(req: Message) -> Any:
+            handled.append(True)
+            return spec.fn(ctx, req)
+
+        response = interceptor.intercept(self, ctx.api_key, ctx.api_version, header, request, handle)
+        # Held before its handler (a Delay): its append is not done yet.
+        if not handled and response is not None and not isinstance(response, Message):
+            self._appends_later = True
+        return response
 
     async def _respond_later(
         self, spec: HandlerSpec, ctx: RequestContext, coro: Awaitable[Any]
@@ -866,86 +589,3 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self._release_all()
         if self.transport is not None:
             self.transport.close()
-
-
-class _Answer:
-    """A handled request awaiting its turn to be answered: its handler's ``task`` (None when it
-    answered at once, ``out``), or a ``close_reason`` (the connection closes at its turn)."""
-
-    __slots__ = ("close_reason", "frame_size", "out", "task")
-
-    def __init__(
-        self,
-        frame_size: int,
-        task: asyncio.Future | None,
-        out: bytearray | bytes | FileResponse | None = None,
-        *,
-        close_reason: str | None = None,
-    ) -> None:
-        self.frame_size = frame_size
-        self.task = task
-        self.out = out
-        self.close_reason = close_reason
-
-
-def _discard(result: Any) -> None:
-    """Drop a handler's result that will never be written (its connection closed)."""
-    if inspect.iscoroutine(result):
-        if _waits_only(result):
-            _abandon(result)
-        else:
-            _close_unstarted(result)
-    elif isinstance(result, FileResponse):
-        result.close()
-    elif isinstance(result, asyncio.Future):
-        result.cancel()
-
-
-def _waits_only(coro: Coroutine[Any, Any, Any]) -> bool:
-    """Whether an unstarted answer (``_respond_later``) only waits for what a synchronous
-    handler already did: a parked fetch or produce, whose wait holds a purgatory entry until
-    it ends. An async handler's own coroutine is another matter: started for a closed
-    connection, it would run part of the request (as Kafka runs a request read before the
-    close, but then to its end, not to its first wait), so it is closed unstarted."""
-    spec = inspect.getcoroutinelocals(coro).get("spec")
-    return isinstance(spec, HandlerSpec) and not spec.is_async
-
-
-def _abandon(coro: Coroutine[Any, Any, Any]) -> None:
-    """An answer that only waits (``_waits_only``) and will not be written: run to its wait,
-    then cancelled, as an outstanding one is, so its finally blocks release what it holds
-    (the parked fetch or produce leaves its purgatory now, not at its timeout)."""
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:  # no loop: nothing can run it
-        _close_unstarted(coro)
-        return
-    task = loop.create_task(coro)
-    task.add_done_callback(_discard_task)
-    loop.call_soon(task.cancel)  # after its first step, scheduled before this
-
-
-def _close_unstarted(coro: Coroutine[Any, Any, Any]) -> None:
-    """Close a coroutine that will never run, and first the coroutines it was given to await."""
-    _close_arguments(coro)
-    coro.close()
-
-
-def _close_arguments(coro: Coroutine[Any, Any, Any]) -> None:
-    """If ``coro`` has not started, close the coroutines it was given to await (an answer is
-    a chain of them: ``_respond_later`` of a handler, or of ``_respond_when_ready`` of the
-    replica manager's read). One that ends before its start never awaits its arguments, and
-    Python would report each of those on stderr as never awaited."""
-    if inspect.getcoroutinestate(coro) == inspect.CORO_CREATED:
-        for value in inspect.getcoroutinelocals(coro).values():
-            if inspect.iscoroutine(value):
-                _close_unstarted(value)
-
-
-def _discard_task(task: asyncio.Future) -> None:
-    """A finished handler task whose answer will not be written: its error is taken (not
-    reported as never retrieved), its FileResponse closed."""
-    if task.cancelled():
-        return
-    if task.exception() is None:
-        _discard(task.result())

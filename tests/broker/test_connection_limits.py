@@ -17,7 +17,7 @@ import pytest
 
 from broker.broker import Broker
 from broker.config import BrokerConfig, ConfigError
-from broker.server import _PAUSED_MEMORY, FRAME_GROWTH
+from broker.frame_reader import _PAUSED_MEMORY, FRAME_GROWTH
 from protocol.headers import RequestHeader, encode_request_header, request_header_version
 from protocol.messages import RESPONSES, ApiVersionsRequest, FetchRequest, MetadataRequest
 
