@@ -53,7 +53,12 @@ from storage.checkpoints import (
 )
 from storage.index import CorruptIndexError, OffsetIndex, TimeIndex
 from storage.local_log import is_partition_dir_name, parse_topic_partition
-from storage.producer_state import SNAPSHOT_SUFFIX, CorruptSnapshotError, decode_snapshot, snapshot_file_name
+from storage.producer_snapshot import (
+    SNAPSHOT_SUFFIX,
+    CorruptSnapshotError,
+    decode_snapshot,
+    snapshot_file_name,
+)
 from storage.segment import (
     INDEX_SUFFIX,
     LOG_SUFFIX,

@@ -4,7 +4,7 @@ Nothing here opens a file for writing or creates one: ``LogSegment`` opens its `
 read-write and would create a missing file, which an inspection tool must never do.
 The decoding itself is the project's own: batch headers and records from
 ``protocol.record_batch`` / ``protocol.records``, indexes from ``storage.index``,
-producer snapshots from ``storage.producer_state``.
+producer snapshots from ``storage.producer_snapshot``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from typing import Any, NamedTuple
 
 from protocol.record_batch import HEADER_SIZE, LOG_OVERHEAD, BatchHeader, iter_batches, read_header
 from storage.index import OffsetIndex, TimeIndex
-from storage.producer_state import ProducerStateEntry, decode_snapshot
+from storage.producer_snapshot import decode_snapshot
+from storage.producer_state_entry import ProducerStateEntry
 
 # Kafka's AbortedTxn (TransactionIndex): version int16, producerId int64, firstOffset int64,
 # lastOffset int64, lastStableOffset int64; 34 bytes, no file header.

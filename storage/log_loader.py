@@ -50,7 +50,8 @@ from protocol.primitives import DecodeError
 from protocol.record_batch import BatchHeader
 from storage.leader_epoch import LeaderEpochFileCache
 from storage.log_config import LogConfig
-from storage.producer_state import AppendOrigin, CompletedTxn, ProducerStateManager
+from storage.producer_state import AppendOrigin, ProducerStateManager
+from storage.producer_state_entry import CompletedTxn
 from storage.segment import (
     CLEANED_SUFFIX,
     DELETED_SUFFIX,

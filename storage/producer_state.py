@@ -50,11 +50,10 @@ watermark passes its marker (``on_high_watermark_updated``, Kafka's unreplicated
 ``.txnindex`` (``storage.transaction_index``) with ``last_stable_offset_for``. A marker of a
 transaction without data completes nothing (Kafka: it changes neither LSO nor index).
 
-Snapshots are Kafka's ``<20-digit offset>.snapshot`` files (ProducerSnapshot.json v1): int16
-version | uint32 CRC-32C of everything after the first 6 bytes | int32 count | 46-byte entries
-(ProducerId int64, Epoch int16, LastSequence int32, LastOffset int64, OffsetDelta int32,
-Timestamp int64, CoordinatorEpoch int32, CurrentTxnFirstOffset int64). As in Kafka only the
-last batch of each producer is persisted.
+Snapshots are Kafka's ``<20-digit offset>.snapshot`` files holding the last batch of each
+producer; their format is ``storage.producer_snapshot``. The per-producer types
+(``ProducerStateEntry``, ``BatchMetadata``, ``TxnMetadata``, ``CompletedTxn``,
+``VerificationState``) are ``storage.producer_state_entry``.
 
 Durability, as Kafka's ``takeSnapshot(sync)``: the snapshot a segment roll takes on the event
 loop is written without fsync (``take_snapshot(sync=False)``, Kafka's ``UnifiedLog.roll`` ->
@@ -82,18 +81,12 @@ from __future__ import annotations
 import itertools
 import logging
 import os
-import struct
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Collection, Iterable, Mapping
-from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from types import MappingProxyType
-from typing import NamedTuple
-
-import crc32c as _crc32c
 
 from protocol.control_records import ControlRecordType, EndTransactionMarker
 from protocol.errors import ErrorCode, KafkaError
@@ -102,25 +95,29 @@ from protocol.record_batch import (
     INT32_MAX,
     TRANSACTIONAL_MASK,
     BatchHeader,
-    decrement_sequence,
     increment_sequence,
 )
-from storage.durable_io import atomic_write, fsync_dir, fsync_file_if_exists
+from storage.durable_io import fsync_dir, fsync_file_if_exists
+from storage.producer_snapshot import (
+    SNAPSHOT_SUFFIX,
+    CorruptSnapshotError,
+    decode_snapshot,
+    snapshot_file_name,
+    write_snapshot_file,
+)
+from storage.producer_state_entry import (
+    NO_PRODUCER_EPOCH,
+    NO_SEQUENCE,
+    NUM_BATCHES_TO_RETAIN,
+    SEQUENCE_SPACE,
+    BatchMetadata,
+    CompletedTxn,
+    ProducerStateEntry,
+    TxnMetadata,
+    VerificationState,
+)
 
 log = logging.getLogger(__name__)
-
-NUM_BATCHES_TO_RETAIN = 5  # Kafka's ProducerStateEntry.NUM_BATCHES_TO_RETAIN
-NO_PRODUCER_EPOCH = -1
-NO_SEQUENCE = -1
-SEQUENCE_SPACE = INT32_MAX + 1  # sequences wrap from 2147483647 to 0
-DUPLICATE_SEARCH_BOUND = SEQUENCE_SPACE // 2
-SNAPSHOT_SUFFIX = ".snapshot"
-SNAPSHOT_VERSION = 1
-
-_SNAPSHOT_HEADER = struct.Struct(">hIi")  # version, crc, entry count
-_SNAPSHOT_ENTRY = struct.Struct(">qhiqiqiq")  # 46 bytes
-_CRC_OFFSET = 2
-_ENTRIES_CRC_START = 6  # the CRC covers everything after version and crc
 
 
 class AppendOrigin(Enum):
@@ -141,246 +138,8 @@ def in_sequence(last_seq: int, next_seq: int) -> bool:
     return next_seq == last_seq + 1 or (next_seq == 0 and last_seq == INT32_MAX)
 
 
-class BatchMetadata(NamedTuple):
-    """One appended batch of a producer (Kafka's BatchMetadata)."""
-
-    last_seq: int
-    last_offset: int
-    offset_delta: int
-    timestamp: int
-
-    @property
-    def first_seq(self) -> int:
-        return decrement_sequence(self.last_seq, self.offset_delta)
-
-    @property
-    def first_offset(self) -> int:
-        return self.last_offset - self.offset_delta
-
-
-class CompletedTxn(NamedTuple):
-    """A transaction a COMMIT or ABORT marker ended (Kafka's ``CompletedTxn``): its first data
-    offset and the marker's offset."""
-
-    producer_id: int
-    first_offset: int
-    last_offset: int
-    is_aborted: bool
-
-
-class TxnMetadata:
-    """An open transaction (Kafka's ``TxnMetadata``); ``last_offset`` is set once its marker is
-    appended, while it waits for the high watermark to pass the marker."""
-
-    __slots__ = ("first_offset", "last_offset", "producer_id")
-
-    def __init__(self, producer_id: int, first_offset: int, last_offset: int = -1) -> None:
-        self.producer_id = producer_id
-        self.first_offset = first_offset
-        self.last_offset = last_offset
-
-    def __repr__(self) -> str:
-        return (
-            f"TxnMetadata(producer_id={self.producer_id}, first={self.first_offset}, last={self.last_offset})"
-        )
-
-
-class ProducerStateEntry:
-    """The state of one producer id on this partition (Kafka's ProducerStateEntry)."""
-
-    __slots__ = (
-        "batch_metadata",
-        "coordinator_epoch",
-        "current_txn_first_offset",
-        "last_timestamp",
-        "producer_epoch",
-        "producer_id",
-        "run_length",
-    )
-
-    def __init__(
-        self,
-        producer_id: int,
-        producer_epoch: int = NO_PRODUCER_EPOCH,
-        *,
-        coordinator_epoch: int = -1,
-        last_timestamp: int = -1,
-        current_txn_first_offset: int = -1,
-        batches: Iterable[BatchMetadata] = (),
-        window: int = NUM_BATCHES_TO_RETAIN,
-        run_length: int = 0,
-    ) -> None:
-        self.producer_id = producer_id
-        self.producer_epoch = producer_epoch
-        self.coordinator_epoch = coordinator_epoch
-        self.last_timestamp = last_timestamp
-        # first offset of the ongoing transaction, -1 when there is none (as in the snapshot)
-        self.current_txn_first_offset = current_txn_first_offset
-        self.batch_metadata: deque[BatchMetadata] = deque(batches, maxlen=window)
-        # sequences known to be written, unbroken, in this epoch, ending at last_seq
-        self.run_length = run_length
-
-    def __repr__(self) -> str:
-        return (
-            f"ProducerStateEntry(producer_id={self.producer_id}, epoch={self.producer_epoch}, "
-            f"batches={list(self.batch_metadata)}, last_timestamp={self.last_timestamp}, "
-            f"coordinator_epoch={self.coordinator_epoch}, "
-            f"current_txn_first_offset={self.current_txn_first_offset})"
-        )
-
-    @property
-    def is_empty(self) -> bool:
-        return not self.batch_metadata
-
-    @property
-    def first_seq(self) -> int:
-        return self.batch_metadata[0].first_seq if self.batch_metadata else NO_SEQUENCE
-
-    @property
-    def last_seq(self) -> int:
-        return self.batch_metadata[-1].last_seq if self.batch_metadata else NO_SEQUENCE
-
-    @property
-    def last_data_offset(self) -> int:
-        return self.batch_metadata[-1].last_offset if self.batch_metadata else -1
-
-    @property
-    def last_offset_delta(self) -> int:
-        return self.batch_metadata[-1].offset_delta if self.batch_metadata else 0
-
-    @property
-    def has_ongoing_txn(self) -> bool:
-        return self.current_txn_first_offset >= 0
-
-    def batch_with_sequence_range(self, first_seq: int, last_seq: int) -> BatchMetadata | None:
-        """The cached batch with exactly this sequence range (Kafka's findDuplicateBatch)."""
-        for batch in self.batch_metadata:
-            if batch.last_seq == last_seq and batch.first_seq == first_seq:
-                return batch
-        return None
-
-    def is_certain_duplicate(self, first_seq: int, last_seq: int) -> bool:
-        """True iff [first_seq, last_seq] lies wholly in the run written before the oldest cached batch.
-
-        See the module docstring for the bound.
-        """
-        if not self.batch_metadata:
-            return False
-        oldest_first = self.batch_metadata[0].first_seq
-        window_span = (self.last_seq - oldest_first) % SEQUENCE_SPACE + 1
-        known_before = min(self.run_length - window_span, DUPLICATE_SEARCH_BOUND)
-        if known_before <= 0:
-            return False
-        d_last = (oldest_first - last_seq) % SEQUENCE_SPACE
-        d_first = (oldest_first - first_seq) % SEQUENCE_SPACE
-        return 1 <= d_last <= d_first <= known_before
-
-    def maybe_update_producer_epoch(self, producer_epoch: int) -> bool:
-        """A different epoch clears the cached batches (Kafka's maybeUpdateProducerEpoch)."""
-        if self.producer_epoch != producer_epoch:
-            self.batch_metadata.clear()
-            self.producer_epoch = producer_epoch
-            self.run_length = 0
-            return True
-        return False
-
-
-class CorruptSnapshotError(Exception):
-    """A ``.snapshot`` file that cannot be trusted (Kafka's CorruptSnapshotException)."""
-
-
-def snapshot_file_name(offset: int) -> str:
-    return f"{offset:020d}{SNAPSHOT_SUFFIX}"
-
-
-def encode_snapshot(entries: Iterable[ProducerStateEntry]) -> bytes:
-    """The bytes of a ``.snapshot`` file: Kafka's ProducerSnapshot v1, entries by producer id."""
-    rows = sorted(entries, key=lambda e: e.producer_id)
-    out = bytearray(_SNAPSHOT_HEADER.size + _SNAPSHOT_ENTRY.size * len(rows))
-    _SNAPSHOT_HEADER.pack_into(out, 0, SNAPSHOT_VERSION, 0, len(rows))
-    pos = _SNAPSHOT_HEADER.size
-    for e in rows:
-        _SNAPSHOT_ENTRY.pack_into(
-            out,
-            pos,
-            e.producer_id,
-            e.producer_epoch,
-            e.last_seq,
-            e.last_data_offset,
-            e.last_offset_delta,
-            e.last_timestamp,
-            e.coordinator_epoch,
-            e.current_txn_first_offset,
-        )
-        pos += _SNAPSHOT_ENTRY.size
-    struct.pack_into(">I", out, _CRC_OFFSET, _crc32c.crc32c(memoryview(out)[_ENTRIES_CRC_START:]))
-    return bytes(out)
-
-
-def decode_snapshot(data: bytes, *, window: int = NUM_BATCHES_TO_RETAIN) -> list[ProducerStateEntry]:
-    """Entries of a ``.snapshot`` file; CorruptSnapshotError if version, CRC or size is wrong."""
-    if len(data) < _SNAPSHOT_HEADER.size:
-        raise CorruptSnapshotError(f"Snapshot of {len(data)} bytes is shorter than its header")
-    version, crc, count = _SNAPSHOT_HEADER.unpack_from(data, 0)
-    if version != SNAPSHOT_VERSION:
-        raise CorruptSnapshotError(f"Snapshot contained an unknown file version {version}")
-    computed = _crc32c.crc32c(memoryview(data)[_ENTRIES_CRC_START:])
-    if crc != computed:
-        raise CorruptSnapshotError(
-            f"Snapshot is corrupt (CRC is no longer valid). Stored crc: {crc}. Computed crc: {computed}"
-        )
-    if count < 0 or len(data) != _SNAPSHOT_HEADER.size + count * _SNAPSHOT_ENTRY.size:
-        raise CorruptSnapshotError(f"Snapshot of {len(data)} bytes cannot hold {count} entries")
-    entries = []
-    for pid, epoch, seq, offset, delta, ts, coord_epoch, txn_first in _SNAPSHOT_ENTRY.iter_unpack(
-        memoryview(data)[_SNAPSHOT_HEADER.size :]
-    ):
-        # An entry whose LastOffset is negative carries no batch (ProducerStateManager.readSnapshot).
-        batches = (BatchMetadata(seq, offset, delta, ts),) if offset >= 0 else ()
-        entries.append(
-            ProducerStateEntry(
-                pid,
-                epoch,
-                coordinator_epoch=coord_epoch,
-                last_timestamp=ts,
-                current_txn_first_offset=txn_first if txn_first >= 0 else -1,
-                batches=batches,
-                window=window,
-                # Rebuilt from disk: assume the epoch's run started at sequence 0 (module docstring).
-                run_length=seq + 1 if batches and seq >= 0 else 0,
-            )
-        )
-    return entries
-
-
-def write_snapshot_file(path: Path, entries: Iterable[ProducerStateEntry], *, sync: bool = True) -> None:
-    """Write a snapshot via a temporary file renamed over ``path``.
-
-    With ``sync`` the file is fsynced before the rename and the directory after it, so the
-    snapshot survives a crash; without, the caller must fsync both later (``sync_snapshots``).
-    """
-    atomic_write(path, encode_snapshot(entries), fsync=sync, best_effort_dir_sync=True)
-
-
 def _wall_clock_ms() -> int:
     return int(time.time() * 1000)
-
-
-@dataclass(slots=True, eq=False)
-class VerificationState:
-    """A transaction verification in progress for one producer (Kafka's
-    ``VerificationStateEntry``); the object itself is the guard a verified batch holds."""
-
-    timestamp_ms: int
-    lowest_sequence: int
-    epoch: int
-
-    def update_lowest_sequence(self, sequence: int, epoch: int) -> None:
-        """``maybeUpdateLowestSequenceAndEpoch``."""
-        if epoch > self.epoch:
-            self.epoch, self.lowest_sequence = epoch, sequence
-        elif epoch == self.epoch and sequence < self.lowest_sequence:
-            self.lowest_sequence = sequence
 
 
 class ProducerStateManager:

@@ -9,13 +9,8 @@ import pytest
 from protocol.control_records import ControlRecordType, EndTransactionMarker
 from protocol.errors import ErrorCode, KafkaError
 from protocol.record_batch import CONTROL_MASK, INT32_MAX, TRANSACTIONAL_MASK, BatchHeader, increment_sequence
-from storage.producer_state import (
-    DUPLICATE_SEARCH_BOUND,
-    AppendOrigin,
-    BatchMetadata,
-    ProducerStateManager,
-    in_sequence,
-)
+from storage.producer_state import AppendOrigin, ProducerStateManager, in_sequence
+from storage.producer_state_entry import DUPLICATE_SEARCH_BOUND, BatchMetadata
 
 CLIENT = AppendOrigin.CLIENT
 REPLICATION = AppendOrigin.REPLICATION

@@ -24,12 +24,8 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 
 from protocol.errors import ErrorCode, KafkaError
 from protocol.record_batch import INT32_MAX, BatchHeader
-from storage.producer_state import (
-    DUPLICATE_SEARCH_BOUND,
-    AppendOrigin,
-    BatchMetadata,
-    ProducerStateManager,
-)
+from storage.producer_state import AppendOrigin, ProducerStateManager
+from storage.producer_state_entry import DUPLICATE_SEARCH_BOUND, BatchMetadata
 
 M = INT32_MAX + 1
 T0 = 1_700_000_000_000

@@ -11,15 +11,9 @@ import pytest
 from protocol.control_records import ControlRecordType, EndTransactionMarker
 from protocol.errors import ErrorCode, KafkaError
 from protocol.record_batch import CONTROL_MASK, TRANSACTIONAL_MASK, BatchHeader
-from storage.producer_state import (
-    AppendOrigin,
-    BatchMetadata,
-    CorruptSnapshotError,
-    ProducerStateEntry,
-    ProducerStateManager,
-    decode_snapshot,
-    encode_snapshot,
-)
+from storage.producer_snapshot import CorruptSnapshotError, decode_snapshot, encode_snapshot
+from storage.producer_state import AppendOrigin, ProducerStateManager
+from storage.producer_state_entry import BatchMetadata, ProducerStateEntry
 from tests.storage.fsync_recorder import record_fsyncs
 
 T0 = 1_700_000_000_000

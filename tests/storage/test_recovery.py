@@ -17,7 +17,7 @@ from protocol.records import build_batch
 from storage.log_config import LogConfig, resolve_topic_defaults
 from storage.log_manager import LogManager
 from storage.partition_log import PartitionLog
-from storage.producer_state import decode_snapshot, snapshot_file_name
+from storage.producer_snapshot import decode_snapshot, snapshot_file_name
 from tests.broker.test_log_dir_failure import _fail_calls_under
 from tests.storage.batch_factory import BASE_TS, make_batch
 from tests.storage.log_factory import append_batches, open_log, read_all

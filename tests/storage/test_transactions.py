@@ -10,7 +10,8 @@ import pytest
 from protocol.control_records import build_end_txn_marker_batch
 from protocol.errors import ErrorCode, KafkaError
 from storage.partition_log import PartitionLog
-from storage.producer_state import AppendOrigin, decode_snapshot
+from storage.producer_snapshot import decode_snapshot
+from storage.producer_state import AppendOrigin
 from storage.transaction_index import ABORTED_TXN_SIZE, AbortedTxn
 from tests.storage.log_factory import append_batches, open_log
 from tests.storage.txn_factory import TxnProducer, append_marker

@@ -33,7 +33,8 @@ from protocol import compression
 from protocol.messages import ConsumerProtocolAssignment, ConsumerProtocolSubscription
 from protocol.record_batch import read_header
 from protocol.records import build_batch
-from storage.producer_state import BatchMetadata, ProducerStateEntry, write_snapshot_file
+from storage.producer_snapshot import write_snapshot_file
+from storage.producer_state_entry import BatchMetadata, ProducerStateEntry
 from storage.segment import LogSegment
 from tests.support.broker_process import ROOT, BrokerProcess
 from tests.support.java_client import JavaClient, require_java
