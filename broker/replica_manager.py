@@ -51,8 +51,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from broker.metrics import BrokerTopicStats, IsrChangeStats
@@ -75,7 +77,13 @@ from broker.txn_partitions import AcceptingTransactionVerifier, TransactionVerif
 from coordinator.cluster_state import INTERNAL_TOPICS, LiveBroker, PartitionState, TopicMetadata
 from coordinator.transaction_seams import TransactionVerifier, TxnCompletionListener, TxnMarker
 from protocol.errors import ErrorCode, KafkaError
-from storage.log_validator import FramedBatch, validate_produce_records
+from storage.log_validator import (
+    FramedBatch,
+    NeedsOffload,
+    ValidatedBatch,
+    validate_batch_for_append,
+    validate_produce_records,
+)
 from storage.partition_log import FetchIsolation, LogAppendInfo, TimestampAndOffset
 from storage.producer_state import AppendOrigin, ProducerStateEntry
 
@@ -100,6 +108,20 @@ class PartitionAppendResult(NamedTuple):
     info: LogAppendInfo | None
     error: KafkaError | None = None
 
+
+class _DeferredAppend(NamedTuple):
+    """A partition's append that waits: for its batch's validation on the worker thread
+    (``validation``), or behind an earlier deferred append to the same partition (``prev``)."""
+
+    key: TopicPartition
+    records: Any
+    prev: asyncio.Future[None] | None
+    done: asyncio.Future[None]
+    validation: asyncio.Future[ValidatedBatch] | None
+
+
+# Records the produce path framed (FramedBatch) or validated off the loop (ValidatedBatch).
+_PREPARED_RECORDS = (FramedBatch, ValidatedBatch)
 
 # Messages of the errors an acks=-1 produce gets while it waits (Kafka's DelayedProduce).
 _PRODUCE_WAIT_ERRORS = {
@@ -149,6 +171,11 @@ class ReplicaManager(ReplicaStateChanges, ReplicaReads):
         # Purgatory checks asked for by appends, run after the requests being handled
         # (Kafka's ReplicaManager.actionQueue; the server calls try_complete_actions).
         self.actions = ActionQueue()
+        # Batches whose validation is too much work for the event loop (NeedsOffload: many
+        # compressed records, a large recompression) are validated here, one at a time, as
+        # Kafka's request handler threads would; appends to their partitions wait in order.
+        self._validation_executor = ThreadPoolExecutor(1, thread_name_prefix="produce-validation")
+        self._deferred_appends: dict[TopicPartition, asyncio.Future[None]] = {}
         # ZooKeeper mode (``start_replication``): the replica fetchers, the AlterPartition
         # sender and the isr-expiration task; None for a lone broker.
         self.replication: Replication | None = None
@@ -425,6 +452,8 @@ class ReplicaManager(ReplicaStateChanges, ReplicaReads):
         stats = self.topic_stats
         hosted = self._partitions
         guards = {p.key: p for p in verified}
+        deferred_appends = self._deferred_appends
+        deferred: list[_DeferredAppend] = []
         for key, records in entries:
             error = errors.get(key)
             if error is None and key in guards and not self.txn_verification.guard_still_valid(guards[key]):
@@ -436,6 +465,9 @@ class ReplicaManager(ReplicaStateChanges, ReplicaReads):
                 results[key] = PartitionAppendResult(None, error)
                 stats.record_produce(key[0], error.error, False, hosted=key in hosted)
                 continue
+            if deferred_appends and key in deferred_appends:
+                deferred.append(self._defer_append(key, records, origin, offload=False))
+                continue
             try:
                 info = self.append_to_local_log(
                     key, records, origin=origin, required_acks=required_acks, produce_version=produce_version
@@ -445,10 +477,24 @@ class ReplicaManager(ReplicaStateChanges, ReplicaReads):
             except KafkaError as exc:
                 results[key] = PartitionAppendResult(None, exc)
                 stats.record_produce(key[0], exc.error, False, hosted=key in hosted)
+            except NeedsOffload:
+                deferred.append(self._defer_append(key, records, origin, offload=True))
         for key, error in errors.items():
             if key not in results:  # refused before the append (framing, transactional id)
                 results[key] = PartitionAppendResult(None, error)
                 stats.record_produce(key[0], error.error, False, hosted=key in hosted)
+        if deferred:
+            appended = asyncio.ensure_future(
+                self._append_deferred(results, deferred, origin, required_acks, produce_version)
+            )
+            return self._finish_deferred(appended, required_acks, timeout_ms)
+        return self._finish_append(results, required_acks, timeout_ms)
+
+    def _finish_append(
+        self, results: dict[TopicPartition, PartitionAppendResult], required_acks: int, timeout_ms: int
+    ) -> dict[TopicPartition, PartitionAppendResult] | Awaitable[dict[TopicPartition, PartitionAppendResult]]:
+        """The request's appends are done: its results now (acks 0 or 1, or nothing to wait
+        for), or a DelayedProduce waiting for the high watermarks (acks=-1)."""
         if required_acks != -1:
             return results
         statuses = [
@@ -462,6 +508,103 @@ class ReplicaManager(ReplicaStateChanges, ReplicaReads):
         # check_produce_statuses just found it waiting, in this turn of the loop.
         self.produce_purgatory.watch(delayed, [s.key for s in statuses])
         return self._complete_produce(delayed, results, statuses)
+
+    # ------------------------------------------------------------------ appends off the loop
+
+    def _defer_append(
+        self, key: TopicPartition, records: Any, origin: AppendOrigin, *, offload: bool
+    ) -> _DeferredAppend:
+        """Queue ``key``'s append behind the partition's earlier deferred one; with ``offload``
+        (its batch raised NeedsOffload after the leadership checks), its validation starts now
+        on the worker thread without the event loop's budget."""
+        loop = asyncio.get_running_loop()
+        prev = self._deferred_appends.get(key)
+        done: asyncio.Future[None] = loop.create_future()
+        self._deferred_appends[key] = done
+        validation = self._validate_off_loop(key, records, origin) if offload else None
+        return _DeferredAppend(key, records, prev, done, validation)
+
+    def _validate_off_loop(
+        self, key: TopicPartition, records: FramedBatch, origin: AppendOrigin
+    ) -> asyncio.Future[ValidatedBatch]:
+        config = self._partitions[key].log.config
+        validate = functools.partial(
+            validate_batch_for_append,
+            records._replace(budget=None),
+            config=config,
+            now_ms=self.time_ms(),
+            origin=origin,
+        )
+        return asyncio.get_running_loop().run_in_executor(self._validation_executor, validate)
+
+    async def _append_deferred(
+        self,
+        results: dict[TopicPartition, PartitionAppendResult],
+        deferred: Sequence[_DeferredAppend],
+        origin: AppendOrigin,
+        required_acks: int,
+        produce_version: int | None,
+    ) -> dict[TopicPartition, PartitionAppendResult]:
+        """The deferred appends of one request, each in its partition's order: a task of its
+        own, so that a closed connection does not leave a partition's later appends waiting."""
+        stats = self.topic_stats
+        try:
+            for item in deferred:
+                key = item.key
+                try:
+                    if item.prev is not None:
+                        await item.prev
+                    records = item.records if item.validation is None else await item.validation
+                    try:
+                        info = self.append_to_local_log(
+                            key,
+                            records,
+                            origin=origin,
+                            required_acks=required_acks,
+                            produce_version=produce_version,
+                        )
+                    except NeedsOffload:  # queued behind another, and past its request's budget
+                        records = await self._validate_off_loop(key, records, origin)
+                        info = self.append_to_local_log(
+                            key,
+                            records,
+                            origin=origin,
+                            required_acks=required_acks,
+                            produce_version=produce_version,
+                        )
+                    results[key] = PartitionAppendResult(info)
+                    stats.record_produce(key[0], None, info.duplicate, hosted=True)
+                except KafkaError as exc:
+                    results[key] = PartitionAppendResult(None, exc)
+                    stats.record_produce(key[0], exc.error, False, hosted=key in self._partitions)
+                except Exception as exc:  # a bug: this partition's answer only
+                    log.exception("appending to %s-%d failed", *key)
+                    results[key] = PartitionAppendResult(
+                        None, KafkaError(ErrorCode.UNKNOWN_SERVER_ERROR, str(exc))
+                    )
+                finally:
+                    self._release_deferred(item)
+        finally:  # cancelled (the broker stopping): the partitions' later appends go on
+            for item in deferred:
+                self._release_deferred(item)
+        return results
+
+    def _release_deferred(self, item: _DeferredAppend) -> None:
+        if not item.done.done():
+            item.done.set_result(None)
+        if self._deferred_appends.get(item.key) is item.done:
+            del self._deferred_appends[item.key]
+
+    async def _finish_deferred(
+        self,
+        appended: asyncio.Future[dict[TopicPartition, PartitionAppendResult]],
+        required_acks: int,
+        timeout_ms: int,
+    ) -> dict[TopicPartition, PartitionAppendResult]:
+        # Shielded: the connection going away cancels the answer, not the appends.
+        results = await asyncio.shield(appended)
+        finished = self._finish_append(results, required_acks, timeout_ms)
+        return finished if isinstance(finished, dict) else await finished
 
     async def _complete_produce(
         self,
@@ -504,7 +647,7 @@ class ReplicaManager(ReplicaStateChanges, ReplicaReads):
         topic, index = key
         # KafkaApis.handleProduceRequest: unknown partitions before record checks
         partition = self._partitions.get(key) or self.get_partition_or_error(topic, index)
-        if produce_version is not None and not isinstance(records, FramedBatch):
+        if produce_version is not None and not isinstance(records, _PREPARED_RECORDS):
             records = validate_produce_records(records, produce_version)
         if topic in INTERNAL_TOPICS and origin is not AppendOrigin.COORDINATOR:
             # ReplicaManager.appendToLocalLog: Topic.isInternal without internalTopicsAllowed

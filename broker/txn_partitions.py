@@ -47,7 +47,7 @@ from coordinator.transaction_seams import (
 from protocol.control_records import build_end_txn_marker_batch
 from protocol.errors import ErrorCode, KafkaError
 from protocol.record_batch import TRANSACTIONAL_MASK, read_header
-from storage.log_validator import validate_produce_records
+from storage.log_validator import InlineBudget, validate_produce_records
 from storage.producer_state import AppendOrigin
 
 if TYPE_CHECKING:
@@ -127,13 +127,14 @@ class TransactionVerification:
         errors: dict[TopicPartitionKey, KafkaError] = {}
         pending: list[_Pending] = []
         hosted = self._rm._partitions
+        budget = InlineBudget()  # the request's record work on the event loop
         for key, records in entries:
             partition = hosted.get(key)
             if partition is None:
                 framed.append((key, records))  # the append answers UNKNOWN_TOPIC_OR_PARTITION first
                 continue
             try:
-                batch = validate_produce_records(records, produce_version)
+                batch = validate_produce_records(records, produce_version, budget)
             except KafkaError as exc:
                 errors[key] = exc
                 continue

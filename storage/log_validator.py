@@ -37,6 +37,14 @@ Knowingly different from Kafka (each is in the module tests):
 - Decompression is bounded (``max_decompressed_bytes``): a batch that inflates beyond it is
   answered MESSAGE_TOO_LARGE (clients split and retry on that code) instead of exhausting
   memory. Kafka streams and has no bound.
+
+Work that grows with the records (walking them, inflating, compressing again) must not hold
+the broker's event loop for long: Kafka does it on one of its request handler threads, Moldau
+on its one event loop. A produce request's batches share a budget (``InlineBudget``, about
+10 ms of such work); a batch that would go past it, or that inflates past
+``INLINE_DECOMPRESSED_BYTES``, raises ``NeedsOffload`` before any byte of it is changed, and
+the replica manager validates it again on a worker thread (``budget`` None: no limit but
+``max_decompressed_bytes``).
 """
 
 from __future__ import annotations
@@ -83,6 +91,14 @@ MIN_RECORD_SIZE = 7
 MIN_DECOMPRESSED_LIMIT = 64 * 1024 * 1024
 DECOMPRESSION_RATIO_LIMIT = 16
 
+# The event loop's share of a produce request's record work, in units of about a microsecond
+# of this machine's CPU: a record walked is one unit, 512 bytes inflated one, 32 bytes
+# compressed again one (gzip's pace; the other codecs are faster).
+INLINE_WORK_UNITS = 10_000
+INLINE_DECOMPRESSED_BYTES = 2 * 1024 * 1024  # inflated on the loop at most, per batch
+_INFLATED_BYTES_PER_UNIT = 512
+_COMPRESSED_BYTES_PER_UNIT = 32
+
 _MAGIC_OFFSET = 16
 _MAX_TIMESTAMP_OFFSET = 35
 _PEEK = struct.Struct(">qi")  # baseOffset, batchLength
@@ -107,17 +123,41 @@ class ValidatedBatch:
     buf: memoryview  # the batch's bytes (writable), exactly ``header.size`` long
 
 
+class InlineBudget:
+    """The record work a produce request may still do on the event loop (shared by its
+    batches; see the module docstring)."""
+
+    __slots__ = ("units",)
+
+    def __init__(self, units: int = INLINE_WORK_UNITS) -> None:
+        self.units = units
+
+    def charge(self, units: int) -> None:
+        """Spend ``units``, or raise NeedsOffload (nothing spent) if they are not left."""
+        if units > self.units:
+            raise NeedsOffload
+        self.units -= units
+
+
+class NeedsOffload(Exception):
+    """This batch's validation is more work than the event loop may do for its request: it
+    is validated on a worker thread instead. Raised before any byte of the batch changed."""
+
+
 class FramedBatch(NamedTuple):
     """Records that passed the framing checks: one whole magic-2 batch.
 
     ``validate_produce_records`` returns it and ``validate_batch_for_append`` takes it, so
     the framing of a produced batch is checked once. ``buf`` is writable (offsets, epochs
-    and LogAppendTime are patched in place).
+    and LogAppendTime are patched in place). ``budget``: the request's ``InlineBudget`` on
+    the event loop, None where the work is not limited (a worker thread, the broker's own
+    appends).
     """
 
     buf: memoryview
     size: int
     attributes: int
+    budget: InlineBudget | None = None
 
 
 class RecordValidationError(KafkaError):
@@ -167,7 +207,7 @@ def validate_batch_for_append(
     only get the framing, CRC and segment-size checks, as Kafka's follower path.
     """
     framed = records if isinstance(records, FramedBatch) else frame_records(records)
-    buf, size = framed.buf, framed.size
+    buf, size, budget = framed.buf, framed.size, framed.budget
     client = origin is AppendOrigin.CLIENT
     base_offset = _I64.unpack_from(buf, 0)[0]
 
@@ -195,16 +235,21 @@ def validate_batch_for_append(
     if origin is not AppendOrigin.REPLICATION:
         if client:
             _validate_batch_header(header)
-        log_append_time, rewritten = _validate_records_and_timestamps(buf, header, config, now_ms)
+        target = _TARGET_CODECS.get(config.compression_type)  # None: "producer"
+        if target is not None and (
+            target == header.compression
+            # LogValidator: control records are not compressed unless written compressed
+            or (header.attributes & CONTROL_MASK and header.compression == compression.NONE)
+        ):
+            target = None
+        if budget is not None and target is not None and header.compression == compression.NONE:
+            budget.charge(size // _COMPRESSED_BYTES_PER_UNIT)  # before anything is rewritten
+        log_append_time, rewritten = _validate_records_and_timestamps(
+            buf, header, config, now_ms, budget, recompress=target is not None
+        )
         if rewritten:
             header = read_header(buf, 0)
-        target = _TARGET_CODECS.get(config.compression_type)  # None: "producer"
-        if (
-            target is not None
-            and target != header.compression
-            # LogValidator: control records are not compressed unless written compressed
-            and not (header.attributes & CONTROL_MASK and header.compression == compression.NONE)
-        ):
+        if target is not None:
             buf = _recompress(buf, header, target, config)
             header = read_header(buf, 0)
             size = len(buf)
@@ -266,14 +311,16 @@ def _recompress(buf: memoryview, header: BatchHeader, target: int, config: LogCo
 # ---------------------------------------------------------------------------------- framing
 
 
-def validate_produce_records(records: Any, produce_version: int) -> FramedBatch:
+def validate_produce_records(
+    records: Any, produce_version: int, budget: InlineBudget | None = None
+) -> FramedBatch:
     """Kafka's ``ProduceRequest.validateRecords`` for one partition.
 
     Exactly one whole magic-2 batch first (INVALID_RECORD / CORRUPT_MESSAGE), then
     zstd only from produce v7 (KIP-110: UNSUPPORTED_COMPRESSION_TYPE). The result goes
-    to ``validate_batch_for_append``, which then skips the framing.
+    to ``validate_batch_for_append``, which then skips the framing (and spends ``budget``).
     """
-    framed = frame_records(records)
+    framed = frame_records(records, budget)
     if produce_version < 7 and framed.attributes & COMPRESSION_MASK == ZSTD:
         raise KafkaError(
             ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, "Produce requests with version below 7 may not use zstd"
@@ -281,7 +328,7 @@ def validate_produce_records(records: Any, produce_version: int) -> FramedBatch:
     return framed
 
 
-def frame_records(records: Any) -> FramedBatch:
+def frame_records(records: Any, budget: InlineBudget | None = None) -> FramedBatch:
     """ProduceRequest.validateRecords' framing: exactly one whole magic-2 batch."""
     if records is None:
         raise KafkaError(ErrorCode.INVALID_RECORD, "Produce request must have at least one record batch")
@@ -310,7 +357,7 @@ def frame_records(records: Any) -> FramedBatch:
             ErrorCode.CORRUPT_MESSAGE, f"{total - first} bytes after the record batch are not a record batch"
         )
     (attributes,) = _ATTRS.unpack_from(buf, ATTRIBUTES_OFFSET)
-    return FramedBatch(buf, first, attributes)
+    return FramedBatch(buf, first, attributes, budget)
 
 
 def _next_batch_size(buf: memoryview, pos: int, end: int) -> int | None:
@@ -366,9 +413,19 @@ def _validate_batch_header(header: BatchHeader) -> None:
 
 
 def _validate_records_and_timestamps(
-    buf: memoryview, header: BatchHeader, config: LogConfig, now_ms: int
+    buf: memoryview,
+    header: BatchHeader,
+    config: LogConfig,
+    now_ms: int,
+    budget: InlineBudget | None = None,
+    *,
+    recompress: bool = False,
 ) -> tuple[int, bool]:
-    """Record checks and timestamp policy; returns (log_append_time, whether bytes changed)."""
+    """Record checks and timestamp policy; returns (log_append_time, whether bytes changed).
+
+    Every walk of the records and every inflation is charged to ``budget`` first, before a
+    byte of the batch changes (NeedsOffload); ``recompress``: the inflated records are to be
+    compressed again, charged here too."""
     size = header.batch_length + LOG_OVERHEAD
     count = header.records_count
     if (
@@ -399,11 +456,21 @@ def _validate_records_and_timestamps(
     data: bytes | None = None
     scan: _RecordScan | None = None
     if compressed:
-        data = _decompress(header.compression, section, max_decompressed_bytes(config))
+        if budget is None:
+            data = _decompress(header.compression, section, max_decompressed_bytes(config))
+        else:
+            budget.charge(count)
+            data = _decompress(
+                header.compression, section, max_decompressed_bytes(config), INLINE_DECOMPRESSED_BYTES
+            )
+            inflated = len(data) // _INFLATED_BYTES_PER_UNIT
+            budget.charge(inflated + (len(data) // _COMPRESSED_BYTES_PER_UNIT if recompress else 0))
         scan = _scan_records(data, count, check_keys=compacted)
     elif compacted:
         # Kafka needs a key on every record of a compacted topic: only then is an
         # uncompressed batch walked on the produce path.
+        if budget is not None:
+            budget.charge(count)
         data = bytes(section)
         scan = _scan_records(data, count, check_keys=True)
 
@@ -452,6 +519,8 @@ def _validate_records_and_timestamps(
             )
         ):
             return NO_TIMESTAMP, False
+        if budget is not None:
+            budget.charge(count)
         data = bytes(section)
         scan = _scan_records(data, count, check_keys=False, timestamp_range=(base_ts, lo, hi))
         # Kafka assigns offsets of uncompressed records without looking at their deltas.
@@ -460,6 +529,8 @@ def _validate_records_and_timestamps(
         base_ts + scan.min_delta < lo or base_ts + scan.max_delta > hi
     ):
         assert data is not None
+        if budget is not None:
+            budget.charge(count)
         timed = _scan_records(data, count, check_keys=False, timestamp_range=(base_ts, lo, hi))
         errors.extend(e for e in timed.errors if e[2] is ErrorCode.INVALID_TIMESTAMP)
     _raise_record_errors(errors)
@@ -682,15 +753,19 @@ def _invalid_record(index: int, message: str) -> RecordValidationError:
 # ---------------------------------------------------------------------------- decompression
 
 
-def _decompress(codec: int, raw: memoryview, limit: int) -> bytes:
-    """Inflate a records section, refusing more than ``limit`` bytes of output."""
+def _decompress(codec: int, raw: memoryview, limit: int, inline_limit: int | None = None) -> bytes:
+    """Inflate a records section, refusing more than ``limit`` bytes of output; past
+    ``inline_limit`` (when lower), NeedsOffload: inflated on a worker thread instead."""
+    bound = limit if inline_limit is None else min(limit, inline_limit)
     try:
         if codec == compression.GZIP:
-            return _gunzip_bounded(raw, limit)
+            return _gunzip_bounded(raw, bound)
         if codec == compression.SNAPPY:
-            return _snappy_bounded(raw, limit)
-        return _frame_bounded(codec, raw, limit)
+            return _snappy_bounded(raw, bound)
+        return _frame_bounded(codec, raw, bound)
     except _DecompressedTooLarge:
+        if bound < limit:
+            raise NeedsOffload from None
         raise KafkaError(
             ErrorCode.MESSAGE_TOO_LARGE,
             f"The {compression.NAMES[codec]} record batch decompresses to more than {limit} bytes",

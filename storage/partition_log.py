@@ -78,9 +78,10 @@ from storage.log_types import (
     ProducerStateOptions,
     TimestampAndOffset,
 )
-from storage.log_validator import FramedBatch, validate_batch_for_append
+from storage.log_validator import FramedBatch, ValidatedBatch, validate_batch_for_append
 from storage.partition_metadata import write_partition_metadata
-from storage.producer_state import AppendOrigin, BatchMetadata, CompletedTxn, ProducerStateManager
+from storage.producer_state import AppendOrigin, ProducerStateManager
+from storage.producer_state_entry import BatchMetadata, CompletedTxn
 from storage.segment import LogSegment
 
 # Importers take these from here; most are defined in storage.local_log / storage.log_types.
@@ -207,7 +208,7 @@ class PartitionLog(LocalLog):
 
     def append_as_leader(
         self,
-        records: memoryview | FramedBatch,
+        records: memoryview | FramedBatch | ValidatedBatch,
         leader_epoch: int,
         *,
         now_ms: int | None = None,
@@ -216,7 +217,8 @@ class PartitionLog(LocalLog):
         """Validate and append one batch; KafkaError if refused.
 
         Writable records are patched in place (read-only ones are copied first); a
-        ``FramedBatch`` (from the produce path's framing checks) is not framed again.
+        ``FramedBatch`` (from the produce path's framing checks) is not framed again, a
+        ``ValidatedBatch`` (validated on a worker thread) not validated again.
         """
         if self._closed or self.dir_state.offline:
             if self._closed:
@@ -224,7 +226,11 @@ class PartitionLog(LocalLog):
             self.check_online()
         now = self._time_ms() if now_ms is None else now_ms
         # Offsets and the leader epoch are patched into the validated (writable) bytes.
-        validated = validate_batch_for_append(records, config=self.config, now_ms=now, origin=origin)
+        validated = (
+            records  # validated off the event loop (ReplicaManager, NeedsOffload)
+            if records.__class__ is ValidatedBatch
+            else validate_batch_for_append(records, config=self.config, now_ms=now, origin=origin)
+        )
         records = validated.buf
         header = validated.header
         ps = self.producer_state

@@ -26,6 +26,10 @@ Behaviour:
   Kafka's ReplicaManager refuses client appends to them. The partition result
   carries the base offset (a duplicate's original one), log append time and log
   start offset, or an error code, record errors and message (v8+).
+  A batch whose validation is more than the event loop's share of the request (many
+  compressed records, a large inflation or recompression: ``storage.log_validator``'s
+  ``InlineBudget``) is validated on the replica manager's worker thread, as Kafka does it
+  on a request handler thread; its partition's later appends wait for it, in order.
 - Transactional batches need the request's transactional id
   (TRANSACTIONAL_ID_AUTHORIZATION_FAILED otherwise, as Kafka's KafkaApis). The first one
   of a producer on a partition where it has no open transaction is verified with the
