@@ -7,7 +7,9 @@ Behaviour:
   (parking only this connection); the removal follows in the background. A topic being
   created is deleted once its creation has finished.
 - Unknown names: UNKNOWN_TOPIC_OR_PARTITION; unknown ids (v6+):
-  UNKNOWN_TOPIC_ID; ``delete.topic.enable=false``: TOPIC_DELETION_DISABLED.
+  UNKNOWN_TOPIC_ID; ``delete.topic.enable=false``: TOPIC_DELETION_DISABLED for every entry
+  (INVALID_REQUEST below v3), before ids are resolved. A topic named twice is deleted once:
+  its first entry carries the outcome, the others NONE (Kafka's result collection).
 - A lone broker: its controller deletes the topic and tells the broker's components: the
   replica manager stops serving it, and the group coordinator removes its committed
   offsets from every group (Kafka's ``GroupCoordinator.onPartitionsDeleted``),
@@ -55,7 +57,24 @@ async def handle_delete_topics(ctx: RequestContext, request: DeleteTopicsRequest
                 for name, topic_id in wanted
             ],
         )
+    if not broker.config["delete.topic.enable"]:
+        # KafkaApis.handleDeleteTopicsRequest: before the ids are resolved; v0-v2 have no
+        # TOPIC_DELETION_DISABLED.
+        error = ErrorCode.INVALID_REQUEST if ctx.api_version < 3 else ErrorCode.TOPIC_DELETION_DISABLED
+        return DeleteTopicsResponse(
+            throttle_time_ms=0,
+            responses=[
+                Result(
+                    name=name,
+                    topic_id=topic_id,
+                    error_code=error.code,
+                    error_message="Topic deletion is disabled.",
+                )
+                for name, topic_id in wanted
+            ],
+        )
     results = []
+    deleting: dict[str, int] = {}  # name -> the error code of its first entry
     for name, topic_id in wanted:
         if name is None:
             found = admin.topic_name_by_id(topic_id)
@@ -70,16 +89,6 @@ async def handle_delete_topics(ctx: RequestContext, request: DeleteTopicsRequest
                 )
                 continue
             name = found
-        if not broker.config["delete.topic.enable"]:
-            results.append(
-                Result(
-                    name=name,
-                    topic_id=topic_id,
-                    error_code=ErrorCode.TOPIC_DELETION_DISABLED.code,
-                    error_message="Topic deletion is disabled.",
-                )
-            )
-            continue
         if topic_id != ZERO_UUID and not ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, name):
             # named by id without Describe: the name is not disclosed
             results.append(
@@ -91,12 +100,21 @@ async def handle_delete_topics(ctx: RequestContext, request: DeleteTopicsRequest
                 Result(name=name, topic_id=topic_id, error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED.code)
             )
             continue
+        if name in deleting:
+            # Named twice: Kafka deletes the request's set of names once and sets each name's
+            # outcome on its first entry (DeletableTopicResultCollection.find); the others
+            # answer NONE, unless the name failed the existence check all entries went through.
+            unknown = deleting[name] == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code
+            results.append(Result(name=name, topic_id=topic_id, error_code=deleting[name] if unknown else 0))
+            continue
         try:
             deleted_id = await admin.delete_topic(name, timeout_ms=timeout.remaining_ms())
         except KafkaError as exc:
+            deleting[name] = exc.code
             results.append(
                 Result(name=name, topic_id=topic_id, error_code=exc.code, error_message=exc.message)
             )
             continue
+        deleting[name] = 0
         results.append(Result(name=name, topic_id=deleted_id, error_code=0))
     return DeleteTopicsResponse(throttle_time_ms=0, responses=results)
