@@ -16,7 +16,7 @@ from typing import NamedTuple
 from broker.partition import NO_EPOCH
 from protocol.errors import ErrorCode
 from storage.file_records import FileRecords
-from storage.partition_log import FetchIsolation
+from storage.log_types import FetchIsolation
 from storage.transaction_index import AbortedTxn
 
 

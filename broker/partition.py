@@ -41,16 +41,17 @@ from coordinator.cluster_state import NO_LEADER, PartitionState
 from protocol.errors import ErrorCode, KafkaError
 from storage.file_records import FileRecords
 from storage.log_config import LogConfig
-from storage.partition_log import (
+from storage.log_types import (
     EARLIEST_LOCAL_TIMESTAMP,
     EARLIEST_TIMESTAMP,
     LATEST_TIMESTAMP,
     FetchIsolation,
     LogAppendInfo,
-    PartitionLog,
     TimestampAndOffset,
 )
-from storage.producer_state import AppendOrigin, ProducerStateEntry
+from storage.partition_log import PartitionLog
+from storage.producer_state import AppendOrigin
+from storage.producer_state_entry import ProducerStateEntry
 from storage.transaction_index import AbortedTxn
 
 log = logging.getLogger(__name__)

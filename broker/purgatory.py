@@ -44,7 +44,7 @@ from protocol.errors import ErrorCode
 
 if TYPE_CHECKING:
     from broker.partition import Partition
-    from storage.partition_log import FetchIsolation
+    from storage.log_types import FetchIsolation
 
 PartitionKey = tuple[str, int]
 

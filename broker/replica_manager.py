@@ -77,6 +77,7 @@ from broker.txn_partitions import AcceptingTransactionVerifier, TransactionVerif
 from coordinator.cluster_state import INTERNAL_TOPICS, LiveBroker, PartitionState, TopicMetadata
 from coordinator.transaction_seams import TransactionVerifier, TxnCompletionListener, TxnMarker
 from protocol.errors import ErrorCode, KafkaError
+from storage.log_types import FetchIsolation, LogAppendInfo, TimestampAndOffset
 from storage.log_validator import (
     FramedBatch,
     NeedsOffload,
@@ -84,8 +85,8 @@ from storage.log_validator import (
     validate_batch_for_append,
     validate_produce_records,
 )
-from storage.partition_log import FetchIsolation, LogAppendInfo, TimestampAndOffset
-from storage.producer_state import AppendOrigin, ProducerStateEntry
+from storage.producer_state import AppendOrigin
+from storage.producer_state_entry import ProducerStateEntry
 
 if TYPE_CHECKING:
     from broker.metadata_cache import MetadataCache

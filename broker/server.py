@@ -54,10 +54,7 @@ from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 from broker.answers import Answer, close_arguments, discard, discard_task, waits_only
-from broker.frame_reader import _PAUSED_MEMORY as _PAUSED_MEMORY  # importable here as before the split
 from broker.frame_reader import _PAUSED_PENDING, MAX_PENDING_FRAMES, FrameReader
-from broker.frame_reader import FRAME_GROWTH as FRAME_GROWTH  # importable here as before the split
-from broker.frame_reader import READ_BUFFER as READ_BUFFER  # importable here as before the split
 from broker.handlers import CloseConnection, HandlerSpec, RequestContext
 from broker.handlers.produce import decode_produce_request
 from broker.inline_answer import InlineAnswer

@@ -13,7 +13,7 @@ from typing import Protocol
 
 from protocol.errors import KafkaError
 from storage.log_config import LogConfig
-from storage.partition_log import LogAppendInfo
+from storage.log_types import LogAppendInfo
 from storage.producer_state import AppendOrigin
 
 

@@ -51,6 +51,7 @@ from storage.checkpoints import (
     OffsetCheckpointFile,
 )
 from storage.durable_io import atomic_write, fsync_dir
+from storage.local_log import DELETE_DIR_SUFFIX, FUTURE_DIR_SUFFIX, STRAY_DIR_SUFFIX, parse_topic_partition
 from storage.log_background import LogBackgroundTasks, LogManagerIntervals
 from storage.log_cleaner import LogCleaner
 from storage.log_cleaner_manager import CleanerConfig
@@ -58,14 +59,8 @@ from storage.log_config import LogConfig
 from storage.log_creation import LogCreationPlan, build_logs, discard_logs, rename_for_deletion
 from storage.log_dir_checkpoints import LogDirCheckpoints
 from storage.log_dir_failure import LogDirError, LogDirFailureChannel
-from storage.partition_log import (
-    DELETE_DIR_SUFFIX,
-    FUTURE_DIR_SUFFIX,
-    STRAY_DIR_SUFFIX,
-    PartitionLog,
-    ProducerStateOptions,
-    parse_topic_partition,
-)
+from storage.log_types import ProducerStateOptions
+from storage.partition_log import PartitionLog
 from storage.partition_metadata import (
     META_PROPERTIES_FILE,
     MetadataFileError,

@@ -56,14 +56,7 @@ from protocol.record_batch import (
     iter_batches,
 )
 from storage.leader_epoch import EpochEndOffset, LeaderEpochFileCache
-from storage.local_log import (
-    DELETE_DIR_SUFFIX,
-    FUTURE_DIR_SUFFIX,
-    STRAY_DIR_SUFFIX,
-    LocalLog,
-    is_partition_dir_name,
-    parse_topic_partition,
-)
+from storage.local_log import LocalLog
 from storage.log_config import LogConfig
 from storage.log_loader import LogLoader, aborted_txn_of, replay_producer_state
 from storage.log_types import (
@@ -72,8 +65,6 @@ from storage.log_types import (
     LATEST_TIERED_TIMESTAMP,
     LATEST_TIMESTAMP,
     MAX_TIMESTAMP,
-    FetchDataInfo,
-    FetchIsolation,
     LogAppendInfo,
     ProducerStateOptions,
     TimestampAndOffset,
@@ -83,27 +74,6 @@ from storage.partition_metadata import write_partition_metadata
 from storage.producer_state import AppendOrigin, ProducerStateManager
 from storage.producer_state_entry import BatchMetadata, CompletedTxn
 from storage.segment import LogSegment
-
-# Importers take these from here; most are defined in storage.local_log / storage.log_types.
-__all__ = [
-    "DELETE_DIR_SUFFIX",
-    "EARLIEST_LOCAL_TIMESTAMP",
-    "EARLIEST_TIMESTAMP",
-    "FUTURE_DIR_SUFFIX",
-    "LATEST_TIERED_TIMESTAMP",
-    "LATEST_TIMESTAMP",
-    "MAX_TIMESTAMP",
-    "STRAY_DIR_SUFFIX",
-    "FetchDataInfo",
-    "FetchIsolation",
-    "LocalLog",
-    "LogAppendInfo",
-    "PartitionLog",
-    "ProducerStateOptions",
-    "TimestampAndOffset",
-    "is_partition_dir_name",
-    "parse_topic_partition",
-]
 
 log = logging.getLogger(__name__)
 

@@ -64,7 +64,7 @@ from storage.log_dump import (
     read_time_index,
     sibling,
 )
-from storage.producer_state import CorruptSnapshotError
+from storage.producer_snapshot import CorruptSnapshotError
 from storage.segment import INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX
 
 SNAPSHOT_SUFFIX = ".snapshot"  # LogFileUtils.PRODUCER_SNAPSHOT_FILE_SUFFIX

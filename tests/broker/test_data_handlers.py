@@ -17,8 +17,8 @@ from broker.replica_manager import FetchIsolation, PartitionAppendResult
 from coordinator.acl_authorizer import AllowAll
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import FetchRequest, ProduceRequest
+from storage.log_types import LogAppendInfo
 from storage.log_validator import RecordValidationError
-from storage.partition_log import LogAppendInfo
 from storage.producer_state import AppendOrigin
 
 

@@ -24,7 +24,7 @@ from protocol.messages import FetchRequest, ProduceRequest
 from protocol.records import build_batch, decode_all
 from storage.log_config import resolve_topic_defaults
 from storage.log_manager import LogManager
-from storage.partition_log import FetchIsolation
+from storage.log_types import FetchIsolation
 from storage.producer_state import AppendOrigin
 from tests.storage.batch_factory import BASE_TS, make_batch
 from tests.support.wire_client import WireClient

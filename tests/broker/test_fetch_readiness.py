@@ -15,7 +15,8 @@ from broker.replica_manager import ReplicaManager
 from storage.file_records import FileRecords
 from storage.log_config import resolve_topic_defaults
 from storage.log_manager import LogManager
-from storage.partition_log import FetchIsolation, PartitionLog
+from storage.log_types import FetchIsolation
+from storage.partition_log import PartitionLog
 from storage.producer_state import AppendOrigin
 from tests.storage.batch_factory import BASE_TS, make_batch
 

@@ -12,7 +12,7 @@ from broker.handlers.list_offsets import handle_list_offsets
 from coordinator.acl_authorizer import AllowAll
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ListOffsetsRequest
-from storage.partition_log import FetchIsolation, TimestampAndOffset
+from storage.log_types import FetchIsolation, TimestampAndOffset
 
 
 class FakeReplicaManager:

@@ -24,7 +24,7 @@ from protocol.errors import ErrorCode, KafkaError
 from storage.checkpoints import HIGH_WATERMARK_CHECKPOINT, RECOVERY_POINT_CHECKPOINT
 from storage.log_config import resolve_topic_defaults
 from storage.log_manager import CLEAN_SHUTDOWN_FILE, LogManager
-from storage.partition_log import LATEST_TIMESTAMP, FetchIsolation
+from storage.log_types import LATEST_TIMESTAMP, FetchIsolation
 from tests.broker.test_replica_manager import ME, consumer_fetch, produce
 from tests.storage.batch_factory import BASE_TS
 

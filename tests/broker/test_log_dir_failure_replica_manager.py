@@ -13,7 +13,7 @@ from coordinator.cluster_state import PartitionState
 from protocol.errors import ErrorCode, KafkaError
 from storage.log_config import resolve_topic_defaults
 from storage.log_manager import LogManager
-from storage.partition_log import FetchIsolation
+from storage.log_types import FetchIsolation
 from tests.broker.test_log_dir_failure import _fail_calls_under
 from tests.broker.test_replica_manager import ME, OTHER, consumer_fetch, parked_produce, produce
 from tests.storage.batch_factory import BASE_TS

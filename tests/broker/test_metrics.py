@@ -36,7 +36,7 @@ from protocol.messages import ApiKey, FetchResponse, MetadataRequest, MetadataRe
 from storage.config_def import ConfigError
 from storage.log_config import resolve_topic_defaults
 from storage.log_manager import LogManager
-from storage.partition_log import FetchIsolation
+from storage.log_types import FetchIsolation
 from storage.producer_state import AppendOrigin
 from tests.broker.test_produce_pipelining import (
     FOLLOWER,

@@ -7,7 +7,7 @@ import pytest
 from broker.partition import FollowerState, Partition
 from coordinator.cluster_state import PartitionState
 from protocol.errors import ErrorCode, KafkaError
-from storage.partition_log import FetchIsolation
+from storage.log_types import FetchIsolation
 from storage.producer_state import AppendOrigin
 from tests.storage.batch_factory import BASE_TS, make_batch
 from tests.storage.log_factory import open_log

@@ -14,7 +14,8 @@ from broker.partition import Partition
 from coordinator.cluster_state import PartitionState
 from protocol.control_records import build_end_txn_marker_batch
 from protocol.records import build_batch
-from storage.partition_log import FetchIsolation, PartitionLog
+from storage.log_types import FetchIsolation
+from storage.partition_log import PartitionLog
 from storage.producer_state import AppendOrigin
 from tests.storage.batch_factory import BASE_TS, make_batch
 from tests.storage.log_factory import open_log

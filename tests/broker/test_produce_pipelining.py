@@ -28,7 +28,7 @@ from protocol.messages import (
     ProduceRequest,
     ProduceResponse,
 )
-from storage.partition_log import FetchIsolation
+from storage.log_types import FetchIsolation
 from tests.storage.batch_factory import make_batch
 
 FOLLOWER = 1

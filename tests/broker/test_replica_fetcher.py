@@ -29,7 +29,8 @@ from protocol.messages import (
 )
 from storage.log_config import resolve_topic_defaults
 from storage.log_manager import LogManager
-from storage.partition_log import FetchIsolation, PartitionLog
+from storage.log_types import FetchIsolation
+from storage.partition_log import PartitionLog
 from storage.producer_state import AppendOrigin
 from tests.storage.batch_factory import BASE_TS, make_batch
 from tests.storage.log_factory import open_log, read_all

@@ -16,7 +16,7 @@ from protocol.errors import ErrorCode, KafkaError
 from protocol.record_batch import iter_batches
 from storage.log_config import resolve_topic_defaults
 from storage.log_manager import LogManager
-from storage.partition_log import FetchIsolation
+from storage.log_types import FetchIsolation
 from storage.producer_state import AppendOrigin
 from tests.storage.batch_factory import BASE_TS, make_batch
 

@@ -188,7 +188,7 @@ async def test_a_marker_for_a_partition_led_elsewhere_is_not_leader_or_follower(
 @run_async
 async def test_a_parked_read_committed_fetch_wakes_when_the_lso_moves(log_manager):
     from broker.fetch_params import FetchParams, FetchPartitionInfo
-    from storage.partition_log import FetchIsolation
+    from storage.log_types import FetchIsolation
 
     rm = rm_with(log_manager, RecordingVerifier())
     assert await produce(rm, 0) == {("t", 0): ErrorCode.NONE}  # offset 0, open: LSO 0

@@ -18,7 +18,7 @@ from protocol.record_batch import iter_batches
 from protocol.records import decode_batch
 from storage.log_config import parse_topic_overrides, resolve_topic_defaults
 from storage.log_manager import LogManager
-from storage.partition_log import FetchIsolation
+from storage.log_types import FetchIsolation
 from tests.coordinator.test_groups import ManualClock
 
 ME, OTHER, THIRD = 0, 1, 2

@@ -6,7 +6,8 @@ from pathlib import Path
 
 from protocol.record_batch import read_header
 from storage.log_config import LogConfig
-from storage.partition_log import LogAppendInfo, PartitionLog
+from storage.log_types import LogAppendInfo
+from storage.partition_log import PartitionLog
 from tests.storage.batch_factory import BASE_TS, make_batch
 
 

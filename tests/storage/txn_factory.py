@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from protocol.control_records import build_end_txn_marker_batch
 from protocol.records import build_batch
-from storage.partition_log import LogAppendInfo, PartitionLog
+from storage.log_types import LogAppendInfo
+from storage.partition_log import PartitionLog
 from storage.producer_state import AppendOrigin
 from tests.storage.batch_factory import BASE_TS
 
