@@ -70,9 +70,10 @@ from coordinator.topic_admin import (
     TopicDefaults,
     ZkTopicAdmin,
 )
-from coordinator.transaction_coordinator import TransactionConfig, TransactionCoordinator
+from coordinator.transaction_coordinator import TransactionCoordinator
 from coordinator.transaction_markers import NO_LEADER
 from coordinator.transaction_seams import TransactionVerifier
+from coordinator.transaction_state_manager import TransactionConfig
 from coordinator.zk_admin import AdminZkClient
 from coordinator.zk_config_manager import ZkConfigManager
 from coordinator.zk_controller import KafkaController

@@ -1,19 +1,16 @@
-"""The transaction coordinator (Kafka's ``TransactionCoordinator`` and ``TransactionStateManager``).
+"""The transaction coordinator (Kafka's ``TransactionCoordinator``).
 
 Each transactional id belongs to one partition of ``__transaction_state``
 (``coordinator.transaction_log``); the broker leading that partition is its coordinator.
-This module keeps the ids of the partitions this broker owns (``TransactionMetadata``), serves
-InitProducerId with a transactional id, AddPartitionsToTxn (and the brokers' KIP-890
-verification), AddOffsetsToTxn, EndTxn, DescribeTransactions and ListTransactions, and drives
-a transaction's end: PrepareCommit/PrepareAbort written with acks=-1, markers sent to each
-partition's leader (``coordinator.transaction_markers``), CompleteCommit/CompleteAbort written.
-
-Loading, as the group coordinator: a lone broker replays every partition of the topic at
-start; in ZooKeeper mode (``follow_leadership``) a partition is loaded when this broker
-becomes its leader (``on_election``) and dropped on resignation. Meanwhile its ids answer
-COORDINATOR_LOAD_IN_PROGRESS, ids of partitions not owned NOT_COORDINATOR. After a load,
-transactions found in PrepareCommit/PrepareAbort get their markers sent again and ongoing
-ones are aborted when their timeout passes.
+The ids of the partitions this broker owns (``TransactionMetadata``), their loading and
+their log writes are its ``TransactionStateManager`` (``coordinator.transaction_state_manager``,
+Kafka's ``txnManager``). This module serves InitProducerId with a transactional id,
+AddPartitionsToTxn (and the brokers' KIP-890 verification), AddOffsetsToTxn, EndTxn,
+DescribeTransactions and ListTransactions, and drives a transaction's end:
+PrepareCommit/PrepareAbort written with acks=-1, markers sent to each partition's leader
+(``coordinator.transaction_markers``), CompleteCommit/CompleteAbort written. Markers are sent
+again for the transactions a load finds in PrepareCommit/PrepareAbort, and stop for a
+partition the state drops.
 
 Timers: every ``transaction.abort.timed.out.transaction.cleanup.interval.ms`` the ongoing
 transactions older than their timeout are aborted with a bumped epoch (the producer is
@@ -42,11 +39,6 @@ from coordinator.transaction_log import (
     LocalTopicCreator,
     TransactionStateTopic,
     TxnLogAccess,
-    TxnLogValue,
-    decode_txn_key,
-    decode_txn_value,
-    encode_txn_key,
-    encode_txn_value,
     tombstone_batches,
 )
 from coordinator.transaction_markers import (
@@ -66,8 +58,8 @@ from coordinator.transaction_metadata import (
     is_epoch_exhausted,
 )
 from coordinator.transaction_seams import TxnMarker, TxnMarkerWriter
+from coordinator.transaction_state_manager import TransactionConfig, TransactionStateManager
 from protocol.errors import ErrorCode, KafkaError
-from protocol.primitives import DecodeError
 
 log = logging.getLogger(__name__)
 
@@ -79,20 +71,6 @@ _EXPIRABLE = frozenset({S.EMPTY, S.COMPLETE_COMMIT, S.COMPLETE_ABORT})  # Transa
 
 class ProducerIdSource(Protocol):
     def generate_producer_id(self) -> int: ...
-
-
-@dataclass(frozen=True, slots=True)
-class TransactionConfig:
-    """Kafka's ``TransactionConfig`` (the broker's transaction.* keys)."""
-
-    num_partitions: int = 50
-    segment_bytes: int = 104_857_600
-    min_isr: int = 2
-    max_timeout_ms: int = 900_000
-    id_expiration_ms: int = 604_800_000
-    abort_timed_out_interval_ms: int = 10_000
-    remove_expired_interval_ms: int = 3_600_000
-    request_timeout_ms: int = 30_000
 
 
 @dataclass(slots=True)
@@ -107,7 +85,8 @@ def _wall_ms() -> int:
 
 
 class TransactionCoordinator:
-    """Transactional ids of the ``__transaction_state`` partitions this broker owns."""
+    """Transactional ids of the ``__transaction_state`` partitions this broker owns; their
+    state, loading and log writes are its ``state`` (``TransactionStateManager``)."""
 
     def __init__(
         self,
@@ -124,25 +103,17 @@ class TransactionCoordinator:
         self.config = config
         self.time_ms = time_ms or _wall_ms
         self.producer_ids = producer_ids
-        self.topic = TransactionStateTopic(
+        self.markers = TransactionMarkerSender(marker_writer, leader_of)
+        # Kafka's txnManager: the cache of transactional ids, loading, appendTransactionToLog
+        self.state = TransactionStateManager(
             access,
-            num_partitions=config.num_partitions,
-            segment_bytes=config.segment_bytes,
-            min_isr=config.min_isr,
-            append_timeout_ms=config.request_timeout_ms,
+            config=config,
             time_ms=self.time_ms,
+            resume=self._send_markers,
+            unload=self._remove_markers,
             local=local,
             cluster=cluster,
         )
-        self.markers = TransactionMarkerSender(marker_writer, leader_of)
-        # partition of __transaction_state -> its transactional ids (transactionMetadataCache)
-        self.txns: dict[int, dict[str, TransactionMetadata]] = {}
-        self.coordinator_epochs: dict[int, int] = {}
-        self.loading: set[int] = set()
-        # None: every partition is owned (a lone broker); else those led and loaded here.
-        self.owned_partitions: set[int] | None = None
-        self.active = False
-        self._load_tasks: dict[int, asyncio.Task] = {}
         # One pending handle per periodic job (Kafka schedules each once, at a fixed rate).
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._expiry_run: asyncio.Task | None = None
@@ -152,46 +123,53 @@ class TransactionCoordinator:
 
     @property
     def topic_name(self) -> str:
-        return TRANSACTION_STATE_TOPIC
+        return self.state.topic_name
+
+    @property
+    def topic(self) -> TransactionStateTopic:
+        return self.state.topic
+
+    @property
+    def txns(self) -> dict[int, dict[str, TransactionMetadata]]:
+        """Partition of ``__transaction_state`` -> its transactional ids (the state's cache)."""
+        return self.state.txns
+
+    @property
+    def loading(self) -> set[int]:
+        return self.state.loading
+
+    @property
+    def owned_partitions(self) -> set[int] | None:
+        return self.state.owned_partitions
+
+    @property
+    def active(self) -> bool:
+        return self.state.active
 
     def partition_for(self, transactional_id: str) -> int:
-        return self.topic.partition_for(transactional_id)
+        return self.state.partition_for(transactional_id)
 
     async def start(self) -> None:
         """Load (a lone broker: every existing partition; ZooKeeper mode: those elected so
         far) and start the abort and expiry timers."""
-        self.topic.complete_interrupted_creation()
-        self.active = True
-        if self.owned_partitions is None:
-            count = self.topic.existing_partitions() or 0
-            self.loading = set(range(count))
-            for p in range(count):
-                self.coordinator_epochs.setdefault(p, 0)
-            for p in range(count):
-                await self._load_partition(p, self.coordinator_epochs[p])
-                self.loading.discard(p)
-        else:
-            for p in sorted(self.loading):
-                self._start_load(p)
+        await self.state.start()
         self._schedule("abort", self.config.abort_timed_out_interval_ms, self._abort_timer)
         self._schedule("expiry", self.config.remove_expired_interval_ms, self._expiry_timer)
 
     async def stop(self) -> None:
-        self.active = False
+        loads = self.state.shutdown()
         for timer in self._timers.values():
             timer.cancel()
         self._timers.clear()
-        for task in list(self._load_tasks.values()) + list(self._background):
+        for task in list(self._background):
             task.cancel()
-        await asyncio.gather(*self._load_tasks.values(), *self._background, return_exceptions=True)
-        self._load_tasks.clear()
+        await asyncio.gather(*loads, *self._background, return_exceptions=True)
         await self.markers.close()
-        await self.topic.close()
+        await self.state.close()
 
     def follow_leadership(self) -> None:
         """ZooKeeper mode: own only the partitions this broker leads (``on_election``)."""
-        if self.owned_partitions is None:
-            self.owned_partitions = set()
+        self.state.follow_leadership()
 
     def find_coordinator(self, transactional_id: str) -> ErrorCode:
         """FindCoordinator for a transactional id: COORDINATOR_NOT_AVAILABLE until the
@@ -209,186 +187,19 @@ class TransactionCoordinator:
 
     def on_election(self, partition: int, epoch: int) -> None:
         """This broker now leads ``__transaction_state``-``partition`` (Kafka's ``onElection``)."""
-        owned = self.owned_partitions
-        if owned is None:
-            return
-        current = self.coordinator_epochs.get(partition)
-        if current is not None and epoch < current:
-            return
-        if partition in owned and current == epoch:
-            return
-        self._drop_partition(partition)
-        self.coordinator_epochs[partition] = epoch
-        self.loading.add(partition)
-        if self.active:
+        if self.state.on_election(partition, epoch):
             self._start_load(partition)
 
     def on_resignation(self, partition: int, epoch: int | None) -> None:
         """This broker no longer leads the partition: its ids are dropped, markers stop."""
-        owned = self.owned_partitions
-        if owned is None:
-            return
-        current = self.coordinator_epochs.get(partition)
-        if epoch is not None and current is not None and epoch < current:
-            return
-        if epoch is not None:
-            self.coordinator_epochs[partition] = epoch
-        self._drop_partition(partition)
-
-    def _drop_partition(self, partition: int) -> None:
-        task = self._load_tasks.pop(partition, None)
-        if task is not None:
-            task.cancel()
-        self.loading.discard(partition)
-        if self.owned_partitions is not None:
-            self.owned_partitions.discard(partition)
-        self.markers.cancel_partition(partition)
-        dropped = self.txns.pop(partition, None)
-        if dropped:
-            log.info(
-                "unloaded %d transactional ids of %s-%d", len(dropped), TRANSACTION_STATE_TOPIC, partition
-            )
+        self.state.on_resignation(partition, epoch)
 
     def _start_load(self, partition: int) -> None:
-        epoch = self.coordinator_epochs.get(partition, 0)
-        self._load_tasks[partition] = asyncio.get_running_loop().create_task(
-            self._load_owned(partition, epoch), name=f"load-{TRANSACTION_STATE_TOPIC}-{partition}"
-        )
+        self.state.start_load(partition)
 
-    async def _load_owned(self, partition: int, epoch: int) -> None:
-        try:
-            await self._load_partition(partition, epoch)
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.exception("cannot load %s-%d", TRANSACTION_STATE_TOPIC, partition)
-        self._load_tasks.pop(partition, None)
-        if partition in self.loading and self.owned_partitions is not None:
-            self.loading.discard(partition)
-            self.owned_partitions.add(partition)
-            self._resume_completions(partition, epoch)
-
-    async def _load_partition(self, partition: int, epoch: int) -> None:
-        """Replay one partition (``loadTransactionMetadata``): last value wins, tombstones
-        remove; then the transactions left in PrepareCommit/PrepareAbort get their markers."""
-        values: dict[str, TxnLogValue | None] = {}
-        for chunk in self.topic.replay(partition):
-            for offset, key, value in chunk:
-                if key is None:
-                    continue
-                try:
-                    txn_id = decode_txn_key(key)
-                    values[txn_id] = None if value is None else decode_txn_value(value)
-                except DecodeError as exc:
-                    log.warning(
-                        "%s-%d offset %d: undecodable record skipped: %s",
-                        TRANSACTION_STATE_TOPIC,
-                        partition,
-                        offset,
-                        exc,
-                    )
-            await asyncio.sleep(0)
-        txns = self.txns.setdefault(partition, {})
-        for txn_id, v in values.items():
-            if v is None or v.state is S.DEAD:
-                continue
-            txns[txn_id] = TransactionMetadata(
-                txn_id,
-                producer_id=v.producer_id,
-                last_producer_id=v.previous_producer_id,
-                producer_epoch=v.producer_epoch,
-                last_producer_epoch=NO_PRODUCER_EPOCH,
-                timeout_ms=v.timeout_ms,
-                state=v.state,
-                partitions=set(v.partitions),
-                start_ms=v.start_ms,
-                last_update_ms=v.last_update_ms,
-            )
-        if txns:
-            log.info("loaded %d transactional ids from %s-%d", len(txns), TRANSACTION_STATE_TOPIC, partition)
-        if self.owned_partitions is None:
-            self._resume_completions(partition, epoch)
-
-    def _resume_completions(self, partition: int, epoch: int) -> None:
-        for meta in self.txns.get(partition, {}).values():
-            if meta.state in (S.PREPARE_COMMIT, S.PREPARE_ABORT):
-                log.info(
-                    "resuming %s of transactional id %s",
-                    meta.state.display_name,
-                    meta.transactional_id,
-                )
-                self._send_markers(meta, partition, epoch)
-
-    # ================================================================== lookups
-
-    def _state_of(self, transactional_id: str) -> tuple[int, int, TransactionMetadata | None]:
-        """(partition, coordinator epoch, metadata or None); KafkaError if not served here
-        (``getTransactionState``)."""
-        if not self.active:
-            raise KafkaError(ErrorCode.COORDINATOR_NOT_AVAILABLE)
-        p = self.partition_for(transactional_id)
-        if p in self.loading:
-            raise KafkaError(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS)
-        if self.owned_partitions is not None and p not in self.owned_partitions:
-            raise KafkaError(ErrorCode.NOT_COORDINATOR)
-        return p, self.coordinator_epochs.get(p, 0), self.txns.get(p, {}).get(transactional_id)
-
-    def _still_owner(self, partition: int, epoch: int) -> bool:
-        if not self.active or partition in self.loading:
-            return False
-        if self.owned_partitions is not None and partition not in self.owned_partitions:
-            return False
-        return self.coordinator_epochs.get(partition, 0) == epoch
-
-    async def _write(
-        self,
-        meta: TransactionMetadata,
-        partition: int,
-        epoch: int,
-        transit: TxnTransit,
-        *,
-        retry: bool = False,
-    ) -> None:
-        """Write ``transit`` with acks=-1 and apply it (``appendTransactionToLog``); a failed
-        write or a lost coordinatorship drops it (``retry``: a failed write keeps it pending
-        for the caller's next attempt) and raises KafkaError."""
-        key = encode_txn_key(meta.transactional_id)
-        value = (
-            None
-            if transit.state is S.DEAD
-            else encode_txn_value(
-                TxnLogValue(
-                    transit.producer_id,
-                    transit.producer_epoch,
-                    transit.timeout_ms,
-                    transit.state,
-                    transit.partitions,
-                    transit.last_update_ms,
-                    transit.start_ms,
-                )
-            )
-        )
-        try:
-            await self.topic.append(partition, key, value)
-        except KafkaError as exc:
-            if not retry:
-                meta.abort_transition()
-            log.info(
-                "cannot write %s of %s to %s-%d: %s",
-                transit.state.display_name,
-                meta.transactional_id,
-                TRANSACTION_STATE_TOPIC,
-                partition,
-                exc.error.name,
-            )
-            raise KafkaError(exc.error, exc.message) from None
-        if (
-            not self._still_owner(partition, epoch)
-            or self.txns.get(partition, {}).get(meta.transactional_id) is not meta
-        ):
-            meta.abort_transition()
-            raise KafkaError(ErrorCode.NOT_COORDINATOR)
-        meta.complete_transition(transit)
+    def _remove_markers(self, partition: int) -> None:
+        """``removeMarkersForTxnTopicPartition``, as the state drops the partition's ids."""
+        self.markers.cancel_partition(partition)
 
     # ================================================================== InitProducerId
 
@@ -402,7 +213,7 @@ class TransactionCoordinator:
         if timeout_ms <= 0 or timeout_ms > self.config.max_timeout_ms:
             return InitResult(ErrorCode.INVALID_TRANSACTION_TIMEOUT)
         try:
-            p, epoch, meta = self._state_of(transactional_id)
+            p, epoch, meta = self.state.transaction_state(transactional_id)
             if meta is None:
                 meta = TransactionMetadata(
                     transactional_id,
@@ -414,7 +225,7 @@ class TransactionCoordinator:
                     state=S.EMPTY,
                     last_update_ms=self.time_ms(),
                 )
-                self.txns.setdefault(p, {})[transactional_id] = meta
+                self.state.txns.setdefault(p, {})[transactional_id] = meta
             transit = self._prepare_init(meta, timeout_ms, expected)
         except KafkaError as exc:
             return InitResult(exc.error)
@@ -429,7 +240,7 @@ class TransactionCoordinator:
             )
             return InitResult(ErrorCode.CONCURRENT_TRANSACTIONS if error is ErrorCode.NONE else error)
         try:
-            await self._write(meta, p, epoch, transit)
+            await self.state.append_transaction(meta, p, epoch, transit)
         except KafkaError as exc:
             return InitResult(exc.error)
         log.info(
@@ -484,7 +295,7 @@ class TransactionCoordinator:
             return ErrorCode.INVALID_REQUEST
         wanted = frozenset(partitions)
         try:
-            p, epoch, meta = self._state_of(transactional_id)
+            p, epoch, meta = self.state.transaction_state(transactional_id)
             if meta is None or meta.producer_id != producer_id:
                 return ErrorCode.INVALID_PRODUCER_ID_MAPPING
             if meta.producer_epoch != producer_epoch:
@@ -494,7 +305,7 @@ class TransactionCoordinator:
             if meta.state is S.ONGOING and wanted <= meta.partitions:
                 return ErrorCode.NONE
             transit = meta.prepare_add_partitions(wanted, self.time_ms())
-            await self._write(meta, p, epoch, transit)
+            await self.state.append_transaction(meta, p, epoch, transit)
         except (KafkaError, TransactionError) as exc:
             return exc.error
         return ErrorCode.NONE
@@ -510,7 +321,7 @@ class TransactionCoordinator:
         of the ongoing transaction, TRANSACTION_ABORTABLE for the others (as Kafka 3.8+; the
         broker that asked answers INVALID_TXN_STATE to a Produce below v11)."""
         try:
-            _, _, meta = self._state_of(transactional_id)
+            _, _, meta = self.state.transaction_state(transactional_id)
             if meta is None or meta.producer_id != producer_id:
                 raise KafkaError(ErrorCode.INVALID_PRODUCER_ID_MAPPING)
             if meta.producer_epoch != producer_epoch:
@@ -559,7 +370,7 @@ class TransactionCoordinator:
             return ErrorCode.INVALID_REQUEST
         want = S.PREPARE_COMMIT if committed else S.PREPARE_ABORT
         try:
-            p, epoch, meta = self._state_of(transactional_id)
+            p, epoch, meta = self.state.transaction_state(transactional_id)
         except KafkaError as exc:
             return exc.error
         if meta is None or meta.producer_id != producer_id:
@@ -592,7 +403,7 @@ class TransactionCoordinator:
         else:
             return ErrorCode.INVALID_TXN_STATE
         try:
-            await self._write(meta, p, epoch, transit)
+            await self.state.append_transaction(meta, p, epoch, transit)
         except KafkaError as exc:
             if fencing:
                 meta.failed_epoch_fence = True
@@ -620,9 +431,9 @@ class TransactionCoordinator:
     def _pending_meta(self, pending: PendingMarkers) -> TransactionMetadata | None:
         """The metadata ``pending`` was prepared on, if this coordinator still has it."""
         partition, epoch = pending.txn_partition, pending.marker.coordinator_epoch
-        if not self._still_owner(partition, epoch):
+        if not self.state.still_owner(partition, epoch):
             return None
-        meta = self.txns.get(partition, {}).get(pending.transactional_id)
+        meta = self.state.txns.get(partition, {}).get(pending.transactional_id)
         if meta is None or meta.pending is not pending.complete.state:
             return None
         return meta if meta.producer_id == pending.marker.producer_id else None
@@ -650,7 +461,7 @@ class TransactionCoordinator:
         pending transition stays between the attempts (``retryOnError``)."""
         while (meta := self._pending_meta(pending)) is not None:
             try:
-                await self._write(
+                await self.state.append_transaction(
                     meta,
                     pending.txn_partition,
                     pending.marker.coordinator_epoch,
@@ -676,7 +487,7 @@ class TransactionCoordinator:
         if not transactional_id:
             return TxnDescription(ErrorCode.INVALID_REQUEST)
         try:
-            _, _, meta = self._state_of(transactional_id)
+            _, _, meta = self.state.transaction_state(transactional_id)
         except KafkaError as exc:
             return TxnDescription(exc.error)
         return describe_metadata(meta)
@@ -691,10 +502,10 @@ class TransactionCoordinator:
         """``listTransactionStates``: (error, unknown state filters, matching transactions)."""
         if not self.active:
             return ErrorCode.COORDINATOR_NOT_AVAILABLE, [], []
-        if self.loading:
+        if self.state.loading:
             # listTransactionStates: while any partition loads, the error alone (no partial list)
             return ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, [], []
-        every = (meta for txns in self.txns.values() for meta in txns.values())
+        every = (meta for txns in self.state.txns.values() for meta in txns.values())
         return list_metadata(
             every, ErrorCode.NONE, states, producer_ids, duration_ms, id_pattern, self.time_ms()
         )
@@ -719,8 +530,8 @@ class TransactionCoordinator:
         with a bumped epoch, which fences their producer."""
         now = self.time_ms()
         started = 0
-        for partition, txns in self.txns.items():
-            if partition in self.loading:
+        for partition, txns in self.state.txns.items():
+            if partition in self.state.loading:
                 continue
             for meta in list(txns.values()):
                 if meta.state is not S.ONGOING or meta.pending_in_progress:
@@ -793,26 +604,26 @@ class TransactionCoordinator:
         """(partition, coordinator epoch, ``max.message.bytes``, its ids) of each partition
         whose ids may expire now: owned here, with its log here (looked at as the iteration
         reaches it)."""
-        for partition in list(self.txns):
-            epoch = self.coordinator_epochs.get(partition, 0)
-            if not self._still_owner(partition, epoch):
+        for partition in list(self.state.txns):
+            epoch = self.state.coordinator_epochs.get(partition, 0)
+            if not self.state.still_owner(partition, epoch):
                 continue
-            max_bytes = self.topic.max_batch_bytes(partition)
+            max_bytes = self.state.topic.max_batch_bytes(partition)
             if max_bytes is None:
                 # removeExpiredTransactionalIds: no log config, the partition is not local
                 log.warning(
                     "cannot expire ids of %s-%d: its log is not here", TRANSACTION_STATE_TOPIC, partition
                 )
                 continue
-            yield partition, epoch, max_bytes, list(self.txns.get(partition, {}).values())
+            yield partition, epoch, max_bytes, list(self.state.txns.get(partition, {}).values())
 
     def _prepare_expiry(
         self, partition: int, epoch: int, metas: Iterable[TransactionMetadata], now: int
     ) -> list[TransactionMetadata]:
         """``shouldExpire`` then ``prepareDead`` for each id, in one synchronous step."""
-        if not self._still_owner(partition, epoch):
+        if not self.state.still_owner(partition, epoch):
             return []
-        txns = self.txns.get(partition, {})
+        txns = self.state.txns.get(partition, {})
         deadline = now - self.config.id_expiration_ms
         found: list[TransactionMetadata] = []
         for meta in metas:
@@ -838,10 +649,10 @@ class TransactionCoordinator:
             self._tombstones_written(partition, epoch, metas, ErrorCode.UNKNOWN_SERVER_ERROR)
             raise
         for ids, batch in batches:
-            error = ErrorCode.NONE if self._still_owner(partition, epoch) else ErrorCode.NOT_COORDINATOR
+            error = ErrorCode.NONE if self.state.still_owner(partition, epoch) else ErrorCode.NOT_COORDINATOR
             if error is ErrorCode.NONE:
                 try:
-                    await self.topic.append_batch(partition, batch)
+                    await self.state.topic.append_batch(partition, batch)
                 except KafkaError as exc:
                     error = exc.error
             self._tombstones_written(partition, epoch, [by_id[i] for i in ids], error)
@@ -850,8 +661,8 @@ class TransactionCoordinator:
         self, partition: int, epoch: int, metas: list[TransactionMetadata], error: ErrorCode
     ) -> None:
         """``removeFromCacheCallback``."""
-        txns = self.txns.get(partition, {})
-        durable = error is ErrorCode.NONE and self._still_owner(partition, epoch)
+        txns = self.state.txns.get(partition, {})
+        durable = error is ErrorCode.NONE and self.state.still_owner(partition, epoch)
         removed = 0
         for meta in metas:
             if durable and meta.pending is S.DEAD and txns.get(meta.transactional_id) is meta:

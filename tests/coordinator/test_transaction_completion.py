@@ -103,7 +103,7 @@ def test_list_transactions_while_a_partition_loads_lists_nothing(tmp_path):
         ids = {tc.partition_for(f"id-{i}"): f"id-{i}" for i in range(20)}
         (p1, loaded), (p2, _) = sorted(ids.items())[:2]
         tc.on_election(p1, 1)
-        await tc._load_tasks[p1]
+        await tc.state._load_tasks[p1]
         assert (await tc.init_producer_id(loaded, 60000, None)).error is E.NONE
         assert [t.transactional_id for t in tc.list_transactions([], [])[2]] == [loaded]
         tc.on_election(p2, 1)  # loading

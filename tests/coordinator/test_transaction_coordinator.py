@@ -16,7 +16,7 @@ import pytest
 
 from broker.replica_manager import ReplicaManager
 from coordinator.controller import Controller, ControllerTopicStore
-from coordinator.transaction_coordinator import TransactionConfig, TransactionCoordinator
+from coordinator.transaction_coordinator import TransactionCoordinator
 from coordinator.transaction_log import (
     TRANSACTION_STATE_TOPIC,
     TxnLogValue,
@@ -28,6 +28,7 @@ from coordinator.transaction_log import (
 from coordinator.transaction_markers import NO_LEADER
 from coordinator.transaction_metadata import MAX_PRODUCER_EPOCH, TxnState
 from coordinator.transaction_seams import TxnMarker
+from coordinator.transaction_state_manager import TransactionConfig
 from protocol.errors import ErrorCode
 from protocol.primitives import (
     INT16,
@@ -429,7 +430,7 @@ def test_partitions_not_owned_and_loading(tmp_path):
         assert (await tc.init_producer_id("t", 1000, None)).error is E.NOT_COORDINATOR
         tc.on_election(p, 3)
         assert (await tc.init_producer_id("t", 1000, None)).error is E.COORDINATOR_LOAD_IN_PROGRESS
-        await tc._load_tasks[p]
+        await tc.state._load_tasks[p]
         assert p in tc.owned_partitions and p not in tc.loading
         assert (await tc.init_producer_id("t", 1000, None)).error is E.NONE
         tc.on_resignation(p, 4)
