@@ -470,7 +470,7 @@ class LocalLog:
         False (nothing done) when the log changed meanwhile: closed, ``old`` no longer a run
         of its segments before the active one, or a size differs from ``sizes`` (what the
         cleaner read). Crash-safe order, each state recovered at load
-        (``storage.segment.clean_leftover_files``): the cleaned files (fsynced by the cleaner)
+        (``storage.segment_recovery.clean_leftover_files``): the cleaned files (fsynced by the cleaner)
         are renamed ``.swap`` (the commit point is the last of these renames), the old
         segments' files ``.deleted``, then the ``.swap`` files to their final names. The
         caller fsyncs the directory afterwards, off the loop.

@@ -6,7 +6,7 @@ the log start offset, log end offset and recovery point (Kafka's
 ``LoadedLogOffsets``). The loader, as Kafka's:
 
 1. removes leftover files (``.deleted``, ``.cleaned``, ``.tmp``) and completes
-   committed ``.swap`` segments (``storage.segment.clean_leftover_files``,
+   committed ``.swap`` segments (``storage.segment_recovery.clean_leftover_files``,
    Kafka's ``removeTempFilesAndCollectSwapFiles``), and deletes index files
    that have no log file;
 2. opens every segment; after an unclean shutdown it recovers (scans, and cuts
@@ -61,10 +61,9 @@ from storage.segment import (
     TIME_INDEX_SUFFIX,
     TXN_INDEX_SUFFIX,
     LogSegment,
-    RecoveryResult,
-    clean_leftover_files,
     offset_from_filename,
 )
+from storage.segment_recovery import RecoveryResult, clean_leftover_files, recover_segment
 from storage.transaction_index import AbortedTxn, CorruptTxnIndexError
 
 log = logging.getLogger(__name__)
@@ -380,7 +379,7 @@ class LogLoader:
             if reporter is not None:
                 reporter(f"{name} segment {seg.base_offset} ({index + 1}/{count})", done, total)
 
-        result = seg.recover(min_offset=seg.base_offset, on_batch=on_batch, progress=progress)
+        result = recover_segment(seg, min_offset=seg.base_offset, on_batch=on_batch, progress=progress)
         if result.truncated_bytes:
             log.warning(
                 "%s: found invalid data in segment %d at byte %d (%s); truncated %d bytes",

@@ -20,6 +20,11 @@ The produce hot path does O(1) Python work for an uncompressed batch: header che
 CRC in C. Its records are walked only on an error path (to name the records with a bad
 timestamp) or on a compacted topic (to check keys).
 
+The record walk is ``storage.record_scan`` (Kafka's ``DefaultRecord.readFrom``, and
+``RecordValidationError``) and the bounded inflation of a compressed batch
+``storage.record_decompression``; this module keeps the order of the checks and the answer
+each failure gets.
+
 Knowingly different from Kafka (each is in the module tests):
 - An uncompressed CreateTime batch has its timestamps checked through the header
   (baseTimestamp, which is the first record's, and maxTimestamp), not record by record; a
@@ -52,7 +57,6 @@ from __future__ import annotations
 import logging
 import struct
 import zlib
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -79,14 +83,20 @@ from protocol.record_batch import (
 )
 from storage.log_config import LogConfig
 from storage.producer_state import AppendOrigin
+from storage.record_decompression import DecompressedTooLarge, frame_bounded, gunzip_bounded, snappy_bounded
+from storage.record_scan import (
+    MIN_RECORD_SIZE,
+    RecordError,
+    RecordScan,
+    RecordValidationError,
+    scan_records,
+    timestamp_error,
+)
 
 log = logging.getLogger(__name__)
 
 # LegacyRecord.RECORD_OVERHEAD_V0: the smallest batchLength ByteBufferLogInputStream accepts.
 MIN_BATCH_LENGTH = 14
-# The smallest possible magic-2 record: one byte each for length, attributes, timestampDelta,
-# offsetDelta, keyLength, valueLength and headersCount.
-MIN_RECORD_SIZE = 7
 # Floor of the decompression bound; it grows with max.message.bytes (see max_decompressed_bytes).
 MIN_DECOMPRESSED_LIMIT = 64 * 1024 * 1024
 DECOMPRESSION_RATIO_LIMIT = 16
@@ -158,32 +168,6 @@ class FramedBatch(NamedTuple):
     size: int
     attributes: int
     budget: InlineBudget | None = None
-
-
-class RecordValidationError(KafkaError):
-    """A KafkaError carrying per-record errors (Kafka's RecordValidationException, KIP-467).
-
-    ``record_errors`` is a tuple of (batch_index, message) for ProduceResponse v8+.
-    """
-
-    def __init__(
-        self, error: ErrorCode, message: str, record_errors: Sequence[tuple[int, str | None]]
-    ) -> None:
-        super().__init__(error, message)
-        self.record_errors: tuple[tuple[int, str | None], ...] = tuple(record_errors)
-
-
-class _MalformedRecord(Exception):
-    """A record that does not parse (becomes INVALID_RECORD)."""
-
-    def __init__(self, index: int, message: str) -> None:
-        super().__init__(message)
-        self.index = index
-        self.message = message
-
-
-class _DecompressedTooLarge(Exception):
-    pass
 
 
 def max_decompressed_bytes(config: LogConfig) -> int:
@@ -454,7 +438,7 @@ def _validate_records_and_timestamps(
         )
 
     data: bytes | None = None
-    scan: _RecordScan | None = None
+    scan: RecordScan | None = None
     if compressed:
         if budget is None:
             data = _decompress(header.compression, section, max_decompressed_bytes(config))
@@ -465,16 +449,16 @@ def _validate_records_and_timestamps(
             )
             inflated = len(data) // _INFLATED_BYTES_PER_UNIT
             budget.charge(inflated + (len(data) // _COMPRESSED_BYTES_PER_UNIT if recompress else 0))
-        scan = _scan_records(data, count, check_keys=compacted)
+        scan = scan_records(data, count, check_keys=compacted)
     elif compacted:
         # Kafka needs a key on every record of a compacted topic: only then is an
         # uncompressed batch walked on the produce path.
         if budget is not None:
             budget.charge(count)
         data = bytes(section)
-        scan = _scan_records(data, count, check_keys=True)
+        scan = scan_records(data, count, check_keys=True)
 
-    errors: list[_RecordError] = list(scan.errors) if scan is not None else []
+    errors: list[RecordError] = list(scan.errors) if scan is not None else []
     client_log_append = bool(header.attributes & TIMESTAMP_TYPE_MASK)
 
     if config.log_append_time:
@@ -499,7 +483,7 @@ def _validate_records_and_timestamps(
             )
         elif ts < lo or ts > hi:
             errors.extend(
-                (i, _timestamp_error(ts, i, lo, hi), ErrorCode.INVALID_TIMESTAMP) for i in range(count)
+                (i, timestamp_error(ts, i, lo, hi), ErrorCode.INVALID_TIMESTAMP) for i in range(count)
             )
         _raise_record_errors(errors)
         _set_max_timestamp(buf, size, ts, log_append_time=False)
@@ -522,7 +506,7 @@ def _validate_records_and_timestamps(
         if budget is not None:
             budget.charge(count)
         data = bytes(section)
-        scan = _scan_records(data, count, check_keys=False, timestamp_range=(base_ts, lo, hi))
+        scan = scan_records(data, count, check_keys=False, timestamp_range=(base_ts, lo, hi))
         # Kafka assigns offsets of uncompressed records without looking at their deltas.
         errors = [e for e in scan.errors if e[2] is ErrorCode.INVALID_TIMESTAMP]
     elif scan.min_delta <= scan.max_delta and (
@@ -531,7 +515,7 @@ def _validate_records_and_timestamps(
         assert data is not None
         if budget is not None:
             budget.charge(count)
-        timed = _scan_records(data, count, check_keys=False, timestamp_range=(base_ts, lo, hi))
+        timed = scan_records(data, count, check_keys=False, timestamp_range=(base_ts, lo, hi))
         errors.extend(e for e in timed.errors if e[2] is ErrorCode.INVALID_TIMESTAMP)
     _raise_record_errors(errors)
     true_max = scan.max_timestamp(base_ts)
@@ -542,22 +526,12 @@ def _validate_records_and_timestamps(
     return NO_TIMESTAMP, False
 
 
-# (batch index, message, INVALID_RECORD or INVALID_TIMESTAMP)
-_RecordError = tuple[int, str, ErrorCode]
-
 _LOG_APPEND_TIME_FROM_CLIENT = (
     "Invalid timestamp type in message. Producer should not set timestamp type to LogAppendTime."
 )
 
 
-def _timestamp_error(ts: int, index: int, lo: int, hi: int) -> str:
-    return (
-        f"Timestamp {ts} of message with offset {index} is out of range. "
-        f"The timestamp should be within [{lo}, {hi}]"
-    )
-
-
-def _raise_record_errors(errors: list[_RecordError]) -> None:
+def _raise_record_errors(errors: list[RecordError]) -> None:
     """LogValidator.processRecordErrors: INVALID_TIMESTAMP if any record has a bad timestamp."""
     if not errors:
         return
@@ -587,169 +561,6 @@ def _set_max_timestamp(buf: memoryview, size: int, timestamp: int, *, log_append
     _CRC.pack_into(buf, CRC_OFFSET, compute_crc(buf, 0, size))
 
 
-# ---------------------------------------------------------------------------- record walk
-
-
-@dataclass(slots=True)
-class _RecordScan:
-    min_delta: int  # smallest timestampDelta (a huge sentinel when there are no records)
-    max_delta: int
-    errors: list[tuple[int, str, ErrorCode]]
-
-    def max_timestamp(self, base: int) -> int:
-        """Kafka's maxTimestamp of the records: the largest timestamp, at least NO_TIMESTAMP."""
-        if self.max_delta < self.min_delta:
-            return NO_TIMESTAMP
-        return max(NO_TIMESTAMP, base + self.max_delta)
-
-
-def _read_varint_slow(data: Any, pos: int, max_bytes: int, index: int) -> tuple[int, int]:
-    """A zigzag varint of up to ``max_bytes`` bytes (5 for int32, 10 for int64)."""
-    result = 0
-    shift = 0
-    for _ in range(max_bytes):
-        b = data[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        if b < 0x80:
-            return (result >> 1) ^ -(result & 1), pos
-        shift += 7
-    raise _MalformedRecord(index, "Found invalid record structure: varint is too long")
-
-
-def _scan_records(
-    data: bytes,
-    count: int,
-    *,
-    check_keys: bool,
-    timestamp_range: tuple[int, int, int] | None = None,
-) -> _RecordScan:
-    """Walk ``count`` records as Kafka's DefaultRecord.readFrom does (structure only, values skipped).
-
-    Structure errors raise KafkaError(INVALID_RECORD). Offset deltas that are not the record's
-    index, null keys (``check_keys``) and, with ``timestamp_range`` = (base, lo, hi), timestamps
-    outside [lo, hi] are collected as record errors.
-    """
-    n = len(data)
-    if count * MIN_RECORD_SIZE > n:
-        raise RecordValidationError(
-            ErrorCode.INVALID_RECORD,
-            "Incorrect declared batch size, premature EOF reached",
-            [(0, "Incorrect declared batch size, premature EOF reached")],
-        )
-    slow = _read_varint_slow
-    errors: list[_RecordError] = []
-    min_delta = 1 << 64
-    max_delta = -(1 << 64)
-    base = lo = hi = 0
-    if timestamp_range is not None:
-        base, lo, hi = timestamp_range
-    pos = 0
-    i = 0
-    try:
-        for i in range(count):
-            b = data[pos]
-            if b < 0x80:
-                length = (b >> 1) ^ -(b & 1)
-                pos += 1
-            else:
-                length, pos = slow(data, pos, 5, i)
-            start = pos
-            end = pos + length
-            if length < 0 or end > n:
-                raise _MalformedRecord(i, "Incorrect declared batch size, premature EOF reached")
-            pos += 1  # attributes (unused in magic 2)
-            b = data[pos]
-            if b < 0x80:
-                ts_delta = (b >> 1) ^ -(b & 1)
-                pos += 1
-            else:
-                ts_delta, pos = slow(data, pos, 10, i)
-            b = data[pos]
-            if b < 0x80:
-                off_delta = (b >> 1) ^ -(b & 1)
-                pos += 1
-            else:
-                off_delta, pos = slow(data, pos, 5, i)
-            b = data[pos]
-            if b < 0x80:
-                key_len = (b >> 1) ^ -(b & 1)
-                pos += 1
-            else:
-                key_len, pos = slow(data, pos, 5, i)
-            if key_len >= 0:
-                if key_len > end - pos:
-                    raise _MalformedRecord(i, "Found invalid record structure: key runs past the record")
-                pos += key_len
-            elif check_keys:
-                errors.append(
-                    (i, "Compacted topic cannot accept message without key", ErrorCode.INVALID_RECORD)
-                )
-            b = data[pos]
-            if b < 0x80:
-                value_len = (b >> 1) ^ -(b & 1)
-                pos += 1
-            else:
-                value_len, pos = slow(data, pos, 5, i)
-            if value_len >= 0:
-                if value_len > end - pos:
-                    raise _MalformedRecord(i, "Found invalid record structure: value runs past the record")
-                pos += value_len
-            b = data[pos]
-            if b < 0x80:
-                headers = (b >> 1) ^ -(b & 1)
-                pos += 1
-            else:
-                headers, pos = slow(data, pos, 5, i)
-            if headers < 0:
-                raise _MalformedRecord(i, f"Found invalid number of record headers {headers}")
-            if headers > end - pos:
-                raise _MalformedRecord(
-                    i, f"Found invalid number of record headers. {headers} is larger than the remaining size"
-                )
-            for _ in range(headers):
-                hk, pos = slow(data, pos, 5, i)
-                if hk < 0:
-                    raise _MalformedRecord(i, "Invalid negative header key size")
-                pos += hk
-                hv, pos = slow(data, pos, 5, i)
-                if hv > 0:
-                    pos += hv
-            if pos != end:
-                raise _MalformedRecord(
-                    i,
-                    f"Invalid record size: expected to read {length} bytes in record payload, "
-                    f"but instead read {pos - start}",
-                )
-            if off_delta != i:
-                errors.append(
-                    (
-                        i,
-                        f"Record offset delta {off_delta} is not its index {i} in the batch",
-                        ErrorCode.INVALID_RECORD,
-                    )
-                )
-            if ts_delta < min_delta:
-                min_delta = ts_delta
-            if ts_delta > max_delta:
-                max_delta = ts_delta
-            if timestamp_range is not None:
-                ts = base + ts_delta
-                if ts != NO_TIMESTAMP and (ts < lo or ts > hi):
-                    errors.append((i, _timestamp_error(ts, i, lo, hi), ErrorCode.INVALID_TIMESTAMP))
-    except IndexError:
-        raise _invalid_record(i, "Incorrect declared batch size, premature EOF reached") from None
-    except _MalformedRecord as exc:
-        raise _invalid_record(exc.index, exc.message) from None
-    if pos != n:
-        raise _invalid_record(count - 1, "Incorrect declared batch size, records still remaining in file")
-    return _RecordScan(min_delta, max_delta, errors)
-
-
-def _invalid_record(index: int, message: str) -> RecordValidationError:
-    return RecordValidationError(ErrorCode.INVALID_RECORD, message, [(index, message)])
-
-
 # ---------------------------------------------------------------------------- decompression
 
 
@@ -759,11 +570,11 @@ def _decompress(codec: int, raw: memoryview, limit: int, inline_limit: int | Non
     bound = limit if inline_limit is None else min(limit, inline_limit)
     try:
         if codec == compression.GZIP:
-            return _gunzip_bounded(raw, bound)
+            return gunzip_bounded(raw, bound)
         if codec == compression.SNAPPY:
-            return _snappy_bounded(raw, bound)
-        return _frame_bounded(codec, raw, bound)
-    except _DecompressedTooLarge:
+            return snappy_bounded(raw, bound)
+        return frame_bounded(codec, raw, bound)
+    except DecompressedTooLarge:
         if bound < limit:
             raise NeedsOffload from None
         raise KafkaError(
@@ -774,63 +585,3 @@ def _decompress(codec: int, raw: memoryview, limit: int, inline_limit: int | Non
         raise KafkaError(
             ErrorCode.CORRUPT_MESSAGE, f"Failed to decompress {compression.NAMES[codec]} records: {exc}"
         ) from None
-
-
-def _gunzip_bounded(raw: memoryview, limit: int) -> bytes:
-    out = bytearray()
-    data = bytes(raw)
-    if not data:
-        raise compression.CompressionError("empty gzip stream")
-    while data:  # concatenated members, as Java's GZIPInputStream reads them
-        d = zlib.decompressobj(wbits=31)
-        out += d.decompress(data, limit - len(out) + 1)
-        if len(out) > limit:
-            raise _DecompressedTooLarge
-        if not d.eof:
-            raise compression.CompressionError("truncated gzip stream")
-        data = d.unused_data
-    return bytes(out)
-
-
-def _snappy_bounded(raw: memoryview, limit: int) -> bytes:
-    # Raw snappy blocks state their uncompressed length up front: check it before inflating.
-    if len(raw) >= 16 and bytes(raw[:8]) == compression.XERIAL_MAGIC:
-        total = 0
-        pos = 16
-        while pos < len(raw):
-            if pos + 4 > len(raw):
-                raise compression.CompressionError("truncated xerial snappy block header")
-            (n,) = _I32.unpack_from(raw, pos)
-            pos += 4
-            if n < 0 or pos + n > len(raw):
-                raise compression.CompressionError("truncated xerial snappy block")
-            total += cramjam.snappy.decompress_raw_len(raw[pos : pos + n])
-            if total > limit:
-                raise _DecompressedTooLarge
-            pos += n
-    elif cramjam.snappy.decompress_raw_len(raw) > limit:
-        raise _DecompressedTooLarge
-    return compression.decompress(compression.SNAPPY, raw)
-
-
-_TOO_SMALL = "failed to write whole buffer"
-
-
-def _frame_bounded(codec: int, raw: memoryview, limit: int) -> bytes:
-    """lz4 frame / zstd into a growing buffer: the codec stops when the buffer is full."""
-    module = cramjam.lz4 if codec == compression.LZ4 else cramjam.zstd
-    data = bytes(raw)
-    size = min(limit, max(64 * 1024, 8 * len(data)))
-    while True:
-        out = bytearray(size)
-        try:
-            n = module.decompress_into(data, out)
-        except cramjam.DecompressionError as exc:
-            if _TOO_SMALL not in str(exc):
-                raise
-            if size >= limit:
-                raise _DecompressedTooLarge from None
-            size = min(limit, size * 4)
-            continue
-        del out[n:]
-        return bytes(out)

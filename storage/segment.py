@@ -17,7 +17,9 @@ than ``index.interval.bytes`` were appended since the last index entry, add an
 offset-index entry (the batch's last offset, the position where it starts) and
 a time-index entry (max timestamp so far and the last offset of the batch that
 carried it, only if that timestamp grew); then count the batch's bytes. The
-same rule rebuilds indexes during recovery (``LogSegment.recover``).
+same rule rebuilds indexes during recovery (Kafka's ``LogSegment.recover``, here
+``storage.segment_recovery.recover_segment``, which also holds the clean-up of the files a
+crash left at load).
 
 Threading: everything runs on the event loop except ``flush``, which opens
 the files by path and fsyncs them, so it never races a close on the loop.
@@ -26,17 +28,15 @@ the files by path and fsyncs them, so it never races a close on the loop.
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import struct
 import threading
 from collections import OrderedDict, deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
 from protocol.record_batch import (
-    CURRENT_MAGIC,
     HEADER,
     HEADER_SIZE,
     INT32_MAX,
@@ -44,7 +44,6 @@ from protocol.record_batch import (
     LOG_OVERHEAD,
     NO_TIMESTAMP,
     BatchHeader,
-    compute_crc,
 )
 from protocol.records import decode_batch
 from storage.config_def import LONG_MAX
@@ -52,8 +51,6 @@ from storage.durable_io import fsync_file_if_exists
 from storage.file_records import FileRecords
 from storage.index import OffsetIndex, TimeIndex, TimestampOffset
 from storage.transaction_index import AbortedTxn, TransactionIndex, TxnIndexSearchResult
-
-log = logging.getLogger(__name__)
 
 LOG_SUFFIX = ".log"
 INDEX_SUFFIX = ".index"
@@ -74,7 +71,6 @@ _SCAN_CHUNK = 16 * 1024
 # entry's batch, then the next), so it reads small and grows to _SCAN_CHUNK if it goes on.
 _FIRST_SCAN_CHUNK = 512
 _HEADER_CHUNK = 64 * 1024
-RECOVERY_CHUNK = 8 * 1024 * 1024
 
 
 def filename_prefix(offset: int) -> str:
@@ -140,13 +136,6 @@ class BatchPosition(NamedTuple):
     size: int
     base_offset: int
     last_offset: int
-
-
-class RecoveryResult(NamedTuple):
-    valid_bytes: int
-    truncated_bytes: int
-    next_offset: int | None  # next offset after the last valid batch, None if none
-    reason: str | None  # why the scan stopped early, None at a clean end
 
 
 class LogSegment:
@@ -336,7 +325,7 @@ class LogSegment:
                 self._rolling_based_timestamp = max_timestamp
             self._tail.append((position, n, _BASE_OFFSET.unpack_from(data)[0], last_offset))
             # The index files are sparse: an entry can fail (ENOSPC) after the batch was written.
-            # _index_batch, inline (the append path's share of it: a batch below the index
+            # index_batch, inline (the append path's share of it: a batch below the index
             # interval only adds its size).
             current = saved_max_ts
             if (
@@ -344,7 +333,7 @@ class LogSegment:
                 or max_timestamp > current.timestamp
                 or saved_since_index > self.index_interval_bytes
             ):
-                self._index_batch(position, n, last_offset, max_timestamp)
+                self.index_batch(position, n, last_offset, max_timestamp)
             else:
                 self.bytes_since_last_index_entry = saved_since_index + n
         except OSError:
@@ -387,7 +376,7 @@ class LogSegment:
             position = start
             tail = self._tail
             for size, last, max_ts in batches:
-                self._index_batch(position, size, last, max_ts)
+                self.index_batch(position, size, last, max_ts)
                 tail.append((position, size, _BASE_OFFSET.unpack_from(data, position - start)[0], last))
                 position += size
         except OSError:
@@ -408,7 +397,7 @@ class LogSegment:
     def collect_aborted_txns(self, fetch_offset: int, upper_bound_offset: int) -> TxnIndexSearchResult:
         return self.txn_index.collect_aborted_txns(fetch_offset, upper_bound_offset)
 
-    def _index_batch(self, position: int, size: int, last_offset: int, max_timestamp: int) -> None:
+    def index_batch(self, position: int, size: int, last_offset: int, max_timestamp: int) -> None:
         """Kafka's per-batch index rule (shared by append and recovery)."""
         current = self._max_ts
         if current is None:
@@ -571,22 +560,12 @@ class LogSegment:
         return nxt
 
     # ------------------------------------------------------------------ recovery
+    # Kafka's LogSegment.recover is storage.segment_recovery.recover_segment; these are the
+    # steps it takes on the segment's state.
 
-    def recover(
-        self,
-        *,
-        min_offset: int,
-        on_batch: Callable[[BatchHeader], None] | None = None,
-        progress: Callable[[int], None] | None = None,
-    ) -> RecoveryResult:
-        """Rebuild the indexes from the log and cut it after its last whole valid batch.
-
-        Kafka's ``LogSegment.recover``. A batch is valid when its length can hold
-        a header and fits in the file, its magic is 2, its CRC-32C matches, its
-        base offset is not below ``min_offset`` nor below the previous batch's
-        end, and its last offset fits in the segment. ``on_batch`` sees every
-        valid header (leader-epoch cache); ``progress`` gets bytes scanned.
-        """
+    def reset_for_recovery(self) -> int:
+        """Empty the indexes and forget what was appended, before recovery rebuilds them from
+        the log; the ``.log`` file's size (0 once the segment is closed)."""
         self._tail.clear()
         self.index.reset()
         self.time_index.reset()
@@ -597,73 +576,17 @@ class LogSegment:
         self.bytes_since_last_index_entry = 0
         file_size = 0 if self._closed else os.fstat(self._file()).st_size
         self.size = file_size
-        valid = 0
-        expected_min = max(min_offset, self.base_offset)
-        next_offset: int | None = None
-        reason: str | None = None
-        buf = b""
-        buf_start = 0
-        while valid < file_size:
-            rel = valid - buf_start
-            if rel + LOG_OVERHEAD > len(buf):
-                buf = self.pread(valid, min(RECOVERY_CHUNK, file_size - valid))
-                buf_start, rel = valid, 0
-                if progress is not None:
-                    progress(valid)
-                if len(buf) < LOG_OVERHEAD:
-                    reason = "partial batch header at the end of the file"
-                    break
-            _base, length = struct.unpack_from(">qi", buf, rel)
-            size = length + LOG_OVERHEAD
-            if length < _MIN_BATCH_LENGTH:
-                reason = f"batch length {length} is below the minimum"
-                break
-            if valid + size > file_size:
-                reason = "partial batch at the end of the file"
-                break
-            if rel + size > len(buf):
-                buf = self.pread(valid, max(size, min(RECOVERY_CHUNK, file_size - valid)))
-                buf_start, rel = valid, 0
-                if progress is not None:
-                    progress(valid)
-                if len(buf) < size:
-                    reason = "partial batch at the end of the file"
-                    break
-            header = BatchHeader._make(HEADER.unpack_from(buf, rel))
-            if header.magic != CURRENT_MAGIC:
-                reason = f"magic {header.magic} is not {CURRENT_MAGIC}"
-                break
-            if compute_crc(buf, rel, size) != header.crc:
-                reason = "CRC-32C mismatch"
-                break
-            last = header.base_offset + header.last_offset_delta
-            if header.last_offset_delta < 0 or header.base_offset < expected_min:
-                reason = (
-                    f"batch offsets {header.base_offset}..{last} go backwards (expected >= {expected_min})"
-                )
-                break
-            if last - self.base_offset > INT32_MAX:
-                reason = f"offset {last} does not fit in segment {self.base_offset}"
-                break
-            if valid == 0:
-                self._rolling_based_timestamp = header.max_timestamp
-            self._index_batch(valid, size, last, header.max_timestamp)
-            if on_batch is not None:
-                on_batch(header)
-            valid += size
-            expected_min = last + 1
-            next_offset = last + 1
-        truncated = file_size - valid
-        if truncated:
-            if not self._closed:
-                os.ftruncate(self._file(), valid)
-            self.size = valid
-        if progress is not None:
-            progress(file_size)
-        # A normally closed segment always ends its time index with the largest timestamp.
-        mts = self._max_timestamp_and_offset()
-        self.time_index.maybe_append(mts.timestamp, mts.offset, skip_full_check=True)
-        return RecoveryResult(valid, truncated, next_offset, reason if truncated else None)
+        return file_size
+
+    def set_rolling_based_timestamp(self, timestamp: int | None) -> None:
+        """The first batch's max timestamp, which ``segment.ms`` rolls by (recovery found it)."""
+        self._rolling_based_timestamp = timestamp
+
+    def cut_for_recovery(self, valid_bytes: int) -> None:
+        """End the file after its last valid batch, at ``valid_bytes`` (recovery's cut)."""
+        if not self._closed:
+            os.ftruncate(self._file(), valid_bytes)
+        self.size = valid_bytes
 
     def rebuild_state_after_load(self) -> None:
         """Prime in-memory state of a segment loaded without recovery (clean shutdown)."""
@@ -777,85 +700,3 @@ class LogSegment:
         for path in self.files():
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
-
-
-# ---------------------------------------------------------------------- leftover files
-
-
-def clean_leftover_files(directory: Path, *, index_interval_bytes: int, max_index_size: int) -> None:
-    """Kafka's ``LogLoader.removeTempFilesAndCollectSwapFiles`` and the swap completion of its
-    ``load``, for one partition directory. The states a crash of the cleaner's swap
-    (``PartitionLog.replace_segments``) can leave, and what becomes of them:
-
-    - ``.cleaned`` files (the cleaned segment, not yet committed): deleted, and so is every
-      ``.swap`` file at or above the lowest ``.cleaned`` offset (a commit cut halfway: Kafka's
-      KAFKA-6264 rule); the old segments stay. ``.tmp`` files are deleted too.
-    - ``.log.swap`` (committed): the segment files whose offsets lie in [lowest swap base,
-      highest swap next offset) are the replaced ones and are deleted, whatever their suffix
-      (Kafka deletes every non-swap file in that range), then every ``.swap`` file is
-      renamed to its final name; this also finishes a swap cut after the log file was renamed
-      but not its indexes.
-    - ``.deleted`` files (replaced segments, and those retention removed): deleted.
-    """
-    swap_files: list[Path] = []
-    cleaned_files: list[Path] = []
-    min_cleaned = LONG_MAX
-    for path in list(directory.iterdir()):
-        name = path.name
-        if name.endswith((DELETED_SUFFIX, ".tmp")):
-            log.info("%s: deleting leftover file %s", directory.name, name)
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()
-        elif name.endswith(CLEANED_SUFFIX):
-            min_cleaned = min(min_cleaned, _offset_or(name, LONG_MAX))
-            cleaned_files.append(path)
-        elif name.endswith(SWAP_SUFFIX):
-            swap_files.append(path)
-    valid_swaps: list[Path] = []
-    for path in swap_files:
-        if _offset_or(path.name, LONG_MAX) >= min_cleaned:
-            log.info("%s: deleting swap file %s of an unfinished commit", directory.name, path.name)
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()
-        else:
-            valid_swaps.append(path)
-    for path in cleaned_files:
-        log.info("%s: deleting uncommitted cleaned file %s", directory.name, path.name)
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()
-    low, high = LONG_MAX, -1
-    for path in valid_swaps:
-        if not path.name.endswith(LOG_SUFFIX + SWAP_SUFFIX):
-            continue
-        base = offset_from_filename(path.name)
-        seg = LogSegment(
-            directory,
-            base,
-            index_interval_bytes=index_interval_bytes,
-            max_index_size=max_index_size,
-            active=False,
-            suffix=SWAP_SUFFIX,
-        )
-        try:
-            next_offset = seg.read_next_offset()
-        finally:
-            seg.close_handlers()
-        low, high = min(low, base), max(high, next_offset)
-    if low < high:
-        for path in list(directory.iterdir()):
-            if path.name.endswith(SWAP_SUFFIX) or not path.is_file():
-                continue
-            offset = _offset_or(path.name, None)
-            if offset is not None and low <= offset < high:
-                log.info("%s: deleting %s, replaced by a committed swap", directory.name, path.name)
-                path.unlink()
-    for path in valid_swaps:
-        target = path.with_name(path.name[: -len(SWAP_SUFFIX)])
-        log.info("%s: completing the swap of %s", directory.name, target.name)
-        os.replace(path, target)
-
-
-def _offset_or(name: str, default: int | None) -> int | None:
-    """The offset a file name starts with, ``default`` when it has none."""
-    head = name.split(".", 1)[0]
-    return int(head) if head.isdigit() else default

@@ -18,8 +18,8 @@ from coordinator.acl_authorizer import AllowAll
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import FetchRequest, ProduceRequest
 from storage.log_types import LogAppendInfo
-from storage.log_validator import RecordValidationError
 from storage.producer_state import AppendOrigin
+from storage.record_scan import RecordValidationError
 
 
 class FakeReplicaManager:

@@ -25,8 +25,9 @@ from protocol.record_batch import (
 from protocol.records import build_batch, decode_batch, encode_record
 from storage import log_validator
 from storage.log_config import LogConfig
-from storage.log_validator import RecordValidationError, ValidatedBatch, validate_batch_for_append
+from storage.log_validator import ValidatedBatch, validate_batch_for_append
 from storage.producer_state import AppendOrigin
+from storage.record_scan import RecordValidationError
 
 NOW = 1_700_000_000_000
 HOUR = 3_600_000
@@ -300,7 +301,7 @@ def test_uncompressed_batch_records_are_never_walked(monkeypatch):
     def walked(*args, **kwargs):
         raise AssertionError("uncompressed records must not be walked on the produce path")
 
-    monkeypatch.setattr(log_validator, "_scan_records", walked)
+    monkeypatch.setattr(log_validator, "scan_records", walked)
     validate(batch(50, producer_id=1, producer_epoch=0, base_sequence=0))
     # LogAppendTime is a header rewrite too, no walk
     validate(batch(50), LogConfig(message_timestamp_type="LogAppendTime"))

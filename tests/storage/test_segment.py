@@ -11,6 +11,7 @@ from kafka.record import MemoryRecords
 
 from protocol.record_batch import read_header, set_base_offset
 from storage.segment import LogSegment, filename_prefix
+from storage.segment_recovery import recover_segment
 from tests.storage.batch_factory import BASE_TS, make_batch
 
 
@@ -118,7 +119,7 @@ def test_recover_rebuilds_identical_indexes(tmp_path):
     original_index = (tmp_path / "00000000000000000000.index").read_bytes()
     original_time = (tmp_path / "00000000000000000000.timeindex").read_bytes()
     seg = new_segment(tmp_path, 0, interval=120)
-    result = seg.recover(min_offset=0)
+    result = recover_segment(seg, min_offset=0)
     assert result.truncated_bytes == 0 and result.next_offset == batches[-1][1] + 1
     seg.close()
     assert (tmp_path / "00000000000000000000.index").read_bytes() == original_index
@@ -141,7 +142,7 @@ def test_recover_truncates_at_every_byte_of_the_last_batches(tmp_path):
         with open(work / log_name, "r+b") as f:
             f.truncate(cut)
         seg = new_segment(work, 0, interval=60)
-        result = seg.recover(min_offset=0)
+        result = recover_segment(seg, min_offset=0)
         keep = max(b for b in boundaries if b <= cut)
         assert result.valid_bytes == keep
         assert seg.size == keep
@@ -162,7 +163,7 @@ def test_recover_stops_at_a_flipped_bit(tmp_path):
     data[bad[2] + 70] ^= 0x10  # a record byte: covered by the CRC
     path.write_bytes(bytes(data))
     seg = new_segment(tmp_path, 0, interval=60)
-    result = seg.recover(min_offset=0)
+    result = recover_segment(seg, min_offset=0)
     assert result.valid_bytes == bad[2]
     assert result.reason == "CRC-32C mismatch"
     assert result.next_offset == batches[1][1] + 1
@@ -188,7 +189,7 @@ def test_recover_rejects_malformed_headers(tmp_path, damage):
         struct.pack_into(">q", data, pos, 0)  # base offset 0 again
     path.write_bytes(bytes(data))
     seg = new_segment(tmp_path, 0, interval=60)
-    assert seg.recover(min_offset=0).valid_bytes == pos
+    assert recover_segment(seg, min_offset=0).valid_bytes == pos
 
 
 def test_truncate_to_removes_whole_batches(tmp_path):
