@@ -536,7 +536,6 @@ ACCEPTED_NO_EFFECT = {
     "queued.max.requests",
     "group.coordinator.rebalance.protocols",
     "group.coordinator.new.enable",
-    "log.message.format.version",
     "inter.broker.protocol.version",
     "metric.reporters",
     "metrics.num.samples",
@@ -553,7 +552,8 @@ ACCEPTED_NO_EFFECT = {
 # ``log.retention.hours``), the connection limits (``DynamicConnectionQuota``) and the log
 # cleaner's own keys (``LogCleaner.ReconfigurableConfigs``: ``LogCleaner.reconfigure`` restarts
 # the cleaner threads with them). Left out: ``unclean.leader.election.enable`` (the controller
-# reads it at start only).
+# reads it at start only) and ``log.message.format.version`` (as Kafka's
+# ``DynamicLogConfig.NonReconfigrableLogConfigs``).
 CLEANER_DYNAMIC_CONFIGS: frozenset[str] = frozenset(
     {
         "log.cleaner.threads",
@@ -566,7 +566,8 @@ CLEANER_DYNAMIC_CONFIGS: frozenset[str] = frozenset(
 )
 DYNAMIC_BROKER_CONFIGS: frozenset[str] = (
     frozenset(
-        {t.synonyms[0][0] for t in TOPIC_CONFIGS.values() if t.synonyms} - {"unclean.leader.election.enable"}
+        {t.synonyms[0][0] for t in TOPIC_CONFIGS.values() if t.synonyms}
+        - {"unclean.leader.election.enable", "log.message.format.version"}
     )
     | {"max.connections", "max.connections.per.ip", "max.connections.per.ip.overrides"}
     | CLEANER_DYNAMIC_CONFIGS

@@ -10,6 +10,7 @@ a topic's overrides are layered on top into a ``LogConfig``.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
@@ -57,6 +58,47 @@ def _gzip_level(name: str, value: int) -> None:
 
 
 MINUTE_MS = 60_000
+
+_THROTTLED_REPLICA = re.compile(r"([0-9]+:[0-9]+)?")
+
+
+def _throttled_replicas(name: str, value: list[str]) -> None:
+    """Kafka's ``ThrottledReplicaListValidator``: ``*`` or ``partition:broker`` entries."""
+    proposed = [v.strip() for v in value]
+    if not (all(_THROTTLED_REPLICA.fullmatch(v) for v in proposed) or "".join(proposed) == "*"):
+        raise ConfigError(
+            f"Invalid value [{', '.join(value)}] for configuration {name}: {name} must be the literal"
+            " '*' or a list of replicas in the following format:"
+            " [partitionId]:[brokerId],[partitionId]:[brokerId],..."
+        )
+
+
+# Kafka 3.9's MetadataVersion: (release, internal versions); a release named alone stands for
+# its latest production version, so "4.0" alone (not production in 3.9) is not valid.
+_METADATA_VERSIONS = (
+    ("0.8.0", 0), ("0.8.1", 0), ("0.8.2", 0), ("0.9.0", 0), ("0.10.0", 2), ("0.10.1", 3),
+    ("0.10.2", 1), ("0.11.0", 3), ("1.0", 1), ("1.1", 1), ("2.0", 2), ("2.1", 3), ("2.2", 2),
+    ("2.3", 2), ("2.4", 2), ("2.5", 1), ("2.6", 1), ("2.7", 3), ("2.8", 2), ("3.0", 2),
+    ("3.1", 1), ("3.2", 1), ("3.3", 4), ("3.4", 1), ("3.5", 3), ("3.6", 3), ("3.7", 5),
+    ("3.8", 1), ("3.9", 1), ("4.0", 2),
+)  # fmt: skip
+_METADATA_VERSION_NAMES = frozenset(
+    [release for release, _ivs in _METADATA_VERSIONS if release != "4.0"]
+    + [f"{release}-IV{i}" for release, ivs in _METADATA_VERSIONS for i in range(ivs)]
+)
+
+
+def _metadata_version(name: str, value: str) -> None:
+    """Kafka's ``MetadataVersionValidator`` (``MetadataVersion.fromVersionString``: the first
+    three dot-separated parts of a 0.x version, two of any other, name the version)."""
+    parts = value.split(".")
+    kept = 3 if value.startswith("0.") else 2
+    key = value if kept >= len(parts) else ".".join(parts[:kept])
+    if key not in _METADATA_VERSION_NAMES:
+        raise ConfigError(
+            f"Invalid value {value} for configuration {name}: Version {value} is not a valid version"
+        )
+
 
 TOPIC_CONFIGS: dict[str, TopicConfigKey] = {
     t.name: t
@@ -260,6 +302,102 @@ TOPIC_CONFIGS: dict[str, TopicConfigKey] = {
             (("unclean.leader.election.enable", 1),),
             no_effect=True,
         ),
+        # Kafka 3.9 topic configs that Moldau stores and describes but never acts on: no
+        # replication quotas, no down-conversion (Fetch v4+ only), no tiered storage.
+        # Kafka's LogConfig.CONFIGS_WITH_NO_SERVER_DEFAULTS have no broker synonym.
+        TopicConfigKey(
+            _k(
+                "leader.replication.throttled.replicas",
+                ConfigType.LIST,
+                [],
+                "Replicas (partition:broker, or *) throttled on the leader side (no effect)",
+                _throttled_replicas,
+            ),
+            no_effect=True,
+        ),
+        TopicConfigKey(
+            _k(
+                "follower.replication.throttled.replicas",
+                ConfigType.LIST,
+                [],
+                "Replicas (partition:broker, or *) throttled on the follower side (no effect)",
+                _throttled_replicas,
+            ),
+            no_effect=True,
+        ),
+        TopicConfigKey(
+            _k(
+                "message.downconversion.enable",
+                ConfigType.BOOLEAN,
+                True,
+                "Down-convert records for old consumers (no effect: no down-conversion)",
+            ),
+            (("log.message.downconversion.enable", 1),),
+            no_effect=True,
+        ),
+        TopicConfigKey(
+            # Deprecated in Kafka 3.x (ignored from inter.broker.protocol.version 3.0), gone in 4.0.
+            _k(
+                "message.format.version",
+                ConfigType.STRING,
+                "3.0-IV1",
+                "Message format version (no effect: records are always v2)",
+                _metadata_version,
+            ),
+            (("log.message.format.version", 1),),
+            no_effect=True,
+        ),
+        TopicConfigKey(
+            # Deprecated in Kafka 3.6 (KIP-937), gone in 4.0.
+            _k(
+                "message.timestamp.difference.max.ms",
+                ConfigType.LONG,
+                LONG_MAX,
+                "Largest allowed timestamp skew (no effect: see message.timestamp.before/after.max.ms)",
+                at_least(0),
+            ),
+            (("log.message.timestamp.difference.max.ms", 1),),
+            no_effect=True,
+        ),
+        TopicConfigKey(
+            _k("remote.storage.enable", ConfigType.BOOLEAN, False, "Tiered storage (refused when true)"),
+            no_effect=True,
+        ),
+        TopicConfigKey(
+            _k(
+                "local.retention.ms",
+                ConfigType.LONG,
+                -2,
+                "Local retention under tiered storage; -2: retention.ms (no effect)",
+                at_least(-2),
+            ),
+            (("log.local.retention.ms", 1),),
+            no_effect=True,
+        ),
+        TopicConfigKey(
+            _k(
+                "local.retention.bytes",
+                ConfigType.LONG,
+                -2,
+                "Local retention under tiered storage; -2: retention.bytes (no effect)",
+                at_least(-2),
+            ),
+            (("log.local.retention.bytes", 1),),
+            no_effect=True,
+        ),
+        TopicConfigKey(
+            _k("remote.log.copy.disable", ConfigType.BOOLEAN, False, "Tiered storage (refused when true)"),
+            no_effect=True,
+        ),
+        TopicConfigKey(
+            _k(
+                "remote.log.delete.on.disable",
+                ConfigType.BOOLEAN,
+                False,
+                "Tiered storage (refused when true)",
+            ),
+            no_effect=True,
+        ),
     ]
 }
 
@@ -317,14 +455,28 @@ def parse_topic_overrides(raw: Mapping[str, str | None]) -> dict[str, Any]:
 
 
 def check_topic_values(overrides: Mapping[str, Any]) -> None:
-    """The cross-key rule of Kafka's ``LogConfig.validateValues`` over an override set (the
-    other keys at their topic defaults): ConfigError when min.compaction.lag.ms exceeds
-    max.compaction.lag.ms."""
+    """Kafka 3.9's ``LogConfig.validateTopicLogConfigValues`` of ZooKeeper mode over an override
+    set (the other keys at their topic defaults), without tiered storage
+    (``remote.log.storage.system.enable`` false), raising ConfigError with Kafka's message:
+    ``validateValues`` (min.compaction.lag.ms above max.compaction.lag.ms), then
+    ``validateNoInvalidRemoteStorageConfigsInZK`` (remote.log.delete.on.disable or
+    remote.log.copy.disable true), then ``validateRemoteStorageOnlyIfSystemEnabled``
+    (remote.storage.enable true)."""
     low = overrides.get("min.compaction.lag.ms", LogConfig.min_compaction_lag_ms)
     high = overrides.get("max.compaction.lag.ms", LogConfig.max_compaction_lag_ms)
     if low > high:
         raise ConfigError(
             f"conflict topic config setting min.compaction.lag.ms ({low}) > max.compaction.lag.ms ({high})"
+        )
+    if overrides.get("remote.log.delete.on.disable") or overrides.get("remote.log.copy.disable"):
+        raise ConfigError(
+            "It is invalid to set `remote.log.delete.on.disable` or `remote.log.copy.disable` under"
+            " Zookeeper's mode."
+        )
+    if overrides.get("remote.storage.enable"):
+        raise ConfigError(
+            "Tiered Storage functionality is disabled in the broker. Topic cannot be configured with"
+            " remote log storage."
         )
 
 
