@@ -100,306 +100,301 @@ def _metadata_version(name: str, value: str) -> None:
         )
 
 
-TOPIC_CONFIGS: dict[str, TopicConfigKey] = {
-    t.name: t
-    for t in [
-        TopicConfigKey(
-            _k(
-                "cleanup.policy",
-                ConfigType.LIST,
-                ["delete"],
-                "delete or compact",
-                each_of("delete", "compact"),
-            ),
-            (("log.cleanup.policy", 1),),
+_TOPIC_CONFIG_TABLE = [
+    TopicConfigKey(
+        _k(
+            "cleanup.policy",
+            ConfigType.LIST,
+            ["delete"],
+            "delete or compact",
+            each_of("delete", "compact"),
         ),
-        TopicConfigKey(
-            _k(
-                "compression.type",
-                ConfigType.STRING,
-                "producer",
-                "Final compression type: producer (keep the producer's codec), uncompressed or a codec",
-                one_of("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"),
-            ),
-            (("compression.type", 1),),
+        (("log.cleanup.policy", 1),),
+    ),
+    TopicConfigKey(
+        _k(
+            "compression.type",
+            ConfigType.STRING,
+            "producer",
+            "Final compression type: producer (keep the producer's codec), uncompressed or a codec",
+            one_of("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"),
         ),
-        # KIP-390 (Kafka 3.8): the levels the broker compresses at (compression.type)
-        TopicConfigKey(
-            _k(
-                "compression.gzip.level",
-                ConfigType.INT,
-                -1,
-                "gzip level when compression.type is gzip (-1: zlib's default)",
-                _gzip_level,
-            ),
-            (("compression.gzip.level", 1),),
+        (("compression.type", 1),),
+    ),
+    # KIP-390 (Kafka 3.8): the levels the broker compresses at (compression.type)
+    TopicConfigKey(
+        _k(
+            "compression.gzip.level",
+            ConfigType.INT,
+            -1,
+            "gzip level when compression.type is gzip (-1: zlib's default)",
+            _gzip_level,
         ),
-        TopicConfigKey(
-            _k(
-                "compression.lz4.level",
-                ConfigType.INT,
-                9,
-                "lz4 level when compression.type is lz4",
-                between(1, 17),
-            ),
-            (("compression.lz4.level", 1),),
+        (("compression.gzip.level", 1),),
+    ),
+    TopicConfigKey(
+        _k(
+            "compression.lz4.level",
+            ConfigType.INT,
+            9,
+            "lz4 level when compression.type is lz4",
+            between(1, 17),
         ),
-        TopicConfigKey(
-            _k(
-                "compression.zstd.level",
-                ConfigType.INT,
-                3,
-                "zstd level when compression.type is zstd",
-                between(-131072, 22),
-            ),
-            (("compression.zstd.level", 1),),
+        (("compression.lz4.level", 1),),
+    ),
+    TopicConfigKey(
+        _k(
+            "compression.zstd.level",
+            ConfigType.INT,
+            3,
+            "zstd level when compression.type is zstd",
+            between(-131072, 22),
         ),
-        TopicConfigKey(
-            _k(
-                "delete.retention.ms",
-                ConfigType.LONG,
-                86_400_000,
-                "Tombstone retention (compaction)",
-                at_least(0),
-            ),
-            (("log.cleaner.delete.retention.ms", 1),),
+        (("compression.zstd.level", 1),),
+    ),
+    TopicConfigKey(
+        _k(
+            "delete.retention.ms",
+            ConfigType.LONG,
+            86_400_000,
+            "Tombstone retention (compaction)",
+            at_least(0),
         ),
-        TopicConfigKey(
-            _k("file.delete.delay.ms", ConfigType.LONG, 60_000, "Delay before deleting a file", at_least(0)),
-            (("log.segment.delete.delay.ms", 1),),
+        (("log.cleaner.delete.retention.ms", 1),),
+    ),
+    TopicConfigKey(
+        _k("file.delete.delay.ms", ConfigType.LONG, 60_000, "Delay before deleting a file", at_least(0)),
+        (("log.segment.delete.delay.ms", 1),),
+    ),
+    TopicConfigKey(
+        _k("flush.messages", ConfigType.LONG, LONG_MAX, "fsync after this many messages", at_least(1)),
+        (("log.flush.interval.messages", 1),),
+    ),
+    TopicConfigKey(
+        _k("flush.ms", ConfigType.LONG, LONG_MAX, "fsync after this many ms", at_least(0)),
+        (("log.flush.interval.ms", 1),),
+    ),
+    TopicConfigKey(
+        _k(
+            "index.interval.bytes",
+            ConfigType.INT,
+            4096,
+            "Bytes between offset-index entries",
+            at_least(0),
         ),
-        TopicConfigKey(
-            _k("flush.messages", ConfigType.LONG, LONG_MAX, "fsync after this many messages", at_least(1)),
-            (("log.flush.interval.messages", 1),),
+        (("log.index.interval.bytes", 1),),
+    ),
+    TopicConfigKey(
+        _k("max.compaction.lag.ms", ConfigType.LONG, LONG_MAX, "Compaction lag bound", at_least(1)),
+        (("log.cleaner.max.compaction.lag.ms", 1),),
+    ),
+    TopicConfigKey(
+        _k("max.message.bytes", ConfigType.INT, 1_048_588, "Largest record batch", at_least(0)),
+        (("message.max.bytes", 1),),
+    ),
+    TopicConfigKey(
+        # KIP-1030 (Kafka 4.0) changed the default from Long.MAX to one hour.
+        _k(
+            "message.timestamp.after.max.ms",
+            ConfigType.LONG,
+            HOUR_MS,
+            "Largest allowed future timestamp skew (CreateTime)",
+            at_least(0),
         ),
-        TopicConfigKey(
-            _k("flush.ms", ConfigType.LONG, LONG_MAX, "fsync after this many ms", at_least(0)),
-            (("log.flush.interval.ms", 1),),
+        (("log.message.timestamp.after.max.ms", 1),),
+    ),
+    TopicConfigKey(
+        _k(
+            "message.timestamp.before.max.ms",
+            ConfigType.LONG,
+            LONG_MAX,
+            "Largest allowed past timestamp skew (CreateTime)",
+            at_least(0),
         ),
-        TopicConfigKey(
-            _k(
-                "index.interval.bytes",
-                ConfigType.INT,
-                4096,
-                "Bytes between offset-index entries",
-                at_least(0),
-            ),
-            (("log.index.interval.bytes", 1),),
+        (("log.message.timestamp.before.max.ms", 1),),
+    ),
+    TopicConfigKey(
+        _k(
+            "message.timestamp.type",
+            ConfigType.STRING,
+            "CreateTime",
+            "CreateTime or LogAppendTime",
+            one_of("CreateTime", "LogAppendTime"),
         ),
-        TopicConfigKey(
-            _k("max.compaction.lag.ms", ConfigType.LONG, LONG_MAX, "Compaction lag bound", at_least(1)),
-            (("log.cleaner.max.compaction.lag.ms", 1),),
+        (("log.message.timestamp.type", 1),),
+    ),
+    TopicConfigKey(
+        _k("min.cleanable.dirty.ratio", ConfigType.DOUBLE, 0.5, "Compaction trigger", between(0, 1)),
+        (("log.cleaner.min.cleanable.ratio", 1),),
+    ),
+    TopicConfigKey(
+        _k("min.compaction.lag.ms", ConfigType.LONG, 0, "Compaction lag", at_least(0)),
+        (("log.cleaner.min.compaction.lag.ms", 1),),
+    ),
+    TopicConfigKey(
+        _k(
+            "min.insync.replicas",
+            ConfigType.INT,
+            1,
+            "Replicas that must acknowledge acks=all",
+            at_least(1),
         ),
-        TopicConfigKey(
-            _k("max.message.bytes", ConfigType.INT, 1_048_588, "Largest record batch", at_least(0)),
-            (("message.max.bytes", 1),),
+        (("min.insync.replicas", 1),),
+    ),
+    TopicConfigKey(
+        _k("preallocate", ConfigType.BOOLEAN, False, "Preallocate segment files"),
+        (("log.preallocate", 1),),
+        no_effect=True,
+    ),
+    TopicConfigKey(
+        _k("retention.bytes", ConfigType.LONG, -1, "Size bound of a partition's log; -1 unbounded"),
+        (("log.retention.bytes", 1),),
+    ),
+    TopicConfigKey(
+        _k(
+            "retention.ms",
+            ConfigType.LONG,
+            7 * 24 * HOUR_MS,
+            "Age bound of old segments; -1 unbounded",
+            at_least(-1),
         ),
-        TopicConfigKey(
-            # KIP-1030 (Kafka 4.0) changed the default from Long.MAX to one hour.
-            _k(
-                "message.timestamp.after.max.ms",
-                ConfigType.LONG,
-                HOUR_MS,
-                "Largest allowed future timestamp skew (CreateTime)",
-                at_least(0),
-            ),
-            (("log.message.timestamp.after.max.ms", 1),),
+        (("log.retention.ms", 1), ("log.retention.minutes", MINUTE_MS), ("log.retention.hours", HOUR_MS)),
+    ),
+    TopicConfigKey(
+        # Read by the ZooKeeper-mode controller from /config/topics/<t> and the broker
+        # default (KafkaController's unclean election, KIP-106's default false).
+        _k(
+            "unclean.leader.election.enable",
+            ConfigType.BOOLEAN,
+            False,
+            "Elect an out-of-sync replica when no ISR member is alive (may lose records)",
         ),
-        TopicConfigKey(
-            _k(
-                "message.timestamp.before.max.ms",
-                ConfigType.LONG,
-                LONG_MAX,
-                "Largest allowed past timestamp skew (CreateTime)",
-                at_least(0),
-            ),
-            (("log.message.timestamp.before.max.ms", 1),),
+        (("unclean.leader.election.enable", 1),),
+    ),
+    TopicConfigKey(
+        # KIP-1030 raised the minimum to 1 MiB in Kafka 4.0; Moldau keeps 14
+        # (Kafka 3.x) so tests can roll segments quickly.
+        _k("segment.bytes", ConfigType.INT, 1_073_741_824, "Segment file size", at_least(14)),
+        (("log.segment.bytes", 1),),
+    ),
+    TopicConfigKey(
+        _k("segment.index.bytes", ConfigType.INT, 10_485_760, "Offset index size", at_least(8)),
+        (("log.index.size.max.bytes", 1),),
+    ),
+    TopicConfigKey(
+        _k(
+            "segment.jitter.ms",
+            ConfigType.LONG,
+            0,
+            "Random jitter subtracted from segment.ms",
+            at_least(0),
         ),
-        TopicConfigKey(
-            _k(
-                "message.timestamp.type",
-                ConfigType.STRING,
-                "CreateTime",
-                "CreateTime or LogAppendTime",
-                one_of("CreateTime", "LogAppendTime"),
-            ),
-            (("log.message.timestamp.type", 1),),
+        (("log.roll.jitter.ms", 1), ("log.roll.jitter.hours", HOUR_MS)),
+    ),
+    TopicConfigKey(
+        _k("segment.ms", ConfigType.LONG, 7 * 24 * HOUR_MS, "Roll a segment after this age", at_least(1)),
+        (("log.roll.ms", 1), ("log.roll.hours", HOUR_MS)),
+    ),
+    # Kafka 3.9 topic configs that Moldau stores and describes but never acts on: no
+    # replication quotas, no down-conversion (Fetch v4+ only), no tiered storage.
+    # Kafka's LogConfig.CONFIGS_WITH_NO_SERVER_DEFAULTS have no broker synonym.
+    TopicConfigKey(
+        _k(
+            "leader.replication.throttled.replicas",
+            ConfigType.LIST,
+            [],
+            "Replicas (partition:broker, or *) throttled on the leader side (no effect)",
+            _throttled_replicas,
         ),
-        TopicConfigKey(
-            _k("min.cleanable.dirty.ratio", ConfigType.DOUBLE, 0.5, "Compaction trigger", between(0, 1)),
-            (("log.cleaner.min.cleanable.ratio", 1),),
+        no_effect=True,
+    ),
+    TopicConfigKey(
+        _k(
+            "follower.replication.throttled.replicas",
+            ConfigType.LIST,
+            [],
+            "Replicas (partition:broker, or *) throttled on the follower side (no effect)",
+            _throttled_replicas,
         ),
-        TopicConfigKey(
-            _k("min.compaction.lag.ms", ConfigType.LONG, 0, "Compaction lag", at_least(0)),
-            (("log.cleaner.min.compaction.lag.ms", 1),),
+        no_effect=True,
+    ),
+    TopicConfigKey(
+        _k(
+            "message.downconversion.enable",
+            ConfigType.BOOLEAN,
+            True,
+            "Down-convert records for old consumers (no effect: no down-conversion)",
         ),
-        TopicConfigKey(
-            _k(
-                "min.insync.replicas",
-                ConfigType.INT,
-                1,
-                "Replicas that must acknowledge acks=all",
-                at_least(1),
-            ),
-            (("min.insync.replicas", 1),),
+        (("log.message.downconversion.enable", 1),),
+        no_effect=True,
+    ),
+    TopicConfigKey(
+        # Deprecated in Kafka 3.x (ignored from inter.broker.protocol.version 3.0), gone in 4.0.
+        _k(
+            "message.format.version",
+            ConfigType.STRING,
+            "3.0-IV1",
+            "Message format version (no effect: records are always v2)",
+            _metadata_version,
         ),
-        TopicConfigKey(
-            _k("preallocate", ConfigType.BOOLEAN, False, "Preallocate segment files"),
-            (("log.preallocate", 1),),
-            no_effect=True,
+        (("log.message.format.version", 1),),
+        no_effect=True,
+    ),
+    TopicConfigKey(
+        # Deprecated in Kafka 3.6 (KIP-937), gone in 4.0.
+        _k(
+            "message.timestamp.difference.max.ms",
+            ConfigType.LONG,
+            LONG_MAX,
+            "Largest allowed timestamp skew (no effect: see message.timestamp.before/after.max.ms)",
+            at_least(0),
         ),
-        TopicConfigKey(
-            _k("retention.bytes", ConfigType.LONG, -1, "Size bound of a partition's log; -1 unbounded"),
-            (("log.retention.bytes", 1),),
+        (("log.message.timestamp.difference.max.ms", 1),),
+        no_effect=True,
+    ),
+    TopicConfigKey(
+        _k("remote.storage.enable", ConfigType.BOOLEAN, False, "Tiered storage (refused when true)"),
+        no_effect=True,
+    ),
+    TopicConfigKey(
+        _k(
+            "local.retention.ms",
+            ConfigType.LONG,
+            -2,
+            "Local retention under tiered storage; -2: retention.ms (no effect)",
+            at_least(-2),
         ),
-        TopicConfigKey(
-            _k(
-                "retention.ms",
-                ConfigType.LONG,
-                7 * 24 * HOUR_MS,
-                "Age bound of old segments; -1 unbounded",
-                at_least(-1),
-            ),
-            (("log.retention.ms", 1), ("log.retention.minutes", MINUTE_MS), ("log.retention.hours", HOUR_MS)),
+        (("log.local.retention.ms", 1),),
+        no_effect=True,
+    ),
+    TopicConfigKey(
+        _k(
+            "local.retention.bytes",
+            ConfigType.LONG,
+            -2,
+            "Local retention under tiered storage; -2: retention.bytes (no effect)",
+            at_least(-2),
         ),
-        TopicConfigKey(
-            # Read by the ZooKeeper-mode controller from /config/topics/<t> and the broker
-            # default (KafkaController's unclean election, KIP-106's default false).
-            _k(
-                "unclean.leader.election.enable",
-                ConfigType.BOOLEAN,
-                False,
-                "Elect an out-of-sync replica when no ISR member is alive (may lose records)",
-            ),
-            (("unclean.leader.election.enable", 1),),
+        (("log.local.retention.bytes", 1),),
+        no_effect=True,
+    ),
+    TopicConfigKey(
+        _k("remote.log.copy.disable", ConfigType.BOOLEAN, False, "Tiered storage (refused when true)"),
+        no_effect=True,
+    ),
+    TopicConfigKey(
+        _k(
+            "remote.log.delete.on.disable",
+            ConfigType.BOOLEAN,
+            False,
+            "Tiered storage (refused when true)",
         ),
-        TopicConfigKey(
-            # KIP-1030 raised the minimum to 1 MiB in Kafka 4.0; Moldau keeps 14
-            # (Kafka 3.x) so tests can roll segments quickly.
-            _k("segment.bytes", ConfigType.INT, 1_073_741_824, "Segment file size", at_least(14)),
-            (("log.segment.bytes", 1),),
-        ),
-        TopicConfigKey(
-            _k("segment.index.bytes", ConfigType.INT, 10_485_760, "Offset index size", at_least(8)),
-            (("log.index.size.max.bytes", 1),),
-        ),
-        TopicConfigKey(
-            _k(
-                "segment.jitter.ms",
-                ConfigType.LONG,
-                0,
-                "Random jitter subtracted from segment.ms",
-                at_least(0),
-            ),
-            (("log.roll.jitter.ms", 1), ("log.roll.jitter.hours", HOUR_MS)),
-        ),
-        TopicConfigKey(
-            _k("segment.ms", ConfigType.LONG, 7 * 24 * HOUR_MS, "Roll a segment after this age", at_least(1)),
-            (("log.roll.ms", 1), ("log.roll.hours", HOUR_MS)),
-        ),
-        TopicConfigKey(
-            _k("unclean.leader.election.enable", ConfigType.BOOLEAN, False, "Elect out-of-sync replicas"),
-            (("unclean.leader.election.enable", 1),),
-            no_effect=True,
-        ),
-        # Kafka 3.9 topic configs that Moldau stores and describes but never acts on: no
-        # replication quotas, no down-conversion (Fetch v4+ only), no tiered storage.
-        # Kafka's LogConfig.CONFIGS_WITH_NO_SERVER_DEFAULTS have no broker synonym.
-        TopicConfigKey(
-            _k(
-                "leader.replication.throttled.replicas",
-                ConfigType.LIST,
-                [],
-                "Replicas (partition:broker, or *) throttled on the leader side (no effect)",
-                _throttled_replicas,
-            ),
-            no_effect=True,
-        ),
-        TopicConfigKey(
-            _k(
-                "follower.replication.throttled.replicas",
-                ConfigType.LIST,
-                [],
-                "Replicas (partition:broker, or *) throttled on the follower side (no effect)",
-                _throttled_replicas,
-            ),
-            no_effect=True,
-        ),
-        TopicConfigKey(
-            _k(
-                "message.downconversion.enable",
-                ConfigType.BOOLEAN,
-                True,
-                "Down-convert records for old consumers (no effect: no down-conversion)",
-            ),
-            (("log.message.downconversion.enable", 1),),
-            no_effect=True,
-        ),
-        TopicConfigKey(
-            # Deprecated in Kafka 3.x (ignored from inter.broker.protocol.version 3.0), gone in 4.0.
-            _k(
-                "message.format.version",
-                ConfigType.STRING,
-                "3.0-IV1",
-                "Message format version (no effect: records are always v2)",
-                _metadata_version,
-            ),
-            (("log.message.format.version", 1),),
-            no_effect=True,
-        ),
-        TopicConfigKey(
-            # Deprecated in Kafka 3.6 (KIP-937), gone in 4.0.
-            _k(
-                "message.timestamp.difference.max.ms",
-                ConfigType.LONG,
-                LONG_MAX,
-                "Largest allowed timestamp skew (no effect: see message.timestamp.before/after.max.ms)",
-                at_least(0),
-            ),
-            (("log.message.timestamp.difference.max.ms", 1),),
-            no_effect=True,
-        ),
-        TopicConfigKey(
-            _k("remote.storage.enable", ConfigType.BOOLEAN, False, "Tiered storage (refused when true)"),
-            no_effect=True,
-        ),
-        TopicConfigKey(
-            _k(
-                "local.retention.ms",
-                ConfigType.LONG,
-                -2,
-                "Local retention under tiered storage; -2: retention.ms (no effect)",
-                at_least(-2),
-            ),
-            (("log.local.retention.ms", 1),),
-            no_effect=True,
-        ),
-        TopicConfigKey(
-            _k(
-                "local.retention.bytes",
-                ConfigType.LONG,
-                -2,
-                "Local retention under tiered storage; -2: retention.bytes (no effect)",
-                at_least(-2),
-            ),
-            (("log.local.retention.bytes", 1),),
-            no_effect=True,
-        ),
-        TopicConfigKey(
-            _k("remote.log.copy.disable", ConfigType.BOOLEAN, False, "Tiered storage (refused when true)"),
-            no_effect=True,
-        ),
-        TopicConfigKey(
-            _k(
-                "remote.log.delete.on.disable",
-                ConfigType.BOOLEAN,
-                False,
-                "Tiered storage (refused when true)",
-            ),
-            no_effect=True,
-        ),
-    ]
-}
+        no_effect=True,
+    ),
+]
+TOPIC_CONFIGS: dict[str, TopicConfigKey] = {t.name: t for t in _TOPIC_CONFIG_TABLE}
+if len(TOPIC_CONFIGS) != len(_TOPIC_CONFIG_TABLE):  # only the last of two declarations would count
+    raise RuntimeError("a topic config is declared twice in storage.log_config")
 
 
 def broker_default_keys() -> dict[str, ConfigKey]:
