@@ -398,6 +398,7 @@ class Broker:
             request_timeout_ms=self.config["request.timeout.ms"],
             replica_selection=self._replica_selection(),
         )
+        self._running.callback(self.replica_manager.close)
         if self.zookeeper is None:
             self._build_embedded()
         else:

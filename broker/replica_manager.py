@@ -329,6 +329,11 @@ class ReplicaManager(ReplicaStateChanges, ReplicaReads):
             partition.replica_lag_time_max_ms = settings.lag_time_max_ms
         self.replication = Replication(self, metadata_cache, settings, broker_epoch)
 
+    def close(self) -> None:
+        """At the broker's stop, after its listeners: the validation worker's thread ends (a
+        validation still queued is dropped with the request it belongs to)."""
+        self._validation_executor.shutdown(wait=False, cancel_futures=True)
+
     async def stop_replication(self) -> None:
         replication, self.replication = self.replication, None
         if replication is not None:

@@ -262,3 +262,32 @@ def test_a_heavy_batch_refused_on_the_worker_answers_the_loop_s_error(log_manage
     assert result.error.error is ErrorCode.INVALID_RECORD
     assert result.error.record_errors[0][0] == 0
     assert read_all(log_manager) == []
+
+
+def test_close_ends_the_validation_worker(log_manager, monkeypatch):
+    """The worker thread a heavy batch started ends when the ReplicaManager closes (the
+    broker closes it at its stop, after its listeners)."""
+    rm = leader(log_manager)
+    WorkerValidations(monkeypatch)
+
+    async def main():
+        return await append(rm, (("t", 0), gzip_batch(HEAVY)))
+
+    assert asyncio.run(main())[("t", 0)].error is None
+    threads = list(rm._validation_executor._threads)
+    assert threads and all(t.is_alive() for t in threads)
+    rm.close()
+    for t in threads:
+        t.join(30)
+    assert not any(t.is_alive() for t in threads)
+
+
+def test_the_broker_closes_its_replica_manager_at_stop(tmp_path):
+    """Broker.start registers ReplicaManager.close with the rest of its shutdown."""
+    from tests.support.cluster import Cluster
+
+    cluster = Cluster(1, base_dir=tmp_path)
+    cluster.start()
+    rm = cluster.broker(0).replica_manager
+    cluster.close()
+    assert rm._validation_executor._shutdown
