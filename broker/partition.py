@@ -25,7 +25,8 @@ For the delayed-fetch purgatory the partition counts bytes: ``bytes_below(isolat
 the number of bytes of the log below its log end offset (``LOG_END``), high watermark or last
 stable offset, counted from one origin (the log as it was when hosted counts too: its tail
 above the high watermark is measured once from the segments), so a parked fetch knows how much
-became readable without reading (Kafka's ``DelayedFetch`` compares log positions).
+became readable without reading (Kafka's ``DelayedFetch`` compares log positions). Those
+counters are the base class ``FetchByteCounters`` (broker/partition_fetch_counters.py).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
 from broker.metrics import IsrChangeStats
+from broker.partition_fetch_counters import FetchByteCounters
 from coordinator.cluster_state import NO_LEADER, PartitionState
 from protocol.errors import ErrorCode, KafkaError
 from storage.file_records import FileRecords
@@ -141,7 +143,7 @@ class LogOffsets:
     last_stable_offset: int
 
 
-class Partition:
+class Partition(FetchByteCounters):
     """One hosted partition: its log, its leadership, and the leader's decisions about it."""
 
     def __init__(
@@ -350,68 +352,8 @@ class Partition:
         return True
 
     # ------------------------------------------------------------------ byte counters (delayed fetches)
-
-    def _seed_byte_counters(self, *, below: int | None = None) -> None:
-        """Count the log as it is now: the bytes of [LSO, HW) and [HW, LEO) from the segments'
-        positions (two offset-index lookups each, none for a log whose three offsets are equal),
-        one entry each. Kafka's ``DelayedFetch`` counts positions in the log, so records the log
-        held before this partition was hosted (a high-watermark checkpoint lagging the log end
-        after a restart, a follower's tail) count when the high watermark passes them, as any
-        other. ``below``: every counter ends under it, so a fetch parked before (whose counters
-        were at least that) sees its readable bytes go back and completes (the log changed
-        under it: truncated below the high watermark, or restarted elsewhere)."""
-        plog = self.log
-        lso, hw, leo = plog.last_stable_offset, plog.high_watermark, plog.log_end_offset
-        unstable = tail = 0
-        if leo > lso and not plog.dir_state.offline:
-            try:
-                unstable = plog.bytes_between(lso, hw)
-                tail = plog.bytes_between(hw, leo)
-            except KafkaError:  # the log dir went offline: nothing is read from it any more
-                unstable = tail = 0
-        base = 0 if below is None else below - 1 - unstable - tail
-        self._floor = self._stable_bytes = base
-        self._committed_bytes, self._committed_at = base + unstable, hw
-        self._appended_bytes, self._appended_at = base + unstable + tail, leo
-        self._unstable = deque([(hw, self._committed_bytes)] if hw > lso else ())
-        self._uncommitted = deque([(leo, self._appended_bytes)] if leo > hw else ())
-
-    def _count_append(self, log_end_before: int, size: int) -> None:
-        """``size`` bytes appended at ``log_end_before``. A log end the counters did not see
-        move (the replica fetcher restarted a follower's log at the leader's log start) has the
-        counters seeded again instead."""
-        if log_end_before != self._appended_at:
-            self._seed_byte_counters(below=self._floor)
-            return
-        self._appended_bytes += size
-        self._appended_at = end = self.log.log_end_offset
-        self._uncommitted.append((end, self._appended_bytes))
-
-    def _commit_bytes(self, hw: int) -> None:
-        """The high watermark moved to ``hw``: the batches it passed count as committed, and as
-        stable up to the last stable offset (a COMMIT's marker moves both at once)."""
-        plog = self.log
-        if plog.log_end_offset != self._appended_at:
-            self._seed_byte_counters(below=self._floor)
-            return
-        pending = self._uncommitted
-        unstable = self._unstable
-        lso = plog.last_stable_offset
-        while pending and pending[0][0] <= hw:
-            entry = pending.popleft()
-            self._committed_at, self._committed_bytes = entry
-            if unstable or entry[0] > lso:
-                unstable.append(entry)
-            else:
-                self._stable_bytes = entry[1]
-        self._advance_stable(lso)
-
-    def _advance_stable(self, lso: int) -> None:
-        """The batches between the last stable offset and the high watermark that ``lso`` now
-        passes count as stable."""
-        unstable = self._unstable
-        while unstable and unstable[0][0] <= lso:
-            self._stable_bytes = unstable.popleft()[1]
+    # In the base class FetchByteCounters (broker/partition_fetch_counters.py): bytes_below,
+    # _seed_byte_counters, _count_append, _commit_bytes and _advance_stable.
 
     # ------------------------------------------------------------------ followers (on the leader)
 
@@ -617,22 +559,6 @@ class Partition:
                 return
             pending.append((leo, counted))
         self._appended_bytes, self._appended_at = counted, leo
-
-    def bytes_below(self, isolation: FetchIsolation) -> int:
-        """The bytes of the log below what ``isolation`` may read, from the counters' origin:
-        whatever it grew by since a fetch parked became readable for that fetch (Kafka's
-        ``DelayedFetch``: ``endOffset.positionDiff(fetchOffset)``)."""
-        if isolation is FetchIsolation.LOG_END:
-            return self._appended_bytes
-        if isolation is FetchIsolation.TXN_COMMITTED:
-            # The batches at or below the last stable offset: a parked read_committed fetch is
-            # not woken by an open transaction's appends, and a COMMIT counts every record it
-            # made readable. The LSO moves with the high watermark (``_commit_bytes``), or
-            # with the log start offset (checked here).
-            if self._unstable:
-                self._advance_stable(self.log.last_stable_offset)
-            return self._stable_bytes
-        return self._committed_bytes
 
     # ------------------------------------------------------------------ append
 
