@@ -31,7 +31,6 @@ from coordinator.group_offsets import (
     MemberRecord,
     OffsetAndMetadata,
     OffsetKey,
-    OffsetsTopic,
     OffsetStore,
     decode_group_value,
     decode_key,
@@ -41,6 +40,7 @@ from coordinator.group_offsets import (
     encode_offset_key,
 )
 from coordinator.group_txn_offsets import PendingTxnOffsets, replay_resolving_txns
+from coordinator.offsets_topic import OffsetsTopic
 from protocol.errors import ErrorCode, KafkaError
 from protocol.primitives import DecodeError, EncodeError
 

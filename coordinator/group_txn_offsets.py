@@ -25,14 +25,13 @@ from coordinator.group_offsets import (
     OFFSETS_TOPIC,
     OffsetAndMetadata,
     OffsetKey,
-    OffsetsTopic,
-    _storage_error,
     decode_key,
     decode_offset_value,
     encode_offset_key,
     encode_offset_value,
     utf16_length,
 )
+from coordinator.offsets_topic import OffsetsTopic, _storage_error
 from protocol.errors import ErrorCode, KafkaError
 from protocol.primitives import DecodeError
 from protocol.record_batch import iter_batches

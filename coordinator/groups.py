@@ -6,7 +6,8 @@ the last Scala version, whose behaviour Kafka 4's ``GroupMetadataManager`` and
 
 - ``coordinator.group_metadata``: a group's and a member's state (GroupMetadata, MemberMetadata);
 - ``coordinator.group_membership``: JoinGroup, SyncGroup, Heartbeat, LeaveGroup, rebalances;
-- ``coordinator.group_offsets``: committed offsets and ``__consumer_offsets``;
+- ``coordinator.group_offsets``: committed offsets and the ``__consumer_offsets`` records;
+- ``coordinator.offsets_topic``: ``__consumer_offsets`` itself (creation, appends, replay);
 - ``coordinator.group_metadata_manager``: what is stored in and loaded from
   ``__consumer_offsets``, partition ownership in ZooKeeper mode, offset expiry
   (Kafka's ``GroupMetadataManager``; a mixin of the coordinator);
@@ -47,10 +48,7 @@ from coordinator.group_membership import (
 from coordinator.group_metadata import Group, GroupState
 from coordinator.group_metadata_manager import GroupMetadataManager
 from coordinator.group_offsets import (
-    ClusterOffsetsTopic,
-    InternalTopicCreator,
     OffsetAndMetadata,
-    OffsetsTopic,
     OffsetStore,
     encode_offset_key,
     encode_offset_value,
@@ -60,6 +58,7 @@ from coordinator.group_txn_offsets import (
     PendingTxnOffsets,
     write_txn_offsets,
 )
+from coordinator.offsets_topic import ClusterOffsetsTopic, InternalTopicCreator, OffsetsTopic
 from protocol.errors import ErrorCode, KafkaError
 
 if TYPE_CHECKING:

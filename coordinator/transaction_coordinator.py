@@ -32,7 +32,7 @@ from collections.abc import Callable, Collection, Coroutine, Iterable, Iterator,
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from coordinator.group_offsets import InternalTopicCreator
+from coordinator.offsets_topic import InternalTopicCreator
 from coordinator.transaction_listing import TxnDescription, TxnListing, describe_metadata, list_metadata
 from coordinator.transaction_log import (
     TRANSACTION_STATE_TOPIC,

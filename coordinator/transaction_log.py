@@ -33,7 +33,8 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from coordinator.group_offsets import InternalTopicCreator, partition_for, read_topic_records
+from coordinator.group_offsets import partition_for
+from coordinator.offsets_topic import InternalTopicCreator, read_topic_records
 from coordinator.transaction_metadata import TopicPartition, TxnState
 from protocol.errors import ErrorCode, KafkaError
 from protocol.primitives import (

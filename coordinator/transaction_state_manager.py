@@ -27,7 +27,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from coordinator.group_offsets import InternalTopicCreator
+from coordinator.offsets_topic import InternalTopicCreator
 from coordinator.transaction_log import (
     TRANSACTION_STATE_TOPIC,
     LocalTopicCreator,

@@ -15,8 +15,8 @@ from __future__ import annotations
 import asyncio
 import inspect
 
-from coordinator.group_offsets import _storage_error
 from coordinator.groups import OffsetCommitEntry
+from coordinator.offsets_topic import _storage_error
 from protocol.errors import ErrorCode, KafkaError
 from tests.coordinator.offsets_partition_harness import ME, OTHER, Node, offsets_of
 from tests.coordinator.test_groups import ManualClock
