@@ -479,6 +479,30 @@ BROKER_KEYS: dict[str, ConfigKey] = {
         _k(
             "replica.socket.timeout.ms", ConfigType.INT, 30_000, "Follower fetch request timeout", at_least(1)
         ),
+        # QuotaConfig.brokerQuotaConfigs: dynamic broker configs (what
+        # kafka-reassign-partitions --throttle sets). Accepted and stored; replication and log
+        # dir moves are never throttled (docs/COMPATIBILITY.md).
+        _k(
+            "leader.replication.throttled.rate",
+            ConfigType.LONG,
+            LONG_MAX,
+            "Replication throttle of this broker's leaders, bytes/s (accepted, not applied)",
+            at_least(0),
+        ),
+        _k(
+            "follower.replication.throttled.rate",
+            ConfigType.LONG,
+            LONG_MAX,
+            "Replication throttle of this broker's followers, bytes/s (accepted, not applied)",
+            at_least(0),
+        ),
+        _k(
+            "replica.alter.log.dirs.io.max.bytes.per.second",
+            ConfigType.LONG,
+            LONG_MAX,
+            "Throttle of replica moves between log dirs, bytes/s (accepted, not applied)",
+            at_least(0),
+        ),
         _k(
             "replica.selector.class",
             ConfigType.CLASS,
@@ -564,12 +588,23 @@ CLEANER_DYNAMIC_CONFIGS: frozenset[str] = frozenset(
         "log.cleaner.backoff.ms",
     }
 )
+# QuotaConfig.brokerQuotaConfigs: not KafkaConfig keys, so DescribeConfigs of a broker lists
+# them only where set (ConfigHelper: the config's originals).
+BROKER_QUOTA_CONFIGS: frozenset[str] = frozenset(
+    {
+        "leader.replication.throttled.rate",
+        "follower.replication.throttled.rate",
+        "replica.alter.log.dirs.io.max.bytes.per.second",
+    }
+)
+
 DYNAMIC_BROKER_CONFIGS: frozenset[str] = (
     frozenset(
         {t.synonyms[0][0] for t in TOPIC_CONFIGS.values() if t.synonyms}
         - {"unclean.leader.election.enable", "log.message.format.version"}
     )
     | {"max.connections", "max.connections.per.ip", "max.connections.per.ip.overrides"}
+    | BROKER_QUOTA_CONFIGS
     | CLEANER_DYNAMIC_CONFIGS
 )
 
@@ -864,6 +899,7 @@ class BrokerConfig:
 
 __all__ = [
     "BROKER_KEYS",
+    "BROKER_QUOTA_CONFIGS",
     "CLEANER_DYNAMIC_CONFIGS",
     "DYNAMIC_BROKER_CONFIGS",
     "BrokerConfig",

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
 
-from broker.config import BROKER_KEYS, DYNAMIC_BROKER_CONFIGS, BrokerConfig
+from broker.config import BROKER_KEYS, BROKER_QUOTA_CONFIGS, DYNAMIC_BROKER_CONFIGS, BrokerConfig
 from storage.config_def import ConfigSource, ConfigType, render_value
 from storage.log_config import TOPIC_CONFIGS
 
@@ -122,9 +122,11 @@ def describe_broker_configs(config: BrokerConfig, *, per_broker: bool = True) ->
     """This broker's configs (``per_broker``), or the cluster-wide dynamic defaults only (the
     broker resource named "": ``currentDynamicDefaultConfigs``, without per-broker values)."""
     out = []
-    for key, value, _source in config.describe():
+    for key, value, source in config.describe():
         if not per_broker and key.name not in config.dynamic_default:
             continue
+        if key.name in BROKER_QUOTA_CONFIGS and source == ConfigSource.DEFAULT_CONFIG:
+            continue  # listed where set only (not KafkaConfig keys)
         synonyms = _config_synonyms(config, key.name, key.sensitive)
         if not per_broker:
             # ConfigHelper.createBrokerConfigEntry(perBrokerConfig = false): only the

@@ -264,3 +264,42 @@ def test_broker_resource_name_that_java_cannot_parse_is_invalid_request(cluster,
     code, message = incremental(cluster, BROKER, name, [("log.segment.bytes", SET, "8192")])
     incremental(cluster, BROKER, name, [("log.segment.bytes", DELETE, None)])
     assert (code, message) == (E.INVALID_REQUEST.code, f"Node id must be an integer, but it is: {name}")
+
+
+# ---------------------------------------------------------------- replication throttles (QuotaConfig)
+
+THROTTLES = (
+    "leader.replication.throttled.rate",
+    "follower.replication.throttled.rate",
+    "replica.alter.log.dirs.io.max.bytes.per.second",
+)
+
+
+def test_broker_replication_throttles_are_dynamic_broker_configs(cluster):
+    """QuotaConfig.brokerQuotaConfigs (what kafka-reassign-partitions --throttle sets on each
+    broker): IncrementalAlterConfigs SET / DELETE on a broker are accepted
+    (DynamicConfig.Broker.validate: LONG, at least 0), DescribeConfigs lists a throttle only
+    while it is set (ConfigHelper: not a KafkaConfig key, only in the config's originals)."""
+    before = describe(cluster, BROKER, "0", None)
+    assert not {e.name for e in before.configs} & set(THROTTLES)
+    assert incremental(cluster, BROKER, "0", [(THROTTLES[0], SET, "123"), (THROTTLES[1], SET, "456")])[0] == 0
+    entries = {e.name: e for e in describe(cluster, BROKER, "0", None).configs}
+    assert (entries[THROTTLES[0]].value, entries[THROTTLES[1]].value) == ("123", "456")
+    assert entries[THROTTLES[0]].config_source == ConfigSource.DYNAMIC_BROKER_CONFIG
+    assert not entries[THROTTLES[0]].read_only and THROTTLES[2] not in entries
+    ops = [(THROTTLES[0], DELETE, None), (THROTTLES[1], SET, "654"), (THROTTLES[2], SET, "987")]
+    assert incremental(cluster, BROKER, "0", ops)[0] == 0
+    entries = {e.name: e.value for e in describe(cluster, BROKER, "0", None).configs}
+    assert THROTTLES[0] not in entries and (entries[THROTTLES[1]], entries[THROTTLES[2]]) == ("654", "987")
+    assert incremental(cluster, BROKER, "", [(THROTTLES[0], SET, "1000")])[0] == 0  # the cluster default
+    ops = [(THROTTLES[0], DELETE, None)]
+    assert incremental(cluster, BROKER, "", ops)[0] == 0
+    ops = [(THROTTLES[1], DELETE, None), (THROTTLES[2], DELETE, None)]
+    assert incremental(cluster, BROKER, "0", ops)[0] == 0
+
+
+def test_a_negative_replication_throttle_is_refused(cluster):
+    """DynamicConfig.Broker's Range.atLeast(0): a negative rate is refused, nothing stored."""
+    code, message = incremental(cluster, BROKER, "0", [(THROTTLES[0], SET, "-1")])
+    assert code != 0 and THROTTLES[0] in message
+    assert THROTTLES[0] not in {e.name for e in describe(cluster, BROKER, "0", None).configs}
