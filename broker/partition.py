@@ -757,8 +757,10 @@ class Partition(FetchByteCounters):
         return epoch, end
 
     def active_producers(self) -> list[tuple[int, ProducerStateEntry]]:
-        """DescribeProducers (Kafka's ``Partition.activeProducerState``), by producer id."""
-        plog = self.local_log()
+        """DescribeProducers (Kafka's ``Partition.activeProducerState``), by producer id: any
+        replica answers from its own log (operators compare replicas: kafka-transactions
+        describe-producers --broker-id), an offline log dir with KAFKA_STORAGE_ERROR."""
+        plog = self.local_log(require_leader=False)
         return sorted(plog.producer_state.active_producers().items())
 
     def delete_records_on_leader(self, offset: int) -> int:

@@ -4,8 +4,10 @@ Behaviour (KIP-664, Kafka's ``ReplicaManager.activeProducerState``): for each
 requested partition, the active producers of its ProducerStateManager: producer
 id, epoch, last sequence, last timestamp (the max timestamp of its last batch),
 coordinator epoch and current transaction start offset (-1: none). Operators
-use it to see what the idempotence checks are working from. Unknown topics or
-partitions: UNKNOWN_TOPIC_OR_PARTITION, with an error message.
+use it to see what the idempotence checks are working from. Any replica answers from
+its own log (``Partition.activeProducerState``: leader or follower alike, so replicas can be
+compared); a partition this broker does not host: NOT_LEADER_OR_FOLLOWER, or
+UNKNOWN_TOPIC_OR_PARTITION with an error message when the topic is unknown.
 
 Authorization (``KafkaApis.handleDescribeProducersRequest``): per requested topic, its name is
 validated first (``Topic.validate``: INVALID_TOPIC_EXCEPTION with its message for every

@@ -83,7 +83,7 @@ def test_a_follower_refuses_appends_and_reads_but_fences_first(partition):
     )
     assert errors_of(lambda: read(1)) is ErrorCode.NOT_LEADER_OR_FOLLOWER
     assert errors_of(lambda: read(0)) is ErrorCode.FENCED_LEADER_EPOCH  # epoch checked before leadership
-    assert errors_of(partition.active_producers) is ErrorCode.NOT_LEADER_OR_FOLLOWER
+    assert partition.active_producers() == []  # described from its own log (no producer id here)
     assert partition.maybe_increment_high_watermark() is False  # only a leader decides
 
 
@@ -209,3 +209,15 @@ def test_a_follower_takes_the_high_watermark_before_the_log_start_offset(partiti
     assert (partition.log.high_watermark, partition.log.log_start_offset) == (10, 6)
     partition.update_follower_high_watermark(10, 12)  # never past the high watermark
     assert partition.log.log_start_offset == 10
+
+
+def test_a_follower_describes_its_own_producers(partition):
+    """Kafka's Partition.activeProducerState answers from the local log on any replica (only a
+    replica without a log answers NOT_LEADER_OR_FOLLOWER): a leader demoted to follower still
+    describes the producer whose batch its log holds."""
+    partition.make_leader(state(epoch=0))
+    batch = make_batch(2, timestamp=BASE_TS, producer_id=7, producer_epoch=3, base_sequence=0)
+    partition.append_records_to_leader(memoryview(batch), origin=AppendOrigin.CLIENT, required_acks=1)
+    partition.make_follower(state(leader=OTHER, epoch=1, isr=(OTHER, ME), replicas=(OTHER, ME)))
+    ((producer_id, entry),) = partition.active_producers()
+    assert (producer_id, entry.producer_epoch, entry.last_seq) == (7, 3, 1)
