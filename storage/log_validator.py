@@ -228,13 +228,13 @@ def validate_batch_for_append(
             target = None
         if budget is not None and target is not None and header.compression == compression.NONE:
             budget.charge(size // _COMPRESSED_BYTES_PER_UNIT)  # before anything is rewritten
-        log_append_time, rewritten = _validate_records_and_timestamps(
+        log_append_time, rewritten, walked = _validate_records_and_timestamps(
             buf, header, config, now_ms, budget, recompress=target is not None
         )
         if rewritten:
             header = read_header(buf, 0)
         if target is not None:
-            buf = _recompress(buf, header, target, config)
+            buf = _recompress(buf, header, target, config, walked)
             header = read_header(buf, 0)
             size = len(buf)
             if size > config.max_message_bytes:
@@ -267,7 +267,9 @@ _TARGET_CODECS = {
 }
 
 
-def _recompress(buf: memoryview, header: BatchHeader, target: int, config: LogConfig) -> memoryview:
+def _recompress(
+    buf: memoryview, header: BatchHeader, target: int, config: LogConfig, inflated: bytes | None
+) -> memoryview:
     """Kafka's ``LogValidator`` for a topic whose ``compression.type`` is not the batch's
     codec (``inPlaceAssignment`` false, ``buildRecordsAndAssignOffsets``): the batch is written
     again with ``target`` at the topic's level. Its records are the decompressed bytes as
@@ -276,7 +278,9 @@ def _recompress(buf: memoryview, header: BatchHeader, target: int, config: LogCo
     size = header.batch_length + LOG_OVERHEAD
     section: Any = buf[HEADER_SIZE:size]
     if header.compression != compression.NONE:
-        section = _decompress(header.compression, section, max_decompressed_bytes(config))
+        # The records the validation inflated and walked (a rewrite touches the header only).
+        assert inflated is not None
+        section = inflated
     levels = {
         compression.GZIP: config.compression_gzip_level,
         compression.LZ4: config.compression_lz4_level,
@@ -404,8 +408,9 @@ def _validate_records_and_timestamps(
     budget: InlineBudget | None = None,
     *,
     recompress: bool = False,
-) -> tuple[int, bool]:
-    """Record checks and timestamp policy; returns (log_append_time, whether bytes changed).
+) -> tuple[int, bool, bytes | None]:
+    """Record checks and timestamp policy; returns (log_append_time, whether bytes changed,
+    the records section as walked: inflated for a compressed batch, None if not walked).
 
     Every walk of the records and every inflation is charged to ``budget`` first, before a
     byte of the batch changes (NeedsOffload); ``recompress``: the inflated records are to be
@@ -427,7 +432,7 @@ def _validate_records_and_timestamps(
         if (max_ts == NO_TIMESTAMP or lo <= max_ts <= hi) and (
             base_ts == NO_TIMESTAMP or header.attributes & DELETE_HORIZON_MASK or lo <= base_ts <= hi
         ):
-            return NO_TIMESTAMP, False
+            return NO_TIMESTAMP, False, None
     section = buf[HEADER_SIZE:size]
     compressed = header.compression != compression.NONE
     compacted = "compact" in config.cleanup_policy
@@ -469,7 +474,7 @@ def _validate_records_and_timestamps(
             )
         _raise_record_errors(errors)
         set_log_append_time(buf, 0, size, now_ms)
-        return now_ms, True
+        return now_ms, True, data
 
     lo = now_ms - config.message_timestamp_before_max_ms
     hi = now_ms + config.message_timestamp_after_max_ms
@@ -487,7 +492,7 @@ def _validate_records_and_timestamps(
             )
         _raise_record_errors(errors)
         _set_max_timestamp(buf, size, ts, log_append_time=False)
-        return NO_TIMESTAMP, True
+        return NO_TIMESTAMP, True, data
 
     base_ts = header.base_timestamp
     if scan is None:
@@ -502,7 +507,7 @@ def _validate_records_and_timestamps(
                 and (base_ts < lo or base_ts > hi)
             )
         ):
-            return NO_TIMESTAMP, False
+            return NO_TIMESTAMP, False, data
         if budget is not None:
             budget.charge(count)
         data = bytes(section)
@@ -522,8 +527,8 @@ def _validate_records_and_timestamps(
     if true_max != header.max_timestamp:
         # LogValidator: setMaxTimestamp(CREATE_TIME, maxTimestamp of the records).
         _set_max_timestamp(buf, size, true_max, log_append_time=False)
-        return NO_TIMESTAMP, True
-    return NO_TIMESTAMP, False
+        return NO_TIMESTAMP, True, data
+    return NO_TIMESTAMP, False, data
 
 
 _LOG_APPEND_TIME_FROM_CLIENT = (

@@ -69,6 +69,28 @@ def test_batches_are_written_with_the_topics_codec(tmp_path, target, source):
         plog.close()
 
 
+def test_a_rewritten_batch_is_inflated_once(tmp_path, monkeypatch):
+    """The records the validation inflated and walked are the ones compressed again (the
+    validation's rewrites touch the header only): one inflation per rewritten batch."""
+    import storage.log_validator as log_validator
+
+    inflations = []
+    original = log_validator._decompress
+
+    def counted(*args, **kwargs):
+        inflations.append(args[0])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(log_validator, "_decompress", counted)
+    plog = open_log(tmp_path, compression_type="zstd", message_timestamp_type="LogAppendTime")
+    try:
+        plog.append_as_leader(memoryview(make_batch(20, compression_type=compression.GZIP)), 0)
+        assert inflations == [compression.GZIP]
+        assert {codec for codec, *_ in records_on_disk(plog)} == {CODECS["zstd"]}
+    finally:
+        plog.close()
+
+
 def _records(batch: bytearray):
     records = MemoryRecords(bytes(batch))
     return list(records.next_batch())
