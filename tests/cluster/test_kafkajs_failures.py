@@ -1,7 +1,7 @@
 """KafkaJS against a replicated ZooKeeper-mode Moldau cluster of three broker processes, whose
 brokers are killed with SIGKILL: an idempotent producer, a consumer group of two, a
 transactional producer. Each replica's segment files are read back with an independent reader
-(kafka-python's record parser, tests.cluster.failure_scenarios.replica_records).
+(kafka-python's record parser, tests.cluster.client_cluster.replicas_converged).
 
 KafkaJS has its own protocol code, retry and metadata logic and group and transaction state
 machines, so it meets the failovers differently from the Java client and librdkafka."""
@@ -14,39 +14,20 @@ from typing import Any
 
 import pytest
 
-from protocol.messages import FindCoordinatorRequest
-from tests.cluster.failure_scenarios import replica_records
-from tests.cluster.zk_cluster_checks import (
-    agreed_metadata,
-    restore_brokers,
-    start_cluster,
-    try_metadata,
-    wait_until,
-)
+from tests.cluster.client_cluster import coordinator, in_sync, leader, make_cluster, replicas_converged
+from tests.cluster.zk_cluster_checks import restore_brokers, try_metadata, wait_until
 from tests.support.kafkajs_client import require_kafkajs
 from tests.support.kafkajs_session import Driver, run
-from tests.support.wire_client import WireClient
 
 pytestmark = [pytest.mark.integration, pytest.mark.zookeeper]
 
-OVERRIDES = {
-    "offsets.topic.num.partitions": "1",
-    "transaction.state.log.num.partitions": "1",
-    "replica.lag.time.max.ms": "3000",
-    "replica.fetch.backoff.ms": "200",
-    "auto.leader.rebalance.enable": "false",
-    "auto.create.topics.enable": "false",
-    "transaction.abort.timed.out.transaction.cleanup.interval.ms": "500",
-}
 FAST_RETRY = {"retries": 40, "initialRetryTime": 200, "maxRetryTime": 1000}
 
 
 @pytest.fixture(scope="module")
 def cluster(zookeeper_shared: Any, tmp_path_factory: pytest.TempPathFactory):
     require_kafkajs()
-    c = start_cluster(
-        zookeeper_shared, f"/kjs_{uuid.uuid4().hex[:8]}", tmp_path_factory.mktemp("kjs"), **OVERRIDES
-    )
+    c = make_cluster(zookeeper_shared, tmp_path_factory, "kjs")
     yield c
     c.close()
 
@@ -81,64 +62,6 @@ def create(cluster, topic: str, assignment: list[list[int]]) -> None:
     )
     assert d.events("result"), d.lines
     in_sync(cluster, topic, assignment)
-
-
-def in_sync(cluster, topic: str, assignment: list[list[int]], timeout: float = 40) -> None:
-    def ok() -> bool:
-        v = agreed_metadata(cluster, [topic])
-        if v is None:
-            return False
-        parts = v.topic(topic)
-        return len(parts) == len(assignment) and all(
-            parts[p].leader >= 0 and sorted(parts[p].isr) == sorted(r) for p, r in enumerate(assignment)
-        )
-
-    wait_until(ok, f"{topic} with every replica in sync", timeout)
-
-
-def leader(cluster, topic: str, partition: int = 0, not_: int | None = None) -> int:
-    def look() -> int | None:
-        v = agreed_metadata(cluster, [topic])
-        if v is None:
-            return None
-        p = v.topic(topic).get(partition)
-        if p is None or p.leader < 0 or p.leader == not_ or not cluster.alive(p.leader):
-            return None
-        return p.leader + 1
-
-    return wait_until(look, f"a live leader of {topic}-{partition}", 40) - 1
-
-
-def coordinator(cluster, key: str, key_type: int) -> int:
-    def look() -> int | None:
-        for i in range(cluster.n):
-            if not cluster.alive(i):
-                continue
-            try:
-                with WireClient("127.0.0.1", cluster.port(i), timeout=5) as c:
-                    r = c.request(FindCoordinatorRequest(key=key, key_type=key_type), 2)
-            except (OSError, ConnectionError):
-                continue
-            if r.error_code == 0:
-                return r.node_id + 1
-        return None
-
-    return wait_until(look, f"the coordinator of {key}", 40) - 1
-
-
-def replicas_converged(cluster, topic: str, partitions: int) -> dict[tuple[int, int], list]:
-    """Every replica's records of each partition, once all replicas hold the same."""
-
-    def same():
-        out = {}
-        for p in range(partitions):
-            logs = [replica_records(cluster.log_dir(i), topic, p) for i in range(cluster.n)]
-            if any(log != logs[0] for log in logs):
-                return None
-            out.update({(i, p): logs[i] for i in range(cluster.n)})
-        return out
-
-    return wait_until(same, f"the replicas of {topic} identical", 40)
 
 
 def test_idempotent_producer_across_leader_sigkill(live):

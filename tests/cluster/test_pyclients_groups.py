@@ -12,7 +12,7 @@ import pytest
 from kafka import KafkaProducer, TopicPartition
 from kafka.admin import KafkaAdminClient
 
-from tests.cluster.pyclient_cluster import coordinator, create, leader, make_cluster
+from tests.cluster.client_cluster import coordinator, create, leader, make_cluster
 from tests.cluster.zk_cluster_checks import restore_brokers, wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.zookeeper]

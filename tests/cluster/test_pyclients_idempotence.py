@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.cluster.pyclient_cluster import check_acked, create, leader, make_cluster
+from tests.cluster.client_cluster import check_acked, create, leader, make_cluster
 from tests.cluster.zk_cluster_checks import restore_brokers, try_metadata, wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.zookeeper]
@@ -204,7 +204,7 @@ def test_aiokafka_idempotent_producer_across_sigkill_of_leader_that_is_controlle
 
     acked = asyncio.run(aio_produce(cluster, topic, 200, fault, 40))
     assert len(acked) == 200
-    from tests.cluster.pyclient_cluster import in_sync
+    from tests.cluster.client_cluster import in_sync
 
     in_sync(cluster, topic, [[ctl, *others]])
     check_acked(cluster, topic, acked)

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from kafka import KafkaProducer
 
-from tests.cluster.pyclient_cluster import coordinator, create, in_sync, make_cluster
+from tests.cluster.client_cluster import coordinator, create, in_sync, make_cluster
 from tests.cluster.zk_cluster_checks import restore_brokers
 
 pytestmark = [pytest.mark.integration, pytest.mark.zookeeper]
@@ -247,7 +247,7 @@ def test_aiokafka_transactions_across_data_leader_and_coordinator_sigkill_at_com
 
 
 def leader_of(cluster, topic):
-    from tests.cluster.pyclient_cluster import leader
+    from tests.cluster.client_cluster import leader
 
     return leader(cluster, topic)
 
@@ -289,7 +289,7 @@ def test_open_transaction_survives_data_leader_sigkill_for_read_committed(live):
             # wait until every replica has the open transaction's records (acks=all did)
             cluster.kill(victim)
             await asyncio.to_thread(
-                __import__("tests.cluster.pyclient_cluster", fromlist=["leader"]).leader,
+                __import__("tests.cluster.client_cluster", fromlist=["leader"]).leader,
                 cluster,
                 dst,
                 0,

@@ -1,5 +1,6 @@
-"""Helpers of the aiokafka / kafka-python cluster tests (tests/cluster/test_pyclients_*.py: three
-broker processes on a real ZooKeeper, killed with SIGKILL), built on
+"""Helpers of the real-client cluster tests (tests/cluster/test_pyclients_*.py with aiokafka and
+kafka-python, test_kafkajs_failures.py with KafkaJS: three broker processes on a real
+ZooKeeper, killed with SIGKILL), built on
 tests.cluster.zk_cluster_checks and failure_scenarios (every replica's log read back with
 kafka-python's record parser)."""
 
