@@ -14,7 +14,14 @@ from typing import Any
 
 import pytest
 
-from tests.cluster.client_cluster import coordinator, in_sync, leader, make_cluster, replicas_converged
+from tests.cluster.client_cluster import (
+    check_acked,
+    coordinator,
+    in_sync,
+    leader,
+    make_cluster,
+    replicas_converged,
+)
 from tests.cluster.zk_cluster_checks import restore_brokers, try_metadata, wait_until
 from tests.support.kafkajs_client import require_kafkajs
 from tests.support.kafkajs_session import Driver, run
@@ -37,6 +44,11 @@ def live(cluster):
     restore_brokers(cluster)
     yield cluster
     restore_brokers(cluster)
+
+
+def acked_offsets(acked: list[dict[str, Any]]) -> dict[str, int]:
+    """The driver's "acked" lines as value -> the offset it was acknowledged at."""
+    return {f"v{a['first'] + j:06d}": int(a["base"]) + j for a in acked for j in range(a["n"])}
 
 
 def create(cluster, topic: str, assignment: list[list[int]]) -> None:
@@ -94,19 +106,7 @@ def test_idempotent_producer_across_leader_sigkill(live):
     failed = [line for line in lines if line.get("event") == "send-failed"]
     acked = [line for line in lines if line.get("event") == "acked"]
     assert not failed, failed[:3]
-    in_sync(cluster, topic, [[0, 1, 2]])
-    logs = replicas_converged(cluster, topic, 1)
-    expected = {}
-    for a in acked:
-        for j in range(a["n"]):
-            expected[f"v{a['first'] + j:06d}"] = int(a["base"]) + j
-    for i in range(cluster.n):
-        values = [v.decode() for _, _, v in logs[(i, 0)]]
-        counts = Counter(values)
-        assert not [v for v, c in counts.items() if c > 1], f"duplicates in replica {i}"
-        at = {v.decode(): o for o, _, v in logs[(i, 0)]}
-        assert {v: at.get(v) for v in expected} == expected, f"replica {i}"
-        assert values == sorted(values), f"replica {i} out of order"
+    check_acked(cluster, topic, acked_offsets(acked))
 
 
 def test_consumer_group_across_leader_and_coordinator_sigkill(live):
@@ -267,17 +267,7 @@ def test_idempotent_producer_across_both_followers_sigkill(live):
     acked = [line for line in lines if line.get("event") == "acked"]
     failed = [line for line in lines if line.get("event") == "send-failed"]
     assert not failed, failed[:3]
-    in_sync(cluster, topic, [[0, 1, 2]])
-    logs = replicas_converged(cluster, topic, 1)
-    expected = {}
-    for a in acked:
-        for j in range(a["n"]):
-            expected[f"v{a['first'] + j:06d}"] = int(a["base"]) + j
-    for i in range(cluster.n):
-        values = [v.decode() for _, _, v in logs[(i, 0)]]
-        assert not [v for v, c in Counter(values).items() if c > 1], f"duplicates in replica {i}"
-        at = {v.decode(): o for o, _, v in logs[(i, 0)]}
-        assert {v: at.get(v) for v in expected} == expected, f"replica {i}"
+    check_acked(cluster, topic, acked_offsets(acked))
 
 
 def test_fetch_topic_offsets_during_open_transaction(live):
