@@ -18,13 +18,8 @@ from protocol.record_batch import (
     read_header,
 )
 from protocol.records import build_batch, decode_all, decode_batch
-from storage.log_cleaner import (
-    CleanerConfig,
-    LogCleaner,
-    SegmentSnapshot,
-    Throttler,
-    group_segments_by_size,
-)
+from storage.cleaner import SegmentSnapshot, Throttler, group_segments_by_size
+from storage.log_cleaner import LogCleaner
 from storage.log_cleaner_filter import (
     OFFSET_MAP_BYTES_PER_ENTRY,
     BatchFilter,
@@ -33,6 +28,7 @@ from storage.log_cleaner_filter import (
 )
 from storage.log_cleaner_manager import (
     CLEANER_OFFSET_CHECKPOINT,
+    CleanerConfig,
     LogCleanerManager,
     cleanable_offsets,
 )
@@ -536,7 +532,7 @@ def test_cleaner_keys_are_real_broker_keys_with_kafkas_defaults():
 
 
 def test_a_log_deleted_during_a_round_only_aborts_it(tmp_path, monkeypatch):
-    from storage.log_cleaner import Cleaner
+    from storage.cleaner import Cleaner
     from storage.log_creation import rename_for_deletion
 
     plog = compacted_log(tmp_path)

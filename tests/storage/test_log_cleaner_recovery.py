@@ -14,15 +14,9 @@ import pytest
 
 from protocol.records import build_batch, decode_all
 from storage.checkpoints import OffsetCheckpointFile
-from storage.log_cleaner import (
-    Cleaner,
-    CleanerConfig,
-    CleanerStats,
-    SegmentSnapshot,
-    Throttler,
-)
-from storage.log_cleaner_filter import BatchFilter, OffsetMap
-from storage.log_cleaner_manager import CLEANER_OFFSET_CHECKPOINT
+from storage.cleaner import Cleaner, SegmentSnapshot, Throttler
+from storage.log_cleaner_filter import BatchFilter, CleanerStats, OffsetMap
+from storage.log_cleaner_manager import CLEANER_OFFSET_CHECKPOINT, CleanerConfig
 from storage.log_config import LogConfig, resolve_topic_defaults
 from storage.log_manager import LogManager, LogManagerIntervals
 from storage.partition_log import PartitionLog
