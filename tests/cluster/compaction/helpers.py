@@ -1,0 +1,134 @@
+"""Helpers of the compaction and retention tests on a cluster (in-process 3-broker cluster)."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+from typing import Any
+
+from confluent_kafka import Producer
+from confluent_kafka.admin import AdminClient, NewTopic
+
+from tests.cluster.failure_scenarios import replica_records
+from tests.support.cluster import Cluster
+from tests.support.polling import wait_until
+
+BASE = {
+    "offsets.topic.num.partitions": "1",
+    "transaction.state.log.num.partitions": "1",
+    "replica.fetch.backoff.ms": "200",
+    "replica.lag.time.max.ms": "3000",
+    "auto.leader.rebalance.enable": "false",
+    "auto.create.topics.enable": "false",
+    "log.cleaner.backoff.ms": "100",
+    "group.initial.rebalance.delay.ms": "0",
+}
+
+
+def make_cluster(tmp_path: Path, zk: Any, n: int = 3, **overrides: str) -> Cluster:
+    c = Cluster(
+        n,
+        zookeeper=zk,
+        zk_chroot=f"/compaction_{uuid.uuid4().hex[:8]}",
+        base_dir=tmp_path,
+        overrides={**BASE, **overrides},
+    )
+    c.start()
+
+    def formed() -> bool:
+        caches = [c.broker(i).metadata_cache for i in range(c.n)]
+        return all(x.controller_id >= 0 and len(x.get_alive_brokers()) == c.n for x in caches)
+
+    wait_until(lambda: c.run(formed), "cluster formed")
+    return c
+
+
+def pstate(cluster: Cluster, i: int, topic: str, partition: int = 0) -> dict | None:
+    def look() -> dict | None:
+        p = cluster.broker(i).replica_manager.get_partition(topic, partition)
+        if p is None:
+            return None
+        lg = p.log
+        return {
+            "leader": p.leader_id,
+            "isr": tuple(sorted(p.isr)),
+            "start": lg.log_start_offset,
+            "end": lg.log_end_offset,
+            "hw": lg.high_watermark,
+            "segments": len(lg.segments()),
+        }
+
+    if not cluster.alive(i):
+        return None
+    return cluster.run(look)
+
+
+def create_topic(
+    cluster: Cluster, topic: str, rf: int, assignment: list[int] | None = None, **configs: str
+) -> None:
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+    if assignment is not None:
+        nt = NewTopic(topic, replica_assignment=[assignment], config=configs)
+    else:
+        nt = NewTopic(topic, 1, rf, config=configs)
+    admin.create_topics([nt])[topic].result(60)
+    n = rf if assignment is None else len(assignment)
+    wait_until(
+        lambda: (
+            sum(
+                1
+                for i in range(cluster.n)
+                if (s := pstate(cluster, i, topic)) and s["leader"] >= 0 and len(s["isr"]) == n
+            )
+            == n
+        ),
+        f"{topic} in sync",
+    )
+
+
+def leader_of(cluster: Cluster, topic: str) -> int:
+    def look() -> tuple | None:
+        for i in range(cluster.n):
+            s = pstate(cluster, i, topic)
+            if s is not None and s["leader"] == i:
+                return (i,)
+        return None
+
+    return wait_until(look, f"leader of {topic}")[0]
+
+
+def produce(
+    cluster: Cluster, topic: str, items: list[tuple[bytes | None, bytes | None]], **conf: Any
+) -> None:
+    p = Producer(
+        {
+            "bootstrap.servers": cluster.bootstrap,
+            "acks": "all",
+            "linger.ms": 0,
+            "batch.num.messages": 1,
+            **conf,
+        }
+    )
+    errors = []
+    for k, v in items:
+        p.produce(topic, key=k, value=v, partition=0, on_delivery=lambda e, m: e and errors.append(e))
+        p.poll(0)
+    assert p.flush(60) == 0
+    assert not errors, errors
+
+
+def records(cluster: Cluster, i: int, topic: str) -> list[tuple[int, bytes | None, bytes | None]]:
+    return replica_records(cluster.log_dir(i), topic, 0)
+
+
+async def retention(cluster: Cluster, i: int) -> None:
+    await cluster.broker(i).log_manager.background.retention_pass()
+
+
+async def clean_all(cluster: Cluster, i: int) -> int:
+    """Clean broker i's logs until none is dirty enough; the rounds done."""
+    cleaner = cluster.broker(i).log_manager.cleaner
+    rounds = 0
+    while await cleaner.clean_filthiest_log() is not None:
+        rounds += 1
+    return rounds
