@@ -111,7 +111,9 @@ class JavaRuntime:
         jars = CLIENT_JARS + (DEBUG_JARS if debug else ())
         return os.pathsep.join([str(self.driver_jar), *(str(self.libs / j) for j in jars)])
 
-    def command(self, args: Sequence[str], *, perf: bool = False, debug: bool = False) -> list[str]:
+    def command(
+        self, args: Sequence[str], *, perf: bool = False, debug: bool = False, main: str = MAIN_CLASS
+    ) -> list[str]:
         cmd = [self.java, *JVM_LOG_OPTIONS, *(PERF_JVM_OPTIONS if perf else FAST_START_JVM_OPTIONS)]
         # The archive was made for the plain classpath; debug runs add the log4j jars.
         if self.class_archive is not None and not perf and not debug:
@@ -123,7 +125,7 @@ class JavaRuntime:
             cmd.append(f"-Dlog4j2.configurationFile={config}")
         else:
             cmd.append(QUIET_SLF4J)
-        return [*cmd, "-cp", self.classpath(debug=debug), MAIN_CLASS, *args]
+        return [*cmd, "-cp", self.classpath(debug=debug), main, *args]
 
 
 @contextlib.contextmanager
