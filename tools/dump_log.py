@@ -139,7 +139,8 @@ class Findings:
                 err.write(f"Indexed offset: {index_offset}, found log offset: {log_offset}\n")
         for name, by_offset in self.non_consecutive.items():
             err.write(f"Non-consecutive offsets in {name}\n")
-            for previous in sorted(by_offset):
+            # Kafka prepends each pair to its list: the last gap found is printed first.
+            for previous in sorted(by_offset, reverse=True):
                 err.write(f"  {previous} is followed by {by_offset[previous]}\n")
 
 
@@ -246,7 +247,8 @@ def dump_log(path: Path, opts: Options, findings: Findings, out: TextIO) -> None
                 finally:
                     batch.release()
                 for record in records:
-                    if record.offset != last_offset + 1:
+                    # DumpLogSegments.dumpLog: the first record's offset is taken as it is.
+                    if last_offset != -1 and record.offset != last_offset + 1:
                         findings.non_consecutive.setdefault(str(path.absolute()), {})[last_offset] = (
                             record.offset
                         )

@@ -659,3 +659,36 @@ def test_java_client_log_dumped_and_checked(tmp_path):
     assert proc.returncode == 0
     assert f"Mismatches in :{index.absolute()}" in proc.stderr
     assert f"  Index offset: {rel}, log offset: " in proc.stderr
+
+
+def _segment_at(directory: Path, base: int, offsets: list[int]) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    seg = LogSegment(directory, base, index_interval_bytes=1, max_index_size=1024 * 1024)
+    for offset in offsets:
+        batch = build_batch(
+            [(b"k", f"v{offset}".encode(), [])], base_offset=offset, timestamp=1_700_000_000_000
+        )
+        seg.append(batch, offset, 1_700_000_000_000)
+    seg.close()
+    return directory / f"{base:020d}.log"
+
+
+def test_deep_iteration_of_a_segment_not_starting_at_zero_reports_no_gap(tmp_path):
+    """DumpLogSegments.dumpLog starts with ``lastOffset = -1`` and takes the first record's
+    offset as it is: a rolled segment (or a follower's) based at 100 has no gap at its start."""
+    log = _segment_at(tmp_path / "t-0", 100, [100, 101, 102])
+    rc, out, err = dump("--files", str(log), "--deep-iteration")
+    assert rc == 0
+    assert out.count("| offset: ") == 3
+    assert "Non-consecutive offsets" not in err, err
+
+
+def test_deep_iteration_lists_gaps_newest_first(tmp_path):
+    """DumpLogSegments prepends each (last, next) pair to its list, so the gaps print newest
+    first; the segment's first record is not one (a compacted segment based at 100)."""
+    log = _segment_at(tmp_path / "t-0", 100, [100, 103, 104, 110])
+    rc, _out, err = dump("--files", str(log), "--deep-iteration")
+    assert rc == 0
+    lines = err.splitlines()
+    assert lines[0] == f"Non-consecutive offsets in {log.absolute()}"
+    assert lines[1:] == ["  104 is followed by 110", "  100 is followed by 103"]
