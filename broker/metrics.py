@@ -9,8 +9,8 @@ when ``metrics.prometheus.port`` is set, and reads these counters at scrape time
   produce/fetch request meters) per topic and for all topics, plus the idempotent-producer
   answers (duplicates, out-of-order and duplicate-sequence errors). Owned by the
   ReplicaManager and always counted: an int add per partition of a request.
-- ``IsrChangeStats``: Kafka's ``IsrShrinksPerSec`` / ``IsrExpandsPerSec``, counted by
-  ``Partition``.
+- ``IsrChangeStats``: Kafka's ``IsrShrinksPerSec`` / ``IsrExpandsPerSec`` /
+  ``FailedIsrUpdatesPerSec``, counted by ``Partition`` when an AlterPartition is answered.
 - ``LatencyHistogram``: bucket counts for latencies in milliseconds (Kafka's Yammer
   histograms become Prometheus histograms).
 - ``RequestMetrics``: Kafka's ``RequestMetrics`` per API: requests by version, errors by
@@ -203,21 +203,18 @@ class BrokerTopicStats:
 
 
 class IsrChangeStats:
-    """Kafka's ``IsrShrinksPerSec`` / ``IsrExpandsPerSec`` of the ReplicaManager."""
+    """Kafka's ``IsrShrinksPerSec`` / ``IsrExpandsPerSec`` / ``FailedIsrUpdatesPerSec`` of the
+    ReplicaManager, marked by ``Partition`` as Kafka's ``AlterPartitionListener``: a shrink or
+    an expansion when the controller commits the leader's AlterPartition proposing it
+    (``handleAlterPartitionUpdate``), a failure when it refuses it or the answer is stale.
+    An ISR the controller sets itself (LeaderAndIsr: a broker gone, a new leader) is neither."""
 
-    __slots__ = ("expands", "shrinks")
+    __slots__ = ("expands", "failed", "shrinks")
 
     def __init__(self) -> None:
         self.shrinks = 0
         self.expands = 0
-
-    def record(self, old_isr: tuple[int, ...], new_isr: tuple[int, ...]) -> None:
-        """A leader's ISR changed from ``old_isr`` to ``new_isr`` (both non-empty)."""
-        old, new = set(old_isr), set(new_isr)
-        if old - new:
-            self.shrinks += 1
-        if new - old:
-            self.expands += 1
+        self.failed = 0
 
 
 # ---------------------------------------------------------------------------- requests

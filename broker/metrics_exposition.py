@@ -152,10 +152,25 @@ class PartitionRow(NamedTuple):
     is_leader: bool
     leader: int
     isr: int
-    replicas: int
-    min_isr: int
+    replicas: int  # Kafka's replicationFactor: a reassignment's adding replicas left out
+    min_isr: int  # Kafka's effectiveMinIsr
     producers: int
     offline: bool
+    reassigning: bool = False
+
+
+class ControllerGauges(NamedTuple):
+    """Kafka's ``KafkaController`` gauges (``updateMetrics``): the active controller's view,
+    all 0 on the other brokers."""
+
+    active: int = 0
+    offline_partitions: int = 0
+    preferred_replica_imbalance: int = 0
+    global_topics: int = 0
+    global_partitions: int = 0
+    topics_to_delete: int = 0
+    topics_ineligible_to_delete: int = 0
+    active_brokers: int = 0
 
 
 @dataclass
@@ -165,6 +180,8 @@ class BrokerSnapshot:
     topics: dict[str, dict[str, int]] = field(default_factory=dict)
     isr_shrinks: int = 0
     isr_expands: int = 0
+    isr_failed: int = 0
+    controller: ControllerGauges = field(default_factory=ControllerGauges)
     purgatories: list[tuple[str, int, int]] = field(default_factory=list)
     connections: dict[str, int] = field(default_factory=dict)
     partitions: list[PartitionRow] = field(default_factory=list)
@@ -184,10 +201,87 @@ def partition_row(p: Any) -> PartitionRow:
         p.is_leader,
         p.leader_id,
         len(p.isr),
-        len(p.replicas),
-        plog.config.min_insync_replicas,
+        p.replication_factor,
+        p.effective_min_isr,
         len(plog.producer_state.active_producers()),
         plog.dir_state.offline,
+        p.is_reassigning,
+    )
+
+
+async def zk_controller_gauges(controller: Any) -> ControllerGauges:
+    """ZooKeeper mode: Kafka's ``KafkaController.updateMetrics`` from the active controller's
+    ``ControllerContext`` (``coordinator/zk_election.py``), 0 elsewhere. Kafka keeps
+    ``offlinePartitionCount`` and ``preferredReplicaImbalanceCount`` as counters updated with
+    each partition state change; here they are counted from the same state at scrape time,
+    ``SLICE`` partitions per loop turn:
+
+    - offline (``ControllerContext.updatePartitionStateMetrics``): a partition with a
+      leadership (``partitionLeadershipInfo``) whose leader is no live broker is in
+      ``OfflinePartition`` (a broker's failure moves it there, a failed election keeps it
+      there, a controller's failover finds it there: ``initializePartitionState``); one
+      without leadership is a ``NewPartition`` that could not be created, not counted; the
+      partitions of a topic whose deletion has started are not counted;
+    - preferred-replica imbalance (``hasPreferredLeader``): led by another broker than its
+      first replica, or, while a reassignment adds that first replica, the replica not in
+      the ISR yet; topics queued for deletion are not counted.
+    """
+    if not controller.active:
+        return ControllerGauges()
+    ctx = controller.ctx
+    states = list(ctx.states.items())  # the context changes between slices
+    brokers = set(ctx.brokers)  # live or shutting down
+    deleting, deletion_started = set(ctx.topics_to_delete), set(ctx.deletion_started)
+    offline = imbalanced = 0
+    for start in range(0, len(states), SLICE):
+        for tp, state in states[start : start + SLICE]:
+            if tp[0] not in deletion_started and state.leader not in brokers:
+                offline += 1
+            if tp[0] in deleting:
+                continue
+            assignment = ctx.full_assignment(tp)
+            if not assignment.replicas:
+                continue
+            preferred = assignment.replicas[0]
+            if assignment.being_reassigned and preferred in assignment.adding:
+                imbalanced += preferred not in state.isr
+            else:
+                imbalanced += state.leader != preferred
+        await asyncio.sleep(0)
+    return ControllerGauges(
+        active=1,
+        offline_partitions=offline,
+        preferred_replica_imbalance=imbalanced,
+        global_topics=len(ctx.assignments),
+        global_partitions=len(states),
+        topics_to_delete=len(deleting),
+        topics_ineligible_to_delete=len(ctx.deletion_ineligible),
+        active_brokers=len(brokers),
+    )
+
+
+async def embedded_controller_gauges(controller: Any, rows: list[PartitionRow]) -> ControllerGauges:
+    """Without ZooKeeper the broker is the cluster's only broker and its controller: it
+    hosts every partition, so the partitions it hosts without a leader are the cluster's
+    offline partitions; topics are deleted at once (none queued)."""
+    topics = controller.topics()
+    keys = [(name, p) for name, meta in topics.items() for p in range(meta.partitions)]
+    partitions = imbalanced = 0
+    for start in range(0, len(keys), SLICE):
+        for name, p in keys[start : start + SLICE]:
+            state = controller.partition_state(name, p)
+            if state is None:
+                continue
+            partitions += 1
+            imbalanced += bool(state.replicas) and state.leader != state.replicas[0]
+        await asyncio.sleep(0)
+    return ControllerGauges(
+        active=1,
+        offline_partitions=sum(1 for r in rows if r.leader < 0),
+        preferred_replica_imbalance=imbalanced,
+        global_topics=len(topics),
+        global_partitions=partitions,
+        active_brokers=len(controller.live_brokers),
     )
 
 
@@ -258,7 +352,8 @@ class BrokerCollector(Collector):
         snap = BrokerSnapshot()
         snap.requests = self.requests.snapshot()
         snap.all_topics, snap.topics = rm.topic_stats.snapshot()
-        snap.isr_shrinks, snap.isr_expands = rm.isr_changes.shrinks, rm.isr_changes.expands
+        isr = rm.isr_changes
+        snap.isr_shrinks, snap.isr_expands, snap.isr_failed = isr.shrinks, isr.expands, isr.failed
         # Kafka's DelayedOperationPurgatory gauges, one per purgatory (delayedOperation=Produce, ...).
         snap.purgatories = [
             (p.name, p.watched_count(), len(p))
@@ -273,6 +368,10 @@ class BrokerCollector(Collector):
                 except Exception:  # deleted meanwhile (its log closed): left out of this scrape
                     continue
             await asyncio.sleep(0)
+        if broker.zookeeper is not None:
+            snap.controller = await zk_controller_gauges(broker.kafka_controller)
+        else:
+            snap.controller = await embedded_controller_gauges(broker.controller, snap.partitions)
         store = broker.groups.offsets
         groups = store.groups()
         for start in range(0, len(groups), SLICE):
@@ -288,6 +387,7 @@ class BrokerCollector(Collector):
         yield from self._topic_metrics(snap)
         yield from self._partition_metrics(snap)
         yield from self._replica_manager_metrics(snap)
+        yield from self._controller_metrics(snap.controller)
         yield from self._lag_metrics(snap)
         g = GaugeMetricFamily(
             "kafka_server_delayedoperationpurgatory_purgatorysize",
@@ -387,18 +487,24 @@ class BrokerCollector(Collector):
             ("leadercount", "Partitions this broker leads", len(leaders)),
             (
                 "underreplicatedpartitions",
-                "Led partitions whose ISR is smaller than their replicas",
+                "Led partitions whose ISR is smaller than their replication factor (a reassignment's"
+                " adding replicas left out)",
                 sum(1 for r in leaders if r.isr < r.replicas),
             ),
             (
                 "underminisrpartitioncount",
-                "Led partitions whose ISR is below min.insync.replicas",
+                "Led partitions whose ISR is below min(min.insync.replicas, replicas)",
                 sum(1 for r in leaders if r.isr < r.min_isr),
             ),
             (
                 "atminisrpartitioncount",
-                "Led partitions whose ISR is exactly min.insync.replicas",
+                "Led partitions whose ISR is exactly min(min.insync.replicas, replicas)",
                 sum(1 for r in leaders if r.isr == r.min_isr),
+            ),
+            (
+                "reassigningpartitions",
+                "Led partitions a reassignment is moving",
+                sum(1 for r in leaders if r.reassigning),
             ),
             (
                 "offlinereplicacount",
@@ -413,19 +519,60 @@ class BrokerCollector(Collector):
         )
         for name, doc, value in gauges:
             yield GaugeMetricFamily(f"kafka_server_replicamanager_{name}", doc, value=value)
-        yield GaugeMetricFamily(
-            "kafka_controller_kafkacontroller_offlinepartitionscount",
-            "Hosted partitions without a leader (leader -1), as this broker sees them",
-            value=sum(1 for r in rows if r.leader < 0),
-        )
         yield CounterMetricFamily(
-            "kafka_server_replicamanager_isrshrinks", "ISR shrinks (IsrShrinksPerSec)", value=snap.isr_shrinks
+            "kafka_server_replicamanager_isrshrinks",
+            "ISR shrinks this leader proposed and the controller committed (IsrShrinksPerSec)",
+            value=snap.isr_shrinks,
         )
         yield CounterMetricFamily(
             "kafka_server_replicamanager_isrexpands",
-            "ISR expansions (IsrExpandsPerSec)",
+            "ISR expansions this leader proposed and the controller committed (IsrExpandsPerSec)",
             value=snap.isr_expands,
         )
+        yield CounterMetricFamily(
+            "kafka_server_replicamanager_failedisrupdates",
+            "ISR changes the controller refused, or answered for a stale leader epoch (FailedIsrUpdatesPerSec)",
+            value=snap.isr_failed,
+        )
+
+    @staticmethod
+    def _controller_metrics(c: ControllerGauges) -> Iterator[Metric]:
+        gauges = (
+            ("activecontrollercount", "1 on the active controller, else 0", c.active),
+            (
+                "offlinepartitionscount",
+                "Partitions of the cluster whose leader is no live broker (active controller; else 0)",
+                c.offline_partitions,
+            ),
+            (
+                "preferredreplicaimbalancecount",
+                "Partitions not led by their preferred (first) replica (active controller; else 0)",
+                c.preferred_replica_imbalance,
+            ),
+            ("globaltopiccount", "Topics of the cluster (active controller; else 0)", c.global_topics),
+            (
+                "globalpartitioncount",
+                "Partitions of the cluster with a leadership (active controller; else 0)",
+                c.global_partitions,
+            ),
+            (
+                "topicstodeletecount",
+                "Topics queued for deletion (active controller; else 0)",
+                c.topics_to_delete,
+            ),
+            (
+                "topicsineligibletodeletecount",
+                "Topics queued for deletion that cannot be deleted now (active controller; else 0)",
+                c.topics_ineligible_to_delete,
+            ),
+            (
+                "activebrokercount",
+                "Live brokers, shutting down included (active controller; else 0)",
+                c.active_brokers,
+            ),
+        )
+        for name, doc, value in gauges:
+            yield GaugeMetricFamily(f"kafka_controller_kafkacontroller_{name}", doc, value=value)
 
     @staticmethod
     def _lag_metrics(snap: BrokerSnapshot) -> Iterator[Metric]:

@@ -169,6 +169,10 @@ class Partition(FetchByteCounters):
         self.leader_epoch = NO_EPOCH
         self.partition_epoch = -1
         self.replicas: tuple[int, ...] = ()
+        # The replicas a reassignment in flight adds and removes (LeaderAndIsr's
+        # AddingReplicas / RemovingReplicas: Kafka's OngoingReassignmentState); () when none.
+        self.adding_replicas: tuple[int, ...] = ()
+        self.removing_replicas: tuple[int, ...] = ()
         self.isr: tuple[int, ...] = ()  # the committed ISR (Kafka's partitionState.isr)
         # An ISR change sent to the controller and not answered yet (Kafka's PendingExpandIsr /
         # PendingShrinkIsr); the high watermark counts the larger of the two ISRs meanwhile.
@@ -208,15 +212,45 @@ class Partition(FetchByteCounters):
 
     # ------------------------------------------------------------------ leadership
 
-    def _update_assignment(self, state: PartitionState) -> None:
+    def _update_assignment(
+        self, state: PartitionState, adding: tuple[int, ...], removing: tuple[int, ...]
+    ) -> None:
         self.leader_id = state.leader
         self.leader_epoch = state.leader_epoch
         self.partition_epoch = state.partition_epoch
         self.replicas = tuple(state.replicas)
+        self.adding_replicas = tuple(adding)
+        self.removing_replicas = tuple(removing)
         self.isr = tuple(state.isr)
         self.pending_isr = None  # the controller's state replaces whatever was in flight
 
-    def make_leader(self, state: PartitionState) -> bool:
+    @property
+    def replication_factor(self) -> int:
+        """Kafka's ``assignmentState.replicationFactor``: the replicas, less those a
+        reassignment in flight is adding (``OngoingReassignmentState`` keeps the size of the
+        original replicas)."""
+        adding = self.adding_replicas
+        if not adding:
+            return len(self.replicas)
+        return sum(1 for r in self.replicas if r not in adding)
+
+    @property
+    def is_reassigning(self) -> bool:
+        """Kafka's ``isReassigning``: the last LeaderAndIsr named replicas being added or removed."""
+        return bool(self.adding_replicas or self.removing_replicas)
+
+    @property
+    def is_under_replicated(self) -> bool:
+        """Kafka's ``isUnderReplicated``: led here with an ISR smaller than the replication factor."""
+        return self.is_leader and self.replication_factor > len(self.isr)
+
+    def make_leader(
+        self,
+        state: PartitionState,
+        *,
+        adding_replicas: tuple[int, ...] = (),
+        removing_replicas: tuple[int, ...] = (),
+    ) -> bool:
         """Become (or stay) leader with ``state``; True if this broker was not the leader
         (Kafka's ``isNewLeader``: only then do the coordinators load the partition).
 
@@ -227,19 +261,17 @@ class Partition(FetchByteCounters):
         recomputed (after an unclean shutdown the checkpointed one may lag). The epoch is
         assigned first: if its checkpoint cannot be written (KAFKA_STORAGE_ERROR) nothing
         changed, as Kafka's ``makeLeader`` keeps its leader epoch when
-        ``maybeAssignEpochStartOffset`` throws.
+        ``maybeAssignEpochStartOffset`` throws. ``adding_replicas`` / ``removing_replicas``
+        are LeaderAndIsr's (a reassignment in flight). An ISR the controller sets here is
+        not an ISR shrink or expansion: Kafka meters only its own committed AlterPartition
+        (``on_alter_partition_committed``).
         """
         cache = self.log.leader_epoch_cache
         if cache.latest_epoch != state.leader_epoch:
             cache.assign(state.leader_epoch, self.log.log_end_offset)
         is_new_leader = not self.is_leader
         new_epoch = state.leader_epoch != self.leader_epoch or is_new_leader
-        old_isr = self.isr
-        self._update_assignment(state)
-        if not new_epoch and self.isr != old_isr:
-            # The leader stays in its epoch and only the ISR changed: an ISR shrink or
-            # expansion (Kafka meters them where the leader changes its ISR, AlterPartition).
-            self.isr_changes.record(old_isr, self.isr)
+        self._update_assignment(state, adding_replicas, removing_replicas)
         # Kafka's updateAssignmentAndIsr: a replica keeps its state, one new to the assignment
         # starts unknown (a new leader's states are all reset below).
         states = self.follower_states
@@ -253,13 +285,19 @@ class Partition(FetchByteCounters):
         self.maybe_increment_high_watermark()
         return is_new_leader
 
-    def make_follower(self, state: PartitionState) -> bool:
+    def make_follower(
+        self,
+        state: PartitionState,
+        *,
+        adding_replicas: tuple[int, ...] = (),
+        removing_replicas: tuple[int, ...] = (),
+    ) -> bool:
         """Record that another broker leads (Kafka's ``makeFollower``); True if the epoch changed.
 
         The replica fetcher then truncates this log to the leader's and fetches from it.
         """
         changed = state.leader_epoch != self.leader_epoch or state.leader != self.leader_id
-        self._update_assignment(state)
+        self._update_assignment(state, adding_replicas, removing_replicas)
         self.follower_states = {}
         return changed
 
@@ -295,8 +333,20 @@ class Partition(FetchByteCounters):
 
     @property
     def effective_min_isr(self) -> int:
-        """min.insync.replicas capped at the replication factor (Kafka's ``effectiveMinIsr``)."""
+        """min.insync.replicas capped at the number of replicas (Kafka's ``effectiveMinIsr``:
+        ``remoteReplicasMap.size + 1``, so replicas a reassignment is adding count, unlike in
+        ``replication_factor``)."""
         return max(1, min(self.log.config.min_insync_replicas, len(self.replicas)))
+
+    @property
+    def is_under_min_isr(self) -> bool:
+        """Kafka's ``isUnderMinIsr``: led here with an ISR below the effective min ISR."""
+        return self.is_leader and len(self.isr) < self.effective_min_isr
+
+    @property
+    def is_at_min_isr(self) -> bool:
+        """Kafka's ``isAtMinIsr``: led here with an ISR of exactly the effective min ISR."""
+        return self.is_leader and len(self.isr) == self.effective_min_isr
 
     @property
     def maximal_isr(self) -> tuple[int, ...]:
@@ -444,11 +494,24 @@ class Partition(FetchByteCounters):
     ) -> bool:
         """The controller accepted an ISR change (Kafka's ``handleAlterPartitionUpdate``).
 
-        Ignored if this broker's leadership moved on meanwhile; otherwise the ISR and partition
-        epoch are committed. Returns whether the high watermark moved (the ISR may have shrunk).
+        Ignored if this broker's leadership moved on meanwhile (Kafka marks that a failed ISR
+        update); otherwise the ISR and partition epoch are committed and the proposal in
+        flight is metered, as Kafka's ``proposedIsrState.notifyListener``: an expansion
+        (IsrExpandsPerSec) or a shrink (IsrShrinksPerSec), even when the controller found
+        nothing to change. Returns whether the high watermark moved (the ISR may have shrunk).
         """
-        if leader_epoch != self.leader_epoch or partition_epoch < self.partition_epoch or not self.is_leader:
+        if not self.is_leader:
             return False
+        if leader_epoch != self.leader_epoch or partition_epoch < self.partition_epoch:
+            if self.pending_isr is not None:
+                self.isr_changes.failed += 1
+            return False
+        proposed = self.pending_isr
+        if proposed is not None:
+            if set(proposed) - set(self.isr):
+                self.isr_changes.expands += 1
+            else:
+                self.isr_changes.shrinks += 1
         self.isr = isr
         self.partition_epoch = partition_epoch
         self.pending_isr = None
@@ -485,6 +548,7 @@ class Partition(FetchByteCounters):
         NOT_CONTROLLER, UNKNOWN_SERVER_ERROR, ...) is retried with the same proposal.
         """
         name = f"{self.topic}-{self.partition}"
+        self.isr_changes.failed += 1  # Kafka's FailedIsrUpdatesPerSec (handleAlterPartitionError)
         if error in (ErrorCode.OPERATION_NOT_ATTEMPTED, ErrorCode.INELIGIBLE_REPLICA):
             log.info("%s: ISR change refused (%s); back to the committed ISR", name, error.name)
             self.pending_isr = None

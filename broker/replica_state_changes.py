@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("broker.replica_manager")
 
 TopicPartition = tuple[str, int]
+# A reassignment in flight: (adding replicas, removing replicas) of LeaderAndIsr
+Reassignment = tuple[tuple[int, ...], tuple[int, ...]]
 LeadershipListener = Callable[[Sequence[Partition], Sequence[Partition]], None]
 # A topic's config overrides as strings (``/config/topics/<t>`` in ZooKeeper mode).
 TopicOverridesSource = Callable[[str], Awaitable[Mapping[str, str]]]
@@ -68,22 +70,28 @@ class ReplicaStateChanges:
     # ------------------------------------------------------------------ leadership changes
 
     def _make_leaders_and_followers(
-        self, applied: Sequence[tuple[PartitionState, Partition]]
+        self,
+        applied: Sequence[tuple[PartitionState, Partition]],
+        reassignments: Mapping[TopicPartition, Reassignment] | None = None,
     ) -> dict[TopicPartition, ErrorCode]:
         """Kafka's ``makeLeaders`` / ``makeFollowers`` then ``onLeadershipChange``: the
         leadership listeners hear of the partitions this broker newly leads (a re-elected
         leader's epoch bump is not news to a coordinator: it does not reload) and of those
-        whose leader or epoch changed as a follower. Returns the partitions whose change
-        failed (a leader-epoch checkpoint that cannot be written) with their error."""
+        whose leader or epoch changed as a follower. ``reassignments``: the replicas being
+        added and removed of the partitions a reassignment is moving (LeaderAndIsr's
+        AddingReplicas / RemovingReplicas; any other partition has none). Returns the
+        partitions whose change failed (a leader-epoch checkpoint that cannot be written)
+        with their error."""
         leaders: list[Partition] = []
         followers: list[Partition] = []
         failed: dict[TopicPartition, ErrorCode] = {}
         for state, partition in applied:
+            adding, removing = (reassignments or {}).get(state.key, ((), ()))
             try:
                 if state.leader == self.broker_id:
-                    if partition.make_leader(state):
+                    if partition.make_leader(state, adding_replicas=adding, removing_replicas=removing):
                         leaders.append(partition)
-                elif partition.make_follower(state):
+                elif partition.make_follower(state, adding_replicas=adding, removing_replicas=removing):
                     followers.append(partition)
             except KafkaError as exc:
                 # makeLeaders / makeFollowers catch KafkaStorageException per partition: it is
@@ -193,6 +201,7 @@ class ReplicaStateChanges:
         topic_ids: Mapping[str, uuid.UUID],
         *,
         topic_overrides: TopicOverridesSource,
+        reassignments: Mapping[TopicPartition, Reassignment] | None = None,
     ) -> tuple[ErrorCode, dict[TopicPartition, ErrorCode]]:
         """LeaderAndIsr (Kafka's ``ReplicaManager.becomeLeaderOrFollower``): (top-level error,
         error per partition of ``states``).
@@ -204,7 +213,9 @@ class ReplicaStateChanges:
         STALE_CONTROLLER_EPOCH (equal with a topic id the log lacked: NONE). Missing logs are
         created (``Partition.createLogIfNotExists``) with the topic's overrides from
         ``topic_overrides`` (``/config/topics/<t>``), one per loop turn; a failure there is
-        KAFKA_STORAGE_ERROR. ``controller_id`` is for the log only.
+        KAFKA_STORAGE_ERROR. ``controller_id`` is for the log only. ``reassignments``: the
+        (adding, removing) replicas of the partitions with any (Kafka's
+        ``OngoingReassignmentState``, kept on the Partition).
         """
         async with self._state_change():
             if controller_epoch < self.controller_epoch:
@@ -241,7 +252,7 @@ class ReplicaStateChanges:
                     errors[state.key] = ErrorCode.KAFKA_STORAGE_ERROR
                     continue
                 applied.append((state, self._host(plog)))
-            errors.update(self._make_leaders_and_followers(applied))
+            errors.update(self._make_leaders_and_followers(applied, reassignments))
             log.info(
                 "LeaderAndIsr from controller %d epoch %d: %d partitions applied, %d refused",
                 controller_id,

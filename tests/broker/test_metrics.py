@@ -27,10 +27,18 @@ from broker.metrics import (
     RequestMetrics,
     error_codes,
 )
-from broker.metrics_exposition import BrokerCollector, BrokerSnapshot, PartitionRow
+from broker.metrics_exposition import (
+    BrokerCollector,
+    BrokerSnapshot,
+    ControllerGauges,
+    PartitionRow,
+    zk_controller_gauges,
+)
 from broker.partition import Partition
 from broker.replica_manager import ReplicaManager
+from coordinator import zk_data as zd
 from coordinator.cluster_state import PartitionState
+from coordinator.zk_election import ControllerContext
 from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, FetchResponse, MetadataRequest, MetadataResponse, ProduceResponse
 from storage.config_def import ConfigError
@@ -123,16 +131,78 @@ def test_names_of_partitions_not_hosted_count_in_all_topics_only():
     assert all_topics["failed_produce_requests"] == 100 and all_topics["failed_fetch_requests"] == 100
 
 
-def test_isr_shrinks_and_expands_are_counted_only_within_a_leader_epoch(tmp_path):
+class AcceptingSink:
+    """An ``IsrChangeSink`` that takes every proposal (the test answers for the controller)."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[int, ...]] = []
+
+    def submit(self, partition, new_isr) -> bool:
+        self.sent.append(new_isr)
+        return True
+
+
+def test_isr_shrinks_and_expands_are_counted_when_the_controller_commits_the_leaders_proposal(tmp_path):
+    """Kafka's Partition ``handleAlterPartitionUpdate``: the committed AlterPartition marks its
+    proposal (``PendingShrinkIsr`` / ``PendingExpandIsr.notifyListener``); a stale answer and a
+    refusal (``handleAlterPartitionError``) mark FailedIsrUpdatesPerSec; an ISR the controller
+    sets by LeaderAndIsr marks nothing."""
+    now = [BASE_TS]
     plog = open_log(tmp_path)
-    p = Partition(plog, local_broker_id=ME, time_ms=lambda: BASE_TS)
+    sink = AcceptingSink()
+    p = Partition(
+        plog, local_broker_id=ME, time_ms=lambda: now[0], replica_lag_time_max_ms=100, isr_change_sink=sink
+    )
+    stats = p.isr_changes
     both = (ME, OTHER)
     p.make_leader(PartitionState("t", 0, ME, 1, both, both, partition_epoch=1))
-    p.make_leader(PartitionState("t", 0, ME, 1, (ME,), both, partition_epoch=2))  # shrink
-    p.make_leader(PartitionState("t", 0, ME, 1, both, both, partition_epoch=3))  # expand
-    assert (p.isr_changes.shrinks, p.isr_changes.expands) == (1, 1)
-    p.make_leader(PartitionState("t", 0, ME, 2, (ME,), both, partition_epoch=4))  # a new epoch
-    assert (p.isr_changes.shrinks, p.isr_changes.expands) == (1, 1)
+    p.make_leader(PartitionState("t", 0, ME, 2, (ME,), both, partition_epoch=2))  # the controller's
+    p.make_leader(PartitionState("t", 0, ME, 3, both, both, partition_epoch=3))
+    assert (stats.shrinks, stats.expands, stats.failed) == (0, 0, 0)
+    # the follower never fetches: the leader proposes its removal, the controller commits it
+    now[0] += 1000
+    assert p.maybe_shrink_isr() and sink.sent == [(ME,)]
+    assert (stats.shrinks, stats.expands) == (0, 0)  # proposed, not committed yet
+    p.on_alter_partition_committed(3, 4, (ME,))
+    assert (p.isr, stats.shrinks, stats.expands) == ((ME,), 1, 0)
+    # it catches up: the leader proposes it again, the controller commits
+    p.update_follower_fetch_state(OTHER, plog.log_end_offset, 0, now[0], plog.log_end_offset)
+    assert sink.sent[-1] == both
+    p.on_alter_partition_committed(3, 5, both)
+    assert (p.isr, stats.shrinks, stats.expands, stats.failed) == (both, 1, 1, 0)
+    p.on_alter_partition_committed(3, 6, both)  # nothing proposed: an answer out of date
+    assert (stats.shrinks, stats.expands, stats.failed) == (1, 1, 0)
+    # it falls behind again: a refusal, then a commit for an older leader epoch
+    p.append_records_to_leader(
+        memoryview(bytearray(make_batch(1))), origin=AppendOrigin.CLIENT, required_acks=1
+    )
+    now[0] += 1000
+    assert p.maybe_shrink_isr()
+    assert p.on_alter_partition_failed(ErrorCode.OPERATION_NOT_ATTEMPTED) is False
+    assert stats.failed == 1
+    assert p.maybe_shrink_isr()
+    p.on_alter_partition_committed(2, 7, (ME,))
+    assert (p.isr, stats.shrinks, stats.expands, stats.failed) == (both, 1, 1, 2)
+    plog.close()
+
+
+def test_a_reassignment_in_flight_counts_in_the_replicas_not_the_replication_factor(tmp_path):
+    """Kafka's Partition: ``assignmentState.replicationFactor`` leaves the adding replicas of
+    an ``OngoingReassignmentState`` out (``isUnderReplicated``), ``effectiveMinIsr`` counts
+    every replica (``remoteReplicasMap.size + 1``); both from LeaderAndIsr's
+    AddingReplicas / RemovingReplicas, which a later LeaderAndIsr without them clears."""
+    plog = open_log(tmp_path, min_insync_replicas=3)
+    p = Partition(plog, local_broker_id=ME, time_ms=lambda: BASE_TS)
+    moving = PartitionState("t", 0, ME, 1, (ME, OTHER), (OTHER, 2, ME), partition_epoch=1)
+    p.make_leader(moving, adding_replicas=(2,), removing_replicas=(ME,))
+    assert (p.replication_factor, p.effective_min_isr, p.is_reassigning) == (2, 3, True)
+    assert not p.is_under_replicated and p.is_under_min_isr and not p.is_at_min_isr
+    done = PartitionState("t", 0, ME, 2, (ME, OTHER), (ME, OTHER, 2), partition_epoch=2)
+    p.make_leader(done)
+    assert (p.replication_factor, p.effective_min_isr, p.is_reassigning) == (3, 3, False)
+    assert p.is_under_replicated
+    p.make_follower(PartitionState("t", 0, OTHER, 3, (OTHER, ME), (OTHER, ME)), adding_replicas=(ME,))
+    assert p.is_reassigning and not p.is_under_replicated and not p.is_under_min_isr  # not the leader
     plog.close()
 
 
@@ -318,9 +388,25 @@ def test_requests_are_counted_by_version_error_and_time_local_and_remote():
 # ---------------------------------------------------------------------------- collectors
 
 
-def row(topic, partition, *, leader=ME, isr=1, replicas=1, hw=10, min_isr=1) -> PartitionRow:
+def row(
+    topic, partition, *, leader=ME, isr=1, replicas=1, hw=10, min_isr=1, reassigning=False
+) -> PartitionRow:
     return PartitionRow(
-        topic, partition, 1000, 0, hw, hw, 1, leader == ME, leader, isr, replicas, min_isr, 2, False
+        topic,
+        partition,
+        1000,
+        0,
+        hw,
+        hw,
+        1,
+        leader == ME,
+        leader,
+        isr,
+        replicas,
+        min_isr,
+        2,
+        False,
+        reassigning,
     )
 
 
@@ -353,23 +439,77 @@ def test_replica_manager_gauges_count_under_replicated_and_offline_partitions():
             row("t", 1, isr=2, replicas=2, min_isr=2),  # at min ISR
             row("t", 2, leader=-1, isr=0, replicas=2),  # offline: no leader
             row("t", 3, leader=OTHER, isr=1, replicas=2),  # led elsewhere: not this broker's count
+            row("t", 4, isr=2, replicas=2, reassigning=True),  # a move in flight, led here
         ],
         isr_shrinks=3,
         isr_expands=2,
+        isr_failed=1,
     )
     out = {
         name: samples[0].value
         for name, samples in families(BrokerCollector._replica_manager_metrics(snap)).items()
     }
-    assert out["kafka_server_replicamanager_partitioncount"] == 4
-    assert out["kafka_server_replicamanager_leadercount"] == 2
+    assert out["kafka_server_replicamanager_partitioncount"] == 5
+    assert out["kafka_server_replicamanager_leadercount"] == 3
     assert out["kafka_server_replicamanager_underreplicatedpartitions"] == 1
     assert out["kafka_server_replicamanager_underminisrpartitioncount"] == 1
     assert out["kafka_server_replicamanager_atminisrpartitioncount"] == 1
-    assert out["kafka_controller_kafkacontroller_offlinepartitionscount"] == 1
-    assert out["kafka_server_replicamanager_produceridcount"] == 4
+    assert out["kafka_server_replicamanager_reassigningpartitions"] == 1
+    assert out["kafka_server_replicamanager_produceridcount"] == 6
     assert out["kafka_server_replicamanager_isrshrinks"] == 3
     assert out["kafka_server_replicamanager_isrexpands"] == 2
+    assert out["kafka_server_replicamanager_failedisrupdates"] == 1
+
+
+class FakeZkController:
+    def __init__(self, ctx, active: bool = True) -> None:
+        self.ctx = ctx
+        self.active = active
+
+
+def test_zk_controller_gauges_are_the_active_controllers_cluster_wide_counts():
+    """Kafka's KafkaController ``updateMetrics`` from its ControllerContext: offline partitions
+    (leader on no live broker; not those of a topic whose deletion started:
+    ``updatePartitionStateMetrics``), preferred-replica imbalance (``hasPreferredLeader``: a
+    reassignment adding the first replica counts until it is in the ISR; topics queued for
+    deletion not counted), topics, partitions with a leadership, brokers; all 0 elsewhere."""
+    ctx = ControllerContext()
+    ctx.brokers = {b: zd.BrokerInfo(b, ()) for b in (0, 1)}  # broker 2 is dead
+    ctx.assignments = {
+        "a": {0: (0, 1), 1: (2, 0), 2: (2,), 3: (3, 0)},
+        "gone": {0: (2,)},
+        "queued": {0: (2, 1), 1: (2,)},
+    }
+    ctx.adding_removing = {("a", 3): ((3,), (1,))}
+    state = zd.LeaderIsrAndEpoch
+    ctx.states = {
+        ("a", 0): state(0, 1, (0, 1), 1),  # online, preferred
+        ("a", 1): state(0, 2, (0,), 1),  # online, led by its second replica
+        ("a", 2): state(-1, 3, (2,), 1),  # offline (its only replica is dead), so imbalanced too
+        ("a", 3): state(0, 1, (0,), 1),  # being moved to 3, not in the ISR yet: imbalanced
+        ("gone", 0): state(-1, 1, (2,), 1),  # deletion started: not counted
+        ("queued", 0): state(1, 1, (1,), 1),  # queued for deletion: imbalance not counted
+        ("queued", 1): state(2, 1, (2,), 1),  # queued (not started): offline counts
+    }
+    ctx.topics_to_delete = {"gone", "queued"}
+    ctx.deletion_started = {"gone"}
+    ctx.deletion_ineligible = {"queued"}
+    got = asyncio.run(zk_controller_gauges(FakeZkController(ctx)))
+    assert got == ControllerGauges(
+        active=1,
+        offline_partitions=2,
+        preferred_replica_imbalance=3,
+        global_topics=3,
+        global_partitions=7,
+        topics_to_delete=2,
+        topics_ineligible_to_delete=1,
+        active_brokers=2,
+    )
+    assert asyncio.run(zk_controller_gauges(FakeZkController(ctx, active=False))) == ControllerGauges()
+    out = {m.name: m.samples[0].value for m in BrokerCollector._controller_metrics(got)}
+    assert out["kafka_controller_kafkacontroller_activecontrollercount"] == 1
+    assert out["kafka_controller_kafkacontroller_offlinepartitionscount"] == 2
+    assert out["kafka_controller_kafkacontroller_preferredreplicaimbalancecount"] == 3
 
 
 def scrape(host: str, port: int) -> dict[str, list]:
