@@ -12,12 +12,14 @@ What a ZK-mode Kafka broker does at start (``KafkaServer.initZkClient``,
 - Kafka's persistent paths (``ZkData.PersistentZkPaths``) are created if
   missing, so ZK-mode tools find the layout they expect.
 - The broker registers as the ephemeral ``/brokers/ids/<id>`` in Kafka's JSON
-  (``BrokerIdZNode.encode``, version 5). Its czxid is the broker epoch. A node
-  left by another session (the same broker before a kill -9, whose session has
-  not expired yet, or a second broker with the same id) is waited out in the
-  background with a warning, where Kafka would refuse to start.
+  (``BrokerIdZNode.encode``, version 5). Its czxid is the broker epoch. The
+  start returns once registered. A node left by another session is waited for
+  with a warning, where Kafka refuses to start at once: the same broker before a
+  kill -9, whose session has not expired yet, is gone within the session timeout
+  (plus a tick); a node still held then is a live broker with the same id, and
+  the start fails with Kafka's message (BrokerIdInUseError).
 - After a session expiry kazoo builds a new session; the registration is then
-  created again.
+  created again (in a thread, waiting out a foreign node without limit).
 
 kazoo runs its own threads. Every blocking call here is made off the event
 loop (the ProducerIdManager's executor or a registration thread). State changes
@@ -38,6 +40,7 @@ import contextlib
 import json
 import logging
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -55,6 +58,7 @@ from kazoo.retry import KazooRetry
 
 from coordinator.cluster_state import BrokerEndpoint
 from coordinator.zk_data import decode_config
+from storage.config_def import ConfigError
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +69,11 @@ BROKER_JSON_VERSION = 5  # BrokerInfo for IBP >= 2.7-IV0
 # a reconnection (the first retry goes at once; kazoo backs off its reconnections itself).
 RETRY_BACKOFF_S = 0.05
 RETRY_BACKOFF_MAX_S = 1.0
+# How long past zookeeper.session.timeout.ms a start waits for a node of another session at
+# /brokers/ids/<id> (ZooKeeperClient.stale_registration_wait_ms): one tick of the server, which
+# rounds a session's expiry up to its next tick; 3000 ms is ZooKeeper's default tickTime
+# (ZooKeeperServer.DEFAULT_TICK_TIME, kept by Kafka's config/zookeeper.properties).
+STALE_SESSION_MARGIN_MS = 3000
 CONFIG_TYPES = ("topics", "clients", "users", "brokers", "ips")  # ConfigType.ALL
 
 # ZkData.PersistentZkPaths, created at broker start (KafkaZkClient.createTopLevelPaths).
@@ -106,6 +115,22 @@ class ZooKeeperError(Exception):
 
 class ZooKeeperConnectionError(ConnectionError):
     """The first connection failed within ``zookeeper.connection.timeout.ms``: the broker cannot start."""
+
+
+class BrokerIdInUseError(ConfigError):
+    """Kafka's NodeExistsException from ``registerBroker``: ``/brokers/ids/<id>`` stays held by
+    another live session, so another broker has this ``broker.id`` and this one cannot start
+    (a configuration error: the CLI reports its one line and exits 2)."""
+
+
+@dataclass(frozen=True)
+class _Attempt:
+    """One try at registering: ``stat`` of this session's node, or the ``owner`` session holding
+    it (``session``: ours); neither: try again (the node went meanwhile, or a request failed)."""
+
+    stat: Any = None
+    owner: int | None = None
+    session: int | None = None
 
 
 def parse_zookeeper_connect(connect: str) -> tuple[str, str | None]:
@@ -236,10 +261,11 @@ class ZooKeeperClient:
         )
 
     def start(self) -> None:
-        """Connect (creating the chroot first), create Kafka's paths and register the broker.
+        """Connect (creating the chroot first), create Kafka's paths and register the broker
+        (with ``registration``, as ``register``).
 
         Raises ZooKeeperConnectionError if ZooKeeper does not answer within the
-        connection timeout.
+        connection timeout, BrokerIdInUseError as ``register``.
         """
         timeout_s = self.connection_timeout_ms / 1000
         if self.chroot:
@@ -263,13 +289,15 @@ class ZooKeeperClient:
         )
         self.create_persistent_paths()
         if self.registration is not None:
-            self._register(in_thread=False)
+            self._register_at_start()
 
     def register(self, registration: BrokerRegistration) -> None:
         """Register the broker once its endpoints are known (Kafka's ``registerBroker``, made
-        after the socket server has bound its ports). Blocking: call it off the event loop."""
+        after the socket server has bound its ports). Blocking: call it off the event loop.
+        Returns once registered; raises BrokerIdInUseError if another live session holds the
+        id (``stale_registration_wait_ms``)."""
         self.registration = registration
-        self._register(in_thread=False)
+        self._register_at_start()
 
     def _ensure_chroot(self, timeout_s: float) -> None:
         """Kafka's ``createChrootIfNecessary``: make the chroot with a session without it."""
@@ -396,60 +424,121 @@ class ZooKeeperClient:
 
     # ------------------------------------------------------------------ broker registration
 
-    def _register(self, *, in_thread: bool) -> None:
-        """Register the broker. From start() one attempt is made at once and, if the node is
-        held by another session, the waiting continues in a thread; ``in_thread`` waits here."""
-        with self._lock:
-            if self._registering or self._registered or self._closing.is_set():
-                return
-            self._registering = True
-        if not in_thread:
-            if self._register_once(wait=False) is not None:
-                return
-            threading.Thread(target=self._register_loop, name="zk-broker-registration", daemon=True).start()
-        else:
-            self._register_loop()
+    @property
+    def stale_registration_wait_ms(self) -> int:
+        """How long a start waits for ``/brokers/ids/<id>`` held by another session to go.
 
-    def _register_loop(self) -> None:
-        while not self._closing.is_set():
-            if self._register_once(wait=True) is not None:
-                return
-            self._closing.wait(0.2)
-        self._stop_registering()
-
-    def _register_once(self, *, wait: bool) -> int | None:
-        """One attempt to create ``/brokers/ids/<id>``.
-
-        Returns None to try again (with ``wait``, first waiting until a node
-        held by another session goes). Otherwise it is done, or given up until
-        the next reconnection restarts it.
+        Kafka fails at once (``checkedEphemeralCreate``). Moldau waits out the node of this
+        broker's own previous session (a kill -9 and an immediate restart), which ZooKeeper
+        deletes when it expires that session: at most the session timeout after the session's
+        last heartbeat, rounded up to the server's next tick (its session tracker expires
+        sessions in buckets one ``tickTime`` wide). That heartbeat came before this process
+        started, so such a node is gone within ``zookeeper.session.timeout.ms`` (the previous
+        process asked for the same) plus one tick: ``STALE_SESSION_MARGIN_MS``. A node still
+        held then belongs to a live session: another broker has this id.
         """
+        return self.session_timeout_ms + STALE_SESSION_MARGIN_MS
+
+    def _register_at_start(self) -> None:
+        """Kafka's ``registerBroker`` at start-up (blocking, off the event loop): returns once
+        ``/brokers/ids/<id>`` is this session's. A node held by another session is waited for
+        at most ``stale_registration_wait_ms``; BrokerIdInUseError if it is still held then.
+        A lost connection is waited for (Kafka's ``retryRequestUntilConnected``)."""
         reg = self.registration
         assert reg is not None
-        kz = self.kazoo
-        if kz is None or self._closing.is_set():
-            return self._stop_registering()
+        with self._lock:
+            if self._registered:
+                return
+            self._registering = True  # a reconnection meanwhile leaves the registration to us
+        try:
+            self._register_or_fail(reg)
+        except BaseException:
+            self.registration = None  # nor does a later reconnection register a refused id
+            raise
+        finally:
+            with self._lock:
+                self._registering = False
+
+    def _register_or_fail(self, reg: BrokerRegistration) -> None:
+        deadline: float | None = None
+        gone = threading.Event()
+
+        def on_change(_event: Any) -> None:  # one function: kazoo keeps one watcher per path
+            gone.set()
+
+        while True:
+            kz = self.kazoo
+            if kz is None or self._closing.is_set():
+                raise ZooKeeperError("the ZooKeeper session is closed")
+            if not kz.connected:
+                self._await_reconnection()
+                continue
+            attempt = self._attempt_registration(kz, reg)
+            if attempt.stat is not None:
+                self._registered_with(reg, attempt.stat)
+                return
+            if attempt.owner is None:  # the node went meanwhile, or a request failed
+                self._closing.wait(RETRY_BACKOFF_S)
+                continue
+            now = time.monotonic()
+            wait_ms = self.stale_registration_wait_ms
+            if deadline is None:
+                deadline = now + wait_ms / 1000
+                log.warning(
+                    "%s is held by another ZooKeeper session (0x%x): this broker's previous session, "
+                    "not expired yet, or another live broker with id %d; waiting up to %d ms "
+                    "(zookeeper.session.timeout.ms + %d ms) for it to go",
+                    reg.path,
+                    attempt.owner,
+                    reg.broker_id,
+                    wait_ms,
+                    STALE_SESSION_MARGIN_MS,
+                )
+            elif now >= deadline:
+                # Kafka's getAfterNodeExists message, then why it is final.
+                raise BrokerIdInUseError(
+                    f"Error while creating ephemeral at {reg.path}, node already exists and owner "
+                    f"'0x{attempt.owner:x}' does not match current session '0x{attempt.session:x}' "
+                    f"(still after {wait_ms} ms, longer than a previous session of this broker could "
+                    f"live: another live broker has broker.id {reg.broker_id})"
+                )
+            gone.clear()
+            try:
+                if self._wait(kz.exists_async(reg.path, watch=on_change), f"exists {reg.path}") is None:
+                    continue
+            except (KazooException, ZooKeeperError):
+                pass  # not connected any more: seen at the top
+            gone.wait(min(deadline - now, 1.0))  # and closing is seen within a second
+
+    def _await_reconnection(self) -> None:
+        """Block until kazoo is connected again (with this session or a new one) or closing."""
+        with self._state_changed:
+            while not self._closing.is_set() and (kz := self.kazoo) is not None and not kz.connected:
+                self._state_changed.wait(1.0)
+
+    def _attempt_registration(self, kz: KazooClient, reg: BrokerRegistration) -> _Attempt:
+        """One try at creating ``/brokers/ids/<id>`` (Kafka's ``CheckedEphemeral.create``)."""
         try:
             try:
-                stat = self.create_node(reg.path, reg.to_json(self.time_ms()), ephemeral=True)
+                return _Attempt(stat=self.create_node(reg.path, reg.to_json(self.time_ms()), ephemeral=True))
             except NodeExistsError:
                 _, stat = self.get_data(reg.path)
-                # Kafka's checkedEphemeralCreate: a node of our own session is ours.
-                if stat.ephemeralOwner != _session_of(kz):
-                    if wait:
-                        self._wait_for_stale_registration(kz, reg, stat.ephemeralOwner)
-                    return None
+                session = _session_of(kz)
+                if session is None:
+                    return _Attempt()  # disconnected: whose node it is is asked again
+                # Kafka's getAfterNodeExists: a node of our own session is ours.
+                if stat.ephemeralOwner == session:
+                    return _Attempt(stat=stat)
+                return _Attempt(owner=stat.ephemeralOwner, session=session)
         except NoNodeError:
-            return None  # the node vanished between create and get: try again
+            return _Attempt()  # the node vanished between create and get: try again
         except (KazooException, ZooKeeperError) as exc:
-            if not kz.connected:
-                log.debug("registering %s failed (%s); retrying once reconnected", reg.path, exc)
-                return self._stop_registering()  # the CONNECTED event starts it again
             log.debug("registering %s failed (%s); retrying", reg.path, exc)
-            return None
+            return _Attempt()
+
+    def _registered_with(self, reg: BrokerRegistration, stat: Any) -> None:
         with self._lock:
             self._registered = True
-            self._registering = False
         self._warned_stale = False
         self.broker_epoch = stat.czxid
         log.info(
@@ -459,29 +548,55 @@ class ZooKeeperClient:
             stat.czxid,
             ", ".join(reg.endpoint_strings()),
         )
-        return stat.ephemeralOwner
 
-    def _stop_registering(self) -> int:
+    def _reregister(self) -> None:
+        """Register again with a new session after the old one expired (a thread started on
+        CONNECTED, not kazoo's event thread: the requests block). A node held by another
+        session then is waited out without limit, with one warning: the broker runs on
+        unregistered meanwhile, as Kafka's (whose controller logs the NodeExistsException of
+        its ``RegisterBrokerAndReelect`` and goes on)."""
         with self._lock:
-            self._registering = False
-        return 0
+            reg = self.registration
+            if reg is None or self._registering or self._registered or self._closing.is_set():
+                return
+            self._registering = True
+        try:
+            while not self._closing.is_set():
+                kz = self.kazoo
+                if kz is None:
+                    return
+                if not kz.connected:
+                    self._await_reconnection()
+                    continue
+                attempt = self._attempt_registration(kz, reg)
+                if attempt.stat is not None:
+                    self._registered_with(reg, attempt.stat)
+                    return
+                if attempt.owner is not None:
+                    self._wait_for_stale_registration(kz, reg, attempt.owner)
+                else:
+                    self._closing.wait(0.2)
+        finally:
+            with self._lock:
+                self._registering = False
 
     def _wait_for_stale_registration(self, kz: KazooClient, reg: BrokerRegistration, owner: int) -> None:
-        """Block (the registration thread only) until the foreign node goes or a session timeout passes."""
+        """Block (the re-registration thread only) until the foreign node goes or a session timeout passes."""
         if not self._warned_stale:
             self._warned_stale = True
             log.warning(
-                "%s is held by another ZooKeeper session (0x%x): another broker has id %d, or this "
-                "broker's previous session has not expired yet; registering as soon as it is gone",
+                "%s is held by another ZooKeeper session (0x%x): another broker has id %d; "
+                "registering again as soon as it is gone",
                 reg.path,
                 owner,
                 reg.broker_id,
             )
         gone = threading.Event()
         try:
-            if kz.exists(reg.path, watch=lambda _event: gone.set()) is None:
+            watched = kz.exists_async(reg.path, watch=lambda _event: gone.set())
+            if self._wait(watched, f"exists {reg.path}") is None:
                 return
-        except KazooException:
+        except (KazooException, ZooKeeperError):
             return
         gone.wait(self.request_timeout_s)
 
@@ -524,8 +639,7 @@ class ZooKeeperClient:
             if self.registration is not None and not self._registered:
                 # Not from kazoo's event thread: registration makes blocking requests.
                 threading.Thread(
-                    target=self._register,
-                    kwargs={"in_thread": True},
+                    target=self._reregister,
                     name="zk-broker-registration",
                     daemon=True,
                 ).start()

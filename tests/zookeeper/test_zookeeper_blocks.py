@@ -348,20 +348,22 @@ def test_registration_survives_session_expiry(zookeeper):
 def test_a_stale_registration_is_waited_out(zookeeper):
     stale = raw_client(zookeeper)
     stale.create("/brokers/ids/6", b"{}", ephemeral=True, makepath=True)
+    owner = stale.exists("/brokers/ids/6").ephemeralOwner
     c = ZooKeeperClient(
         zookeeper.connect(), session_timeout_ms=4000, time_ms=wall_ms, registration=registration(6)
     )
-    c.start()  # does not wait for the stale node
+    # start() waits for the stale node (at most the session timeout and a tick): the old
+    # session ends meanwhile, the node goes, ours appears and start() returns.
+    threading.Timer(1.0, stale.stop).start()
     try:
-        owner = stale.exists("/brokers/ids/6").ephemeralOwner
-        assert owner != c.session_id
-        stale.stop()  # the old session ends: the node goes, ours appears
-        wait_until(
-            lambda: (s := c.kazoo.exists("/brokers/ids/6")) is not None and s.ephemeralOwner == c.session_id,
-            what="registration after the stale node went",
-        )
+        c.start()
+        stat = c.kazoo.exists("/brokers/ids/6")
+        assert stat is not None and stat.ephemeralOwner == c.session_id != owner
+        assert c.broker_epoch == stat.czxid
         assert json.loads(c.kazoo.get("/brokers/ids/6")[0])["version"] == 5
     finally:
+        stale.stop()
+        stale.close()
         c.close()
 
 
