@@ -17,8 +17,9 @@ the producer-id manager leases its first block; then the cluster components are 
 Only then does the server listen. The listeners' bound ports are what the broker
 advertises (a port of 0 is learned from the bind), so the live broker is published right
 after binding, before the event loop can run a request; in ZooKeeper mode it is then
-registered in ``/brokers/ids`` and the controller starts (the active controller sends this
-broker its UpdateMetadata and LeaderAndIsr). The group coordinator loads
+registered in ``/brokers/ids``, only then accepts connections (Kafka enables request
+processing after ``registerBroker``), and the controller starts (the active controller sends
+this broker its UpdateMetadata and LeaderAndIsr). The group coordinator loads
 ``__consumer_offsets`` while serving (COORDINATOR_LOAD_IN_PROGRESS meanwhile, as Kafka).
 
 Shut-down reverses it and ends with the logs' checkpoints and the clean-shutdown marker, so
@@ -184,7 +185,7 @@ class Broker:
         background = asyncio.create_task(self.log_manager.run_background_tasks(), name="log-manager")
         self._running.push_async_callback(_cancel, background)
 
-        await self.server.start()
+        await self.server.start(accept=self.zookeeper is None)
         self._running.push_async_callback(self.server.stop)
         # No await from the bind to the publication: no request runs before the broker is known.
         self._fix_advertised_ports()
@@ -506,6 +507,9 @@ class Broker:
         the active controller then sends this broker its UpdateMetadata and LeaderAndIsr."""
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(None, zk.register, self._registration())
+        # Requests are served from here on (KafkaServer.startup: registerBroker, then the
+        # controller, then enableRequestProcessing; the controller may send to this broker).
+        self.server.start_accepting()
         self._running.push_async_callback(self.controller_channel.close)
         await self.kafka_controller.startup()
         self._running.push_async_callback(self.kafka_controller.shutdown)

@@ -53,7 +53,7 @@ class _Acceptor:
         self._last_blocked_log = -60.0
 
     def start(self) -> None:
-        if not self.accepting and not self.server.stopping:
+        if not self.accepting and not self.server.stopping and self.server.serving:
             self.accepting = True
             self._loop.add_reader(self.sock.fileno(), self._accept_ready)
 
@@ -157,6 +157,7 @@ class KafkaServer:
         # (tests) sends every response through the copy path, as on a TLS connection.
         self.sendfile = True
         self.stopping = False
+        self.serving = False  # set by start_accepting: until then the acceptors stay paused
         self.idle_closed = 0
         self._acceptors: list[_Acceptor] = []
         self._starting: set[asyncio.Task] = set()
@@ -182,7 +183,12 @@ class KafkaServer:
         for conn in unflushed:
             conn.flush()
 
-    async def start(self) -> None:
+    async def start(self, *, accept: bool = True) -> None:
+        """Bind every listener; accept connections now, or (``accept=False``) once
+        ``start_accepting`` is called: a ZooKeeper-mode broker serves requests only after its
+        registration, as Kafka's ``SocketServer.enableRequestProcessing`` comes after
+        ``registerBroker`` (the bound ports are registered, so the bind comes first; clients
+        connecting meanwhile wait in the listen backlog)."""
         cfg = self.broker.config
         # Timed and counted when the metrics endpoint is on (broker.metrics.RequestMetrics).
         self.handlers = self.broker.metrics.instrument(served_handlers(self.broker))
@@ -195,10 +201,15 @@ class KafkaServer:
                 addr = sock.getsockname()
                 self.bound.append((addr[0], addr[1]))
                 log.info("listening on %s://%s:%d", lst.name, addr[0], addr[1])
-        for acceptor in self._acceptors:
-            acceptor.start()
+        if accept:
+            self.start_accepting()
         if self.idle_ms >= 0:
             self._sweeper = asyncio.create_task(self._close_idle_connections(), name="idle-connections")
+
+    def start_accepting(self) -> None:
+        self.serving = True
+        for acceptor in self._acceptors:
+            acceptor.start()
 
     # ------------------------------------------------------------------ connections
 

@@ -38,7 +38,7 @@ def watch_listen(broker: Broker, seen: list) -> None:
     """Record what exists when the server starts listening."""
     real_start = broker.server.start
 
-    async def start() -> None:
+    async def start(**kwargs: bool) -> None:
         seen.append(
             {
                 "components": [
@@ -56,7 +56,7 @@ def watch_listen(broker: Broker, seen: list) -> None:
                 "topics": broker.metadata_cache.topic_names(),
             }
         )
-        await real_start()
+        await real_start(**kwargs)
 
     broker.server.start = start
 
@@ -236,12 +236,20 @@ def test_the_zookeeper_session_is_the_brokers_and_shared(tmp_path, monkeypatch):
             clock=clock,
         )
         real_start = b.server.start
+        real_accept = b.server.start_accepting
 
-        async def listen() -> None:
+        async def listen(**kwargs: bool) -> None:
             events.append("listen")
-            await real_start()
+            await real_start(**kwargs)
+            # bound, not serving: a request would wait in the backlog until registered
+            assert b.server.bound and not b.server.serving
+
+        def accept() -> None:
+            events.append("accept")
+            real_accept()
 
         b.server.start = listen
+        b.server.start_accepting = accept
         await b.start()
         (zk,) = made
         assert b.zookeeper is zk
@@ -249,6 +257,7 @@ def test_the_zookeeper_session_is_the_brokers_and_shared(tmp_path, monkeypatch):
         assert zk.kwargs["time_ms"] is clock.time_ms
         kinds = [e if isinstance(e, str) else e[0] for e in events]
         # session, first producer-id block, listen, the registration with the bound port,
+        # requests accepted (KafkaServer's enableRequestProcessing after registerBroker),
         # then the controller (it may win the election and talk to this broker)
         assert kinds == [
             "zk start",
@@ -257,12 +266,14 @@ def test_the_zookeeper_session_is_the_brokers_and_shared(tmp_path, monkeypatch):
             "config changes start",  # topic and broker config changes, before any request
             "listen",
             "zk register",
+            "accept",
             "controller startup",
         ]
+        assert all(a.accepting for a in b.server._acceptors)
         assert b.cluster_id == "zk-cluster-id"  # the cluster's, from /cluster/id
         (controller,) = controllers
         assert controller.zk is zk
-        registration = events[-2][1]
+        registration = events[-3][1]
         assert registration.endpoints == (BrokerEndpoint("PLAINTEXT", "127.0.0.1", b.server.bound[0][1]),)
         await b.stop()
         # the manager's stop leaves the session alone; the broker closes it once, after it
