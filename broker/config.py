@@ -116,8 +116,8 @@ BROKER_KEYS: dict[str, ConfigKey] = {
             "max.partitions.per.request",
             ConfigType.INT,
             DEFAULT_MAX_PARTITIONS_PER_REQUEST,
-            "Moldau: partitions one CreateTopics request may create; a request asking more fails"
-            " with POLICY_VIOLATION for each of its topics",
+            "Moldau: partitions one CreateTopics or CreatePartitions request may create; a request"
+            " asking more fails with POLICY_VIOLATION for each of its topics",
             at_least(1),
         ),
         _k(

@@ -122,6 +122,11 @@ class TopicAdmin(Protocol):
 
     async def delete_topic(self, name: str, *, timeout_ms: int) -> uuid.UUID: ...
 
+    def partition_count(self, name: str) -> int | None:
+        """An existing topic's partition count as this broker knows it (None: unknown or
+        being created): CreatePartitions' estimate of what a request adds."""
+        ...
+
     async def create_partitions(
         self,
         name: str,
@@ -130,7 +135,12 @@ class TopicAdmin(Protocol):
         *,
         validate_only: bool,
         timeout_ms: int,
-    ) -> None: ...
+        check_adding: Callable[[int], None] | None = None,
+    ) -> None:
+        """Grow ``name`` to ``new_total`` partitions. ``check_adding`` gets the number of new
+        partitions once the count is checked and before any assignment is checked or built;
+        it raises KafkaError to refuse (``max.partitions.per.request``)."""
+        ...
 
     async def alter_topic_config(self, name: str, configs: Mapping[str, str], *, validate_only: bool) -> None:
         """Replace the config overrides of an existing topic with ``configs`` (string values),
@@ -234,6 +244,10 @@ class EmbeddedTopicAdmin:
     async def delete_topic(self, name: str, *, timeout_ms: int) -> uuid.UUID:
         return (await self.controller.delete_topic_async(name)).topic_id
 
+    def partition_count(self, name: str) -> int | None:
+        topic = self.controller.topic(name)
+        return None if topic is None or self.controller.is_busy(name) else topic.partitions
+
     async def create_partitions(
         self,
         name: str,
@@ -242,6 +256,7 @@ class EmbeddedTopicAdmin:
         *,
         validate_only: bool,
         timeout_ms: int,
+        check_adding: Callable[[int], None] | None = None,
     ) -> None:
         topic = self.controller.topic(name)
         if topic is None or self.controller.is_busy(name):
@@ -257,6 +272,8 @@ class EmbeddedTopicAdmin:
                 f"requested {new_total}.",
             )
         adding = new_total - topic.partitions
+        if check_adding is not None:
+            check_adding(adding)  # before the assignment, whose size grows with it
         if assignments is not None:
             brokers = {b.broker_id for b in self.controller.live_brokers}
             check_new_assignments(topic.partitions, adding, 1, assignments, sorted(brokers))
@@ -476,6 +493,10 @@ class ZkTopicAdmin:
         await self._await(gone, timeout_ms, "Topic deletion")
         return topic.topic_id
 
+    def partition_count(self, name: str) -> int | None:
+        topic = self.cluster.get_topic(name)
+        return topic.partitions if topic is not None else None
+
     async def create_partitions(
         self,
         name: str,
@@ -484,9 +505,12 @@ class ZkTopicAdmin:
         *,
         validate_only: bool,
         timeout_ms: int,
+        check_adding: Callable[[int], None] | None = None,
     ) -> None:
         self._check_controller()
-        await self.admin.add_partitions(name, new_total, assignments, validate_only=validate_only)
+        await self.admin.add_partitions(
+            name, new_total, assignments, validate_only=validate_only, check_adding=check_adding
+        )
         if not validate_only:
             await self._await(lambda: self._has_leaders(name, new_total), timeout_ms, "Partition creation")
 

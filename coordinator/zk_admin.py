@@ -13,7 +13,9 @@ controller, watching them, does the rest (partition states, LeaderAndIsr):
 - delete (``deleteTopic``): create ``/admin/delete_topics/<t>``; marking it again is a no-op.
 - add partitions (``createPartitions`` / ``createNewPartitionsAssignment``): continue
   Kafka's assignment from the existing partition 0, or take a manual one, and rewrite
-  ``/brokers/topics/<t>`` keeping the topic id.
+  ``/brokers/topics/<t>`` keeping the topic id. The caller's ``check_adding`` sees the
+  number of new partitions before any assignment is built (``max.partitions.per.request``:
+  without it a count of 2**31-1 builds a 2-billion-entry assignment).
 
 Brokers with racks get Kafka's rack-aware assignment (``assignReplicasToBrokersRackAware``).
 
@@ -26,7 +28,7 @@ import asyncio
 import contextlib
 import random
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor
 from typing import Any
 
@@ -386,10 +388,15 @@ class AdminZkClient:
         assignments: Sequence[Sequence[int]] | None = None,
         *,
         validate_only: bool = False,
+        check_adding: Callable[[int], None] | None = None,
     ) -> dict[int, list[int]]:
         """Grow ``name`` to ``new_total`` partitions (CreatePartitions); returns the new
-        partitions' assignment. ``assignments``: one replica list per new partition."""
-        return await self._run(self.add_partitions_blocking, name, new_total, assignments, validate_only)
+        partitions' assignment. ``assignments``: one replica list per new partition.
+        ``check_adding`` is called with the number of partitions to add before any assignment
+        is checked or computed; it raises KafkaError to refuse."""
+        return await self._run(
+            self.add_partitions_blocking, name, new_total, assignments, validate_only, check_adding
+        )
 
     def add_partitions_blocking(
         self,
@@ -397,6 +404,7 @@ class AdminZkClient:
         new_total: int,
         assignments: Sequence[Sequence[int]] | None = None,
         validate_only: bool = False,
+        check_adding: Callable[[int], None] | None = None,
     ) -> dict[int, list[int]]:
         if name in get_children(self.zk, zd.DELETE_TOPICS_PATH):
             raise KafkaError(ErrorCode.INVALID_TOPIC_EXCEPTION, "The topic is queued for deletion.")
@@ -418,10 +426,12 @@ class AdminZkClient:
                 ErrorCode.INVALID_PARTITIONS,
                 f"Topic currently has {existing} partitions, which is higher than the requested {new_total}.",
             )
+        adding = new_total - existing
+        if check_adding is not None:
+            check_adding(adding)  # before the assignment, whose size grows with it
         replicas_p0 = list(current.partitions.get(0, ()))
         racks = self.broker_racks()
         brokers = sorted(racks)
-        adding = new_total - existing
         if assignments is not None:
             new = check_new_assignments(existing, adding, len(replicas_p0), assignments, brokers)
         else:

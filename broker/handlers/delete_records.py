@@ -6,12 +6,15 @@ the requested offset (-1: the high watermark) and the answer's ``low_watermark``
 log start offset. Whole segments below it are deleted by the next retention pass; fetches
 and ListOffsets(earliest) see the new start at once.
 
-Errors per partition, in Kafka's order: INVALID_TOPIC_EXCEPTION (an internal topic),
-UNKNOWN_TOPIC_OR_PARTITION (not in the metadata), NOT_LEADER_OR_FOLLOWER
-(known but not led here), OFFSET_OUT_OF_RANGE (below 0 other than -1, or past the high
-watermark), POLICY_VIOLATION (``cleanup.policy`` without ``delete``), KAFKA_STORAGE_ERROR
-(offline log dir); ``low_watermark`` is -1 with an error. A partition named twice is
-answered once per entry (Kafka keys the request by partition; the later offset wins there).
+Errors per partition, in Kafka's order: TOPIC_AUTHORIZATION_FAILED, UNKNOWN_TOPIC_OR_PARTITION
+(not in the metadata; ``KafkaApis.handleDeleteRecordsRequest`` checks it before the replica
+manager, so a partition ``__consumer_offsets`` does not have answers this too),
+INVALID_TOPIC_EXCEPTION (an internal topic, ``ReplicaManager.deleteRecordsOnLocalLog``),
+NOT_LEADER_OR_FOLLOWER (known but not led here), OFFSET_OUT_OF_RANGE (below 0 other than -1,
+or past the high watermark), POLICY_VIOLATION (``cleanup.policy`` without ``delete``),
+KAFKA_STORAGE_ERROR (offline log dir); ``low_watermark`` is -1 with an error. A partition
+named twice is answered once per entry (Kafka keys the request by partition; the later offset
+wins there).
 
 Version notes: v1 is the same (throttling before the answer); v2 is flexible.
 
@@ -37,19 +40,20 @@ PartitionResult = DeleteRecordsResponse.DeleteRecordsPartitionResult
 def _delete(ctx: RequestContext, topic: str, partition: int, offset: int) -> int:
     broker = ctx.broker
     rm = broker.replica_manager
+    if broker.metadata_cache.partition_state(topic, partition) is None:
+        # KafkaApis.handleDeleteRecordsRequest: !metadataCache.contains(tp), before the replica manager
+        raise KafkaError(
+            ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic-partition."
+        )
     if topic in INTERNAL_TOPICS:
-        # ReplicaManager.deleteRecordsOnLocalLog, before any other check.
+        # ReplicaManager.deleteRecordsOnLocalLog, before its other checks.
         raise KafkaError(
             ErrorCode.INVALID_TOPIC_EXCEPTION, f"Cannot delete records of internal topic {topic}"
         )
     if rm.get_partition(topic, partition) is None:
-        if broker.metadata_cache.partition_state(topic, partition) is not None:
-            raise KafkaError(
-                ErrorCode.NOT_LEADER_OR_FOLLOWER,
-                f"Leader not local for partition {topic}-{partition} on broker {broker.broker_id}",
-            )
         raise KafkaError(
-            ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic-partition."
+            ErrorCode.NOT_LEADER_OR_FOLLOWER,
+            f"Leader not local for partition {topic}-{partition} on broker {broker.broker_id}",
         )
     rm.get_partition_or_error(topic, partition).local_log()  # leadership before the policy
     config = rm.get_log_config(topic, partition)

@@ -5,7 +5,7 @@ advertises nor accepts it (the connection is closed as for an unknown API).
 
 Behaviour (Kafka's ``KafkaApis.handleStopReplicaRequest`` then ``ReplicaManager.stopReplicas``):
 - A stale broker epoch (not -1 and older than this broker's ``/brokers/ids`` czxid)
-  answers STALE_BROKER_EPOCH (77) at the top and for every partition.
+  answers STALE_BROKER_EPOCH (77) at the top, with no partition, and stops nothing.
 - A controller epoch older than the last accepted control request's answers
   STALE_CONTROLLER_EPOCH (11) at the top, with no partition.
 - Per partition: a hosted partition stops when the request's leader epoch is -2 (topic
@@ -22,7 +22,9 @@ Behaviour (Kafka's ``KafkaApis.handleStopReplicaRequest`` then ``ReplicaManager.
 Version notes: v3 carries per-partition leader epoch and delete flag (KIP-570); v4 adds
 IsKRaftController (ignored).
 
-Authorization: ClusterAction on the cluster, else CLUSTER_AUTHORIZATION_FAILED everywhere.
+Authorization: ClusterAction on the cluster, else CLUSTER_AUTHORIZATION_FAILED at the top and
+for every partition (Kafka's ``StopReplicaRequest.getErrorResponse``), checked before the
+broker epoch.
 
 Not implemented: replica fetchers to stop (none exist yet); offline log dirs. v0-2 (one
 request-level DeletePartitions) are not served.
@@ -44,9 +46,9 @@ async def handle_stop_replica(ctx: RequestContext, request: StopReplicaRequest) 
         for t in request.topic_states
         for p in t.partition_states
     ]
-    denied = not ctx.authorize(AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER)
-    if denied or is_broker_epoch_stale(ctx, request.broker_epoch):
-        error = (ErrorCode.CLUSTER_AUTHORIZATION_FAILED if denied else ErrorCode.STALE_BROKER_EPOCH).code
+    if not ctx.authorize(AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER):
+        # KafkaApis.handle answers the ClusterAuthorizationException with getErrorResponse
+        error = ErrorCode.CLUSTER_AUTHORIZATION_FAILED.code
         return StopReplicaResponse(
             error_code=error,
             partition_errors=[
@@ -56,6 +58,9 @@ async def handle_stop_replica(ctx: RequestContext, request: StopReplicaRequest) 
                 for (topic, index), _, _ in partitions
             ],
         )
+    if is_broker_epoch_stale(ctx, request.broker_epoch):
+        # KafkaApis.handleStopReplicaRequest: the top-level error alone, no partition errors
+        return StopReplicaResponse(error_code=ErrorCode.STALE_BROKER_EPOCH.code, partition_errors=[])
     top, errors = await ctx.broker.replica_manager.stop_replicas(
         request.controller_id, request.controller_epoch, partitions
     )

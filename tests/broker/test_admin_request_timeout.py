@@ -45,13 +45,21 @@ class SlowAdmin:
         self._spend(timeout_ms)
         raise AssertionError
 
-    async def create_partitions(self, name, new_total, assignments, *, validate_only, timeout_ms) -> None:
+    def partition_count(self, name: str) -> int | None:
+        return 1
+
+    async def create_partitions(
+        self, name, new_total, assignments, *, validate_only, timeout_ms, check_adding=None
+    ) -> None:
         self._spend(timeout_ms)
 
 
 def context(admin: SlowAdmin, clock: Clock, version: int) -> RequestContext:
     broker = SimpleNamespace(
-        authorizer=AllowAll(), topic_admin=admin, clock=clock, config={"delete.topic.enable": True}
+        authorizer=AllowAll(),
+        topic_admin=admin,
+        clock=clock,
+        config={"delete.topic.enable": True, "max.partitions.per.request": 10_000},
     )
     return RequestContext(broker, 20, version, 1, "test", "peer", 1, "PLAINTEXT")  # type: ignore[arg-type]
 

@@ -279,6 +279,20 @@ def test_add_partitions_continues_kafkas_assignment(cluster):
     with pytest.raises(KafkaError) as exc_info:
         asyncio.run(admin.add_partitions("nope", 3))
     assert exc_info.value.error is ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+    # check_adding (max.partitions.per.request) sees the count to add before any assignment
+    # is checked or built, and its refusal writes nothing
+    asked: list[int] = []
+
+    def refuse(adding: int) -> None:
+        asked.append(adding)
+        raise KafkaError(ErrorCode.POLICY_VIOLATION, "too many")
+
+    for manual in (None, [[1, 7]]):
+        with pytest.raises(KafkaError) as exc_info:
+            asyncio.run(admin.add_partitions("grow", 2**31 - 1, manual, check_adding=refuse))
+        assert exc_info.value.error is ErrorCode.POLICY_VIOLATION
+    assert asked == [2**31 - 6, 2**31 - 6]
+    assert len(admin.read_topic("grow").partitions) == 5
     asyncio.run(admin.delete_topic("grow"))
     with pytest.raises(KafkaError) as exc_info:
         asyncio.run(admin.add_partitions("grow", 9))
