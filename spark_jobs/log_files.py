@@ -13,7 +13,14 @@ anything, so it is safe next to a running broker (which appends with
   sparse ``.index`` / ``.timeindex`` (``storage.index``), for aborted
   transactions ``.txnindex`` (Kafka's ``AbortedTxn``: 34-byte entries), and producer
   ``.snapshot`` files; the last stable offset (where read_committed stops) is rebuilt
-  from the newest snapshot and the batch headers after it, as the broker does.
+  from the newest snapshot and the batch headers after it, as the broker does;
+- what a broker's recovery at start-up would conclude is applied read-only: a
+  checkpointed high watermark past the last whole batch is clamped to it (Kafka's
+  ``UnifiedLog.updateHighWatermark``; a torn last batch is not data), and a cleaner
+  swap a crash cut after its commit point (``.log.swap`` files with no lower
+  ``.cleaned``) is read from its ``.swap`` files in place of the segments it
+  replaced (Kafka's ``LogLoader.removeTempFilesAndCollectSwapFiles``, Moldau's
+  ``storage.segment_recovery.clean_leftover_files``).
 
 The planner (:func:`plan_reads`) turns an offset range of a partition into
 byte ranges of segment files that start and end on batch boundaries, split at
@@ -25,6 +32,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import dataclasses
 import functools
 import itertools
 import logging
@@ -60,8 +68,10 @@ from storage.producer_snapshot import (
     snapshot_file_name,
 )
 from storage.segment import (
+    CLEANED_SUFFIX,
     INDEX_SUFFIX,
     LOG_SUFFIX,
+    SWAP_SUFFIX,
     TIME_INDEX_SUFFIX,
     TXN_INDEX_SUFFIX,
     filename_prefix,
@@ -108,10 +118,27 @@ class PartitionFiles:
     directory: Path
     segments: tuple[int, ...]  # base offsets, ascending
     log_start_offset: int
-    high_watermark: int  # from replication-offset-checkpoint; log start when absent
+    # From replication-offset-checkpoint (the log start when absent), clamped to
+    # [log start, end of the last whole batch] as Kafka's UnifiedLog.updateHighWatermark.
+    high_watermark: int
+    # Names ("<base>.log", "<base>.index", ...) of the files of a committed cleaner swap that
+    # a crash left as "<name>.swap": read under that name (see _segment_files).
+    swapped: frozenset[str] = frozenset()
 
     def segment_path(self, base_offset: int) -> Path:
-        return self.directory / (filename_prefix(base_offset) + LOG_SUFFIX)
+        path = self._file(base_offset, LOG_SUFFIX)
+        assert path is not None
+        return path
+
+    def _file(self, base_offset: int, suffix: str) -> Path | None:
+        """The file of a segment with ``suffix``: its ``.swap`` when a committed swap left it
+        so; None for the other files of a swapped-in segment (recovery deletes them)."""
+        name = filename_prefix(base_offset) + suffix
+        if name in self.swapped:
+            return self.directory / (name + SWAP_SUFFIX)
+        if suffix != LOG_SUFFIX and filename_prefix(base_offset) + LOG_SUFFIX in self.swapped:
+            return None
+        return self.directory / name
 
     def segment_index(self, offset: int) -> int:
         """Index in ``segments`` of the segment that holds ``offset`` (the last base <= offset)."""
@@ -119,20 +146,11 @@ class PartitionFiles:
 
     def offset_index(self, base_offset: int) -> OffsetIndex | None:
         """The segment's offset index, read-only (None when missing or corrupt: scan from 0)."""
-        path = self.directory / (filename_prefix(base_offset) + INDEX_SUFFIX)
-        if not path.exists():
-            return None
-        index = OffsetIndex(path, base_offset, 0, writable=False)
-        try:
-            index.entries  # noqa: B018 - loads and checks the entries now
-        except (OSError, CorruptIndexError) as exc:
-            log.warning("%s: ignoring unreadable offset index (%s)", path, exc)
-            return None
-        return index
+        return _read_offset_index(self._file(base_offset, INDEX_SUFFIX), base_offset)
 
     def time_index(self, base_offset: int) -> TimeIndex | None:
-        path = self.directory / (filename_prefix(base_offset) + TIME_INDEX_SUFFIX)
-        if not path.exists():
+        path = self._file(base_offset, TIME_INDEX_SUFFIX)
+        if path is None or not path.exists():
             return None
         index = TimeIndex(path, base_offset, 0, writable=False)
         try:
@@ -230,7 +248,9 @@ class PartitionFiles:
         """Every aborted transaction recorded in the partition's ``.txnindex`` files."""
         out: list[AbortedTxn] = []
         for base in self.segments:
-            path = self.directory / (filename_prefix(base) + TXN_INDEX_SUFFIX)
+            path = self._file(base, TXN_INDEX_SUFFIX)
+            if path is None:
+                continue
             try:
                 data = path.read_bytes()
             except FileNotFoundError:
@@ -276,24 +296,36 @@ class LogDirs:
         """The partitions of several brokers' log dirs, each from one replica.
 
         Each broker's dirs are scanned as :meth:`scan` does (a partition in two
-        dirs of one broker is refused). Of the copies of a partition on several
-        brokers, the one with the highest checkpointed high watermark is kept,
-        the first broker's on a tie: its data up to that high watermark is
-        committed (Kafka's leader advances the HW only over the ISR, and a
-        follower's HW never passes its own log end), whereas a lagging
-        follower's copy stops earlier.
+        dirs of one broker is refused; each copy's high watermark is clamped to
+        its last whole batch). Of the copies of a partition on several brokers,
+        the one with the highest high watermark is kept, the first broker's on a
+        tie: its data up to that high watermark is committed (Kafka's leader
+        advances the HW only over the ISR, and a follower's HW never passes its
+        own log end), whereas a lagging follower's copy stops earlier.
+
+        The kept copy's log start offset is raised to the largest any copy
+        reports (at most its high watermark): nothing below any replica's log
+        start is readable in Kafka (DeleteRecords is acknowledged once every
+        replica's log start passed the offset, ``DelayedDeleteRecords``), while a
+        SIGKILLed broker's ``log-start-offset-checkpoint`` may predate it.
         """
         if len(brokers) == 1:
             return cls.scan(brokers[0])
         every_dir: list[Path] = []
         best: dict[tuple[str, int], PartitionFiles] = {}
+        log_starts: dict[tuple[str, int], int] = {}
         for broker_dirs in brokers:
             one = cls.scan(broker_dirs)
             every_dir.extend(one.dirs)
             for tp, pf in one.partitions.items():
+                log_starts[tp] = max(log_starts.get(tp, pf.log_start_offset), pf.log_start_offset)
                 kept = best.get(tp)
                 if kept is None or pf.high_watermark > kept.high_watermark:
                     best[tp] = pf
+        for tp, pf in best.items():
+            start = min(log_starts[tp], pf.high_watermark)
+            if start > pf.log_start_offset:
+                best[tp] = dataclasses.replace(pf, log_start_offset=start)
         return cls(tuple(every_dir), dict(sorted(best.items())))
 
     def select(
@@ -352,13 +384,8 @@ def _partition_files(
     high_watermarks: dict[tuple[str, int], int],
     log_starts: dict[tuple[str, int], int],
 ) -> PartitionFiles:
-    bases = []
-    for p in directory.iterdir():
-        name = p.name
-        # Only live segments: "<offset>.log"; ".log.deleted", ".log.swap", ".log.cleaned" are not.
-        if name.endswith(LOG_SUFFIX) and name[: -len(LOG_SUFFIX)].isdigit():
-            bases.append(offset_from_filename(name))
-    bases.sort()
+    paths, swapped = _segment_files(directory)
+    bases = tuple(sorted(paths))
     first = bases[0] if bases else 0
     log_start = max(log_starts.get(key, first), first)
     hw = high_watermarks.get(key)
@@ -366,7 +393,124 @@ def _partition_files(
         # Nothing is known to be committed (the broker has not checkpointed it yet).
         log.warning("%s has no entry in %s; reading nothing of it", directory, HIGH_WATERMARK_CHECKPOINT)
         hw = log_start
-    return PartitionFiles(key[0], key[1], directory, tuple(bases), log_start, max(hw, log_start))
+    if bases and hw > max(bases[-1], log_start):
+        # Kafka's UnifiedLog.updateHighWatermark: never past the log end offset. A checkpoint
+        # newer than the segment (a log dir copied while its broker ran, a torn last batch)
+        # would otherwise hide the missing tail behind this copy.
+        last = bases[-1]
+        end = whole_batches_end(paths[last], _index_path(paths[last]), last)
+        if end < hw:
+            log.warning(
+                "%s: checkpointed high watermark %d is past the last whole batch (log end %d); using %d",
+                directory,
+                hw,
+                end,
+                end,
+            )
+            hw = end
+    return PartitionFiles(key[0], key[1], directory, bases, log_start, max(hw, log_start), swapped)
+
+
+def segment_files(directory: Path) -> dict[int, Path]:
+    """Base offset -> file of the partition's segments, as the broker would load them."""
+    return _segment_files(directory)[0]
+
+
+def _segment_files(directory: Path) -> tuple[dict[int, Path], frozenset[str]]:
+    """The segments of a partition directory (base offset -> file) and the names of the
+    committed ``.swap`` files among them, read as the broker's recovery would leave them.
+
+    Live segments are ``<offset>.log``; ``.deleted`` and ``.cleaned`` files are not. A
+    ``.swap`` file is a cleaner swap cut by a crash after its commit point, unless a
+    ``.cleaned`` file at or below its offset shows the commit was cut halfway (Kafka's
+    ``LogLoader.removeTempFilesAndCollectSwapFiles``, KAFKA-6264; Moldau's
+    ``storage.segment_recovery.clean_leftover_files``, which renames them at start-up).
+    The ``.log.swap`` segments replace every listed segment whose base offset lies in
+    [lowest swap base, highest swap next offset), and are read by their ``.swap`` names;
+    a ``.swap`` index of a segment whose ``.log`` was already renamed is read likewise.
+    Nothing is renamed or deleted here.
+    """
+    logs: dict[int, Path] = {}
+    swaps: list[str] = []
+    min_cleaned: int | None = None
+    for p in directory.iterdir():
+        name = p.name
+        head = name.split(".", 1)[0]
+        if not head.isdigit():
+            continue
+        if name == head + LOG_SUFFIX:
+            logs[int(head)] = p
+        elif name.endswith(CLEANED_SUFFIX):
+            min_cleaned = int(head) if min_cleaned is None else min(min_cleaned, int(head))
+        elif name.endswith(SWAP_SUFFIX):
+            swaps.append(name[: -len(SWAP_SUFFIX)])
+    committed = frozenset(n for n in swaps if min_cleaned is None or offset_from_filename(n) < min_cleaned)
+    swapped_in = {
+        offset_from_filename(n): directory / (n + SWAP_SUFFIX) for n in committed if n.endswith(LOG_SUFFIX)
+    }
+    if swapped_in:
+        low = min(swapped_in)
+        high = max(whole_batches_end(path, _index_path(path), base) for base, path in swapped_in.items())
+        logs = {b: p for b, p in logs.items() if not low <= b < high}
+        logs.update(swapped_in)
+    return logs, committed
+
+
+def _index_path(segment: Path) -> Path:
+    """The offset index beside a segment file (``.log`` or ``.log.swap``)."""
+    name = segment.name
+    if name.endswith(SWAP_SUFFIX):
+        return segment.with_name(name[: -len(LOG_SUFFIX + SWAP_SUFFIX)] + INDEX_SUFFIX + SWAP_SUFFIX)
+    return segment.with_name(name[: -len(LOG_SUFFIX)] + INDEX_SUFFIX)
+
+
+def _read_offset_index(path: Path | None, base_offset: int) -> OffsetIndex | None:
+    """An offset index, read-only (None when missing or corrupt: scan from 0)."""
+    if path is None or not path.exists():
+        return None
+    index = OffsetIndex(path, base_offset, 0, writable=False)
+    try:
+        index.entries  # noqa: B018 - loads and checks the entries now
+    except (OSError, CorruptIndexError) as exc:
+        log.warning("%s: ignoring unreadable offset index (%s)", path, exc)
+        return None
+    return index
+
+
+def whole_batches_end(path: Path, index_path: Path | None, base_offset: int) -> int:
+    """The offset after a segment's last whole batch (its base offset when it has none):
+    where the broker's recovery would put the log end (Kafka's ``LogSegment.recover``
+    drops a torn or zero-filled tail). Walks batch headers (CRCs are not checked) from the
+    last offset-index entry when the index file is smaller than the segment (an active
+    segment's index is preallocated: reading it may cost more than walking a small segment)."""
+    try:
+        fd = open_segment(path)
+    except DataLossError:
+        return base_offset
+    try:
+        size = file_size(fd)
+        starts = [0]
+        try:
+            index_size = os.stat(index_path).st_size if index_path is not None else 0
+        except FileNotFoundError:
+            index_size = 0
+        if 0 < index_size < size:
+            index = _read_offset_index(index_path, base_offset)
+            if index is not None and index.entries:
+                tail = index.entry(index.entries - 1).position
+                if 0 < tail < size:
+                    starts.insert(0, tail)
+        for start in starts:
+            end: int | None = None
+            with contextlib.suppress(LogReadError):
+                for b in iter_batch_bounds(fd, start, size, path):
+                    end = b.last_offset + 1
+            if end is not None:
+                return end
+            # The index entry was not a whole batch's start (stale, or the batch is torn).
+        return base_offset
+    finally:
+        os.close(fd)
 
 
 # ---------------------------------------------------------------------- walking batch headers
@@ -374,7 +518,10 @@ def _partition_files(
 
 def open_segment(path: Path) -> int:
     """A read-only fd of a segment, following a rename to ``.deleted`` (retention); DataLossError if gone."""
-    for candidate in (path, path.with_name(path.name + DELETED_SUFFIX)):
+    candidates = [path, path.with_name(path.name + DELETED_SUFFIX)]
+    if path.name.endswith(SWAP_SUFFIX):
+        candidates.append(path.with_name(path.name[: -len(SWAP_SUFFIX)]))  # the swap completed since
+    for candidate in candidates:
         with contextlib.suppress(FileNotFoundError):
             return os.open(candidate, os.O_RDONLY | os.O_CLOEXEC)
     raise DataLossError(f"segment {path} is gone (deleted by retention or truncation?)")
@@ -702,4 +849,6 @@ __all__ = [
     "ReadRange",
     "offset_for_timestamp",
     "plan_reads",
+    "segment_files",
+    "whole_batches_end",
 ]

@@ -32,10 +32,11 @@ the log dirs of one broker, where a partition may be in one dir only.
 
 Several brokers of a replicated cluster: ``brokerLogDirs``, each broker's log
 dirs comma-separated, brokers separated by ``;`` (``/b1/logs;/b2/logs;/b3/logs``).
-Each partition is then read once, from the copy whose high watermark in its
-``replication-offset-checkpoint`` is highest (an in-sync replica: the leader's
-or a follower's that caught up), the first broker's on a tie, and never past
-that high watermark (see ``LogDirs.scan_brokers``).
+Each partition is then read once, from the copy whose high watermark (its
+``replication-offset-checkpoint`` entry, clamped to its last whole batch) is
+highest (an in-sync replica: the leader's or a follower's that caught up), the
+first broker's on a tie, never past that high watermark nor below the largest
+log start offset of any copy (see ``LogDirs.scan_brokers``).
 """
 
 from __future__ import annotations

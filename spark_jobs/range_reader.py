@@ -44,8 +44,8 @@ from spark_jobs.log_files import (
     file_size,
     first_batch_ending_at_or_after,
     open_segment,
+    segment_files,
 )
-from storage.segment import LOG_SUFFIX
 
 log = logging.getLogger(__name__)
 
@@ -101,17 +101,13 @@ def relocate(r: ReadRange) -> tuple[int, ReadRange]:
 
     The cleaner names a cleaned segment after the first segment it replaces (Kafka's
     ``LocalLog.replaceSegments``) and may merge the following ones into it, so the holder is
-    the segment with the largest base offset at or below ``r.from_offset``."""
-    directory = Path(r.path).parent
-    bases = sorted(
-        int(p.name[: -len(LOG_SUFFIX)])
-        for p in directory.glob("*" + LOG_SUFFIX)
-        if p.name[: -len(LOG_SUFFIX)].isdigit()
-    )
-    holder = [b for b in bases if b <= r.from_offset]
+    the segment with the largest base offset at or below ``r.from_offset`` (a committed
+    ``.swap`` a crash left counts, as in planning: ``log_files.segment_files``)."""
+    segments = segment_files(Path(r.path).parent)
+    holder = [b for b in sorted(segments) if b <= r.from_offset]
     if not holder:
         return -1, r
-    path = directory / f"{holder[-1]:020d}{LOG_SUFFIX}"
+    path = segments[holder[-1]]
     try:
         fd = open_segment(path)
     except DataLossError:

@@ -259,15 +259,18 @@ def test_partial_trailing_batch_is_never_read(tmp_path):
     half = build_batch([(b"k", b"in flight" * 50)], timestamp=T0, base_offset=5)
     with open(segment, "ab") as f:
         f.write(half[: len(half) // 2])
-    # even with a high watermark past it (it cannot be, but the reader must not rely on that)
+    # even with a high watermark past it (a log dir copied while its broker ran): the high
+    # watermark is clamped to the last whole batch (Kafka's UnifiedLog.updateHighWatermark)
     set_high_watermarks(tmp_path, {("t", 0): 6})
     pf = LogDirs.scan([tmp_path]).partitions[("t", 0)]
-    rows = read_all(pf, 0, pf.high_watermark)
+    assert pf.high_watermark == 5
+    rows = read_all(pf, 0, 6)
     assert [r.value for r in rows] == [b"v%d" % i for i in range(5)]
     # the rest of the batch arrives: now it is read
     with open(segment, "ab") as f:
         f.write(half[len(half) // 2 :])
-    assert len(read_all(pf, 0, pf.high_watermark)) == 6
+    assert len(read_all(pf, 0, 6)) == 6
+    assert LogDirs.scan([tmp_path]).partitions[("t", 0)].high_watermark == 6
 
 
 def test_crc_mismatch_is_reported_unless_checks_are_off(tmp_path):
@@ -298,6 +301,69 @@ def test_segment_deleted_after_planning_is_data_loss(tmp_path):
     with pytest.raises(DataLossError):
         list(read_range(first))
     assert list(read_range(first, fail_on_data_loss=False)) == []
+
+
+def _swap_in(directory, bases, keep):
+    """A cleaner's swap cut after its commit point: ``<bases[0]>.log.swap`` holds the batches
+    of the segments ``bases`` that ``keep(n)`` keeps (n counts their batches)."""
+    from spark_jobs.log_files import iter_batch_bounds
+
+    kept = bytearray()
+    n = 0
+    for base in bases:
+        data = (directory / f"{base:020d}.log").read_bytes()
+        fd = os.open(directory / f"{base:020d}.log", os.O_RDONLY)
+        try:
+            for b in iter_batch_bounds(fd, 0, len(data), directory / "x"):
+                if keep(n):
+                    kept += data[b.position : b.position + b.size]
+                n += 1
+        finally:
+            os.close(fd)
+    (directory / f"{bases[0]:020d}.log.swap").write_bytes(kept)
+
+
+def test_a_committed_swap_replaces_the_segments_it_covers(tmp_path):
+    """Kafka's LogLoader.removeTempFilesAndCollectSwapFiles, read-only: a .log.swap with no
+    .cleaned at or below it is committed and replaces the listed segments in
+    [its base, its next offset); with a lower .cleaned (a commit cut halfway, KAFKA-6264) it
+    is not, and the old segments are read."""
+    written = write_partition(
+        tmp_path,
+        "t",
+        0,
+        [Batch([(b"k", b"x" * 400)], [T0]) for _ in range(60)],
+        config=SMALL_SEGMENTS,
+    )
+    set_high_watermarks(tmp_path, {("t", 0): 60})
+    bases = LogDirs.scan([tmp_path]).partitions[("t", 0)].segments
+    assert len(bases) >= 4
+    # segments 1 and 2 cleaned into one, every other batch left out; the old ones still listed
+    _swap_in(written.directory, bases[1:3], lambda n: n % 2 == 0)
+    pf = LogDirs.scan([tmp_path]).partitions[("t", 0)]
+    assert pf.segments == (bases[0], bases[1], *bases[3:])
+    cleaned = [o for o in range(bases[1], bases[3]) if (o - bases[1]) % 2 == 0]
+    expected = [*range(bases[1]), *cleaned, *range(bases[3], 60)]
+    assert [r.offset for r in read_all(pf, 0, 60, max_bytes=700)] == expected
+    # a .cleaned at or below the swap: an unfinished commit, the old segments stay
+    (written.directory / f"{bases[1]:020d}.index.cleaned").write_bytes(b"")
+    pf = LogDirs.scan([tmp_path]).partitions[("t", 0)]
+    assert pf.segments == bases
+    assert [r.offset for r in read_all(pf, 0, 60)] == list(range(60))
+
+
+def test_the_largest_log_start_of_any_copy_is_kept(tmp_path):
+    """A DeleteRecords every replica applied (Kafka's DelayedDeleteRecords) hides the records
+    even when the chosen copy's log-start-offset-checkpoint predates it."""
+    dirs = [tmp_path / "b0", tmp_path / "b1"]
+    for i, d in enumerate(dirs):
+        d.mkdir()
+        write_partition(d, "t", 0, [Batch([(b"k", b"%d" % n)], [T0]) for n in range(10)])
+        set_high_watermarks(d, {("t", 0): 10 - i})  # b0 is chosen
+    OffsetCheckpointFile(dirs[1] / LOG_START_OFFSET_CHECKPOINT).write({("t", 0): 4})
+    pf = LogDirs.scan_brokers([[dirs[0]], [dirs[1]]]).partitions[("t", 0)]
+    assert (pf.directory.parent, pf.log_start_offset, pf.high_watermark) == (dirs[0], 4, 10)
+    assert [r.offset for r in read_all(pf, pf.log_start_offset, pf.high_watermark)] == list(range(4, 10))
 
 
 def test_log_start_offset_checkpoint_hides_deleted_records(tmp_path):
