@@ -261,7 +261,9 @@ class Partition(FetchByteCounters):
         recomputed (after an unclean shutdown the checkpointed one may lag). The epoch is
         assigned first: if its checkpoint cannot be written (KAFKA_STORAGE_ERROR) nothing
         changed, as Kafka's ``makeLeader`` keeps its leader epoch when
-        ``maybeAssignEpochStartOffset`` throws. ``adding_replicas`` / ``removing_replicas``
+        ``maybeAssignEpochStartOffset`` throws. LeaderAndIsr writes that checkpoint ahead, off
+        the loop (``ReplicaStateChanges._write_new_leader_epochs``): the assign here then
+        writes nothing, unless the log end moved meanwhile. ``adding_replicas`` / ``removing_replicas``
         are LeaderAndIsr's (a reassignment in flight). An ISR the controller sets here is
         not an ISR shrink or expansion: Kafka meters only its own committed AlterPartition
         (``on_alter_partition_committed``).

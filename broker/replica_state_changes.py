@@ -24,6 +24,7 @@ from broker.partition import NO_EPOCH, Partition
 from coordinator.cluster_state import PartitionState
 from coordinator.controller import validate_topic_name
 from protocol.errors import ErrorCode, KafkaError
+from storage.leader_epoch import write_pending_checkpoints
 from storage.log_config import parse_topic_overrides
 
 if TYPE_CHECKING:
@@ -73,6 +74,7 @@ class ReplicaStateChanges:
         self,
         applied: Sequence[tuple[PartitionState, Partition]],
         reassignments: Mapping[TopicPartition, Reassignment] | None = None,
+        storage_errors: Mapping[TopicPartition, str] | None = None,
     ) -> dict[TopicPartition, ErrorCode]:
         """Kafka's ``makeLeaders`` / ``makeFollowers`` then ``onLeadershipChange``: the
         leadership listeners hear of the partitions this broker newly leads (a re-elected
@@ -81,13 +83,16 @@ class ReplicaStateChanges:
         added and removed of the partitions a reassignment is moving (LeaderAndIsr's
         AddingReplicas / RemovingReplicas; any other partition has none). Returns the
         partitions whose change failed (a leader-epoch checkpoint that cannot be written)
-        with their error."""
+        with their error. ``storage_errors``: partitions whose new epoch's checkpoint could not
+        be written ahead (``_write_new_leader_epochs``), failed without a change, with why."""
         leaders: list[Partition] = []
         followers: list[Partition] = []
         failed: dict[TopicPartition, ErrorCode] = {}
         for state, partition in applied:
             adding, removing = (reassignments or {}).get(state.key, ((), ()))
             try:
+                if storage_errors and state.key in storage_errors:
+                    raise KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, storage_errors[state.key])
                 if state.leader == self.broker_id:
                     if partition.make_leader(state, adding_replicas=adding, removing_replicas=removing):
                         leaders.append(partition)
@@ -252,7 +257,8 @@ class ReplicaStateChanges:
                     errors[state.key] = ErrorCode.KAFKA_STORAGE_ERROR
                     continue
                 applied.append((state, self._host(plog)))
-            errors.update(self._make_leaders_and_followers(applied, reassignments))
+            storage_errors = await self._write_new_leader_epochs(applied)
+            errors.update(self._make_leaders_and_followers(applied, reassignments, storage_errors))
             log.info(
                 "LeaderAndIsr from controller %d epoch %d: %d partitions applied, %d refused",
                 controller_id,
@@ -261,6 +267,39 @@ class ReplicaStateChanges:
                 sum(1 for e in errors.values() if e is not ErrorCode.NONE),
             )
             return ErrorCode.NONE, errors
+
+    async def _write_new_leader_epochs(
+        self, applied: Sequence[tuple[PartitionState, Partition]]
+    ) -> dict[TopicPartition, str]:
+        """The leader-epoch checkpoints ``Partition.make_leader`` would write (the new epoch at
+        the log end offset), written ahead in one executor job, off the loop (Kafka writes them
+        on a request handler thread): ``make_leader`` then finds them written. Returns the
+        partitions whose write failed (their dir is told, as by ``assign``), which must not
+        change: KAFKA_STORAGE_ERROR, the old epoch kept. A log that moved on meanwhile (an
+        append during the write) is assigned again by ``make_leader``, on the loop."""
+        pending = []
+        for state, partition in applied:
+            if state.leader != self.broker_id:
+                continue
+            plog = partition.log
+            if plog.dir_state.offline:
+                continue  # make_leader answers KAFKA_STORAGE_ERROR
+            write = plog.leader_epoch_cache.prepare_assign(state.leader_epoch, plog.log_end_offset)
+            if write is not None:
+                pending.append((state.key, write))
+        if not pending:
+            return {}
+        writes = [write for _, write in pending]
+        loop = asyncio.get_running_loop()
+        # Cancelled (shutdown): the caches count the writes as in flight, so stay dirty and the
+        # next write of each (the shutdown's) writes its entries again.
+        results = await loop.run_in_executor(None, write_pending_checkpoints, writes)
+        failed: dict[TopicPartition, str] = {}
+        for (key, write), error in zip(pending, results, strict=True):
+            write.cache.written(write, error)
+            if error is not None:
+                failed[key] = f"Error while writing to checkpoint file {write.cache.path}: {error}"
+        return failed
 
     def _check_leader_and_isr_state(self, state: PartitionState, topic_id: uuid.UUID | None) -> ErrorCode:
         """One partition of a LeaderAndIsr, before anything changes (becomeLeaderOrFollower)."""

@@ -11,13 +11,25 @@ error goes to ``on_write_error`` (the partition log reports it to its log dir's 
 the caller gets KafkaError(KAFKA_STORAGE_ERROR). A failed ``assign`` leaves the entries as
 they were, so the append that asked for it changes nothing and a retry assigns again.
 
-Not thread-safe: mutated on the event loop only.
+Writes off the event loop (Kafka's ``truncateFromStartAsyncFlush`` /
+``truncateFromEndAsyncFlush``, its scheduler writing the file): ``pending_write`` takes the
+entries to write on the loop (a ``PendingCheckpoint`` with a ticket), ``write_pending`` writes
+them in any thread (None, or the OSError: a dir removed meanwhile is no error, as Kafka's
+``writeIfDirExists``), ``written`` records the outcome on the loop (an error goes to
+``on_write_error``). ``prepare_assign`` is the write ``assign`` would make, done ahead off the
+loop (LeaderAndIsr): ``assign`` then finds the file written. Writes of one cache are serialized
+by a lock and a write whose entries were taken before those already in the file is skipped, so
+the file never goes back to older entries.
+
+Not thread-safe otherwise: mutated on the event loop only.
 """
 
 from __future__ import annotations
 
 import bisect
+import itertools
 import logging
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
@@ -34,6 +46,14 @@ UNDEFINED_EPOCH_OFFSET = -1
 class EpochEntry(NamedTuple):
     epoch: int
     start_offset: int
+
+
+class PendingCheckpoint(NamedTuple):
+    """Entries to write to a cache's checkpoint off the loop, taken on the loop at ``ticket``."""
+
+    cache: LeaderEpochFileCache
+    ticket: int
+    entries: tuple[tuple[int, int], ...]
 
 
 class EpochEndOffset(NamedTuple):
@@ -75,6 +95,12 @@ class LeaderEpochFileCache:
                 self._put(EpochEntry(epoch, start))
         # What the checkpoint file holds: a write that would not change it is skipped.
         self._persisted = (list(self._epochs), list(self._offsets))
+        # Writes off the loop: tickets are taken on the loop, in order; the file holds the
+        # entries of ticket ``_file_ticket`` (both under ``_file_lock``, held by each write).
+        self._tickets = itertools.count(1)
+        self._file_ticket = 0
+        self._file_lock = threading.Lock()
+        self._writes_in_flight = 0  # pending_write / prepare_assign taken, written not called yet
 
     # ------------------------------------------------------------------ queries
 
@@ -194,16 +220,91 @@ class LeaderEpochFileCache:
         """Write the checkpoint if it differs from the entries (after unflushed truncations)."""
         self._flush()
 
+    @property
+    def dirty(self) -> bool:
+        """Whether the checkpoint file (as last written) differs from the entries."""
+        return self._checkpoint and (
+            self._writes_in_flight > 0 or self._persisted != (self._epochs, self._offsets)
+        )
+
     def _flush(self) -> None:
-        if not self._checkpoint or self._persisted == (self._epochs, self._offsets):
+        if not self.dirty:
             return
-        try:
-            self._file.write(self.entries())
-        except OSError as exc:
+        pending = PendingCheckpoint(
+            self, next(self._tickets), tuple(zip(self._epochs, self._offsets, strict=True))
+        )
+        error = self._write(pending)
+        if error is not None:
             # Kafka's CheckpointFileWithFailureHandler.write: LogDirFailureChannel, then
             # KafkaStorageException.
-            self._on_write_error(exc, f"writing {self.path}")
+            self._on_write_error(error, f"writing {self.path}")
             raise KafkaError(
-                ErrorCode.KAFKA_STORAGE_ERROR, f"Error while writing to checkpoint file {self.path}: {exc}"
+                ErrorCode.KAFKA_STORAGE_ERROR, f"Error while writing to checkpoint file {self.path}: {error}"
             ) from None
         self._persisted = (list(self._epochs), list(self._offsets))
+
+    # ------------------------------------------------------------------ writes off the loop
+
+    def pending_write(self) -> PendingCheckpoint | None:
+        """On the loop: the entries a write off the loop must put in the file, None if the file
+        has them already. Call ``write_pending`` (any thread), then ``written`` (the loop)."""
+        if not self.dirty:
+            return None
+        self._writes_in_flight += 1
+        return PendingCheckpoint(
+            self, next(self._tickets), tuple(zip(self._epochs, self._offsets, strict=True))
+        )
+
+    def prepare_assign(self, epoch: int, start_offset: int) -> PendingCheckpoint | None:
+        """On the loop: the checkpoint ``assign(epoch, start_offset)`` would write, the cache
+        unchanged (None: it would write nothing). Once ``write_pending`` wrote it and ``written``
+        recorded it, ``assign`` with the same arguments writes nothing; after a failed write the
+        cache is as it was (the caller does not assign: KAFKA_STORAGE_ERROR)."""
+        if not self._checkpoint or epoch < 0 or start_offset < 0:
+            return None
+        latest = self.latest_entry()
+        if latest is not None and latest.epoch == epoch and start_offset >= latest.start_offset:
+            return None
+        n = len(self._epochs)
+        while n and (self._epochs[n - 1] >= epoch or self._offsets[n - 1] >= start_offset):
+            n -= 1
+        entries = (*zip(self._epochs[:n], self._offsets[:n], strict=True), (epoch, start_offset))
+        self._writes_in_flight += 1
+        return PendingCheckpoint(self, next(self._tickets), entries)
+
+    def write_pending(self, pending: PendingCheckpoint) -> OSError | None:
+        """Any thread: write ``pending`` unless entries taken later are in the file already;
+        the OSError if it failed. A partition dir gone meanwhile (deleted) is no error (Kafka's
+        ``writeIfDirExists``)."""
+        error = self._write(pending)
+        if error is not None and not self.path.parent.exists():
+            return None
+        return error
+
+    def written(self, pending: PendingCheckpoint, error: OSError | None) -> None:
+        """On the loop, after ``write_pending(pending)`` returned ``error``: the file state is
+        recorded, and an error goes to ``on_write_error`` (the log's dir: full or offline)."""
+        self._writes_in_flight = max(0, self._writes_in_flight - 1)
+        if error is not None:
+            self._on_write_error(error, f"writing {self.path}")
+            return
+        with self._file_lock:
+            current = self._file_ticket == pending.ticket
+        if current:
+            self._persisted = ([e for e, _ in pending.entries], [o for _, o in pending.entries])
+
+    def _write(self, pending: PendingCheckpoint) -> OSError | None:
+        with self._file_lock:
+            if pending.ticket <= self._file_ticket:
+                return None  # entries taken after these are in the file
+            try:
+                self._file.write(pending.entries)
+            except OSError as exc:
+                return exc
+            self._file_ticket = pending.ticket
+        return None
+
+
+def write_pending_checkpoints(pending: list[PendingCheckpoint]) -> list[OSError | None]:
+    """Any thread (an executor job): write each pending checkpoint; the error of each."""
+    return [p.cache.write_pending(p) for p in pending]

@@ -42,6 +42,7 @@ from storage.log_loader import iter_batch_headers
 from storage.log_types import FetchDataInfo, TimestampAndOffset
 from storage.segment import (
     CLEANED_SUFFIX,
+    DELETED_SUFFIX,
     INDEX_SUFFIX,
     LOG_SUFFIX,
     SWAP_SUFFIX,
@@ -426,38 +427,62 @@ class LocalLog:
 
     def _remove_and_delete_segments(self, deletable: list[LogSegment], reason: str, now_ms: int) -> None:
         """Take ``deletable`` (segments below the active one) out of the list and rename their
-        files ``.deleted`` for a delayed unlink (Kafka's ``LocalLog.removeAndDeleteSegments``)."""
-        remaining = [s for s in self._segments if s not in deletable]
-        self._set_segments(remaining)
-        paths: list[Path] = []
+        files ``.deleted`` for a delayed unlink (Kafka's ``LocalLog.removeAndDeleteSegments``).
+        Here, on the caller's thread; the retention pass does the two halves apart
+        (``_remove_segments`` on the loop, ``rename_for_deletion`` in an executor)."""
+        self._remove_segments(deletable, reason)
+        self._schedule_file_deletion(rename_for_deletion(deletable), now_ms)
+
+    def _remove_segments(self, deletable: Sequence[LogSegment], reason: str) -> None:
+        """On the loop: take ``deletable`` out of the segment list (readers no longer see them)
+        and close their descriptors (a ``FileRecords`` read from them keeps its own); their
+        files stay for ``rename_for_deletion``."""
+        doomed = {id(s) for s in deletable}
+        self._set_segments([s for s in self._segments if id(s) not in doomed])
         for seg in deletable:
             seg.close_handlers()
-            paths.extend(seg.rename_for_deletion())
-        log.info(
-            "%s: deleting segments %s (%s)",
-            self.name,
-            [s.base_offset for s in deletable],
-            reason,
-        )
-        self._schedule_file_deletion(paths, now_ms)
+        if deletable:
+            log.info(
+                "%s: deleting %d segments from %d to %d (%s)",
+                self.name,
+                len(deletable),
+                deletable[0].base_offset,
+                deletable[-1].base_offset,
+                reason,
+            )
 
     def _schedule_file_deletion(self, paths: list[Path], now_ms: int) -> None:
         """Kafka deletes ``.deleted`` files after ``file.delete.delay.ms``."""
         if self.config.file_delete_delay_ms <= 0:
             _unlink_all(paths)
         else:
-            self._pending_deletes.append((now_ms + self.config.file_delete_delay_ms, paths))
+            self.schedule_file_deletion(paths, now_ms)
+
+    def schedule_file_deletion(self, paths: list[Path], now_ms: int) -> None:
+        """On the loop: unlink ``paths`` (renamed ``.deleted``) after ``file.delete.delay.ms``
+        (``take_due_deletions``, ``purge_deleted_files``; a closed log's: at its next load)."""
+        self._pending_deletes.append((now_ms + self.config.file_delete_delay_ms, paths))
+
+    def take_due_deletions(self, now_ms: int | None = None, *, force: bool = False) -> list[Path]:
+        """On the loop: the ``.deleted`` files whose delay has passed (all with ``force``), no
+        longer pending; the caller unlinks them (``unlink_all``, any thread)."""
+        return [path for paths in self._take_due(now_ms, force) for path in paths]
 
     def purge_deleted_files(self, now_ms: int | None = None, *, force: bool = False) -> int:
-        """Unlink ``.deleted`` files whose delay has passed (all of them with ``force``)."""
-        if not self._pending_deletes:
-            return 0  # the flusher asks every log each second
-        now = self._time_ms() if now_ms is None else now_ms
-        due = [p for t, p in self._pending_deletes if force or t <= now]
-        self._pending_deletes = [(t, p) for t, p in self._pending_deletes if not (force or t <= now)]
+        """Unlink ``.deleted`` files whose delay has passed (all of them with ``force``), here;
+        returns how many deletions (each a list of files) were due."""
+        due = self._take_due(now_ms, force)
         for paths in due:
             _unlink_all(paths)
         return len(due)
+
+    def _take_due(self, now_ms: int | None, force: bool) -> list[list[Path]]:
+        if not self._pending_deletes:
+            return []  # the flusher asks every log each second
+        now = self._time_ms() if now_ms is None else now_ms
+        due = [p for t, p in self._pending_deletes if force or t <= now]
+        self._pending_deletes = [(t, p) for t, p in self._pending_deletes if not (force or t <= now)]
+        return due
 
     # ------------------------------------------------------------------ log cleaner
 
@@ -619,3 +644,23 @@ def _unlink_all(paths: list[Path]) -> None:
     for path in paths:
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
+
+
+unlink_all = _unlink_all  # any thread: the files ``take_due_deletions`` gave
+
+
+def rename_for_deletion(segments: Sequence[LogSegment], others: Sequence[Path] = ()) -> list[Path]:
+    """Any thread (the segments out of every list, their descriptors closed:
+    ``LocalLog._remove_segments``): rename the segments' files and ``others`` (their producer
+    snapshots) ``*.deleted`` (Kafka's ``changeFileSuffixes("", ".deleted")``); the new paths, for
+    the delayed unlink. A file already gone is skipped; another OSError is raised (the dir's
+    failure). A load deletes ``.deleted`` files left by a crash."""
+    paths: list[Path] = []
+    for seg in segments:
+        paths.extend(seg.rename_for_deletion())
+    for path in others:
+        target = path.with_name(path.name + DELETED_SUFFIX)
+        with contextlib.suppress(FileNotFoundError):
+            os.replace(path, target)
+            paths.append(target)
+    return paths

@@ -6,8 +6,17 @@ Kafka's ``LogManager.startup`` schedules these jobs on its ``KafkaScheduler``:
 ``kafka-delete-logs`` (``deleteLogs``); the high-watermark checkpoint is
 ``ReplicaManager``'s ``highwatermark-checkpoint`` job and producer expiry ``UnifiedLog``'s
 ``PeriodicProducerExpirationCheck``. Here they are coroutines gathered by ``run`` (the
-log cleaner's too) until cancelled, on the event loop; fsyncs, checkpoint files and
-directory removals run in the default executor.
+log cleaner's too) until cancelled, on the event loop; fsyncs, checkpoint files, segment
+deletions (renames to ``.deleted``, the delayed unlinks) and directory removals run in the
+default executor. Retention takes the segments out of a log on the loop
+(``PartitionLog.remove_old_segments``) and renames their files in an executor, as Kafka's
+``kafka-log-retention`` thread does off the request threads.
+
+Leader-epoch checkpoints cut by a truncation or a new log start offset (DeleteRecords,
+retention, a follower's fetch) are written here too, off the loop (``request_epoch_checkpoint``,
+each log's ``on_epoch_checkpoint_dirty``; Kafka's ``truncateFromStartAsyncFlush`` /
+``truncateFromEndAsyncFlush`` scheduling the write): one task writes the caches marked
+meanwhile in one executor job at a time; a failed write reports to the log's dir.
 
 The flusher also wakes early when a log asks for a flush (``request_flush``, its
 ``on_flush_needed``) or dirs renamed for deletion wait for removal
@@ -30,13 +39,24 @@ from storage.checkpoints import (
     LOG_START_OFFSET_CHECKPOINT,
     RECOVERY_POINT_CHECKPOINT,
 )
+from storage.leader_epoch import write_pending_checkpoints
+from storage.local_log import rename_for_deletion, unlink_all
 from storage.log_cleaner import LogCleaner
 from storage.log_dir_checkpoints import LogDirCheckpoints
-from storage.partition_log import PartitionLog
+from storage.partition_log import PartitionLog, RemovedSegments
 
 log = logging.getLogger(__name__)
 
 __all__ = ["LogBackgroundTasks", "LogManagerIntervals"]
+
+
+def _delete_removed(removed: RemovedSegments, at_once: bool) -> list[Path]:
+    """Executor job of the retention pass: rename the removed segments' files (and their
+    producer snapshots) ``.deleted``; unlink them too when ``at_once``. The renamed paths."""
+    paths = rename_for_deletion(removed.segments, removed.snapshots)
+    if at_once:
+        unlink_all(paths)
+    return paths
 
 
 @dataclass(frozen=True)
@@ -72,11 +92,59 @@ class LogBackgroundTasks:
         self._flush = flush
         self._dirs_to_delete: list[Path] = []
         self._flush_wakeup: asyncio.Event | None = None
+        # Logs whose leader-epoch checkpoint is to be written, and the task writing them.
+        self._epoch_dirty: dict[PartitionLog, None] = {}
+        self._epoch_task: asyncio.Task[None] | None = None
 
     def request_flush(self, _plog: PartitionLog) -> None:
         """A log's ``on_flush_needed``: wake the flusher (if running)."""
         if self._flush_wakeup is not None:
             self._flush_wakeup.set()
+
+    def request_epoch_checkpoint(self, plog: PartitionLog) -> bool:
+        """A log's ``on_epoch_checkpoint_dirty``, on the loop: True if its leader-epoch
+        checkpoint will be written off the loop soon; False without a running loop (the log
+        writes it at once)."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return False
+        self._epoch_dirty[plog] = None
+        task = self._epoch_task
+        if task is None or task.done():
+            self._epoch_task = loop.create_task(
+                self._write_epoch_checkpoints(), name="log-manager-leader-epoch-checkpoints"
+            )
+        return True
+
+    async def _write_epoch_checkpoints(self) -> None:
+        """The checkpoints of the logs marked, taken on the loop and written in the default
+        executor, until none is left. A log closed (deleted) meanwhile is skipped; a cancelled
+        write (shutdown) leaves its caches dirty, for the shutdown's own write."""
+        loop = asyncio.get_running_loop()
+        while self._epoch_dirty:
+            marked, self._epoch_dirty = list(self._epoch_dirty), {}
+            pending = []
+            for plog in marked:
+                if plog.closed or plog.dir_state.offline:
+                    continue
+                write = plog.leader_epoch_cache.pending_write()
+                if write is not None:
+                    pending.append(write)
+            if not pending:
+                continue
+            try:
+                errors = await loop.run_in_executor(None, write_pending_checkpoints, pending)
+            except Exception:
+                log.exception("error while writing leader-epoch checkpoints")
+                continue
+            for write, error in zip(pending, errors, strict=True):
+                write.cache.written(write, error)
+
+    async def write_epoch_checkpoints_now(self) -> None:
+        """Wait for the leader-epoch checkpoints marked so far to be written (tests, tools)."""
+        while (task := self._epoch_task) is not None and not task.done():
+            await asyncio.shield(task)
 
     def dirs_renamed_for_deletion(self, renamed: list[Path]) -> None:
         """On the loop: queue the renamed dirs for removal (now, without background tasks)."""
@@ -93,6 +161,7 @@ class LogBackgroundTasks:
             shutil.rmtree(path, ignore_errors=True)
 
     async def flush_pass(self) -> None:
+        loop = asyncio.get_running_loop()
         now = self._time_ms()
         for plog in list(self._logs.values()):
             if not plog.closed and not plog.dir_state.offline and plog.flush_due(now):
@@ -100,12 +169,15 @@ class LogBackgroundTasks:
         for plog in list(self._logs.values()):
             if plog.dir_state.offline:
                 continue
+            due = plog.take_due_deletions(now)
+            if not due:
+                continue
             try:
-                plog.purge_deleted_files(now)
+                await loop.run_in_executor(None, unlink_all, due)
             except OSError as exc:
                 plog.dir_state.report(exc, f"deleting old files of {plog.name}")
         if self._dirs_to_delete:
-            await asyncio.get_running_loop().run_in_executor(None, self.delete_pending_dirs)
+            await loop.run_in_executor(None, self.delete_pending_dirs)
 
     async def _flusher(self) -> None:
         wakeup = self._flush_wakeup
@@ -121,16 +193,29 @@ class LogBackgroundTasks:
                 log.exception("error while flushing logs")
 
     async def retention_pass(self) -> None:
-        now = self._time_ms()
-        for plog in list(self._logs.values()):
+        """Kafka's ``cleanupLogs``: each log's old segments leave it on the loop
+        (``remove_old_segments``), their files are renamed ``.deleted`` in the default
+        executor, then scheduled for the delayed unlink (``file.delete.delay.ms``; at once,
+        in the same job, without delay)."""
+        loop = asyncio.get_running_loop()
+        for n, plog in enumerate(list(self._logs.values())):
+            if n % 100 == 99:
+                await asyncio.sleep(0)  # a pass over many logs lets requests in
             if plog.closed or plog.dir_state.offline:
                 continue
             if self.cleaner.manager.is_in_progress(plog.topic, plog.partition):
                 # Kafka pauses cleaning for retention; here retention waits for the next pass.
                 continue
             try:
-                plog.delete_old_segments(now)
-                plog.purge_deleted_files(now)
+                now = self._time_ms()
+                removed = plog.remove_old_segments(now)
+                if removed is not None:
+                    at_once = plog.config.file_delete_delay_ms <= 0
+                    paths = await loop.run_in_executor(None, _delete_removed, removed, at_once)
+                    if plog.closed and not at_once:  # closed meanwhile: its close purged the rest
+                        await loop.run_in_executor(None, unlink_all, paths)
+                    elif not at_once:
+                        plog.schedule_file_deletion(paths, now)
             except OSError as exc:
                 plog.dir_state.report(exc, f"deleting old segments of {plog.name}")
             except KafkaError:
@@ -183,5 +268,9 @@ class LogBackgroundTasks:
             )
         finally:
             self._flush_wakeup = None
+            if self._epoch_task is not None:
+                # The caches it had not written stay dirty: the shutdown that follows writes them.
+                self._epoch_task.cancel()
+                self._epoch_task = None
             # Its dirs are written by the shutdown that follows (or the next deletion).
             self.checkpoints.stop()

@@ -362,6 +362,7 @@ class LogManager:
     def _register(self, plog: PartitionLog) -> None:
         self._logs[(plog.topic, plog.partition)] = plog
         plog.on_flush_needed = self.background.request_flush
+        plog.on_epoch_checkpoint_dirty = self.background.request_epoch_checkpoint
         plog.on_truncated = self._lower_cleaner_checkpoint
         plog.dir_state = self.failure_channel.state(plog.dir.parent)
 

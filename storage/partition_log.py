@@ -31,6 +31,10 @@ appending. ``flush`` returns the offset it made durable; the caller then calls
 list is replaced, never mutated in place, so ``flush`` iterates a snapshot.
 A roll writes its producer snapshot without fsync (no fsync on the loop, as
 Kafka's ``UnifiedLog.roll``); the next ``flush`` fsyncs it, before the segments.
+Retention is split the same way: ``remove_old_segments`` (the loop) takes segments out and
+moves the log start offset, ``rename_for_deletion`` (an executor) renames their files. A
+leader-epoch checkpoint cut by a truncation or a new log start offset is written by
+``on_epoch_checkpoint_dirty`` off the loop when set (Kafka's ``*AsyncFlush``).
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from protocol.control_records import EndTransactionMarker, read_end_txn_marker
 from protocol.errors import ErrorCode, KafkaError
@@ -56,7 +61,7 @@ from protocol.record_batch import (
     iter_batches,
 )
 from storage.leader_epoch import EpochEndOffset, LeaderEpochFileCache
-from storage.local_log import LocalLog
+from storage.local_log import LocalLog, rename_for_deletion
 from storage.log_config import LogConfig
 from storage.log_loader import LogLoader, aborted_txn_of, replay_producer_state
 from storage.log_types import (
@@ -120,6 +125,10 @@ class PartitionLog(LocalLog):
         self.on_flush_needed: Callable[[PartitionLog], None] | None = None
         # Told after a truncation removed data (the log manager lowers the cleaner checkpoint).
         self.on_truncated: Callable[[PartitionLog], None] | None = None
+        # Told (on the loop) when the leader-epoch cache was cut and its checkpoint is to be
+        # written (Kafka's truncateFromStartAsyncFlush / truncateFromEndAsyncFlush): True if it
+        # will be written off the loop soon; None or False: written now, here.
+        self.on_epoch_checkpoint_dirty: Callable[[PartitionLog], bool] | None = None
         loaded = LogLoader(
             directory,
             config,
@@ -452,7 +461,8 @@ class PartitionLog(LocalLog):
             # UnifiedLog.truncateTo: the epoch cache is cut anyway. An epoch this broker started
             # as leader without appending anything ends it; kept, the follower would send it as
             # its last fetched epoch forever and be told to truncate to where it already is.
-            self.leader_epoch_cache.truncate_from_end(self.log_end_offset)
+            self.leader_epoch_cache.truncate_from_end(self.log_end_offset, flush=False)
+            self._write_epoch_checkpoint_soon()
             return False
         if offset < self.log_start_offset:
             self.truncate_fully_and_start_at(offset)
@@ -469,8 +479,20 @@ class PartitionLog(LocalLog):
         self._rebuild_producer_state()
         if self.on_truncated is not None:
             self.on_truncated(self)
-        self.leader_epoch_cache.flush()
+        self._write_epoch_checkpoint_soon()
         return True
+
+    def _write_epoch_checkpoint_soon(self) -> None:
+        """The leader-epoch cache was cut (truncation, log start offset): its checkpoint is
+        written off the loop by ``on_epoch_checkpoint_dirty`` (Kafka's ``*AsyncFlush``: a load
+        after a crash meanwhile cuts the cache again), else here (KAFKA_STORAGE_ERROR if it
+        cannot be). No-op when the file has the entries."""
+        cache = self.leader_epoch_cache
+        if not cache.dirty:
+            return
+        hook = self.on_epoch_checkpoint_dirty
+        if hook is None or not hook(self):
+            cache.flush()
 
     def _rebuild_producer_state(self) -> None:
         """Kafka's ``rebuildProducerState`` after a truncation: snapshots above the log end
@@ -604,68 +626,97 @@ class PartitionLog(LocalLog):
             return
         self.log_start_offset = offset
         self.leader_epoch_cache.truncate_from_start(offset, flush=False)
+        # In memory only (Kafka's onLogStartOffsetIncremented): the producer snapshots below it
+        # go with their segments (remove_old_segments).
         self.producer_state.truncate_head(offset)
         if self.recovery_point < offset:
             self.recovery_point = offset
-        self.leader_epoch_cache.flush()  # last: a failure (KAFKA_STORAGE_ERROR) leaves all moved
+        # Last: a failure written here (KAFKA_STORAGE_ERROR) leaves all moved.
+        self._write_epoch_checkpoint_soon()
 
     def delete_old_segments(self, now_ms: int | None = None) -> int:
-        """Retention (Kafka's ``deleteOldSegments``): segments below the log start offset,
-        then by ``retention.bytes`` and ``retention.ms`` (with cleanup.policy=delete).
+        """Retention (Kafka's ``deleteOldSegments``), all of it here: ``remove_old_segments``,
+        then the files renamed ``.deleted`` for the delayed unlink. Returns the number deleted.
+        The log manager's retention pass does the file half in an executor instead."""
+        now = self._time_ms() if now_ms is None else now_ms
+        removed = self.remove_old_segments(now)
+        if removed is None:
+            return 0
+        try:
+            paths = rename_for_deletion(removed.segments, removed.snapshots)
+        except OSError as exc:
+            raise self._storage_error(
+                exc,
+                f"deleting old segments of {self.name}",
+                f"Error while deleting segments of {self.name}: {exc}",
+            ) from None
+        self._schedule_file_deletion(paths, now)
+        return len(removed.segments)
 
-        Only segments wholly below the high watermark go. When every segment
-        qualifies, a new empty one is rolled first, as Kafka does, so the log
-        always keeps an active segment. Returns the number deleted.
+    def remove_old_segments(self, now_ms: int | None = None) -> RemovedSegments | None:
+        """The in-memory half of retention, on the loop (Kafka's ``deleteOldSegments`` up to
+        ``LocalLog.removeAndDeleteSegments``, whose file work is asynchronous there too):
+        segments below the log start offset, then by ``retention.bytes`` and ``retention.ms``
+        (with cleanup.policy=delete), leave the segment list (their descriptors closed) and the
+        log start offset moves to the first one kept; their producer snapshots leave the
+        producer state. Returns them for ``rename_for_deletion`` (any thread), None if none.
+
+        Only segments wholly below the high watermark go. When every segment qualifies, a new
+        empty one is rolled first, as Kafka does, so the log always keeps an active segment.
+        A reader gets OFFSET_OUT_OF_RANGE below the new log start offset, as after a deletion.
         """
         now = self._time_ms() if now_ms is None else now_ms
-        deleted = self._delete_segments_while(
+        removed = self._remove_segments_while(
             lambda seg, nxt: nxt is not None and nxt.base_offset <= self.log_start_offset,
             "log start offset breach",
-            now,
         )
-        if "delete" not in self.config.cleanup_policy:
-            return deleted
-        retention_bytes = self.config.retention_bytes
-        if retention_bytes >= 0:
-            excess = self.size_in_bytes - retention_bytes
-            if excess > 0:
-                budget = [excess]
+        if "delete" in self.config.cleanup_policy:
+            retention_bytes = self.config.retention_bytes
+            if retention_bytes >= 0:
+                excess = self.size_in_bytes - retention_bytes
+                if excess > 0:
+                    budget = [excess]
 
-                def over_size(seg: LogSegment, _next: LogSegment | None) -> bool:
-                    if budget[0] - seg.size >= 0:
-                        budget[0] -= seg.size
-                        return True
-                    return False
+                    def over_size(seg: LogSegment, _next: LogSegment | None) -> bool:
+                        if budget[0] - seg.size >= 0:
+                            budget[0] -= seg.size
+                            return True
+                        return False
 
-                deleted += self._delete_segments_while(over_size, "retention.bytes", now)
-        retention_ms = self.config.retention_ms
-        if retention_ms >= 0:
-            deleted += self._delete_segments_while(
-                lambda seg, _next: now - seg.largest_timestamp() > retention_ms, "retention.ms", now
-            )
-        return deleted
+                    removed += self._remove_segments_while(over_size, "retention.bytes")
+            retention_ms = self.config.retention_ms
+            if retention_ms >= 0:
+                removed += self._remove_segments_while(
+                    lambda seg, _next: now - seg.largest_timestamp() > retention_ms, "retention.ms"
+                )
+        if not removed:
+            return None
+        # Kafka's deleteSegments -> deleteProducerSnapshots (removeAndMarkSnapshotForDeletion).
+        snapshots = self.producer_state.remove_snapshots_below(self._segments[0].base_offset)
+        return RemovedSegments(removed, snapshots)
 
-    def _delete_segments_while(
-        self, predicate: Callable[[LogSegment, LogSegment | None], bool], reason: str, now_ms: int
-    ) -> int:
-        segments = list(self._segments)
+    def _remove_segments_while(
+        self, predicate: Callable[[LogSegment, LogSegment | None], bool], reason: str
+    ) -> list[LogSegment]:
+        segments = self._segments
         deletable: list[LogSegment] = []
+        hw, leo = self.high_watermark, self.log_end_offset
         for i, seg in enumerate(segments):
             nxt = segments[i + 1] if i + 1 < len(segments) else None
-            upper = nxt.base_offset if nxt is not None else self.log_end_offset
+            upper = nxt.base_offset if nxt is not None else leo
             if nxt is None and seg.size == 0:
                 break
-            if self.high_watermark >= upper and predicate(seg, nxt):
+            if hw >= upper and predicate(seg, nxt):
                 deletable.append(seg)
             else:
                 break
         if not deletable:
-            return 0
+            return deletable
         if len(deletable) == len(segments):
             self.roll(f"all segments are deletable by {reason}")
-        self._remove_and_delete_segments(deletable, reason, now_ms)
+        self._remove_segments(deletable, reason)
         self._increment_log_start_offset(self._segments[0].base_offset)
-        return len(deletable)
+        return deletable
 
     # ------------------------------------------------------------------ log cleaner
 
@@ -743,6 +794,14 @@ class PartitionLog(LocalLog):
         self.producer_state.take_snapshot()
         self.producer_state.sync_snapshots()
         self._close_segments()
+
+
+class RemovedSegments(NamedTuple):
+    """Segments retention took out of a log (``remove_old_segments``) and the paths of their
+    producer snapshots, whose files are still to be renamed ``.deleted``."""
+
+    segments: list[LogSegment]
+    snapshots: list[Path]
 
 
 _OFFSET_LENGTH_EPOCH = struct.Struct(">qii")  # baseOffset, batchLength, partitionLeaderEpoch

@@ -66,14 +66,19 @@ and uses an older snapshot or the log start, replaying the log from there. Other
 Which snapshots are kept, as Kafka's: one per segment base (every roll takes one), so that
 recovery from any recovery point finds the snapshot at the base of the first segment it
 recovers (Kafka's ``LogLoader.recoverSegment``), plus the clean shutdown's at the log end.
-They go with their segments: below a new log start offset (``truncate_head``: retention,
-DeleteRecords), above a truncation's end (``load``), the bases of segments the cleaner
-merged away (``delete_snapshots``), and at load every snapshot that is not at a segment base
-except the newest one above them all (``load(segment_bases=...)``, Kafka's
-``removeStraySnapshots``). The offsets are kept in memory: no listing after the load.
+They go with their segments: below the first segment retention kept
+(``remove_snapshots_below``: the log renames them ``.deleted`` with the segments, off the loop,
+as Kafka's ``deleteSegments`` -> ``removeAndMarkSnapshotForDeletion``; a log start offset moved
+by DeleteRecords alone, ``truncate_head``, only changes memory, as Kafka's
+``onLogStartOffsetIncremented``), above a truncation's end (``load``), the bases of segments
+the cleaner merged away (``delete_snapshots``), and at load every snapshot that is not at a
+segment base except the newest one above them all (``load(segment_bases=...)``, Kafka's
+``removeStraySnapshots``), or at or below the log start offset. The offsets are kept in memory:
+no listing after the load.
 
 Knowingly different from Kafka: snapshots are written to a temporary file and renamed (Kafka
-writes in place) and deleted at once (Kafka renames them ``.deleted`` first).
+writes in place); those of a truncation or a cleaning are deleted at once (Kafka renames them
+``.deleted`` first).
 """
 
 from __future__ import annotations
@@ -624,13 +629,10 @@ class ProducerStateManager:
         return len(pending)
 
     def truncate_head(self, new_log_start_offset: int) -> None:
-        """The log start moved (retention, DeleteRecords): drop snapshots below it.
-
-        As Kafka since KIP-360 (onLogStartOffsetIncremented + deleteSnapshotsBefore), the
-        in-memory producers are kept.
+        """The log start moved (retention, DeleteRecords), in memory only (Kafka's
+        ``onLogStartOffsetIncremented``): the in-memory producers are kept (KIP-360), and so
+        are the snapshot files below it, until their segments go (``remove_snapshots_below``).
         """
-        for offset in [o for o in self._snapshots if o < new_log_start_offset]:
-            self._delete_snapshot(offset)
         # Kafka's onLogStartOffsetIncremented: ended transactions below the start are gone.
         self._unreplicated_txns = {
             first: txn
@@ -651,6 +653,13 @@ class ProducerStateManager:
             self._delete_snapshot(snap)
         self._last_snap_offset = 0
         self.map_end_offset = offset
+
+    def remove_snapshots_below(self, offset: int) -> list[Path]:
+        """Forget the snapshots below ``offset`` (the first segment retention kept) and return
+        their paths: the caller renames them ``.deleted`` with the segments, off the loop
+        (Kafka's ``removeAndMarkSnapshotForDeletion`` of ``deleteProducerSnapshots``)."""
+        gone = [o for o in self._snapshots if o < offset]
+        return [self._snapshots.pop(o) for o in gone]
 
     def delete_snapshots(self, offsets: Iterable[int]) -> None:
         """Delete the snapshots at ``offsets`` (the bases of segments the cleaner merged into

@@ -286,7 +286,10 @@ def test_background_tasks(tmp_path):
                 r.append_as_leader(memoryview(make_batch(2, timestamp=old)), 0)
             r.update_high_watermark(r.log_end_offset)
             await wait_for(lambda: r.log_start_offset == r.log_end_offset == 12)
-            assert not list((d / "r-0").glob("*.deleted"))
+            # The segments' files are renamed and unlinked in an executor after the log start
+            # moved (file.delete.delay.ms=0): gone once that job is done, none left behind.
+            await wait_for(lambda: not list((d / "r-0").glob("*.deleted")))
+            assert sorted(p.name for p in (d / "r-0").glob("*.log")) == [f"{12:020d}.log"]
             f = lm.get_log("f", 0)
             produce(f, batches=3, records=2)  # 6 messages >= flush.messages
             await wait_for(lambda: f.recovery_point == 6)

@@ -318,17 +318,31 @@ def test_load_deletes_snapshots_at_no_segment_base(tmp_path, bases, kept):
     assert sorted(int(p.name.split(".")[0]) for p in tmp_path.glob("*.snapshot")) == kept
 
 
-def test_truncate_head_deletes_snapshots_below_the_new_start_and_keeps_producers(tmp_path):
+def test_truncate_head_keeps_snapshots_and_producers_in_memory_only(tmp_path):
+    """Kafka's onLogStartOffsetIncremented: no file work (snapshots go with their segments)."""
     log = Log(ProducerStateManager(tmp_path, time_ms=clock()))
     for seq in range(3):
         log.append(header(1, seq, 1))
         log.psm.take_snapshot()
     log.psm.truncate_head(2)
-    assert log.psm.snapshot_offsets() == [2, 3]
+    assert log.psm.snapshot_offsets() == [1, 2, 3]
     assert log.psm.last_entry(1) is not None
     log.psm.truncate_head(10)
-    assert log.psm.snapshot_offsets() == []
+    assert log.psm.snapshot_offsets() == [1, 2, 3]
+    assert len(list(tmp_path.glob("*.snapshot"))) == 3
     assert log.psm.map_end_offset == 10
+
+
+def test_remove_snapshots_below_forgets_them_and_leaves_the_files_to_the_caller(tmp_path):
+    log = Log(ProducerStateManager(tmp_path, time_ms=clock()))
+    for seq in range(3):
+        log.append(header(1, seq, 1))
+        log.psm.take_snapshot()
+    removed = log.psm.remove_snapshots_below(3)
+    assert sorted(p.name for p in removed) == [f"{o:020d}.snapshot" for o in (1, 2)]
+    assert log.psm.snapshot_offsets() == [3]
+    assert all(p.exists() for p in removed)  # renamed off the loop with their segments
+    assert log.psm.last_entry(1) is not None
 
 
 def test_truncate_fully_forgets_everything(tmp_path):
