@@ -617,7 +617,9 @@ class LogManager:
             self._topic_ids[plan.topic] = plan.topic_id
         for plog in logs:
             self._register(plog)
-        log.info("created %d partition logs of %s", len(logs), plan.topic)
+        # DEBUG: the controller (or LeaderAndIsr, or the offsets topic's creation, one call per
+        # partition) says what was created at INFO; fifty lines per new __consumer_offsets is noise.
+        log.debug("created %d partition logs of %s", len(logs), plan.topic)
         return list(logs)
 
     def delete_topic(self, name: str) -> None:
