@@ -223,8 +223,8 @@ async def zk_controller_gauges(controller: Any) -> ControllerGauges:
       without leadership is a ``NewPartition`` that could not be created, not counted; the
       partitions of a topic whose deletion has started are not counted;
     - preferred-replica imbalance (``hasPreferredLeader``): led by another broker than its
-      first replica, or, while a reassignment adds that first replica, the replica not in
-      the ISR yet; topics queued for deletion are not counted.
+      first replica, or, while a reassignment adds that first replica, once that replica is
+      in the ISR (balanced before); topics queued for deletion are not counted.
     """
     if not controller.active:
         return ControllerGauges()
@@ -244,7 +244,9 @@ async def zk_controller_gauges(controller: Any) -> ControllerGauges:
                 continue
             preferred = assignment.replicas[0]
             if assignment.being_reassigned and preferred in assignment.adding:
-                imbalanced += preferred not in state.isr
+                # Kafka's hasPreferredLeader: a reassigning partition counts as balanced until
+                # the new preferred replica joins the ISR (then imbalanced, even if it leads).
+                imbalanced += preferred in state.isr
             else:
                 imbalanced += state.leader != preferred
         await asyncio.sleep(0)

@@ -486,7 +486,7 @@ def test_zk_controller_gauges_are_the_active_controllers_cluster_wide_counts():
         ("a", 0): state(0, 1, (0, 1), 1),  # online, preferred
         ("a", 1): state(0, 2, (0,), 1),  # online, led by its second replica
         ("a", 2): state(-1, 3, (2,), 1),  # offline (its only replica is dead), so imbalanced too
-        ("a", 3): state(0, 1, (0,), 1),  # being moved to 3, not in the ISR yet: imbalanced
+        ("a", 3): state(0, 1, (0,), 1),  # being moved to 3, not in the ISR yet: balanced (Kafka)
         ("gone", 0): state(-1, 1, (2,), 1),  # deletion started: not counted
         ("queued", 0): state(1, 1, (1,), 1),  # queued for deletion: imbalance not counted
         ("queued", 1): state(2, 1, (2,), 1),  # queued (not started): offline counts
@@ -498,7 +498,7 @@ def test_zk_controller_gauges_are_the_active_controllers_cluster_wide_counts():
     assert got == ControllerGauges(
         active=1,
         offline_partitions=2,
-        preferred_replica_imbalance=3,
+        preferred_replica_imbalance=2,
         global_topics=3,
         global_partitions=7,
         topics_to_delete=2,
@@ -509,7 +509,7 @@ def test_zk_controller_gauges_are_the_active_controllers_cluster_wide_counts():
     out = {m.name: m.samples[0].value for m in BrokerCollector._controller_metrics(got)}
     assert out["kafka_controller_kafkacontroller_activecontrollercount"] == 1
     assert out["kafka_controller_kafkacontroller_offlinepartitionscount"] == 2
-    assert out["kafka_controller_kafkacontroller_preferredreplicaimbalancecount"] == 3
+    assert out["kafka_controller_kafkacontroller_preferredreplicaimbalancecount"] == 2
 
 
 def scrape(host: str, port: int) -> dict[str, list]:
@@ -724,3 +724,23 @@ def test_a_port_in_use_stops_the_start_with_a_config_error(tmp_path):
         asyncio.run(scenario())
     finally:
         taken.close()
+
+
+def test_a_reassignment_adding_the_preferred_replica_is_imbalanced_once_it_joins_the_isr():
+    """Kafka's ``ControllerContext.hasPreferredLeader``: while a reassignment adds the preferred
+    (first) replica the partition counts as balanced until that replica is in the ISR
+    ("reassigning partitions are not counted as imbalanced until the new replica joins the
+    ISR"); in the ISR and not yet leading, it is imbalanced."""
+
+    def imbalance(isr: tuple[int, ...]) -> int:
+        ctx = ControllerContext()
+        ctx.brokers = {b: zd.BrokerInfo(b, ()) for b in (0, 1, 2)}
+        # [0, 1] moving to [2, 0]: the full set is [2, 0, 1], 2 being added, 1 removed.
+        ctx.assignments = {"t": {0: (2, 0, 1)}}
+        ctx.adding_removing = {("t", 0): ((2,), (1,))}
+        ctx.being_reassigned = {("t", 0)}
+        ctx.states = {("t", 0): zd.LeaderIsrAndEpoch(0, 1, isr, 1)}  # led by 0 throughout
+        return asyncio.run(zk_controller_gauges(FakeZkController(ctx))).preferred_replica_imbalance
+
+    assert imbalance((0, 1)) == 0  # 2 still catching up
+    assert imbalance((0, 1, 2)) == 1  # 2 in the ISR, 0 still leads
