@@ -428,8 +428,8 @@ class LocalLog:
     def _remove_and_delete_segments(self, deletable: list[LogSegment], reason: str, now_ms: int) -> None:
         """Take ``deletable`` (segments below the active one) out of the list and rename their
         files ``.deleted`` for a delayed unlink (Kafka's ``LocalLog.removeAndDeleteSegments``).
-        Here, on the caller's thread; the retention pass does the two halves apart
-        (``_remove_segments`` on the loop, ``rename_for_deletion`` in an executor)."""
+        The retention pass does the same in slices (``remove_old_segments`` with
+        ``max_segments``, then ``rename_for_deletion`` in the same step)."""
         self._remove_segments(deletable, reason)
         self._schedule_file_deletion(rename_for_deletion(deletable), now_ms)
 
@@ -650,8 +650,9 @@ unlink_all = _unlink_all  # any thread: the files ``take_due_deletions`` gave
 
 
 def rename_for_deletion(segments: Sequence[LogSegment], others: Sequence[Path] = ()) -> list[Path]:
-    """Any thread (the segments out of every list, their descriptors closed:
-    ``LocalLog._remove_segments``): rename the segments' files and ``others`` (their producer
+    """Right after ``LocalLog._remove_segments`` (the segments out of every list, their
+    descriptors closed), in the same step on the loop: later, the paths could name the files of
+    a log re-created in the same dir. Rename the segments' files and ``others`` (their producer
     snapshots) ``*.deleted`` (Kafka's ``changeFileSuffixes("", ".deleted")``); the new paths, for
     the delayed unlink. A file already gone is skipped; another OSError is raised (the dir's
     failure). A load deletes ``.deleted`` files left by a crash."""

@@ -6,11 +6,10 @@ Kafka's ``LogManager.startup`` schedules these jobs on its ``KafkaScheduler``:
 ``kafka-delete-logs`` (``deleteLogs``); the high-watermark checkpoint is
 ``ReplicaManager``'s ``highwatermark-checkpoint`` job and producer expiry ``UnifiedLog``'s
 ``PeriodicProducerExpirationCheck``. Here they are coroutines gathered by ``run`` (the
-log cleaner's too) until cancelled, on the event loop; fsyncs, checkpoint files, segment
-deletions (renames to ``.deleted``, the delayed unlinks) and directory removals run in the
-default executor. Retention takes the segments out of a log on the loop
-(``PartitionLog.remove_old_segments``) and renames their files in an executor, as Kafka's
-``kafka-log-retention`` thread does off the request threads.
+log cleaner's too) until cancelled, on the event loop; fsyncs, checkpoint files, the
+delayed unlinks of ``.deleted`` files and directory removals run in the default executor. Retention takes the segments out of a log and renames their files on the
+loop, in slices (``PartitionLog.remove_old_segments`` with ``max_segments``), the loop let go
+between them; Kafka's ``kafka-log-retention`` thread does it off the request threads.
 
 Leader-epoch checkpoints cut by a truncation or a new log start offset (DeleteRecords,
 retention, a follower's fetch) are written here too, off the loop (``request_epoch_checkpoint``,
@@ -43,20 +42,16 @@ from storage.leader_epoch import write_pending_checkpoints
 from storage.local_log import rename_for_deletion, unlink_all
 from storage.log_cleaner import LogCleaner
 from storage.log_dir_checkpoints import LogDirCheckpoints
-from storage.partition_log import PartitionLog, RemovedSegments
+from storage.partition_log import PartitionLog
 
 log = logging.getLogger(__name__)
 
 __all__ = ["LogBackgroundTasks", "LogManagerIntervals"]
 
 
-def _delete_removed(removed: RemovedSegments, at_once: bool) -> list[Path]:
-    """Executor job of the retention pass: rename the removed segments' files (and their
-    producer snapshots) ``.deleted``; unlink them too when ``at_once``. The renamed paths."""
-    paths = rename_for_deletion(removed.segments, removed.snapshots)
-    if at_once:
-        unlink_all(paths)
-    return paths
+# Segments one step of the retention pass removes and renames on the loop (four renames
+# each, and a producer snapshot's): a few milliseconds, then other work runs.
+RETENTION_SLICE_SEGMENTS = 64
 
 
 @dataclass(frozen=True)
@@ -193,29 +188,34 @@ class LogBackgroundTasks:
                 log.exception("error while flushing logs")
 
     async def retention_pass(self) -> None:
-        """Kafka's ``cleanupLogs``: each log's old segments leave it on the loop
-        (``remove_old_segments``), their files are renamed ``.deleted`` in the default
-        executor, then scheduled for the delayed unlink (``file.delete.delay.ms``; at once,
-        in the same job, without delay)."""
+        """Kafka's ``cleanupLogs``, in slices of ``RETENTION_SLICE_SEGMENTS`` segments with the
+        loop let go between them: a slice's segments leave the log (``remove_old_segments``)
+        and their files are renamed ``.deleted`` in the same step, on the loop, as Kafka
+        renames them under the log's lock. Renamed later, off the loop, the old paths could
+        name the files of a topic deleted and re-created meanwhile, or of a log truncated onto
+        those offsets. The unlinks (``file.delete.delay.ms`` later, or at once without delay)
+        run in the default executor: they touch ``.deleted`` names only."""
         loop = asyncio.get_running_loop()
         for n, plog in enumerate(list(self._logs.values())):
             if n % 100 == 99:
                 await asyncio.sleep(0)  # a pass over many logs lets requests in
-            if plog.closed or plog.dir_state.offline:
-                continue
-            if self.cleaner.manager.is_in_progress(plog.topic, plog.partition):
-                # Kafka pauses cleaning for retention; here retention waits for the next pass.
-                continue
             try:
-                now = self._time_ms()
-                removed = plog.remove_old_segments(now)
-                if removed is not None:
-                    at_once = plog.config.file_delete_delay_ms <= 0
-                    paths = await loop.run_in_executor(None, _delete_removed, removed, at_once)
-                    if plog.closed and not at_once:  # closed meanwhile: its close purged the rest
+                while not (plog.closed or plog.dir_state.offline):
+                    if self.cleaner.manager.is_in_progress(plog.topic, plog.partition):
+                        # Kafka pauses cleaning for retention; here retention waits for the next pass.
+                        break
+                    now = self._time_ms()
+                    removed = plog.remove_old_segments(now, max_segments=RETENTION_SLICE_SEGMENTS)
+                    if removed is None:
+                        break
+                    paths = rename_for_deletion(removed.segments, removed.snapshots)
+                    if plog.config.file_delete_delay_ms <= 0:
                         await loop.run_in_executor(None, unlink_all, paths)
-                    elif not at_once:
+                    else:
                         plog.schedule_file_deletion(paths, now)
+                    if len(removed.segments) < RETENTION_SLICE_SEGMENTS:
+                        break
+                    await asyncio.sleep(0)  # the next slice after whatever else is ready
             except OSError as exc:
                 plog.dir_state.report(exc, f"deleting old segments of {plog.name}")
             except KafkaError:

@@ -31,8 +31,9 @@ appending. ``flush`` returns the offset it made durable; the caller then calls
 list is replaced, never mutated in place, so ``flush`` iterates a snapshot.
 A roll writes its producer snapshot without fsync (no fsync on the loop, as
 Kafka's ``UnifiedLog.roll``); the next ``flush`` fsyncs it, before the segments.
-Retention is split the same way: ``remove_old_segments`` (the loop) takes segments out and
-moves the log start offset, ``rename_for_deletion`` (an executor) renames their files. A
+Retention works in slices: ``remove_old_segments(max_segments=...)`` takes segments out and
+moves the log start offset, ``rename_for_deletion`` renames their files in the same step; the
+unlinks run in an executor. A
 leader-epoch checkpoint cut by a truncation or a new log start offset is written by
 ``on_epoch_checkpoint_dirty`` off the loop when set (Kafka's ``*AsyncFlush``).
 """
@@ -653,22 +654,28 @@ class PartitionLog(LocalLog):
         self._schedule_file_deletion(paths, now)
         return len(removed.segments)
 
-    def remove_old_segments(self, now_ms: int | None = None) -> RemovedSegments | None:
+    def remove_old_segments(
+        self, now_ms: int | None = None, *, max_segments: int | None = None
+    ) -> RemovedSegments | None:
         """The in-memory half of retention, on the loop (Kafka's ``deleteOldSegments`` up to
         ``LocalLog.removeAndDeleteSegments``, whose file work is asynchronous there too):
         segments below the log start offset, then by ``retention.bytes`` and ``retention.ms``
         (with cleanup.policy=delete), leave the segment list (their descriptors closed) and the
         log start offset moves to the first one kept; their producer snapshots leave the
-        producer state. Returns them for ``rename_for_deletion`` (any thread), None if none.
+        producer state. Returns them for ``rename_for_deletion`` (at once), None if none.
 
         Only segments wholly below the high watermark go. When every segment qualifies, a new
         empty one is rolled first, as Kafka does, so the log always keeps an active segment.
         A reader gets OFFSET_OUT_OF_RANGE below the new log start offset, as after a deletion.
+        ``max_segments``: at most that many go (the retention pass works in slices; the next
+        call takes the next ones).
         """
         now = self._time_ms() if now_ms is None else now_ms
+        left = [max_segments]  # None: no limit
         removed = self._remove_segments_while(
             lambda seg, nxt: nxt is not None and nxt.base_offset <= self.log_start_offset,
             "log start offset breach",
+            left,
         )
         if "delete" in self.config.cleanup_policy:
             retention_bytes = self.config.retention_bytes
@@ -683,11 +690,11 @@ class PartitionLog(LocalLog):
                             return True
                         return False
 
-                    removed += self._remove_segments_while(over_size, "retention.bytes")
+                    removed += self._remove_segments_while(over_size, "retention.bytes", left)
             retention_ms = self.config.retention_ms
             if retention_ms >= 0:
                 removed += self._remove_segments_while(
-                    lambda seg, _next: now - seg.largest_timestamp() > retention_ms, "retention.ms"
+                    lambda seg, _next: now - seg.largest_timestamp() > retention_ms, "retention.ms", left
                 )
         if not removed:
             return None
@@ -696,12 +703,20 @@ class PartitionLog(LocalLog):
         return RemovedSegments(removed, snapshots)
 
     def _remove_segments_while(
-        self, predicate: Callable[[LogSegment, LogSegment | None], bool], reason: str
+        self,
+        predicate: Callable[[LogSegment, LogSegment | None], bool],
+        reason: str,
+        left: list[int | None],
     ) -> list[LogSegment]:
+        """The leading segments ``predicate`` accepts, removed; ``left[0]``: how many more may
+        go in this call of ``remove_old_segments`` (None: any), lowered by those removed."""
         segments = self._segments
         deletable: list[LogSegment] = []
         hw, leo = self.high_watermark, self.log_end_offset
+        limit = left[0]
         for i, seg in enumerate(segments):
+            if limit is not None and len(deletable) >= limit:
+                break
             nxt = segments[i + 1] if i + 1 < len(segments) else None
             upper = nxt.base_offset if nxt is not None else leo
             if nxt is None and seg.size == 0:
@@ -710,6 +725,8 @@ class PartitionLog(LocalLog):
                 deletable.append(seg)
             else:
                 break
+        if limit is not None:
+            left[0] = limit - len(deletable)
         if not deletable:
             return deletable
         if len(deletable) == len(segments):

@@ -1,11 +1,11 @@
 """File work that grows with a request (or with the log) must not hold the event loop.
 
 Each test holds one kind of file work (an ``os`` call on a given kind of file) on a
-``threading.Event`` while a request (or the background retention pass) runs, then shows that
-the broker still answers another connection's ApiVersions meanwhile. If the held work runs on
-the event loop, that answer cannot come before the release and the probe fails at its
-deadline (the held call gives up on its own later, so the broker is never left stuck).
-Nothing is asserted on timing.
+``threading.Event`` while a request runs, then shows that the broker still answers another
+connection's ApiVersions meanwhile. If the held work runs on the event loop, that answer cannot
+come before the release and the probe fails at its deadline (the held call gives up on its
+own later, so the broker is never left stuck). Nothing is asserted on timing. (Retention's
+slices: tests/storage/test_deferred_file_work.py.)
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from protocol.messages import (
     ApiVersionsRequest,
     CreateTopicsRequest,
     DeleteRecordsRequest,
-    IncrementalAlterConfigsRequest,
 )
 from storage.producer_state import AppendOrigin
 from tests.storage.batch_factory import BASE_TS, make_batch
@@ -228,34 +227,6 @@ def test_delete_records_does_not_fsync_the_leader_epoch_checkpoint_on_the_event_
         _fill(broker, "t", p, 3)
     held = HeldFileWork(monkeypatch, "fsync", lambda path: "leader-epoch-checkpoint" in path)
     probe_answers_while_held(broker, held, _delete_records("t", range(4), 2), none_is_fine=True)
-
-
-def test_retention_deletes_segments_off_the_event_loop(running, monkeypatch):
-    """Kafka's retention (``LogManager.cleanupLogs`` -> ``UnifiedLog.deleteOldSegments`` ->
-    ``LocalLog.removeAndDeleteSegments``, renaming each segment's files ``.deleted``) runs on
-    the ``kafka-log-retention`` scheduler thread. Moldau's ``LogBackgroundTasks.retention_pass``
-    calls ``PartitionLog.delete_old_segments`` on the event loop: after an AlterConfigs made
-    1500 segments deletable, the renames held every client for ~750 ms."""
-    broker = running(**{"log.retention.check.interval.ms": "50"})
-    with broker.client() as c:
-        _create(c, "old", 1, {"segment.bytes": "100"})
-    _wait_hosted(broker, "old", 1)
-    _fill(broker, "old", 0, 20)
-    held = HeldFileWork(monkeypatch, "replace", lambda path: path.endswith(".deleted"))
-    request = IncrementalAlterConfigsRequest(
-        resources=[
-            IncrementalAlterConfigsRequest.AlterConfigsResource(
-                resource_type=2,
-                resource_name="old",
-                configs=[
-                    IncrementalAlterConfigsRequest.AlterableConfig(
-                        name="retention.ms", config_operation=0, value="1000"
-                    )
-                ],
-            )
-        ]
-    )
-    probe_answers_while_held(broker, held, lambda client: client.request(request, 1))
 
 
 def test_leader_and_isr_does_not_fsync_epoch_checkpoints_on_the_event_loop(running, monkeypatch):

@@ -1,13 +1,14 @@
 """File work taken off the event loop in storage: leader-epoch checkpoints written off the loop
 (Kafka's ``truncateFromStartAsyncFlush`` / ``truncateFromEndAsyncFlush``, and LeaderAndIsr's
 new epochs written ahead), producer snapshots kept until their segments go (Kafka's
-``onLogStartOffsetIncremented`` / ``deleteSegments``), and retention split into the in-memory
-half (the loop) and the renames (any thread)."""
+``onLogStartOffsetIncremented`` / ``deleteSegments``), and retention in slices, the loop let
+go between them, the unlinks in an executor."""
 
 from __future__ import annotations
 
 import asyncio
 import errno
+import itertools
 import threading
 import uuid
 
@@ -148,7 +149,12 @@ def test_removed_segments_answer_out_of_range_before_their_files_are_renamed(tmp
     assert len(data) > 0  # what was read before keeps its own descriptor
 
 
-def test_retention_pass_renames_in_an_executor_and_the_flusher_unlinks(tmp_path):
+def test_retention_pass_works_in_slices_and_unlinks_off_the_loop(tmp_path, monkeypatch):
+    """Kafka's ``kafka-log-retention`` thread deletes old segments off the request threads. Here
+    the pass removes and renames ``RETENTION_SLICE_SEGMENTS`` segments at a time on the loop and
+    lets it go between slices (another callback runs between any two slices of one log), and
+    unlinks the ``.deleted`` files in an executor."""
+    monkeypatch.setattr(background, "RETENTION_SLICE_SEGMENTS", 2)
     lm = LogManager([tmp_path], resolve_topic_defaults({}))
     lm.startup()
     try:
@@ -156,24 +162,48 @@ def test_retention_pass_renames_in_an_executor_and_the_flusher_unlinks(tmp_path)
             "r", 1, uuid.uuid4(), {"segment.bytes": 400, "retention.ms": 1, "file.delete.delay.ms": 0}
         )
         plog = lm.get_log("r", 0)
-        append_batches(plog, [2] * 10)
+        append_batches(plog, [2] * 20)
         plog.update_high_watermark(plog.log_end_offset)
-        threads: list = []
+        before = len(plog.segments())
+        assert before > 6
+        events: list[object] = []
+        real_rename, real_unlink = background.rename_for_deletion, background.unlink_all
 
-        real = background._delete_removed
+        def rename(segments, others=()):
+            events.append(("rename", len(segments), threading.current_thread()))
+            return real_rename(segments, others)
 
-        def recording(*args):
-            threads.append(threading.current_thread())
-            return real(*args)
+        def unlink(paths):
+            events.append(("unlink", threading.current_thread()))
+            return real_unlink(paths)
 
-        background._delete_removed = recording
-        try:
-            asyncio.run(lm.background.retention_pass())
-        finally:
-            background._delete_removed = real
-        assert threads and threads[0] is not threading.main_thread()
+        monkeypatch.setattr(background, "rename_for_deletion", rename)
+        monkeypatch.setattr(background, "unlink_all", unlink)
+
+        async def scenario() -> None:
+            loop = asyncio.get_running_loop()
+            done = asyncio.Event()
+
+            def tick() -> None:  # once per turn of the loop
+                events.append("tick")
+                if not done.is_set():
+                    loop.call_soon(tick)
+
+            loop.call_soon(tick)
+            await lm.background.retention_pass()
+            done.set()
+
+        asyncio.run(scenario())
+        renames = [e for e in events if isinstance(e, tuple) and e[0] == "rename"]
+        assert sum(n for _, n, _ in renames) == before and all(n <= 2 for _, n, _ in renames)
+        assert all(t is threading.main_thread() for _, _, t in renames)  # with their removal
+        # Between two slices of the log the loop ran something else.
+        slices = [i for i, e in enumerate(events) if isinstance(e, tuple) and e[0] == "rename"]
+        assert all("tick" in events[a:b] for a, b in itertools.pairwise(slices))
+        unlinks = [e for e in events if isinstance(e, tuple) and e[0] == "unlink"]
+        assert unlinks and all(t is not threading.main_thread() for _, t in unlinks)
         assert len(plog.segments()) == 1
-        assert not list(plog.dir.glob("*.deleted"))  # no delay: unlinked in the same job
+        assert not list(plog.dir.glob("*.deleted"))  # no delay: unlinked by each slice's job
         assert [p.name for p in plog.dir.glob("*.log")] == [f"{plog.log_end_offset:020d}.log"]
     finally:
         lm.shutdown()
