@@ -23,7 +23,7 @@ import contextlib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from storage.durable_io import atomic_write, read_small_file
+from storage.durable_io import atomic_write, atomic_write_at, read_small_file
 
 RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint"
 LOG_START_OFFSET_CHECKPOINT = "log-start-offset-checkpoint"
@@ -122,6 +122,11 @@ class LeaderEpochCheckpointFile:
     def write(self, entries: Iterable[tuple[int, int]], *, fsync: bool = True) -> None:
         lines = (f"{epoch} {start}" for epoch, start in entries)
         atomic_write(self.path, encode_checkpoint(LEADER_EPOCH_CHECKPOINT_VERSION, lines), fsync=fsync)
+
+    def write_at(self, dir_fd: int, entries: Iterable[tuple[int, int]]) -> None:
+        """``write`` into the partition directory open as ``dir_fd`` (a write off the loop)."""
+        lines = (f"{epoch} {start}" for epoch, start in entries)
+        atomic_write_at(dir_fd, self.path.name, encode_checkpoint(LEADER_EPOCH_CHECKPOINT_VERSION, lines))
 
     def read(self) -> list[tuple[int, int]]:
         text = _read_text(self.path)

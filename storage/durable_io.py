@@ -69,6 +69,24 @@ def atomic_write(path: Path, data: bytes, *, fsync: bool = True, best_effort_dir
         fsync_dir(path.parent, best_effort=best_effort_dir_sync)
 
 
+def atomic_write_at(dir_fd: int, name: str, data: bytes) -> None:
+    """``atomic_write`` of ``name`` in the directory open as ``dir_fd`` (write ``name.tmp``,
+    fsync, rename, fsync the directory), every step relative to that descriptor: a directory
+    renamed meanwhile (a deleted partition's) takes the file with it, and one created under the
+    old name is not touched."""
+    tmp = name + ".tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644, dir_fd=dir_fd)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    os.fsync(dir_fd)
+
+
 def read_small_file(path: Path | str) -> bytes:
     """The whole file, read with plain system calls (open, read until the end, close).
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import logging
+import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -95,6 +96,9 @@ class LeaderEpochFileCache:
                 self._put(EpochEntry(epoch, start))
         # What the checkpoint file holds: a write that would not change it is skipped.
         self._persisted = (list(self._epochs), list(self._offsets))
+        # The partition directory this cache belongs to: a write off the loop goes into it only
+        # (a topic deleted and re-created under the same name has another directory).
+        self._dir_id = _dir_identity(partition_dir) if checkpoint else None
         # Writes off the loop: tickets are taken on the loop, in order; the file holds the
         # entries of ticket ``_file_ticket`` (both under ``_file_lock``, held by each write).
         self._tickets = itertools.count(1)
@@ -274,12 +278,23 @@ class LeaderEpochFileCache:
 
     def write_pending(self, pending: PendingCheckpoint) -> OSError | None:
         """Any thread: write ``pending`` unless entries taken later are in the file already;
-        the OSError if it failed. A partition dir gone meanwhile (deleted) is no error (Kafka's
-        ``writeIfDirExists``)."""
-        error = self._write(pending)
-        if error is not None and not self.path.parent.exists():
+        the OSError if it failed. The write goes through a descriptor of the partition
+        directory, and only if it is still this cache's: a partition dir gone meanwhile
+        (deleted, or deleted and created again for a new topic of the same name) is no error
+        and gets nothing (Kafka's ``writeIfDirExists``)."""
+        try:
+            dir_fd = os.open(self.path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except FileNotFoundError:
             return None
-        return error
+        except OSError as exc:
+            return exc
+        try:
+            st = os.fstat(dir_fd)
+            if self._dir_id is not None and (st.st_dev, st.st_ino) != self._dir_id:
+                return None
+            return self._write(pending, dir_fd)
+        finally:
+            os.close(dir_fd)
 
     def written(self, pending: PendingCheckpoint, error: OSError | None) -> None:
         """On the loop, after ``write_pending(pending)`` returned ``error``: the file state is
@@ -293,16 +308,27 @@ class LeaderEpochFileCache:
         if current:
             self._persisted = ([e for e, _ in pending.entries], [o for _, o in pending.entries])
 
-    def _write(self, pending: PendingCheckpoint) -> OSError | None:
+    def _write(self, pending: PendingCheckpoint, dir_fd: int | None = None) -> OSError | None:
         with self._file_lock:
             if pending.ticket <= self._file_ticket:
                 return None  # entries taken after these are in the file
             try:
-                self._file.write(pending.entries)
+                if dir_fd is None:
+                    self._file.write(pending.entries)
+                else:
+                    self._file.write_at(dir_fd, pending.entries)
             except OSError as exc:
                 return exc
             self._file_ticket = pending.ticket
         return None
+
+
+def _dir_identity(directory: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(directory)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def write_pending_checkpoints(pending: list[PendingCheckpoint]) -> list[OSError | None]:

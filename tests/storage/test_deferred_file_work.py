@@ -61,7 +61,7 @@ def test_a_pending_write_records_the_file_and_an_error_goes_to_the_dir(tmp_path,
 
     cache.truncate_from_start(21, flush=False)
     failed = cache.pending_write()
-    monkeypatch.setattr(cache._file, "write", failing_write)
+    monkeypatch.setattr(cache._file, "write_at", failing_write)
     error = cache.write_pending(failed)
     assert isinstance(error, OSError)
     cache.written(failed, error)
@@ -74,6 +74,22 @@ def test_a_pending_write_into_a_deleted_partition_dir_is_no_error(tmp_path):
     pending = cache.pending_write()
     (tmp_path / "t-0").rename(tmp_path / "t-0.abc-delete")  # a topic deletion meanwhile
     assert cache.write_pending(pending) is None
+
+
+def test_a_pending_write_does_not_reach_a_topic_created_again_under_the_same_name(tmp_path):
+    """A write taken before the topic was deleted and created again (same ``t-0`` path, a new
+    directory) goes nowhere: the new log's checkpoint keeps its own entries."""
+    old = _cache(tmp_path)
+    old.truncate_from_start(15, flush=False)
+    pending = old.pending_write()
+    (tmp_path / "t-0").rename(tmp_path / "t-0.abc-delete")
+    (tmp_path / "t-0").mkdir()
+    new = LeaderEpochFileCache(tmp_path / "t-0")
+    new.assign(0, 0)
+    before = _file(new)
+    assert old.write_pending(pending) is None
+    assert _file(new) == before
+    assert not list((tmp_path / "t-0").glob("*.tmp"))
 
 
 def test_an_assign_written_ahead_is_not_written_again(tmp_path, monkeypatch):
