@@ -58,6 +58,9 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+# Logs whose dirty ratio one step of the choice computes on the loop (about 10 us each).
+CHOICE_SLICE_LOGS = 500
+
 
 class LogCleaner:
     """The background cleaner of a LogManager (Kafka's ``LogCleaner`` and its threads).
@@ -181,7 +184,7 @@ class LogCleaner:
             omap = OffsetMap(self._map_memory, self.config.io_buffer_load_factor)
         end = None
         try:
-            ltc = self.manager.grab_filthiest(self._logs(), self._time_ms())
+            ltc = await self._grab_filthiest()
         except Exception:
             log.exception("Log cleaner thread %d: error while choosing a log to clean", thread_id)
             ltc = None
@@ -189,6 +192,20 @@ class LogCleaner:
             end = await self.clean(ltc, omap, thread_id)
         await self.write_checkpoints()
         return end
+
+    async def _grab_filthiest(self) -> LogToClean | None:
+        """``LogCleanerManager.grab_filthiest`` with the loop let go every
+        ``CHOICE_SLICE_LOGS`` logs: Kafka's cleaner threads choose off the request threads, and
+        a broker with thousands of compacted partitions spends tens of milliseconds on it."""
+        now = self._time_ms()
+        dirty = []
+        for n, plog in enumerate(list(self._logs())):
+            if n and n % CHOICE_SLICE_LOGS == 0:
+                await asyncio.sleep(0)
+            ltc = self.manager.log_to_clean(plog, now)
+            if ltc is not None:
+                dirty.append(ltc)
+        return self.manager.choose(dirty)
 
     async def _cleaner_loop(self, thread_id: int, restart: asyncio.Event) -> None:
         omap = OffsetMap(self._map_memory, self.config.io_buffer_load_factor)

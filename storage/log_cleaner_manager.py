@@ -334,33 +334,48 @@ class LogCleanerManager:
 
     def grab_filthiest(self, logs: Iterable[LogLike], now_ms: int) -> LogToClean | None:
         """Kafka's ``grabFilthiestCompactedLog``: the dirtiest compacted log worth cleaning, now
-        marked in progress; None if there is none."""
-        dirty: list[LogToClean] = []
-        for plog in logs:
-            tp = (plog.topic, plog.partition)
-            if (
-                not plog.config.compact
-                or plog.closed
-                or plog.dir_state.offline
-                or tp in self.in_progress
-                or tp in self.uncleanable
-            ):
-                continue
-            offsets = cleanable_offsets(plog, self.checkpoint(plog), now_ms)
-            if offsets.force_update_checkpoint:
-                self.update_checkpoint(plog, offsets.first_dirty_offset)
-            delay = max_compaction_delay(plog, offsets.first_dirty_offset, now_ms)
-            ltc = LogToClean.of(
-                plog, offsets.first_dirty_offset, offsets.first_uncleanable_dirty_offset, delay > 0
-            )
-            if ltc.total_bytes > 0:
-                dirty.append(ltc)
+        marked in progress; None if there is none. (``LogCleaner`` calls the two halves itself,
+        ``log_to_clean`` for each log in slices, then ``choose``.)"""
+        dirty = [ltc for plog in logs if (ltc := self.log_to_clean(plog, now_ms)) is not None]
+        return self.choose(dirty)
+
+    def _skipped(self, plog: LogLike) -> bool:
+        tp = (plog.topic, plog.partition)
+        return (
+            not plog.config.compact
+            or plog.closed
+            or plog.dir_state.offline
+            or tp in self.in_progress
+            or tp in self.uncleanable
+        )
+
+    def log_to_clean(self, plog: LogLike, now_ms: int) -> LogToClean | None:
+        """One log's part of ``grab_filthiest``: its dirty range and ratio; None when it is not
+        a compacted log that can be cleaned now, or has no bytes."""
+        if self._skipped(plog):
+            return None
+        offsets = cleanable_offsets(plog, self.checkpoint(plog), now_ms)
+        if offsets.force_update_checkpoint:
+            self.update_checkpoint(plog, offsets.first_dirty_offset)
+        delay = max_compaction_delay(plog, offsets.first_dirty_offset, now_ms)
+        ltc = LogToClean.of(
+            plog, offsets.first_dirty_offset, offsets.first_uncleanable_dirty_offset, delay > 0
+        )
+        return ltc if ltc.total_bytes > 0 else None
+
+    def choose(self, dirty: Sequence[LogToClean]) -> LogToClean | None:
+        """The other part: of ``dirty`` (each from ``log_to_clean``), the filthiest worth cleaning
+        and still cleanable (another cleaner thread may have taken it, or it closed, since its
+        ratio was taken), marked in progress."""
         self.dirtiest_ratio = max((ltc.cleanable_ratio for ltc in dirty), default=0.0)
         cleanable = [
             ltc
             for ltc in dirty
-            if (ltc.need_compaction_now and ltc.cleanable_bytes > 0)
-            or ltc.cleanable_ratio > ltc.log.config.min_cleanable_dirty_ratio
+            if not self._skipped(ltc.log)
+            and (
+                (ltc.need_compaction_now and ltc.cleanable_bytes > 0)
+                or ltc.cleanable_ratio > ltc.log.config.min_cleanable_dirty_ratio
+            )
         ]
         if not cleanable:
             return None

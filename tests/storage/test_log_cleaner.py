@@ -592,3 +592,50 @@ def test_retention_waits_while_a_log_is_cleaned(tmp_path):
     asyncio.run(lm.background.retention_pass())
     assert len(plog.segments()) < segments
     lm.shutdown()
+
+
+def test_the_choice_of_a_log_lets_the_loop_go_every_few_logs(tmp_path, monkeypatch):
+    """Kafka's cleaner threads choose the filthiest log (``grabFilthiestCompactedLog``) off
+    the request threads; here the ratios are taken on the loop, ``CHOICE_SLICE_LOGS`` logs at a
+    time, the loop let go between the slices; the choice is the one made all at once."""
+    import storage.log_cleaner as log_cleaner_module
+
+    monkeypatch.setattr(log_cleaner_module, "CHOICE_SLICE_LOGS", 2)
+    logs = [compacted_log(tmp_path, f"t-{i}") for i in range(6)]
+    for i, plog in enumerate(logs):
+        fill(plog, keys=50, rounds=3 + i)
+    cleaner = make_cleaner(logs, tmp_path)
+    events: list[str] = []
+    real = cleaner.manager.log_to_clean
+
+    def recording(plog, now_ms):
+        events.append(plog.name)
+        return real(plog, now_ms)
+
+    cleaner.manager.log_to_clean = recording
+
+    async def choose():
+        loop = asyncio.get_running_loop()
+        done = False
+
+        def tick() -> None:  # once per turn of the loop
+            events.append("tick")
+            if not done:
+                loop.call_soon(tick)
+
+        loop.call_soon(tick)
+        try:
+            return await cleaner._grab_filthiest()
+        finally:
+            done = True
+            cleaner.close()
+
+    chosen = asyncio.run(choose())
+    expected = make_cleaner(logs, tmp_path).manager.grab_filthiest(logs, NOW)  # all at once
+    assert chosen is not None and expected is not None and chosen.log is expected.log
+    names = [e for e in events if e != "tick"]
+    assert names == [plog.name for plog in logs]
+    positions = [i for i, e in enumerate(events) if e != "tick"]
+    # a turn of the loop between logs 2 and 3, and 4 and 5, not within a slice
+    assert "tick" in events[positions[1] : positions[2]] and "tick" in events[positions[3] : positions[4]]
+    assert "tick" not in events[positions[0] : positions[1]]
