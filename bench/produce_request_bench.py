@@ -342,6 +342,16 @@ def run_workload(
         time.sleep(0.1)  # polling the ISR (metadata) with a deadline
     admin.sock.close()
     pid, port = brokers[leader]
+    # The controller's view names the leader before the leader has its LeaderAndIsr: wait for
+    # the leader's own view (its UpdateMetadata follows the LeaderAndIsr) before producing.
+    own = Connection(port)
+    try:
+        while _leader_in_sync(own, topic, replicas) != leader:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{topic}: broker {leader} does not see itself lead after 60 s")
+            time.sleep(0.1)  # polling the leader's metadata with a deadline
+    finally:
+        own.sock.close()
     pids = [p for p, _ in brokers.values()]
     conn = Connection(port)
     init = conn.request(InitProducerIdRequest(transactional_id=None, transaction_timeout_ms=60000), 4)

@@ -118,7 +118,9 @@ def produce(
 
 
 def records(cluster: Cluster, i: int, topic: str) -> list[tuple[int, bytes | None, bytes | None]]:
-    return replica_records(cluster.log_dir(i), topic, 0)
+    """Broker i's copy, read from its files on the brokers' loop: the live cleaners swap
+    segments on the loop, so a read there never lists a segment a swap then deletes."""
+    return cluster.run(lambda: replica_records(cluster.log_dir(i), topic, 0))
 
 
 async def retention(cluster: Cluster, i: int) -> None:
