@@ -66,6 +66,7 @@ from protocol.record_batch import (
     peek_batch,
 )
 from protocol.records import records_section
+from storage.durable_io import write_file
 from storage.log_cleaner_filter import (
     BatchFilter,
     CleanerStats,
@@ -305,14 +306,7 @@ class CleanedSegmentWriter:
         os.close(self._fd)
         self._fd = -1
         for path, data in ((self.index_path, self._index), (self.time_index_path, self._time_index)):
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view) :]
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+            write_file(path, data)
         with contextlib.suppress(FileNotFoundError):
             self.txn_index_path.unlink()  # an earlier attempt's
         write_entries(self.txn_index_path, self.aborted)  # nothing when there is none

@@ -48,14 +48,10 @@ def fsync_file_if_exists(path: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, data: bytes, *, fsync: bool = True, best_effort_dir_sync: bool = False) -> None:
-    """Write ``data`` to ``path`` via ``path.tmp``: write all, fsync, rename, fsync the directory.
-
-    Without ``fsync`` the file is renamed into place unsynced; the caller fsyncs it (and the
-    directory) later, off the hot path.
-    """
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+def write_file(path: Path | str, data: bytes, *, fsync: bool = True, dir_fd: int | None = None) -> None:
+    """Create or truncate ``path`` (relative to ``dir_fd`` if given) and write all of ``data``;
+    fsynced unless ``fsync`` is False."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644, dir_fd=dir_fd)
     try:
         view = memoryview(data)
         while view:
@@ -64,6 +60,16 @@ def atomic_write(path: Path, data: bytes, *, fsync: bool = True, best_effort_dir
             os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def atomic_write(path: Path, data: bytes, *, fsync: bool = True, best_effort_dir_sync: bool = False) -> None:
+    """Write ``data`` to ``path`` via ``path.tmp``: write all, fsync, rename, fsync the directory.
+
+    Without ``fsync`` the file is renamed into place unsynced; the caller fsyncs it (and the
+    directory) later, off the hot path.
+    """
+    tmp = path.with_name(path.name + ".tmp")
+    write_file(tmp, data, fsync=fsync)
     os.replace(tmp, path)
     if fsync:
         fsync_dir(path.parent, best_effort=best_effort_dir_sync)
@@ -75,14 +81,7 @@ def atomic_write_at(dir_fd: int, name: str, data: bytes) -> None:
     renamed meanwhile (a deleted partition's) takes the file with it, and one created under the
     old name is not touched."""
     tmp = name + ".tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644, dir_fd=dir_fd)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    write_file(tmp, data, dir_fd=dir_fd)
     os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     os.fsync(dir_fd)
 
