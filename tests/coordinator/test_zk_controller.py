@@ -719,14 +719,15 @@ def test_not_found_paths_are_tolerated(connect):
 def test_watches_survive_a_zookeeper_restart(tmp_path):
     """kazoo drops watches when the connection drops: the controller watches again once
     reconnected, and still sees a broker die afterwards."""
-    # The sessions must outlive the restart, however slow the JVM starts on a loaded machine:
-    # ticks of 2 s allow 30 s sessions. (An expired session would be another scenario: the
+    # The sessions must outlive the restart, however slow the JVM starts on a loaded machine
+    # (one expired under a full suite with 30 s sessions): ticks of 3 s allow 60 s sessions
+    # (maxSessionTimeout is 20 ticks). (An expired session would be another scenario: the
     # brokers register anew, and the controller's failover may elect 1 before 3 is back.)
-    server = ZooKeeperServer(tmp_path / "zk", tick_time_ms=2000).start()
+    server = ZooKeeperServer(tmp_path / "zk", tick_time_ms=3000).start()
 
     async def scenario():
         connect = server.connect("/restart")
-        brokers = {i: await FakeBroker(connect, i, session_timeout_ms=30_000).start() for i in (1, 2, 3)}
+        brokers = {i: await FakeBroker(connect, i, session_timeout_ms=60_000).start() for i in (1, 2, 3)}
         sessions = {i: b.zk.session_id for i, b in brokers.items()}
         b1 = brokers[1]
         b1.controller = KafkaController(
