@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
+import pytest
 from kafka.admin import KafkaAdminClient, NewTopic
 
 from protocol.messages import FindCoordinatorRequest
 from tests.cluster.failure_scenarios import replica_records
-from tests.cluster.zk_cluster_checks import agreed_metadata, start_cluster, wait_until
+from tests.cluster.zk_cluster_checks import agreed_metadata, restore_brokers, start_cluster, wait_until
 from tests.support.wire_client import WireClient
 
 OVERRIDES = {
@@ -32,6 +34,31 @@ def make_cluster(zk: Any, tmp_path_factory: Any, prefix: str):
     return start_cluster(
         zk, f"/{prefix}_{uuid.uuid4().hex[:8]}", tmp_path_factory.mktemp(prefix), **OVERRIDES
     )
+
+
+def cluster_fixtures(prefix: str, *, requires: Callable[[], None] | None = None) -> tuple[Any, Any]:
+    """A module's cluster fixture (``make_cluster`` once per module; ``requires`` first, e.g. a
+    client's availability check) and a per-test one giving the cluster with every broker
+    running before and after the test. Assign them to the names the tests ask for:
+    ``cluster, live = cluster_fixtures("grp")``."""
+
+    @pytest.fixture(scope="module")
+    def cluster(zookeeper_shared: Any, tmp_path_factory: pytest.TempPathFactory):
+        if requires is not None:
+            requires()
+        c = make_cluster(zookeeper_shared, tmp_path_factory, prefix)
+        try:
+            yield c
+        finally:
+            c.close()
+
+    @pytest.fixture
+    def live(cluster):
+        restore_brokers(cluster)
+        yield cluster
+        restore_brokers(cluster)
+
+    return cluster, live
 
 
 def create(cluster, topic: str, assignment: list[list[int]], **configs: str) -> None:

@@ -6,11 +6,10 @@ and leader kills."""
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 import pytest
 
-from tests.cluster.client_cluster import coordinator, create, leader, make_cluster
+from tests.cluster.client_cluster import cluster_fixtures, coordinator, create, leader
 from tests.cluster.failure_scenarios import replica_records
 from tests.cluster.zk_cluster_checks import agreed_metadata, restore_brokers, wait_until
 from tests.support.java_shell import JavaShell
@@ -18,20 +17,7 @@ from tests.support.java_shell import JavaShell
 pytestmark = [pytest.mark.integration, pytest.mark.zookeeper]
 
 
-@pytest.fixture(scope="module")
-def cluster(zookeeper_shared: Any, tmp_path_factory: Any):
-    c = make_cluster(zookeeper_shared, tmp_path_factory, "java_failures")
-    try:
-        yield c
-    finally:
-        c.close()
-
-
-@pytest.fixture
-def brokers(cluster):
-    restore_brokers(cluster)
-    yield cluster
-    restore_brokers(cluster)
+cluster, brokers = cluster_fixtures("java_failures")
 
 
 def live(c) -> list[int]:

@@ -16,13 +16,13 @@ import pytest
 
 from tests.cluster.client_cluster import (
     check_acked,
+    cluster_fixtures,
     coordinator,
     in_sync,
     leader,
-    make_cluster,
     replicas_converged,
 )
-from tests.cluster.zk_cluster_checks import restore_brokers, try_metadata, wait_until
+from tests.cluster.zk_cluster_checks import try_metadata, wait_until
 from tests.support.kafkajs_client import require_kafkajs
 from tests.support.kafkajs_session import Driver, run
 
@@ -31,19 +31,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.zookeeper]
 FAST_RETRY = {"retries": 40, "initialRetryTime": 200, "maxRetryTime": 1000}
 
 
-@pytest.fixture(scope="module")
-def cluster(zookeeper_shared: Any, tmp_path_factory: pytest.TempPathFactory):
-    require_kafkajs()
-    c = make_cluster(zookeeper_shared, tmp_path_factory, "kjs")
-    yield c
-    c.close()
-
-
-@pytest.fixture
-def live(cluster):
-    restore_brokers(cluster)
-    yield cluster
-    restore_brokers(cluster)
+cluster, live = cluster_fixtures("kjs", requires=require_kafkajs)
 
 
 def acked_offsets(acked: list[dict[str, Any]]) -> dict[str, int]:

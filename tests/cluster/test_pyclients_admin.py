@@ -11,24 +11,13 @@ import pytest
 from kafka import TopicPartition
 from kafka.admin import KafkaAdminClient
 
-from tests.cluster.client_cluster import coordinator, create, leader, make_cluster
-from tests.cluster.zk_cluster_checks import controller_index, restore_brokers, wait_until
+from tests.cluster.client_cluster import cluster_fixtures, coordinator, create, leader
+from tests.cluster.zk_cluster_checks import controller_index, wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.zookeeper]
 
 
-@pytest.fixture(scope="module")
-def cluster(zookeeper_shared: Any, tmp_path_factory: pytest.TempPathFactory):
-    c = make_cluster(zookeeper_shared, tmp_path_factory, "rvadm")
-    yield c
-    c.close()
-
-
-@pytest.fixture
-def live(cluster):
-    restore_brokers(cluster)
-    yield cluster
-    restore_brokers(cluster)
+cluster, live = cluster_fixtures("rvadm")
 
 
 def admin_on_non_controller(cluster) -> KafkaAdminClient:

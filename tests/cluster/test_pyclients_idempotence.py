@@ -10,24 +10,13 @@ from typing import Any
 
 import pytest
 
-from tests.cluster.client_cluster import check_acked, create, leader, make_cluster
-from tests.cluster.zk_cluster_checks import restore_brokers, try_metadata, wait_until
+from tests.cluster.client_cluster import check_acked, cluster_fixtures, create, leader
+from tests.cluster.zk_cluster_checks import try_metadata, wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.zookeeper]
 
 
-@pytest.fixture(scope="module")
-def cluster(zookeeper_shared: Any, tmp_path_factory: pytest.TempPathFactory):
-    c = make_cluster(zookeeper_shared, tmp_path_factory, "rvidem")
-    yield c
-    c.close()
-
-
-@pytest.fixture
-def live(cluster):
-    restore_brokers(cluster)
-    yield cluster
-    restore_brokers(cluster)
+cluster, live = cluster_fixtures("rvidem")
 
 
 async def aio_produce(cluster, topic: str, total: int, fault, at: int) -> dict[str, int]:

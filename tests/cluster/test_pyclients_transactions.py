@@ -12,24 +12,12 @@ from typing import Any
 import pytest
 from kafka import KafkaProducer
 
-from tests.cluster.client_cluster import coordinator, create, in_sync, make_cluster
-from tests.cluster.zk_cluster_checks import restore_brokers
+from tests.cluster.client_cluster import cluster_fixtures, coordinator, create, in_sync
 
 pytestmark = [pytest.mark.integration, pytest.mark.zookeeper]
 
 
-@pytest.fixture(scope="module")
-def cluster(zookeeper_shared: Any, tmp_path_factory: pytest.TempPathFactory):
-    c = make_cluster(zookeeper_shared, tmp_path_factory, "rvtxn")
-    yield c
-    c.close()
-
-
-@pytest.fixture
-def live(cluster):
-    restore_brokers(cluster)
-    yield cluster
-    restore_brokers(cluster)
+cluster, live = cluster_fixtures("rvtxn")
 
 
 async def read_committed(cluster, topic: str, expected: int, group: str | None = None) -> list[str]:
