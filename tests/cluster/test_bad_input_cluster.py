@@ -33,7 +33,7 @@ PER_REQUEST = 20  # max.partitions.per.request of both clusters
 
 @pytest.fixture(scope="module")
 def zk3(zookeeper_shared, tmp_path_factory) -> Iterator[Cluster]:  # noqa: F811
-    c = Cluster(
+    with Cluster(
         3,
         zookeeper=zookeeper_shared,
         zk_chroot="/bad_input_cluster",
@@ -46,27 +46,19 @@ def zk3(zookeeper_shared, tmp_path_factory) -> Iterator[Cluster]:  # noqa: F811
             "group.initial.rebalance.delay.ms": "0",
             "max.partitions.per.request": str(PER_REQUEST),
         },
-    )
-    c.start()
-    try:
+    ) as c:
         yield c
-    finally:
-        c.close()
 
 
 @pytest.fixture(scope="module")
 def lone(tmp_path_factory) -> Iterator[Cluster]:
     """A lone broker (embedded controller) whose max.partitions would not stop a runaway count."""
-    c = Cluster(
+    with Cluster(
         1,
         base_dir=tmp_path_factory.mktemp("bad-input-lone"),
         overrides={"max.partitions.per.request": str(PER_REQUEST), "max.partitions": str(2**31 - 1)},
-    )
-    c.start()
-    try:
+    ) as c:
         yield c
-    finally:
-        c.close()
 
 
 def create_partitions(cluster: Cluster, counts: dict[str, int], *, validate_only: bool) -> list[Any]:
