@@ -9,6 +9,8 @@ from typing import Any
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
+from storage.checkpoints import OffsetCheckpointFile
+from storage.log_cleaner_manager import CLEANER_OFFSET_CHECKPOINT
 from tests.cluster.failure_scenarios import replica_records
 from tests.support.cluster import Cluster
 from tests.support.polling import wait_until
@@ -86,11 +88,13 @@ def create_topic(
     )
 
 
-def leader_of(cluster: Cluster, topic: str) -> int:
+def leader_of(cluster: Cluster, topic: str, not_: int | None = None) -> int:
+    """The broker that leads ``topic``-0 by its own state (another than ``not_``: after a kill)."""
+
     def look() -> tuple | None:
         for i in range(cluster.n):
             s = pstate(cluster, i, topic)
-            if s is not None and s["leader"] == i:
+            if i != not_ and s is not None and s["leader"] == i:
                 return (i,)
         return None
 
@@ -134,3 +138,63 @@ async def clean_all(cluster: Cluster, i: int) -> int:
     while await cleaner.clean_filthiest_log() is not None:
         rounds += 1
     return rounds
+
+
+KEYS = 12
+
+
+def workload(rounds: int) -> list[tuple[bytes, bytes | None]]:
+    items: list[tuple[bytes, bytes | None]] = []
+    for r in range(rounds):
+        for k in range(KEYS):
+            value = None if (k % 4 == 0 and r == rounds - 1) else b"r%d-k%d" % (r, k) + b"x" * 20
+            items.append((b"key-%02d" % k, value))
+    return items
+
+
+def check_replica(
+    recs: list[tuple[int, bytes | None, bytes | None]], original: dict[int, tuple], checkpoint: int
+) -> None:
+    seen: set[bytes] = set()
+    for o, k, v in recs:
+        assert original.get(o) == (k, v), f"offset {o}: {(k, v)} was {original.get(o)}"
+        if o < checkpoint:
+            assert k not in seen, f"key {k!r} twice below the cleaned offset {checkpoint}"
+            seen.add(k)
+    latest: dict[bytes, int] = {}
+    for o, (k, _v) in sorted(original.items()):
+        latest[k] = o
+    offsets = {o for o, _, _ in recs}
+    missing = [o for o in latest.values() if o not in offsets]
+    assert not missing, f"latest records missing: {missing}"
+
+
+def cleaner_checkpoint(log_dir: Path, topic: str) -> int:
+    return OffsetCheckpointFile(log_dir / CLEANER_OFFSET_CHECKPOINT).read().get((topic, 0), 0)
+
+
+COMPACTED = {"cleanup.policy": "compact", "segment.bytes": "600", "min.cleanable.dirty.ratio": "0.01"}
+
+
+def write_compacted(cluster: Cluster, topic: str, rounds: int = 6) -> dict[int, tuple]:
+    """An RF 3 compacted topic written with ``workload(rounds)``, every replica's high watermark
+    at its end; the records by offset."""
+    create_topic(cluster, topic, 3, **COMPACTED)
+    items = workload(rounds)
+    produce(cluster, topic, items)
+    wait_until(lambda: all(pstate(cluster, i, topic)["hw"] == len(items) for i in range(3)), "all hw")
+    return dict(enumerate(items))
+
+
+def clean_every_replica(cluster: Cluster, topic: str) -> list[int]:
+    """Every broker's cleaner run until nothing is dirty enough, its checkpoint written; each
+    broker's cleaner checkpoint of ``topic``-0."""
+    for i in range(cluster.n):
+        cluster.run(clean_all(cluster, i))
+    cluster.run(
+        lambda: [
+            cluster.broker(i).log_manager.cleaner.write_checkpoints_now([(topic, 0)])
+            for i in range(cluster.n)
+        ]
+    )
+    return [cleaner_checkpoint(cluster.log_dir(i), topic) for i in range(cluster.n)]

@@ -7,47 +7,25 @@ from typing import Any
 
 import pytest
 
-from storage.checkpoints import OffsetCheckpointFile
-from storage.log_cleaner_manager import CLEANER_OFFSET_CHECKPOINT
 from tests.support.polling import wait_until
 from tests.support.zookeeper_server import zookeeper_shared
 
-from .helpers import clean_all, create_topic, leader_of, make_cluster, produce, pstate, records
+from .helpers import (
+    check_replica,
+    clean_all,
+    clean_every_replica,
+    create_topic,
+    leader_of,
+    make_cluster,
+    produce,
+    pstate,
+    records,
+    workload,
+    write_compacted,
+)
 
 __all__ = ["zookeeper_shared"]
 pytestmark = pytest.mark.integration
-
-KEYS = 12
-
-
-def workload(rounds: int) -> list[tuple[bytes, bytes | None]]:
-    items: list[tuple[bytes, bytes | None]] = []
-    for r in range(rounds):
-        for k in range(KEYS):
-            value = None if (k % 4 == 0 and r == rounds - 1) else b"r%d-k%d" % (r, k) + b"x" * 20
-            items.append((b"key-%02d" % k, value))
-    return items
-
-
-def check_replica(
-    recs: list[tuple[int, bytes | None, bytes | None]], original: dict[int, tuple], checkpoint: int
-) -> None:
-    seen: set[bytes] = set()
-    for o, k, v in recs:
-        assert original.get(o) == (k, v), f"offset {o}: {(k, v)} was {original.get(o)}"
-        if o < checkpoint:
-            assert k not in seen, f"key {k!r} twice below the cleaned offset {checkpoint}"
-            seen.add(k)
-    latest: dict[bytes, int] = {}
-    for o, (k, _v) in sorted(original.items()):
-        latest[k] = o
-    offsets = {o for o, _, _ in recs}
-    missing = [o for o in latest.values() if o not in offsets]
-    assert not missing, f"latest records missing: {missing}"
-
-
-def cleaner_checkpoint(log_dir: Path, topic: str) -> int:
-    return OffsetCheckpointFile(log_dir / CLEANER_OFFSET_CHECKPOINT).read().get((topic, 0), 0)
 
 
 def test_every_replica_compacts_to_the_same_surviving_records(tmp_path: Path, zookeeper_shared: Any) -> None:
@@ -57,34 +35,15 @@ def test_every_replica_compacts_to_the_same_surviving_records(tmp_path: Path, zo
     c = make_cluster(tmp_path, zookeeper_shared)
     try:
         topic = "cmp"
-        create_topic(
-            c,
-            topic,
-            3,
-            **{"cleanup.policy": "compact", "segment.bytes": "600", "min.cleanable.dirty.ratio": "0.01"},
-        )
-        items = workload(6)
-        produce(c, topic, items)
-        original = {o: kv for o, kv in enumerate(items)}
-        n = len(items)
-        wait_until(lambda: all(pstate(c, i, topic)["hw"] == n for i in range(3)), "all hw")
-        for i in range(3):
-            c.run(clean_all(c, i))
-        c.run(lambda: [c.broker(i).log_manager.cleaner.write_checkpoints_now([(topic, 0)]) for i in range(3)])
-        for i in range(3):
-            cp = cleaner_checkpoint(c.log_dir(i), topic)
+        original = write_compacted(c, topic)
+        n = len(original)
+        for i, cp in enumerate(clean_every_replica(c, topic)):
             assert cp > 0, f"broker {i} did not clean"
             check_replica(records(c, i, topic), original, cp)
         # the leader dies; the new leader's log serves the same records
         lead = leader_of(c, topic)
         c.kill(lead)
-        new = wait_until(
-            lambda: next(
-                ((i,) for i in range(3) if i != lead and (s := pstate(c, i, topic)) and s["leader"] == i),
-                None,
-            ),
-            "new leader",
-        )[0]
+        new = leader_of(c, topic, not_=lead)
         c.start_broker(lead)
         wait_until(
             lambda: (

@@ -10,8 +10,7 @@ import pytest
 from tests.support.polling import wait_until
 from tests.support.zookeeper_server import zookeeper_shared
 
-from .helpers import create_topic, leader_of, make_cluster, produce, pstate, records
-from .test_compaction_replicas import check_replica, workload
+from .helpers import check_replica, leader_of, make_cluster, produce, pstate, records, write_compacted
 
 __all__ = ["zookeeper_shared"]
 pytestmark = pytest.mark.integration
@@ -26,31 +25,16 @@ def test_leader_killed_while_cleaning_comes_back_with_the_latest_records(
     c = make_cluster(tmp_path, zookeeper_shared, **{"log.cleaner.io.max.bytes.per.second": "3000"})
     try:
         topic = "kc"
-        create_topic(
-            c,
-            topic,
-            3,
-            **{"cleanup.policy": "compact", "segment.bytes": "600", "min.cleanable.dirty.ratio": "0.01"},
-        )
-        items = workload(6)
-        produce(c, topic, items)
-        original = {o: kv for o, kv in enumerate(items)}
-        n = len(items)
+        original = write_compacted(c, topic)
+        n = len(original)
         lead = leader_of(c, topic)
-        wait_until(lambda: all(pstate(c, i, topic)["hw"] == n for i in range(3)), "all hw")
         wait_until(
             lambda: c.run(lambda: c.broker(lead).log_manager.cleaner.manager.is_in_progress(topic, 0)),
             "leader cleaning",
             30,
         )
         c.kill(lead)
-        new = wait_until(
-            lambda: next(
-                ((i,) for i in range(3) if i != lead and (s := pstate(c, i, topic)) and s["leader"] == i),
-                None,
-            ),
-            "new leader",
-        )[0]
+        new = leader_of(c, topic, not_=lead)
         produce(c, topic, [(b"key-00", b"after-kill")])
         original[n] = (b"key-00", b"after-kill")
         c.start_broker(lead)

@@ -12,8 +12,7 @@ from confluent_kafka import Consumer, Producer, TopicPartition
 from tests.support.polling import wait_until
 from tests.support.zookeeper_server import zookeeper_shared
 
-from .helpers import clean_all, create_topic, leader_of, make_cluster, pstate, records
-from .test_compaction_replicas import cleaner_checkpoint
+from .helpers import clean_every_replica, create_topic, leader_of, make_cluster, pstate, records
 
 __all__ = ["zookeeper_shared"]
 pytestmark = pytest.mark.integration
@@ -95,18 +94,11 @@ def test_read_committed_after_cleaning_and_leader_kill(tmp_path: Path, zookeeper
         lead = leader_of(c, topic)
         end = pstate(c, lead, topic)["end"]
         wait_until(lambda: all(pstate(c, i, topic)["hw"] == end for i in range(3)), "all hw")
-        for i in range(3):
-            c.run(clean_all(c, i))
-        c.run(lambda: [c.broker(i).log_manager.cleaner.write_checkpoints_now([(topic, 0)]) for i in range(3)])
-        for i in range(3):
-            cp = cleaner_checkpoint(c.log_dir(i), topic)
+        for i, cp in enumerate(clean_every_replica(c, topic)):
             kept = [(o, v) for o, _, v in records(c, i, topic) if o < cp and v in aborted_values]
             assert cp > 0 and not kept, f"broker {i} kept aborted records below {cp}: {kept}"
         c.kill(lead)
-        wait_until(
-            lambda: any(i != lead and (s := pstate(c, i, topic)) and s["leader"] == i for i in range(3)),
-            "new leader",
-        )
+        leader_of(c, topic, not_=lead)
         got = read_committed(c, topic, end)
         vals = [v for _, _, v in got]
         assert not set(vals) & aborted_values, "aborted values read"
