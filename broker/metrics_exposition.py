@@ -151,9 +151,11 @@ class PartitionRow(NamedTuple):
     segments: int
     is_leader: bool
     leader: int
-    isr: int
-    replicas: int  # Kafka's replicationFactor: a reassignment's adding replicas left out
-    min_isr: int  # Kafka's effectiveMinIsr
+    # Partition's own predicates (Kafka's isUnderReplicated / isUnderMinIsr / isAtMinIsr: led
+    # here, against the replication factor and the effective min ISR)
+    under_replicated: bool
+    under_min_isr: bool
+    at_min_isr: bool
     producers: int
     offline: bool
     reassigning: bool = False
@@ -200,9 +202,9 @@ def partition_row(p: Any) -> PartitionRow:
         len(plog.segments()),
         p.is_leader,
         p.leader_id,
-        len(p.isr),
-        p.replication_factor,
-        p.effective_min_isr,
+        p.is_under_replicated,
+        p.is_under_min_isr,
+        p.is_at_min_isr,
         len(plog.producer_state.active_producers()),
         plog.dir_state.offline,
         p.is_reassigning,
@@ -491,17 +493,17 @@ class BrokerCollector(Collector):
                 "underreplicatedpartitions",
                 "Led partitions whose ISR is smaller than their replication factor (a reassignment's"
                 " adding replicas left out)",
-                sum(1 for r in leaders if r.isr < r.replicas),
+                sum(1 for r in rows if r.under_replicated),
             ),
             (
                 "underminisrpartitioncount",
                 "Led partitions whose ISR is below min(min.insync.replicas, replicas)",
-                sum(1 for r in leaders if r.isr < r.min_isr),
+                sum(1 for r in rows if r.under_min_isr),
             ),
             (
                 "atminisrpartitioncount",
                 "Led partitions whose ISR is exactly min(min.insync.replicas, replicas)",
-                sum(1 for r in leaders if r.isr == r.min_isr),
+                sum(1 for r in rows if r.at_min_isr),
             ),
             (
                 "reassigningpartitions",

@@ -401,9 +401,10 @@ def row(
         1,
         leader == ME,
         leader,
-        isr,
-        replicas,
-        min_isr,
+        # as Partition's is_under_replicated / is_under_min_isr / is_at_min_isr
+        leader == ME and isr < replicas,
+        leader == ME and isr < min_isr,
+        leader == ME and isr == min_isr,
         2,
         False,
         reassigning,
