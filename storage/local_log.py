@@ -454,7 +454,7 @@ class LocalLog:
     def _schedule_file_deletion(self, paths: list[Path], now_ms: int) -> None:
         """Kafka deletes ``.deleted`` files after ``file.delete.delay.ms``."""
         if self.config.file_delete_delay_ms <= 0:
-            _unlink_all(paths)
+            unlink_all(paths)
         else:
             self.schedule_file_deletion(paths, now_ms)
 
@@ -473,7 +473,7 @@ class LocalLog:
         returns how many deletions (each a list of files) were due."""
         due = self._take_due(now_ms, force)
         for paths in due:
-            _unlink_all(paths)
+            unlink_all(paths)
         return len(due)
 
     def _take_due(self, now_ms: int | None, force: bool) -> list[list[Path]]:
@@ -640,13 +640,11 @@ def _holds_records(data: bytes) -> bool:
     return False
 
 
-def _unlink_all(paths: list[Path]) -> None:
+def unlink_all(paths: list[Path]) -> None:
+    """Any thread: unlink ``paths`` (``.deleted`` files), those already gone skipped."""
     for path in paths:
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
-
-
-unlink_all = _unlink_all  # any thread: the files ``take_due_deletions`` gave
 
 
 def rename_for_deletion(segments: Sequence[LogSegment], others: Sequence[Path] = ()) -> list[Path]:
