@@ -212,15 +212,13 @@ class Partition(FetchByteCounters):
 
     # ------------------------------------------------------------------ leadership
 
-    def _update_assignment(
-        self, state: PartitionState, adding: tuple[int, ...], removing: tuple[int, ...]
-    ) -> None:
+    def _update_assignment(self, state: PartitionState) -> None:
         self.leader_id = state.leader
         self.leader_epoch = state.leader_epoch
         self.partition_epoch = state.partition_epoch
         self.replicas = tuple(state.replicas)
-        self.adding_replicas = tuple(adding)
-        self.removing_replicas = tuple(removing)
+        self.adding_replicas = tuple(state.adding_replicas)
+        self.removing_replicas = tuple(state.removing_replicas)
         self.isr = tuple(state.isr)
         self.pending_isr = None  # the controller's state replaces whatever was in flight
 
@@ -244,13 +242,7 @@ class Partition(FetchByteCounters):
         """Kafka's ``isUnderReplicated``: led here with an ISR smaller than the replication factor."""
         return self.is_leader and self.replication_factor > len(self.isr)
 
-    def make_leader(
-        self,
-        state: PartitionState,
-        *,
-        adding_replicas: tuple[int, ...] = (),
-        removing_replicas: tuple[int, ...] = (),
-    ) -> bool:
+    def make_leader(self, state: PartitionState) -> bool:
         """Become (or stay) leader with ``state``; True if this broker was not the leader
         (Kafka's ``isNewLeader``: only then do the coordinators load the partition).
 
@@ -263,8 +255,8 @@ class Partition(FetchByteCounters):
         changed, as Kafka's ``makeLeader`` keeps its leader epoch when
         ``maybeAssignEpochStartOffset`` throws. LeaderAndIsr writes that checkpoint ahead, off
         the loop (``ReplicaStateChanges._write_new_leader_epochs``): the assign here then
-        writes nothing, unless the log end moved meanwhile. ``adding_replicas`` / ``removing_replicas``
-        are LeaderAndIsr's (a reassignment in flight). An ISR the controller sets here is
+        writes nothing, unless the log end moved meanwhile. The state's adding / removing
+        replicas are LeaderAndIsr's (a reassignment in flight). An ISR the controller sets here is
         not an ISR shrink or expansion: Kafka meters only its own committed AlterPartition
         (``on_alter_partition_committed``).
         """
@@ -273,7 +265,7 @@ class Partition(FetchByteCounters):
             cache.assign(state.leader_epoch, self.log.log_end_offset)
         is_new_leader = not self.is_leader
         new_epoch = state.leader_epoch != self.leader_epoch or is_new_leader
-        self._update_assignment(state, adding_replicas, removing_replicas)
+        self._update_assignment(state)
         # Kafka's updateAssignmentAndIsr: a replica keeps its state, one new to the assignment
         # starts unknown (a new leader's states are all reset below).
         states = self.follower_states
@@ -287,19 +279,13 @@ class Partition(FetchByteCounters):
         self.maybe_increment_high_watermark()
         return is_new_leader
 
-    def make_follower(
-        self,
-        state: PartitionState,
-        *,
-        adding_replicas: tuple[int, ...] = (),
-        removing_replicas: tuple[int, ...] = (),
-    ) -> bool:
+    def make_follower(self, state: PartitionState) -> bool:
         """Record that another broker leads (Kafka's ``makeFollower``); True if the epoch changed.
 
         The replica fetcher then truncates this log to the leader's and fetches from it.
         """
         changed = state.leader_epoch != self.leader_epoch or state.leader != self.leader_id
-        self._update_assignment(state, adding_replicas, removing_replicas)
+        self._update_assignment(state)
         self.follower_states = {}
         return changed
 

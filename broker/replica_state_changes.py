@@ -37,8 +37,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("broker.replica_manager")
 
 TopicPartition = tuple[str, int]
-# A reassignment in flight: (adding replicas, removing replicas) of LeaderAndIsr
-Reassignment = tuple[tuple[int, ...], tuple[int, ...]]
 LeadershipListener = Callable[[Sequence[Partition], Sequence[Partition]], None]
 # A topic's config overrides as strings (``/config/topics/<t>`` in ZooKeeper mode).
 TopicOverridesSource = Callable[[str], Awaitable[Mapping[str, str]]]
@@ -73,15 +71,12 @@ class ReplicaStateChanges:
     def _make_leaders_and_followers(
         self,
         applied: Sequence[tuple[PartitionState, Partition]],
-        reassignments: Mapping[TopicPartition, Reassignment] | None = None,
         storage_errors: Mapping[TopicPartition, str] | None = None,
     ) -> dict[TopicPartition, ErrorCode]:
         """Kafka's ``makeLeaders`` / ``makeFollowers`` then ``onLeadershipChange``: the
         leadership listeners hear of the partitions this broker newly leads (a re-elected
         leader's epoch bump is not news to a coordinator: it does not reload) and of those
-        whose leader or epoch changed as a follower. ``reassignments``: the replicas being
-        added and removed of the partitions a reassignment is moving (LeaderAndIsr's
-        AddingReplicas / RemovingReplicas; any other partition has none). Returns the
+        whose leader or epoch changed as a follower. Returns the
         partitions whose change failed (a leader-epoch checkpoint that cannot be written)
         with their error. ``storage_errors``: partitions whose new epoch's checkpoint could not
         be written ahead (``_write_new_leader_epochs``), failed without a change, with why."""
@@ -89,14 +84,13 @@ class ReplicaStateChanges:
         followers: list[Partition] = []
         failed: dict[TopicPartition, ErrorCode] = {}
         for state, partition in applied:
-            adding, removing = (reassignments or {}).get(state.key, ((), ()))
             try:
                 if storage_errors and state.key in storage_errors:
                     raise KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, storage_errors[state.key])
                 if state.leader == self.broker_id:
-                    if partition.make_leader(state, adding_replicas=adding, removing_replicas=removing):
+                    if partition.make_leader(state):
                         leaders.append(partition)
-                elif partition.make_follower(state, adding_replicas=adding, removing_replicas=removing):
+                elif partition.make_follower(state):
                     followers.append(partition)
             except KafkaError as exc:
                 # makeLeaders / makeFollowers catch KafkaStorageException per partition: it is
@@ -206,7 +200,6 @@ class ReplicaStateChanges:
         topic_ids: Mapping[str, uuid.UUID],
         *,
         topic_overrides: TopicOverridesSource,
-        reassignments: Mapping[TopicPartition, Reassignment] | None = None,
     ) -> tuple[ErrorCode, dict[TopicPartition, ErrorCode]]:
         """LeaderAndIsr (Kafka's ``ReplicaManager.becomeLeaderOrFollower``): (top-level error,
         error per partition of ``states``).
@@ -218,9 +211,7 @@ class ReplicaStateChanges:
         STALE_CONTROLLER_EPOCH (equal with a topic id the log lacked: NONE). Missing logs are
         created (``Partition.createLogIfNotExists``) with the topic's overrides from
         ``topic_overrides`` (``/config/topics/<t>``), one per loop turn; a failure there is
-        KAFKA_STORAGE_ERROR. ``controller_id`` is for the log only. ``reassignments``: the
-        (adding, removing) replicas of the partitions with any (Kafka's
-        ``OngoingReassignmentState``, kept on the Partition).
+        KAFKA_STORAGE_ERROR. ``controller_id`` is for the log only.
         """
         async with self._state_change():
             if controller_epoch < self.controller_epoch:
@@ -258,7 +249,7 @@ class ReplicaStateChanges:
                     continue
                 applied.append((state, self._host(plog)))
             storage_errors = await self._write_new_leader_epochs(applied)
-            errors.update(self._make_leaders_and_followers(applied, reassignments, storage_errors))
+            errors.update(self._make_leaders_and_followers(applied, storage_errors))
             log.info(
                 "LeaderAndIsr from controller %d epoch %d: %d partitions applied, %d refused",
                 controller_id,

@@ -53,6 +53,8 @@ class PartitionState:
 
     ``partition_epoch`` is the version of the partition's state (the state znode's
     version in ZooKeeper mode); a change based on an older one is refused.
+    ``adding_replicas`` / ``removing_replicas``: a reassignment in flight (LeaderAndIsr's
+    AddingReplicas / RemovingReplicas, Kafka's ``OngoingReassignmentState``).
     """
 
     topic: str
@@ -64,6 +66,8 @@ class PartitionState:
     offline_replicas: tuple[int, ...] = ()
     controller_epoch: int = 0
     partition_epoch: int = 0
+    adding_replicas: tuple[int, ...] = ()
+    removing_replicas: tuple[int, ...] = ()
 
     @property
     def key(self) -> tuple[str, int]:

@@ -90,16 +90,10 @@ async def handle_leader_and_isr(ctx: RequestContext, request: LeaderAndIsrReques
         return _error_response(request, ErrorCode.STALE_BROKER_EPOCH)
     states: list[PartitionState] = []
     topic_ids: dict[str, uuid.UUID] = {}
-    reassignments: dict[tuple[str, int], tuple[tuple[int, ...], tuple[int, ...]]] = {}
     for t in request.topic_states:
         if t.topic_id != ZERO_UUID:
             topic_ids[t.topic_name] = t.topic_id
         for p in t.partition_states:
-            if p.adding_replicas or p.removing_replicas:
-                reassignments[(t.topic_name, p.partition_index)] = (
-                    tuple(p.adding_replicas),
-                    tuple(p.removing_replicas),
-                )
             states.append(
                 PartitionState(
                     t.topic_name,
@@ -110,6 +104,8 @@ async def handle_leader_and_isr(ctx: RequestContext, request: LeaderAndIsrReques
                     tuple(p.replicas),
                     controller_epoch=p.controller_epoch,
                     partition_epoch=p.partition_epoch,
+                    adding_replicas=tuple(p.adding_replicas),
+                    removing_replicas=tuple(p.removing_replicas),
                 )
             )
     top, errors = await ctx.broker.replica_manager.become_leader_or_follower(
@@ -118,7 +114,6 @@ async def handle_leader_and_isr(ctx: RequestContext, request: LeaderAndIsrReques
         states,
         topic_ids,
         topic_overrides=lambda topic: _topic_overrides(ctx, topic),
-        reassignments=reassignments,
     )
     if top is not ErrorCode.NONE:
         return _error_response(request, top)

@@ -193,15 +193,25 @@ def test_a_reassignment_in_flight_counts_in_the_replicas_not_the_replication_fac
     AddingReplicas / RemovingReplicas, which a later LeaderAndIsr without them clears."""
     plog = open_log(tmp_path, min_insync_replicas=3)
     p = Partition(plog, local_broker_id=ME, time_ms=lambda: BASE_TS)
-    moving = PartitionState("t", 0, ME, 1, (ME, OTHER), (OTHER, 2, ME), partition_epoch=1)
-    p.make_leader(moving, adding_replicas=(2,), removing_replicas=(ME,))
+    moving = PartitionState(
+        "t",
+        0,
+        ME,
+        1,
+        (ME, OTHER),
+        (OTHER, 2, ME),
+        partition_epoch=1,
+        adding_replicas=(2,),
+        removing_replicas=(ME,),
+    )
+    p.make_leader(moving)
     assert (p.replication_factor, p.effective_min_isr, p.is_reassigning) == (2, 3, True)
     assert not p.is_under_replicated and p.is_under_min_isr and not p.is_at_min_isr
     done = PartitionState("t", 0, ME, 2, (ME, OTHER), (ME, OTHER, 2), partition_epoch=2)
     p.make_leader(done)
     assert (p.replication_factor, p.effective_min_isr, p.is_reassigning) == (3, 3, False)
     assert p.is_under_replicated
-    p.make_follower(PartitionState("t", 0, OTHER, 3, (OTHER, ME), (OTHER, ME)), adding_replicas=(ME,))
+    p.make_follower(PartitionState("t", 0, OTHER, 3, (OTHER, ME), (OTHER, ME), adding_replicas=(ME,)))
     assert p.is_reassigning and not p.is_under_replicated and not p.is_under_min_isr  # not the leader
     plog.close()
 
