@@ -231,7 +231,6 @@ class ZooKeeperClient:
         self._session_lost = False
         self._registered = False
         self._registering = False
-        self._warned_stale = False
         # Kafka's isConnectedOrExpiredCondition: notified at each kazoo state change and at close.
         self._state_changed = threading.Condition()
         self._session_generation = 0  # bumped at each session expiry (kazoo's LOST)
@@ -451,7 +450,8 @@ class ZooKeeperClient:
                 return
             self._registering = True  # a reconnection meanwhile leaves the registration to us
         try:
-            self._register_or_fail(reg)
+            if not self._register_until_done(reg, self.stale_registration_wait_ms):
+                raise ZooKeeperError("the ZooKeeper session is closed")
         except BaseException:
             self.registration = None  # nor does a later reconnection register a refused id
             raise
@@ -459,41 +459,35 @@ class ZooKeeperClient:
             with self._lock:
                 self._registering = False
 
-    def _register_or_fail(self, reg: BrokerRegistration) -> None:
+    def _register_until_done(self, reg: BrokerRegistration, wait_ms: int | None) -> bool:
+        """Create ``/brokers/ids/<id>`` until it is this session's (True), or the client closes
+        (False). A lost connection is waited for (Kafka's ``retryRequestUntilConnected``). A
+        node held by another session is waited for, with one warning, at most ``wait_ms``
+        (BrokerIdInUseError then), or without limit (None: a re-registration)."""
         deadline: float | None = None
         gone = threading.Event()
 
         def on_change(_event: Any) -> None:  # one function: kazoo keeps one watcher per path
             gone.set()
 
-        while True:
+        while not self._closing.is_set():
             kz = self.kazoo
-            if kz is None or self._closing.is_set():
-                raise ZooKeeperError("the ZooKeeper session is closed")
+            if kz is None:
+                return False
             if not kz.connected:
                 self._await_reconnection()
                 continue
             attempt = self._attempt_registration(kz, reg)
             if attempt.stat is not None:
                 self._registered_with(reg, attempt.stat)
-                return
+                return True
             if attempt.owner is None:  # the node went meanwhile, or a request failed
                 self._closing.wait(RETRY_BACKOFF_S)
                 continue
             now = time.monotonic()
-            wait_ms = self.stale_registration_wait_ms
             if deadline is None:
-                deadline = now + wait_ms / 1000
-                log.warning(
-                    "%s is held by another ZooKeeper session (0x%x): this broker's previous session, "
-                    "not expired yet, or another live broker with id %d; waiting up to %d ms "
-                    "(zookeeper.session.timeout.ms + %d ms) for it to go",
-                    reg.path,
-                    attempt.owner,
-                    reg.broker_id,
-                    wait_ms,
-                    STALE_SESSION_MARGIN_MS,
-                )
+                deadline = now + (wait_ms / 1000 if wait_ms is not None else float("inf"))
+                self._warn_held(reg, attempt.owner, wait_ms)
             elif now >= deadline:
                 # Kafka's getAfterNodeExists message, then why it is final.
                 raise BrokerIdInUseError(
@@ -509,6 +503,29 @@ class ZooKeeperClient:
             except (KazooException, ZooKeeperError):
                 pass  # not connected any more: seen at the top
             gone.wait(min(deadline - now, 1.0))  # and closing is seen within a second
+        return False
+
+    @staticmethod
+    def _warn_held(reg: BrokerRegistration, owner: int, wait_ms: int | None) -> None:
+        if wait_ms is None:
+            log.warning(
+                "%s is held by another ZooKeeper session (0x%x): another broker has id %d; "
+                "registering again as soon as it is gone",
+                reg.path,
+                owner,
+                reg.broker_id,
+            )
+        else:
+            log.warning(
+                "%s is held by another ZooKeeper session (0x%x): this broker's previous session, "
+                "not expired yet, or another live broker with id %d; waiting up to %d ms "
+                "(zookeeper.session.timeout.ms + %d ms) for it to go",
+                reg.path,
+                owner,
+                reg.broker_id,
+                wait_ms,
+                STALE_SESSION_MARGIN_MS,
+            )
 
     def _await_reconnection(self) -> None:
         """Block until kazoo is connected again (with this session or a new one) or closing."""
@@ -539,7 +556,6 @@ class ZooKeeperClient:
     def _registered_with(self, reg: BrokerRegistration, stat: Any) -> None:
         with self._lock:
             self._registered = True
-        self._warned_stale = False
         self.broker_epoch = stat.czxid
         log.info(
             "registered broker %d in ZooKeeper at %s (broker epoch %d): %s",
@@ -561,44 +577,10 @@ class ZooKeeperClient:
                 return
             self._registering = True
         try:
-            while not self._closing.is_set():
-                kz = self.kazoo
-                if kz is None:
-                    return
-                if not kz.connected:
-                    self._await_reconnection()
-                    continue
-                attempt = self._attempt_registration(kz, reg)
-                if attempt.stat is not None:
-                    self._registered_with(reg, attempt.stat)
-                    return
-                if attempt.owner is not None:
-                    self._wait_for_stale_registration(kz, reg, attempt.owner)
-                else:
-                    self._closing.wait(0.2)
+            self._register_until_done(reg, None)
         finally:
             with self._lock:
                 self._registering = False
-
-    def _wait_for_stale_registration(self, kz: KazooClient, reg: BrokerRegistration, owner: int) -> None:
-        """Block (the re-registration thread only) until the foreign node goes or a session timeout passes."""
-        if not self._warned_stale:
-            self._warned_stale = True
-            log.warning(
-                "%s is held by another ZooKeeper session (0x%x): another broker has id %d; "
-                "registering again as soon as it is gone",
-                reg.path,
-                owner,
-                reg.broker_id,
-            )
-        gone = threading.Event()
-        try:
-            watched = kz.exists_async(reg.path, watch=lambda _event: gone.set())
-            if self._wait(watched, f"exists {reg.path}") is None:
-                return
-        except (KazooException, ZooKeeperError):
-            return
-        gone.wait(self.request_timeout_s)
 
     # ------------------------------------------------------------------ kazoo state (kazoo's thread: no blocking)
 
