@@ -290,8 +290,10 @@ class Partition(FetchByteCounters):
         return changed
 
     def check_current_leader_epoch(self, current_leader_epoch: int) -> None:
-        """KIP-320 fencing of the requester's view of the leader epoch (-1: not given)."""
-        if current_leader_epoch < 0 or current_leader_epoch == self.leader_epoch:
+        """KIP-320 fencing of the requester's view of the leader epoch. Only -1 means "not given"
+        (ReplicaManager.lastOffsetForLeaderEpoch, fetchOffset): another negative epoch is fenced
+        as any older one; Fetch turns every negative one into -1 first (FetchRequest.optionalEpoch)."""
+        if current_leader_epoch == NO_EPOCH or current_leader_epoch == self.leader_epoch:
             return
         if current_leader_epoch < self.leader_epoch:
             raise KafkaError(

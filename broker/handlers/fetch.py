@@ -19,7 +19,7 @@ Behaviour (Kafka's ``KafkaApis.handleFetchRequest`` / ``ReplicaManager.fetchMess
   OFFSET_OUT_OF_RANGE (with the partition's offsets so the client can reset).
   A partition error carries an empty record set, never null, as Kafka's (librdkafka
   drops a whole response holding a null one).
-- ``current_leader_epoch`` (v9+) is checked: FENCED_LEADER_EPOCH below ours,
+- ``current_leader_epoch`` (v9+) is checked (a negative one is not given): FENCED_LEADER_EPOCH below ours,
   UNKNOWN_LEADER_EPOCH above. ``last_fetched_epoch`` (v12) reports a diverging
   epoch from the leader-epoch cache, as KIP-320 describes.
 - Long poll: when fewer than ``min_bytes`` are available the request waits
@@ -240,7 +240,8 @@ def _fetch_data(request: FetchRequest, version: int) -> list[tuple[SessionPartit
             FetchPartitionInfo(
                 fetch_offset=p.fetch_offset,
                 max_bytes=p.partition_max_bytes,
-                current_leader_epoch=p.current_leader_epoch if version >= 9 else -1,
+                # FetchRequest.optionalEpoch: any negative epoch is "not given" in a Fetch
+                current_leader_epoch=max(p.current_leader_epoch, -1) if version >= 9 else -1,
                 last_fetched_epoch=p.last_fetched_epoch if version >= 12 else -1,
                 log_start_offset=p.log_start_offset if version >= 5 else -1,
             ),

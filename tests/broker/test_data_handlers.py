@@ -175,6 +175,13 @@ def test_fetch_asks_the_replica_manager_with_the_request_settings():
     [(params, infos)] = rm.calls
     assert params.isolation is FetchIsolation.HIGH_WATERMARK and params.max_bytes == 600
     assert infos[0][1].current_leader_epoch == -1 and infos[0][1].last_fetched_epoch == -1  # below v9 / v12
+    # FetchRequest.optionalEpoch: a negative current leader epoch is "not given" in a Fetch (the
+    # partition does not fence it), unlike OffsetForLeaderEpoch and ListOffsets
+    request = fetch_request()
+    request.topics[0].partitions[0].current_leader_epoch = -2
+    rm = FakeReplicaManager(FETCHED)
+    handle_fetch(ctx(rm, 12), request)
+    assert rm.calls[0][1][0][1].current_leader_epoch == -1
 
 
 def test_fetch_errors_carry_empty_records_and_data_carries_its_offsets():

@@ -68,6 +68,11 @@ def test_leader_epoch_fencing_kip_320(partition):
     assert errors_of(lambda: stamp(4)) is ErrorCode.FENCED_LEADER_EPOCH
     epoch_end = lambda current: partition.last_offset_for_leader_epoch(5, current_leader_epoch=current)  # noqa: E731
     assert errors_of(lambda: epoch_end(9)) is ErrorCode.UNKNOWN_LEADER_EPOCH
+    # only -1 is "not given" (ReplicaManager.lastOffsetForLeaderEpoch, fetchOffset): -2 is
+    # an epoch older than ours
+    assert errors_of(lambda: epoch_end(-2)) is ErrorCode.FENCED_LEADER_EPOCH
+    assert errors_of(lambda: stamp(-2)) is ErrorCode.FENCED_LEADER_EPOCH
+    assert epoch_end(-1) == (5, 0)
 
 
 def test_a_follower_refuses_appends_and_reads_but_fences_first(partition):
