@@ -68,7 +68,6 @@ from storage.producer_snapshot import (
     snapshot_file_name,
 )
 from storage.segment import (
-    CLEANED_SUFFIX,
     INDEX_SUFFIX,
     LOG_SUFFIX,
     SWAP_SUFFIX,
@@ -77,6 +76,7 @@ from storage.segment import (
     filename_prefix,
     offset_from_filename,
 )
+from storage.segment_recovery import classify_swap_files
 
 log = logging.getLogger(__name__)
 
@@ -423,28 +423,24 @@ def _segment_files(directory: Path) -> tuple[dict[int, Path], frozenset[str]]:
     Live segments are ``<offset>.log``; ``.deleted`` and ``.cleaned`` files are not. A
     ``.swap`` file is a cleaner swap cut by a crash after its commit point, unless a
     ``.cleaned`` file at or below its offset shows the commit was cut halfway (Kafka's
-    ``LogLoader.removeTempFilesAndCollectSwapFiles``, KAFKA-6264; Moldau's
-    ``storage.segment_recovery.clean_leftover_files``, which renames them at start-up).
+    ``LogLoader.removeTempFilesAndCollectSwapFiles``, KAFKA-6264: the rule is
+    ``storage.segment_recovery.classify_swap_files``, which recovery follows at start-up).
     The ``.log.swap`` segments replace every listed segment whose base offset lies in
     [lowest swap base, highest swap next offset), and are read by their ``.swap`` names;
     a ``.swap`` index of a segment whose ``.log`` was already renamed is read likewise.
     Nothing is renamed or deleted here.
     """
     logs: dict[int, Path] = {}
-    swaps: list[str] = []
-    min_cleaned: int | None = None
+    names: list[str] = []
     for p in directory.iterdir():
         name = p.name
         head = name.split(".", 1)[0]
         if not head.isdigit():
             continue
+        names.append(name)
         if name == head + LOG_SUFFIX:
             logs[int(head)] = p
-        elif name.endswith(CLEANED_SUFFIX):
-            min_cleaned = int(head) if min_cleaned is None else min(min_cleaned, int(head))
-        elif name.endswith(SWAP_SUFFIX):
-            swaps.append(name[: -len(SWAP_SUFFIX)])
-    committed = frozenset(n for n in swaps if min_cleaned is None or offset_from_filename(n) < min_cleaned)
+    committed = frozenset(n[: -len(SWAP_SUFFIX)] for n in classify_swap_files(names).committed)
     swapped_in = {
         offset_from_filename(n): directory / (n + SWAP_SUFFIX) for n in committed if n.endswith(LOG_SUFFIX)
     }

@@ -19,7 +19,7 @@ import contextlib
 import logging
 import os
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -143,6 +143,33 @@ def recover_segment(
 # ---------------------------------------------------------------------- leftover files
 
 
+class SwapFiles(NamedTuple):
+    """A partition directory's files of the cleaner's swap, sorted by what a crash left them as."""
+
+    committed: list[str]  # ``.swap`` names of a committed swap: renamed to their final names
+    unfinished: list[str]  # ``.swap`` names of a commit cut halfway: deleted
+    cleaned: list[str]  # ``.cleaned`` names (not committed): deleted
+
+
+def classify_swap_files(names: Iterable[str]) -> SwapFiles:
+    """Kafka's rule in ``LogLoader.removeTempFilesAndCollectSwapFiles`` (KAFKA-6264): a
+    ``.swap`` file at or above the lowest ``.cleaned`` offset belongs to a commit cut halfway;
+    the others were committed. Also what the Spark reader follows to read a crashed log as
+    recovery will leave it, without renaming anything."""
+    swaps: list[str] = []
+    cleaned: list[str] = []
+    min_cleaned = LONG_MAX
+    for name in names:
+        if name.endswith(CLEANED_SUFFIX):
+            min_cleaned = min(min_cleaned, _offset_or(name, LONG_MAX))
+            cleaned.append(name)
+        elif name.endswith(SWAP_SUFFIX):
+            swaps.append(name)
+    committed = [n for n in swaps if _offset_or(n, LONG_MAX) < min_cleaned]
+    unfinished = [n for n in swaps if _offset_or(n, LONG_MAX) >= min_cleaned]
+    return SwapFiles(committed, unfinished, cleaned)
+
+
 def clean_leftover_files(directory: Path, *, index_interval_bytes: int, max_index_size: int) -> None:
     """Kafka's ``LogLoader.removeTempFilesAndCollectSwapFiles`` and the swap completion of its
     ``load``, for one partition directory. The states a crash of the cleaner's swap
@@ -158,32 +185,25 @@ def clean_leftover_files(directory: Path, *, index_interval_bytes: int, max_inde
       but not its indexes.
     - ``.deleted`` files (replaced segments, and those retention removed): deleted.
     """
-    swap_files: list[Path] = []
-    cleaned_files: list[Path] = []
-    min_cleaned = LONG_MAX
+    names: list[str] = []
     for path in list(directory.iterdir()):
         name = path.name
         if name.endswith((DELETED_SUFFIX, ".tmp")):
             log.info("%s: deleting leftover file %s", directory.name, name)
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
-        elif name.endswith(CLEANED_SUFFIX):
-            min_cleaned = min(min_cleaned, _offset_or(name, LONG_MAX))
-            cleaned_files.append(path)
-        elif name.endswith(SWAP_SUFFIX):
-            swap_files.append(path)
-    valid_swaps: list[Path] = []
-    for path in swap_files:
-        if _offset_or(path.name, LONG_MAX) >= min_cleaned:
-            log.info("%s: deleting swap file %s of an unfinished commit", directory.name, path.name)
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()
         else:
-            valid_swaps.append(path)
-    for path in cleaned_files:
-        log.info("%s: deleting uncommitted cleaned file %s", directory.name, path.name)
+            names.append(name)
+    swaps = classify_swap_files(names)
+    for name in swaps.unfinished:
+        log.info("%s: deleting swap file %s of an unfinished commit", directory.name, name)
         with contextlib.suppress(FileNotFoundError):
-            path.unlink()
+            (directory / name).unlink()
+    for name in swaps.cleaned:
+        log.info("%s: deleting uncommitted cleaned file %s", directory.name, name)
+        with contextlib.suppress(FileNotFoundError):
+            (directory / name).unlink()
+    valid_swaps = [directory / name for name in swaps.committed]
     low, high = LONG_MAX, -1
     for path in valid_swaps:
         if not path.name.endswith(LOG_SUFFIX + SWAP_SUFFIX):
