@@ -38,8 +38,14 @@ from coordinator.group_offsets import (
     encode_group_key,
     encode_group_value,
     encode_offset_key,
+    partition_for,
 )
-from coordinator.group_txn_offsets import PendingTxnOffsets, replay_resolving_txns
+from coordinator.group_txn_offsets import (
+    DecodedOpenCommit,
+    PendingTxnOffsets,
+    ReplayResolvingTxns,
+    decode_open_commits,
+)
 from coordinator.offsets_topic import OffsetsTopic
 from protocol.errors import ErrorCode, KafkaError
 from protocol.primitives import DecodeError, EncodeError
@@ -195,7 +201,12 @@ class GroupMetadataManager:
         """This broker no longer leads ``__consumer_offsets``-``partition`` (Kafka's
         ``onResignation``, ``removeGroupsAndOffsets``): a load under way stops, its groups
         and offsets are dropped (parked joins answer NOT_COORDINATOR) and its groups get
-        NOT_COORDINATOR from now on."""
+        NOT_COORDINATOR from now on.
+
+        The groups leave the coordinator's maps now (C-level pops; the partition of each id
+        from the cached hash), so a re-election's load never meets them; what grows with
+        their members (answering parked requests, cancelling timers: ``membership.unload``)
+        runs in slices on the loop (``_unload_groups``), on these Group objects only."""
         owned = self.owned_partitions
         if owned is None or not self._take_epoch(partition, epoch):
             return
@@ -204,17 +215,43 @@ class GroupMetadataManager:
             task.cancel()
         self.loading.discard(partition)
         owned.discard(partition)
-        removed = 0
-        for group_id in [g for g in self.groups if self.partition_for(g) == partition]:
-            group = self.groups.pop(group_id)
-            self.membership.unload(group)
-            removed += 1
-        for group_id in [g for g in self.offsets.groups() if self.partition_for(g) == partition]:
+        count = self.topic.partition_count
+        groups = self.groups
+        gone = [group for group_id, group in groups.items() if partition_for(group_id, count) == partition]
+        for group in gone:
+            del groups[group.group_id]
+        for group_id in [g for g in self.offsets.groups() if partition_for(g, count) == partition]:
             self.offsets.remove_group(group_id)
         self.pending_txn_offsets.drop_groups(
-            g for g in self.pending_txn_offsets.all_groups() if self.partition_for(g) == partition
+            g for g in self.pending_txn_offsets.all_groups() if partition_for(g, count) == partition
         )
-        log.info("unloaded %d groups of %s-%d (epoch %s)", removed, self.topic_name, partition, epoch)
+        self._unload_groups(gone)
+        log.info("unloaded %d groups of %s-%d (epoch %s)", len(gone), self.topic_name, partition, epoch)
+
+    def _unload_groups(self, gone: list[Group]) -> None:
+        """``onGroupUnloaded`` for groups already out of the coordinator's maps: the first
+        slice now, the others one per turn of the loop. Until its slice a group is marked
+        Dead (its timers then do nothing); a stop meanwhile unloads the rest at once."""
+        now = self.time_ms()
+        for group in gone[UNLOADED_GROUPS_PER_TURN:]:
+            if not group.is_state(S.DEAD):
+                group.transition_to(S.DEAD, now)
+        for group in gone[:UNLOADED_GROUPS_PER_TURN]:
+            self.membership.unload(group)
+        if len(gone) > UNLOADED_GROUPS_PER_TURN:
+            self._background(self._unload_in_slices(gone))
+
+    async def _unload_in_slices(self, gone: list[Group]) -> None:
+        done = UNLOADED_GROUPS_PER_TURN
+        try:
+            while done < len(gone):
+                await asyncio.sleep(0)
+                for group in gone[done : done + UNLOADED_GROUPS_PER_TURN]:
+                    self.membership.unload(group)
+                done += UNLOADED_GROUPS_PER_TURN
+        finally:
+            for group in gone[done:]:  # cancelled (stop): the rest now
+                self.membership.unload(group)
 
     def _start_load(self, partition: int) -> None:
         self._load_tasks[partition] = asyncio.get_running_loop().create_task(
@@ -365,70 +402,67 @@ class GroupMetadataManager:
         """Replay one partition (``loadGroupsAndOffsets``): tombstones delete; an offset
         replaces the current one unless that one's record was appended later (a transaction's
         offsets come at its COMMIT marker with their batch's offset: Kafka's
-        ``CommitRecordMetadataAndOffset.olderThan``)."""
-        # key -> (log offset of its record, offset); None: deleted
-        offsets: dict[OffsetKey, tuple[int, OffsetAndMetadata] | None] = {}
-        groups: dict[str, tuple[GroupRecord, bytes] | None] = {}
-        replayed = 0
-        # Transactional commits count at their COMMIT marker; those without one stay pending.
-        txn_replay = replay_resolving_txns(self.topic.partitions, self.topic_name, partition)
-        for chunk in txn_replay:
-            replayed += len(chunk)
-            for offset, key, value in chunk:
-                if key is None:
-                    log.warning(
-                        "%s-%d offset %d: record without key skipped", self.topic_name, partition, offset
-                    )
-                    continue
-                try:
-                    k = decode_key(key)
-                    if isinstance(k, OffsetKey):
-                        if value is None:
-                            offsets[k] = None
-                        else:
-                            current = offsets.get(k)
-                            if current is None or current[0] <= offset:
-                                offsets[k] = (offset, decode_offset_value(value))
-                    elif isinstance(k, GroupKey):
-                        groups[k.group] = None if value is None else (decode_group_value(value), value)
-                except DecodeError as exc:
-                    log.warning(
-                        "%s-%d offset %d: undecodable record skipped: %s",
-                        self.topic_name,
-                        partition,
-                        offset,
-                        exc,
-                    )
-            await asyncio.sleep(0)  # let the loop serve other requests between chunks
-        pending_groups = self.pending_txn_offsets.add_open_commits(txn_replay.open_commits)
-        n_offsets = 0
-        for k, entry in offsets.items():
-            if entry is not None:
-                self.offsets.put(k.group, k.topic, k.partition, entry[1], entry[0])
-                n_offsets += 1
-        loaded: list[Group] = []
-        for group_id, entry in groups.items():
-            if entry is not None:
-                group = self._group_from_record(group_id, entry[0])
-                self.groups[group_id] = group
-                loaded.append(group)
-        # Offsets, or a transaction's pending ones (Kafka's pendingEmptyGroupOffsets), without
-        # group metadata: a simple group that only stores offsets.
-        for group_id in {k.group for k, entry in offsets.items() if entry is not None} | pending_groups:
-            if group_id not in self.groups:
-                group = self.groups[group_id] = Group(group_id, S.EMPTY, self.time_ms())
-                loaded.append(group)
-        for group in loaded:
-            self.membership.on_group_loaded(group)
-        if n_offsets or loaded:
+        ``CommitRecordMetadataAndOffset.olderThan``); returns (offsets, groups) loaded.
+
+        Kafka runs ``doLoadGroupsAndOffsets`` on the coordinator's scheduler thread; here the
+        chunks are read on the event loop (``PartitionReader``) and everything that grows
+        with the data runs in an executor thread, one job at a time (``GroupLoad``: decoding,
+        transaction resolution, building the groups). The log end is read again at every
+        step, so a marker appended meanwhile is replayed (``on_txn_completed`` ignores
+        groups not installed yet). The install follows the last check that the log end was
+        reached with no await in between, so no marker can fall between the two. A load
+        cancelled (resignation, stop) while a job runs drops the job's result: nothing of it
+        is installed."""
+        load = GroupLoad(self.topic_name, partition, self._group_from_record, self.time_ms)
+        reader = self.topic.reader(partition)
+        loop = asyncio.get_running_loop()
+        while True:
+            data = reader.next_chunk()
+            if data is not None:
+                reader.advance(await loop.run_in_executor(None, load.consume, data, reader.position))
+            elif load.stale:
+                # Records arrived since the groups were built (or none is built yet).
+                await loop.run_in_executor(None, load.build)
+            else:
+                break
+        loaded = self._install_load(load)
+        await self._on_groups_loaded(loaded)
+        if load.n_offsets or loaded:
             log.info(
                 "loaded %d offsets and %d groups from %s-%d",
-                n_offsets,
+                load.n_offsets,
                 len(loaded),
                 self.topic_name,
                 partition,
             )
-        return n_offsets, len(loaded)
+        return load.n_offsets, len(loaded)
+
+    def _install_load(self, load: GroupLoad) -> list[Group]:
+        """Make a caught-up load's groups, offsets and open transactional commits the
+        coordinator's, in one step of the loop with C-level bulk updates; returns the groups."""
+        self.pending_txn_offsets.add_open_commits(load.open_commits)
+        self.offsets.install(load.offsets, load.written_at)
+        built = load.built
+        if not self.groups.keys().isdisjoint(built):
+            # None expected (requests for a loading partition are refused); as before, a group
+            # that only has offsets does not replace one already here.
+            for group_id in load.bare & self.groups.keys():
+                del built[group_id]
+        self.groups.update(built)
+        return list(built.values())
+
+    async def _on_groups_loaded(self, loaded: list[Group]) -> None:
+        """``onGroupLoaded`` for each loaded group (its members' heartbeat deadlines), in
+        slices with the loop let go between them, while the partition is still loading (as
+        Kafka calls it inside ``doLoadGroupsAndOffsets``). A group no longer installed
+        (resignation, removal meanwhile) is skipped."""
+        groups = self.groups
+        for start in range(0, len(loaded), LOADED_GROUPS_PER_TURN):
+            if start:
+                await asyncio.sleep(0)
+            for group in loaded[start : start + LOADED_GROUPS_PER_TURN]:
+                if groups.get(group.group_id) is group:
+                    self.membership.on_group_loaded(group)
 
     def _group_from_record(self, group_id: str, rec: GroupRecord) -> Group:
         now = self.time_ms()
@@ -460,3 +494,111 @@ class GroupMetadataManager:
             group.leader_id = next(iter(group.members))
         group.subscribed_topics = group.compute_subscribed_topics()
         return group
+
+
+# Groups whose onGroupLoaded (heartbeat timers) runs per turn of the loop after a load, and
+# whose onGroupUnloaded (parked requests answered, timers cancelled) after a resignation.
+LOADED_GROUPS_PER_TURN = 1000
+UNLOADED_GROUPS_PER_TURN = 1000
+
+TopicPartition = tuple[str, int]
+
+
+class GroupLoad:
+    """What one load of a ``__consumer_offsets`` partition has replayed so far (the maps of
+    Kafka's ``doLoadGroupsAndOffsets``), and the groups built from it.
+
+    ``consume`` and ``build`` run in an executor thread, one job at a time awaited by the
+    loader, so these structures are never touched by two threads; the loader installs them
+    on the loop once caught up (``GroupMetadataManager._install_load``)."""
+
+    def __init__(
+        self,
+        topic_name: str,
+        partition: int,
+        group_from_record: Callable[[str, GroupRecord], Group],
+        time_ms: Callable[[], int],
+    ) -> None:
+        self.topic_name = topic_name
+        self.partition = partition
+        self._group_from_record = group_from_record
+        self._time_ms = time_ms
+        self.txns = ReplayResolvingTxns()
+        # group -> partition -> committed offset, and the log offset of its record
+        # (OffsetStore's shapes; a tombstone removes the entry).
+        self.offsets: dict[str, dict[TopicPartition, OffsetAndMetadata]] = {}
+        self.written_at: dict[str, dict[TopicPartition, int]] = {}
+        self.records: dict[str, GroupRecord | None] = {}  # None: a tombstone
+        # Built by ``build``: the groups to install (``bare``: those without a metadata
+        # record, a simple group that only stores offsets) and the open transactions' offsets.
+        self.built: dict[str, Group] = {}
+        self.bare: set[str] = set()
+        self.open_commits: list[DecodedOpenCommit] = []
+        self.n_offsets = 0
+        self.stale = True  # records consumed since the last build
+        # groups whose records changed since the last build, in log order (the groups' order)
+        self._dirty: dict[str, None] = {}
+        self._open_groups: set[str] = set()
+
+    def consume(self, data: memoryview, position: int) -> int:
+        """Replay one chunk read at ``position``; returns the offset after its last batch."""
+        records, nxt = self.txns.resolve(data, position)
+        self.stale = True
+        offsets, written_at, dirty = self.offsets, self.written_at, self._dirty
+        for offset, key, value in records:
+            if key is None:
+                log.warning(
+                    "%s-%d offset %d: record without key skipped", self.topic_name, self.partition, offset
+                )
+                continue
+            try:
+                k = decode_key(key)
+                if isinstance(k, OffsetKey):
+                    group, tp = k.group, (k.topic, k.partition)
+                    written = written_at.get(group)
+                    if value is None:
+                        if written is not None and written.pop(tp, None) is not None:
+                            del offsets[group][tp]
+                            if not written:
+                                del written_at[group], offsets[group]
+                    elif written is None:
+                        offsets[group] = {tp: decode_offset_value(value)}
+                        written_at[group] = {tp: offset}
+                    elif written.get(tp, -1) <= offset:
+                        offsets[group][tp] = decode_offset_value(value)
+                        written[tp] = offset
+                    dirty[group] = None
+                elif isinstance(k, GroupKey):
+                    self.records[k.group] = None if value is None else decode_group_value(value)
+                    dirty[k.group] = None
+            except DecodeError as exc:
+                log.warning(
+                    "%s-%d offset %d: undecodable record skipped: %s",
+                    self.topic_name,
+                    self.partition,
+                    offset,
+                    exc,
+                )
+        return nxt
+
+    def build(self) -> None:
+        """(Re)build the groups whose records changed since the last build, and the open
+        transactions' offsets (their groups are loaded too: Kafka's pendingEmptyGroupOffsets)."""
+        self.open_commits = decode_open_commits(self.txns.open_commits)
+        open_groups = {group_id for _, group_id, _, _ in self.open_commits}
+        dirty = self._dirty
+        dirty.update(dict.fromkeys(open_groups ^ self._open_groups))
+        self._dirty, self._open_groups, self.stale = {}, open_groups, False
+        built, bare = self.built, self.bare
+        for group_id in dirty:
+            rec = self.records.get(group_id)
+            if rec is not None:
+                built[group_id] = self._group_from_record(group_id, rec)
+                bare.discard(group_id)
+            elif group_id in self.offsets or group_id in open_groups:
+                built[group_id] = Group(group_id, S.EMPTY, self._time_ms())
+                bare.add(group_id)
+            else:
+                built.pop(group_id, None)
+                bare.discard(group_id)
+        self.n_offsets = sum(map(len, self.offsets.values()))

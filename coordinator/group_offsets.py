@@ -19,9 +19,8 @@ Kafka's formats, so Kafka's own tools (and the Spark jobs) can read the topic:
   tombstones delete), with Kafka's expiry rule (``OffsetExpirationConditionImpl``).
 
 Transactional offset commits (TxnOffsetCommit) are ``coordinator.group_txn_offsets``:
-held pending until their marker; the group coordinator's loader reads the topic with
-``group_txn_offsets.replay_resolving_txns``, which resolves transactional batches by
-their markers.
+held pending until their marker; the group coordinator's loader resolves transactional
+batches by their markers with ``group_txn_offsets.ReplayResolvingTxns``.
 """
 
 from __future__ import annotations
@@ -348,6 +347,23 @@ class OffsetStore:
         written[tp] = log_offset
         self._by_group.setdefault(group, {})[tp] = om
         return True
+
+    def install(
+        self,
+        offsets: dict[str, dict[tuple[str, int], OffsetAndMetadata]],
+        written_at: dict[str, dict[tuple[str, int], int]],
+    ) -> None:
+        """A loaded partition's offsets (group -> partition -> offset, and where each record
+        is), taken over as they are: one C-level ``dict.update`` instead of a ``put`` per
+        offset, so a large load does not hold the event loop. A group already here (none is
+        expected: a loading partition's groups are refused) gets ``put``'s rule per offset."""
+        if not self._by_group.keys().isdisjoint(offsets):
+            for group in self._by_group.keys() & offsets.keys():
+                for (topic, partition), om in offsets.pop(group).items():
+                    self.put(group, topic, partition, om, written_at[group][(topic, partition)])
+                del written_at[group]
+        self._by_group.update(offsets)
+        self._written_at.update(written_at)
 
     def remove(self, group: str, topic: str, partition: int) -> bool:
         offsets = self._by_group.get(group)

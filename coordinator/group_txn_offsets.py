@@ -61,20 +61,11 @@ class PendingTxnOffsets:
         self._by_producer[producer_id].setdefault(group_id, {})[tp] = pending
         self._by_group[group_id][tp].add(producer_id)
 
-    def add_open_commits(self, open_commits: Iterable[tuple[int, int, bytes, bytes | None]]) -> set[str]:
-        """After a load: the transactional commits no marker has ended yet
-        (``ReplayResolvingTxns.open_commits``); returns their groups."""
-        groups: set[str] = set()
-        for producer_id, batch_offset, key, value in open_commits:
-            try:
-                k = decode_key(key)
-                if isinstance(k, OffsetKey) and value is not None:
-                    pending = PendingOffset(batch_offset, decode_offset_value(value))
-                    self.add(producer_id, k.group, (k.topic, k.partition), pending)
-                    groups.add(k.group)
-            except DecodeError:
-                continue
-        return groups
+    def add_open_commits(self, open_commits: Iterable[DecodedOpenCommit]) -> None:
+        """At the end of a load: the transactional commits no marker has ended yet
+        (``decode_open_commits`` of ``ReplayResolvingTxns.open_commits``)."""
+        for producer_id, group_id, tp, pending in open_commits:
+            self.add(producer_id, group_id, tp, pending)
 
     def discard(self, producer_id: int, group_id: str, tps: Iterable[TopicPartition]) -> None:
         """A write failed: its offsets are no longer pending."""
@@ -270,70 +261,75 @@ def transactional_batch(
     )
 
 
-LOAD_BUFFER_BYTES = 5 * 1024 * 1024
 CONTROL_COMMIT = 1  # ControlRecordType.COMMIT (ABORT is 0)
+
+# A transactional commit still without its marker: (producer id, offset of its batch, key, value).
+OpenCommit = tuple[int, int, bytes, bytes | None]
 
 
 class ReplayResolvingTxns:
     """The records of a ``__consumer_offsets`` partition as its loader wants them (Kafka's
     ``doLoadGroupsAndOffsets``): plain records in log order; a producer's transactional
     records at the place of its COMMIT marker, with the offset of their batch (dropped at
-    an ABORT one); those still without a marker at the end are in ``open_commits``
-    (producer id, batch offset, key, value). Iterating yields chunks of (offset, key,
-    value)."""
+    an ABORT one); those still without a marker are in ``open_commits``.
 
-    def __init__(self, partitions: object, topic: str, partition: int) -> None:
-        self.partitions = partitions
-        self.topic = topic
-        self.partition = partition
-        self.open_commits: list[tuple[int, int, bytes, bytes | None]] = []
+    Fed chunk after chunk (``resolve``) of what ``offsets_topic.PartitionReader`` reads, in
+    log order, by one thread at a time (the loader's executor job; the loop awaits it)."""
 
-    def __iter__(self) -> Iterator[list[tuple[int, bytes | None, bytes | None]]]:
-        parts = self.partitions
+    def __init__(self) -> None:
+        self._open_txns: dict[int, list[OpenCommit]] = {}
+
+    def resolve(
+        self, data: memoryview, position: int
+    ) -> tuple[list[tuple[int, bytes | None, bytes | None]], int]:
+        """(offset, key, value) of the records that count, from the whole batches of
+        ``data`` at or after ``position``, and the offset after its last batch."""
+        open_txns = self._open_txns
+        chunk: list[tuple[int, bytes | None, bytes | None]] = []
+        nxt = position
+        for bpos, header in iter_batches(data):
+            nxt = header.next_offset
+            records = [
+                r for r in decode_batch(data[bpos : bpos + header.size], header) if r.offset >= position
+            ]
+            if header.is_control:
+                committed = any(
+                    r.key is not None
+                    and len(r.key) >= 4
+                    and int.from_bytes(r.key[2:4], "big") == CONTROL_COMMIT
+                    for r in records
+                )
+                done = open_txns.pop(header.producer_id, [])
+                if committed:
+                    chunk.extend((off, key, value) for _, off, key, value in done)
+                continue
+            if header.is_transactional:
+                txn = open_txns.setdefault(header.producer_id, [])
+                txn.extend((header.producer_id, header.base_offset, r.key, r.value) for r in records if r.key)
+                continue
+            chunk.extend((r.offset, r.key, r.value) for r in records)
+        return chunk, nxt
+
+    @property
+    def open_commits(self) -> list[OpenCommit]:
+        """The transactional commits no marker has ended so far, oldest producer first."""
+        return [commit for txn in self._open_txns.values() for commit in txn]
+
+
+# An open commit decoded: (producer id, group, partition, its pending offset).
+DecodedOpenCommit = tuple[int, str, TopicPartition, PendingOffset]
+
+
+def decode_open_commits(open_commits: Iterable[OpenCommit]) -> list[DecodedOpenCommit]:
+    """``ReplayResolvingTxns.open_commits`` decoded (off the loop), undecodable ones left out,
+    for ``PendingTxnOffsets.add_open_commits``."""
+    decoded: list[DecodedOpenCommit] = []
+    for producer_id, batch_offset, key, value in open_commits:
         try:
-            offsets = parts.log_offsets(self.topic, self.partition)  # type: ignore[attr-defined]
-        except KafkaError:
-            return
-        pos, end = offsets.log_start_offset, offsets.log_end_offset
-        open_txns: dict[int, list[tuple[int, int, bytes, bytes | None]]] = {}
-        while pos < end:
-            data = parts.read_records(  # type: ignore[attr-defined]
-                self.topic, self.partition, pos, LOAD_BUFFER_BYTES, max_offset=end
-            )
-            if not data:
-                break
-            mv = memoryview(data)
-            chunk: list[tuple[int, bytes | None, bytes | None]] = []
-            nxt = pos
-            for bpos, header in iter_batches(mv):
-                nxt = header.next_offset
-                records = [r for r in decode_batch(mv[bpos : bpos + header.size], header) if r.offset >= pos]
-                if header.is_control:
-                    committed = any(
-                        r.key is not None
-                        and len(r.key) >= 4
-                        and int.from_bytes(r.key[2:4], "big") == CONTROL_COMMIT
-                        for r in records
-                    )
-                    done = open_txns.pop(header.producer_id, [])
-                    if committed:
-                        chunk.extend((off, key, value) for _, off, key, value in done)
-                    continue
-                if header.is_transactional:
-                    txn = open_txns.setdefault(header.producer_id, [])
-                    txn.extend(
-                        (header.producer_id, header.base_offset, r.key, r.value) for r in records if r.key
-                    )
-                    continue
-                chunk.extend((r.offset, r.key, r.value) for r in records)
-            if nxt <= pos:
-                break
-            pos = nxt
-            yield chunk
-        for txn in open_txns.values():
-            for producer_id, batch_offset, key, value in txn:
-                self.open_commits.append((producer_id, batch_offset, key, value))
-
-
-def replay_resolving_txns(partitions: object, topic: str, partition: int) -> ReplayResolvingTxns:
-    return ReplayResolvingTxns(partitions, topic, partition)
+            k = decode_key(key)
+            if isinstance(k, OffsetKey) and value is not None:
+                pending = PendingOffset(batch_offset, decode_offset_value(value))
+                decoded.append((producer_id, k.group, (k.topic, k.partition), pending))
+        except DecodeError:
+            continue
+    return decoded

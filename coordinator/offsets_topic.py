@@ -19,8 +19,9 @@ and the committed offsets in memory (``OffsetStore``) are ``coordinator.group_of
   (``cleanup.policy=compact``), as Kafka's; replay steps over the gaps it leaves.
 - ``ClusterOffsetsTopic``: the same in a ZooKeeper-mode cluster, created cluster-wide
   through an ``InternalTopicCreator`` (which ``__transaction_state`` uses too).
-- ``read_topic_records``: the replay of an internal topic's partition, shared with
-  ``coordinator.transaction_log``.
+- ``PartitionReader`` and ``scan_data_records``: the replay of an internal topic's
+  partition (read on the event loop, decoded off it), shared with the transaction
+  coordinator's loader; ``read_topic_records`` is both on one thread.
 """
 
 from __future__ import annotations
@@ -324,9 +325,13 @@ class OffsetsTopic:
         return result.info.base_offset
 
     def replay(self, partition: int) -> Iterator[list[tuple[int, bytes | None, bytes | None]]]:
-        """(offset, key, value) of every record of the partition, in chunks of about
-        ``LOAD_BUFFER_BYTES`` (the loader yields to the event loop between chunks)."""
+        """(offset, key, value) of every data record of the partition, in chunks of about
+        ``LOAD_BUFFER_BYTES``, all on the caller's thread (the loader uses ``reader``)."""
         return read_topic_records(self.partitions, OFFSETS_TOPIC, partition, LOAD_BUFFER_BYTES)
+
+    def reader(self, partition: int) -> PartitionReader:
+        """The loader's reads of the partition (on the event loop; decoding is off it)."""
+        return PartitionReader(self.partitions, OFFSETS_TOPIC, partition, LOAD_BUFFER_BYTES)
 
 
 # ---------------------------------------------------------------- a ZooKeeper-mode cluster
@@ -422,41 +427,93 @@ class ClusterOffsetsTopic(OffsetsTopic):
 # ---------------------------------------------------------------- replay
 
 
+class PartitionReader:
+    """The read loop of Kafka's ``GroupMetadataManager.doLoadGroupsAndOffsets`` and
+    ``TransactionStateManager.loadTransactionMetadata``: whole batches from the log start
+    while the position is below the log end, the end read again at every step (Kafka's
+    ``logEndOffset`` is a def), so what is appended while a partition loads (a transaction's
+    marker) is read as well. ``access`` has ``log_offsets`` and ``read_records`` (the
+    ReplicaManager).
+
+    On the event loop: the segment list changes there, and a chunk is at most about
+    ``chunk_bytes`` (offsets.load.buffer.size) of page-cache reads. What a chunk holds is
+    decoded by the caller, off the loop (``scan_data_records``), which then ``advance``s."""
+
+    def __init__(self, access: Any, topic: str, partition: int, chunk_bytes: int = LOAD_BUFFER_BYTES) -> None:
+        self.access = access
+        self.topic = topic
+        self.partition = partition
+        self.chunk_bytes = chunk_bytes
+        self.position: int | None = None  # the log start offset once first read
+        self._stalled = False
+
+    def next_chunk(self) -> memoryview | None:
+        """Whole batches from the position on (at least one), or None when the position has
+        reached the log end as it is now (or the partition is not served here any more)."""
+        if self._stalled:
+            return None
+        try:
+            offsets = self.access.log_offsets(self.topic, self.partition)
+        except KafkaError:
+            return None
+        if self.position is None:
+            self.position = offsets.log_start_offset
+        end = offsets.log_end_offset
+        if self.position >= end:
+            return None
+        data = self.access.read_records(
+            self.topic, self.partition, self.position, self.chunk_bytes, max_offset=end
+        )
+        return memoryview(data) if data else None
+
+    def advance(self, next_offset: int) -> None:
+        """The chunk just read ends before ``next_offset`` (its last batch's next offset)."""
+        assert self.position is not None
+        if next_offset <= self.position:
+            self._stalled = True  # no whole batch in it: reading it again would loop forever
+        else:
+            self.position = next_offset
+
+
+def scan_data_records(
+    data: memoryview, position: int
+) -> tuple[list[tuple[int, bytes | None, bytes | None]], int]:
+    """(offset, key, value) of the data records at or after ``position`` in the whole batches
+    of ``data`` (control batches skipped), and the offset after its last batch. Pure CPU
+    work, run off the event loop by the loaders."""
+    records: list[tuple[int, bytes | None, bytes | None]] = []
+    nxt = position
+    for bpos, header in iter_batches(data):
+        nxt = header.next_offset
+        if header.is_control:
+            continue
+        for rec in decode_batch(data[bpos : bpos + header.size], header):
+            if rec.offset >= position:
+                records.append((rec.offset, rec.key, rec.value))
+    return records, nxt
+
+
 def read_topic_records(
     access: Any, topic: str, partition: int, chunk_bytes: int
 ) -> Iterator[list[tuple[int, bytes | None, bytes | None]]]:
-    """(offset, key, value) of every data record of an internal topic's partition, from its log
-    start to the end it had when the read began, in chunks of about ``chunk_bytes`` (the
-    coordinators' loaders yield to the event loop between chunks); control batches skipped.
-    ``access`` has ``log_offsets`` and ``read_records`` (the ReplicaManager)."""
-    try:
-        offsets = access.log_offsets(topic, partition)
-    except KafkaError:
-        return
-    pos, end = offsets.log_start_offset, offsets.log_end_offset
-    while pos < end:
-        data = access.read_records(topic, partition, pos, chunk_bytes, max_offset=end)
-        if not data:
-            break
-        mv = memoryview(data)
-        chunk: list[tuple[int, bytes | None, bytes | None]] = []
-        nxt = pos
-        for bpos, header in iter_batches(mv):
-            nxt = header.next_offset
-            if header.is_control:
-                continue
-            for rec in decode_batch(mv[bpos : bpos + header.size], header):
-                if rec.offset >= pos:
-                    chunk.append((rec.offset, rec.key, rec.value))
-        if nxt <= pos:
-            break
-        pos = nxt
-        yield chunk
+    """(offset, key, value) of every data record of an internal topic's partition, from its
+    log start to its log end (read again after every chunk, as ``PartitionReader``), in
+    chunks of about ``chunk_bytes``; control batches skipped. All on the caller's thread:
+    the coordinators' loaders use ``PartitionReader`` and ``scan_data_records`` instead, to
+    decode off the event loop."""
+    reader = PartitionReader(access, topic, partition, chunk_bytes)
+    while (data := reader.next_chunk()) is not None:
+        assert reader.position is not None
+        records, nxt = scan_data_records(data, reader.position)
+        reader.advance(nxt)
+        yield records
 
 
 __all__ = [
     "ClusterOffsetsTopic",
     "InternalTopicCreator",
     "OffsetsTopic",
+    "PartitionReader",
     "read_topic_records",
+    "scan_data_records",
 ]

@@ -27,8 +27,9 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from coordinator.offsets_topic import InternalTopicCreator
+from coordinator.offsets_topic import InternalTopicCreator, PartitionReader, scan_data_records
 from coordinator.transaction_log import (
+    LOAD_BUFFER_BYTES,
     TRANSACTION_STATE_TOPIC,
     LocalTopicCreator,
     TransactionStateTopic,
@@ -205,8 +206,9 @@ class TransactionStateManager:
         )
 
     async def _load_owned(self, partition: int, epoch: int) -> None:
+        prepared: list[TransactionMetadata] = []
         try:
-            await self._load_partition(partition, epoch)
+            prepared = await self._load_partition(partition, epoch)
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -215,58 +217,45 @@ class TransactionStateManager:
         if partition in self.loading and self.owned_partitions is not None:
             self.loading.discard(partition)
             self.owned_partitions.add(partition)
-            self._resume_completions(partition, epoch)
+            self._resume_completions(partition, epoch, prepared)
 
-    async def _load_partition(self, partition: int, epoch: int) -> None:
+    async def _load_partition(self, partition: int, epoch: int) -> list[TransactionMetadata]:
         """Replay one partition (``loadTransactionMetadata``): last value wins, tombstones
-        remove; then the transactions left in PrepareCommit/PrepareAbort get their markers."""
-        values: dict[str, TxnLogValue | None] = {}
-        for chunk in self.topic.replay(partition):
-            for offset, key, value in chunk:
-                if key is None:
-                    continue
-                try:
-                    txn_id = decode_txn_key(key)
-                    values[txn_id] = None if value is None else decode_txn_value(value)
-                except DecodeError as exc:
-                    log.warning(
-                        "%s-%d offset %d: undecodable record skipped: %s",
-                        TRANSACTION_STATE_TOPIC,
-                        partition,
-                        offset,
-                        exc,
-                    )
-            await asyncio.sleep(0)
+        remove; returns the transactions left in PrepareCommit/PrepareAbort, whose markers
+        are sent again (here for a lone broker, by ``_load_owned`` in ZooKeeper mode).
+
+        Kafka loads on the coordinator's scheduler thread; here the chunks are read on the
+        event loop (``PartitionReader``, the log end read again at every step) and decoded,
+        and the ``TransactionMetadata`` built, in an executor thread one job at a time
+        (``TxnLoad``). The install follows the last check that the log end was reached with
+        no await in between; a load cancelled while a job runs drops the job's result."""
+        load = TxnLoad(partition)
+        reader = PartitionReader(self.topic.access, TRANSACTION_STATE_TOPIC, partition, LOAD_BUFFER_BYTES)
+        loop = asyncio.get_running_loop()
+        while True:
+            data = reader.next_chunk()
+            if data is not None:
+                reader.advance(await loop.run_in_executor(None, load.consume, data, reader.position))
+            elif load.stale:
+                await loop.run_in_executor(None, load.build)
+            else:
+                break
         txns = self.txns.setdefault(partition, {})
-        for txn_id, v in values.items():
-            if v is None or v.state is S.DEAD:
-                continue
-            txns[txn_id] = TransactionMetadata(
-                txn_id,
-                producer_id=v.producer_id,
-                last_producer_id=v.previous_producer_id,
-                producer_epoch=v.producer_epoch,
-                last_producer_epoch=NO_PRODUCER_EPOCH,
-                timeout_ms=v.timeout_ms,
-                state=v.state,
-                partitions=set(v.partitions),
-                start_ms=v.start_ms,
-                last_update_ms=v.last_update_ms,
-            )
+        txns.update(load.built)
         if txns:
             log.info("loaded %d transactional ids from %s-%d", len(txns), TRANSACTION_STATE_TOPIC, partition)
         if self.owned_partitions is None:
-            self._resume_completions(partition, epoch)
+            self._resume_completions(partition, epoch, load.prepared)
+        return load.prepared
 
-    def _resume_completions(self, partition: int, epoch: int) -> None:
-        for meta in self.txns.get(partition, {}).values():
-            if meta.state in (S.PREPARE_COMMIT, S.PREPARE_ABORT):
-                log.info(
-                    "resuming %s of transactional id %s",
-                    meta.state.display_name,
-                    meta.transactional_id,
-                )
-                self._resume(meta, partition, epoch)
+    def _resume_completions(self, partition: int, epoch: int, prepared: list[TransactionMetadata]) -> None:
+        for meta in prepared:
+            log.info(
+                "resuming %s of transactional id %s",
+                meta.state.display_name,
+                meta.transactional_id,
+            )
+            self._resume(meta, partition, epoch)
 
     # ================================================================== lookups
 
@@ -339,3 +328,62 @@ class TransactionStateManager:
             meta.abort_transition()
             raise KafkaError(ErrorCode.NOT_COORDINATOR)
         meta.complete_transition(transit)
+
+
+class TxnLoad:
+    """What one load of a ``__transaction_state`` partition has replayed so far, and the
+    ``TransactionMetadata`` built from it. ``consume`` and ``build`` run in an executor
+    thread, one job at a time awaited by the loader; the loader installs ``built`` on the
+    loop once caught up."""
+
+    def __init__(self, partition: int) -> None:
+        self.partition = partition
+        self.values: dict[str, TxnLogValue | None] = {}  # None: a tombstone
+        self.built: dict[str, TransactionMetadata] = {}
+        self.prepared: list[TransactionMetadata] = []  # of ``built``, in PrepareCommit/PrepareAbort
+        self.stale = True  # records consumed since the last build
+        self._dirty: dict[str, None] = {}  # ids changed since the last build, in log order
+
+    def consume(self, data: memoryview, position: int) -> int:
+        """Replay one chunk read at ``position``; returns the offset after its last batch."""
+        records, nxt = scan_data_records(data, position)
+        self.stale = True
+        for offset, key, value in records:
+            if key is None:
+                continue
+            try:
+                txn_id = decode_txn_key(key)
+                self.values[txn_id] = None if value is None else decode_txn_value(value)
+                self._dirty[txn_id] = None
+            except DecodeError as exc:
+                log.warning(
+                    "%s-%d offset %d: undecodable record skipped: %s",
+                    TRANSACTION_STATE_TOPIC,
+                    self.partition,
+                    offset,
+                    exc,
+                )
+        return nxt
+
+    def build(self) -> None:
+        """(Re)build the metadata of the ids whose records changed since the last build."""
+        built = self.built
+        for txn_id in self._dirty:
+            v = self.values[txn_id]
+            if v is None or v.state is S.DEAD:
+                built.pop(txn_id, None)
+                continue
+            built[txn_id] = TransactionMetadata(
+                txn_id,
+                producer_id=v.producer_id,
+                last_producer_id=v.previous_producer_id,
+                producer_epoch=v.producer_epoch,
+                last_producer_epoch=NO_PRODUCER_EPOCH,
+                timeout_ms=v.timeout_ms,
+                state=v.state,
+                partitions=set(v.partitions),
+                start_ms=v.start_ms,
+                last_update_ms=v.last_update_ms,
+            )
+        self._dirty, self.stale = {}, False
+        self.prepared = [m for m in built.values() if m.state in (S.PREPARE_COMMIT, S.PREPARE_ABORT)]
