@@ -352,11 +352,17 @@ class ReplicaManager(ReplicaStateChanges, ReplicaReads):
     def on_isr_committed(
         self, partition: Partition, leader_epoch: int, partition_epoch: int, isr: tuple[int, ...]
     ) -> None:
-        """The controller accepted an ISR change: commit it, and answer what it unblocks."""
+        """The controller accepted an ISR change: commit it, and answer what it unblocks.
+
+        Only a high watermark moved by the change unblocks anything (Kafka's
+        ``submitAlterPartition`` completion: ``tryCompleteDelayedRequests`` if
+        ``hwIncremented``); checking anyway re-ran every parked fetch watching the partition,
+        and a follower's parked fetch watches all its partitions: an AlterPartition answer for
+        N partitions cost N x N checks on the loop."""
         if self._partitions.get(partition.key) is not partition:
             return
-        partition.on_alter_partition_committed(leader_epoch, partition_epoch, isr)
-        self._complete_delayed_requests(partition.key)
+        if partition.on_alter_partition_committed(leader_epoch, partition_epoch, isr):
+            self._complete_delayed_requests(partition.key)
 
     def maybe_shrink_isrs(self) -> int:
         """Kafka's ``isr-expiration`` task: every led partition drops followers that fell behind."""

@@ -318,8 +318,10 @@ def test_an_isr_shrinking_below_min_insync_under_a_committed_append_answers_afte
             assert partition.update_follower_fetch_state(follower, 1, 0, BASE_TS, 1) is not None
         assert partition.log.high_watermark == 1
         assert not waiting.done()  # nothing checked the purgatory yet
-        # the controller commits an ISR of the leader alone (both followers dropped)
+        # the controller commits an ISR of the leader alone (both followers dropped); the high
+        # watermark does not move, and the fetch path's completion step comes next
         rm.on_isr_committed(partition, partition.leader_epoch, partition.partition_epoch + 1, (ME,))
+        rm._complete_delayed_requests(("t", 0))
         result = (await asyncio.wait_for(waiting, 30))[("t", 0)]
         assert result.info is None and result.error.error is ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND
         assert partition.log.log_end_offset == 1  # appended all the same
@@ -368,6 +370,38 @@ def test_an_isr_shrinking_below_min_insync_before_the_followers_ack_never_acknow
         rm._complete_delayed_requests(("t", 0))
         result = (await asyncio.wait_for(waiting, 30))[("t", 0)]
         assert result.error is None and result.info.base_offset == 1
+
+    asyncio.run(scenario())
+
+
+def test_an_isr_commit_checks_the_parked_requests_only_when_the_high_watermark_moved(
+    log_manager, monkeypatch
+):
+    """Kafka's ``Partition.submitAlterPartition`` completion: ``tryCompleteDelayedRequests``
+    only if ``handleAlterPartitionUpdate`` moved the high watermark. (Every commit checked them
+    before: a follower's parked fetch watches all its partitions, so one AlterPartition answer
+    for N partitions re-ran N x N partition checks on the loop.)"""
+
+    async def scenario():
+        rm, partition = min_isr_leader(log_manager)
+        waiting = parked_produce(rm, "t", timeout_ms=60_000)
+        await asyncio.sleep(0)
+        checked: list = []
+        complete = rm._complete_delayed_requests
+        monkeypatch.setattr(
+            rm, "_complete_delayed_requests", lambda key: (checked.append(key), complete(key))
+        )
+        # a commit that leaves the high watermark alone: the leader alone, under min ISR
+        rm.on_isr_committed(partition, partition.leader_epoch, partition.partition_epoch + 1, (ME,))
+        assert checked == [] and not waiting.done()
+        for follower in (OTHER, THIRD):  # they catch up, out of the ISR: the HW stays
+            partition.update_follower_fetch_state(follower, 1, 0, BASE_TS, 1)
+        assert partition.log.high_watermark == 0
+        # OTHER back in the ISR moves the high watermark: the parked produce completes
+        rm.on_isr_committed(partition, partition.leader_epoch, partition.partition_epoch + 1, (ME, OTHER))
+        assert partition.log.high_watermark == 1 and checked == [("t", 0)]
+        result = (await asyncio.wait_for(waiting, 30))[("t", 0)]
+        assert result.error is None and result.info.base_offset == 0
 
     asyncio.run(scenario())
 
