@@ -13,6 +13,7 @@ attribute hop per request.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
 
 TopicPartition = tuple[str, int]
 MAX_FILE_RECORDS_PER_FETCH = 64  # FileRecords (descriptors held) in one fetch answer
+# A fetch of more partitions is read in slices of this many, the event loop let go between.
+FETCH_PARTITIONS_PER_TURN = 256
 
 
 class ReplicaReads:
@@ -61,19 +64,15 @@ class ReplicaReads:
         ``min_bytes`` at ``max_bytes``), or a partition has an error, a diverging epoch or a
         preferred read replica (KIP-392); otherwise returns an awaitable of
         the partitions read again when the ``DelayedFetch`` completes or expires.
+
+        A fetch of more than ``FETCH_PARTITIONS_PER_TURN`` partitions (a follower's or a
+        consumer's first fetch of a session over thousands) is read in slices, the loop let
+        go between them (``_fetch_in_slices``): Kafka reads it on a request handler thread.
         """
+        if len(infos) > FETCH_PARTITIONS_PER_TURN:
+            return self._fetch_in_slices(params, infos)
         results, readable = self._read_from_local_log(params, infos)
-        if (
-            params.max_wait_ms <= 0
-            or not infos
-            or sum(readable) >= params.min_bytes
-            or any(
-                r.error is not ErrorCode.NONE
-                or r.diverging_epoch is not None
-                or r.preferred_read_replica >= 0
-                for r in results
-            )
-        ):
+        if _answer_now(params, infos, results, readable):
             return self._count_fetched(infos, results)
         _close_file_records(results)  # read again when the DelayedFetch completes
         statuses = []
@@ -89,7 +88,67 @@ class ReplicaReads:
                     read_bytes,
                 )
             )
-        delayed = DelayedFetch(
+        delayed = self._delayed_fetch(params, statuses)
+        # The counters were taken with the read above, in the same loop turn: nothing can have
+        # grown them yet, and an append from now on finds the operation watched.
+        self.fetch_purgatory.watch(delayed, [key for key, _ in infos])
+        return self._complete_fetch(delayed, params, infos)
+
+    async def _fetch_in_slices(
+        self, params: FetchParams, infos: Sequence[tuple[TopicPartition, FetchPartitionInfo]]
+    ) -> list[FetchPartitionData]:
+        """``fetch_messages`` for many partitions: the same reads and the same decision, the
+        reads ``FETCH_PARTITIONS_PER_TURN`` at a time. Each partition's counters for a
+        DelayedFetch are taken in the turn it is read; as the slices let appends in, the
+        operation is tried once more as it is watched (Kafka's ``tryCompleteElseWatch``)."""
+        marks: list[tuple[int, int]] = []  # (leader epoch, bytes_below) of each read partition
+        state = await self._read_in_slices(params, infos, marks=marks)
+        results, readable = state.out, state.readable
+        if _answer_now(params, infos, results, readable):
+            return self._count_fetched(infos, results)
+        _close_file_records(results)
+        statuses = [
+            FetchPartitionStatus(key, info.fetch_offset, info.max_bytes, epoch, below, read_bytes)
+            for (key, info), (epoch, below), read_bytes in zip(infos, marks, readable, strict=True)
+        ]
+        delayed = self._delayed_fetch(params, statuses)
+        self.fetch_purgatory.try_complete_else_watch(delayed, [key for key, _ in infos])
+        return await self._complete_fetch(delayed, params, infos)
+
+    async def _read_in_slices(
+        self,
+        params: FetchParams,
+        infos: Sequence[tuple[TopicPartition, FetchPartitionInfo]],
+        *,
+        from_purgatory: bool = False,
+        marks: list[tuple[int, int]] | None = None,
+    ) -> _LocalRead:
+        """``_read_from_local_log`` of ``infos`` a slice per turn of the loop (``marks``: each
+        read partition's leader epoch and readable-bytes counter, taken with its read). What
+        was read is given back if the request goes away meanwhile."""
+        state = _LocalRead(params)
+        try:
+            for start in range(0, len(infos), FETCH_PARTITIONS_PER_TURN):
+                if start:
+                    await asyncio.sleep(0)
+                part = infos[start : start + FETCH_PARTITIONS_PER_TURN]
+                self._read_from_local_log(params, part, from_purgatory=from_purgatory, state=state)
+                if marks is not None:
+                    hosted = self._partitions
+                    for (key, _), result in zip(part, state.out[start:], strict=True):
+                        partition = hosted.get(key) if result.error is ErrorCode.NONE else None
+                        marks.append(
+                            (-1, 0)
+                            if partition is None
+                            else (partition.leader_epoch, partition.bytes_below(params.isolation))
+                        )
+        except BaseException:
+            _close_file_records(state.out)
+            raise
+        return state
+
+    def _delayed_fetch(self, params: FetchParams, statuses: list[FetchPartitionStatus]) -> DelayedFetch:
+        return DelayedFetch(
             params.max_wait_ms,
             min_bytes=params.min_bytes,
             isolation=params.isolation,
@@ -97,10 +156,6 @@ class ReplicaReads:
             partition_of=self._hosted,
             fetch_only_leader=params.fetch_only_leader,
         )
-        # The counters were taken with the read above, in the same loop turn: nothing can have
-        # grown them yet, and an append from now on finds the operation watched.
-        self.fetch_purgatory.watch(delayed, [key for key, _ in infos])
-        return self._complete_fetch(delayed, params, infos)
 
     async def _complete_fetch(
         self,
@@ -113,7 +168,11 @@ class ReplicaReads:
         finally:
             # The request may be gone (connection closed): stop watching for it.
             self.fetch_purgatory.cancel(delayed)
-        return self._count_fetched(infos, self._read_from_local_log(params, infos, from_purgatory=True)[0])
+        if len(infos) > FETCH_PARTITIONS_PER_TURN:
+            results = (await self._read_in_slices(params, infos, from_purgatory=True)).out
+        else:
+            results = self._read_from_local_log(params, infos, from_purgatory=True)[0]
+        return self._count_fetched(infos, results)
 
     def _count_fetched(
         self, infos: Sequence[tuple[TopicPartition, FetchPartitionInfo]], results: list[FetchPartitionData]
@@ -131,6 +190,7 @@ class ReplicaReads:
         infos: Sequence[tuple[TopicPartition, FetchPartitionInfo]],
         *,
         from_purgatory: bool = False,
+        state: _LocalRead | None = None,
     ) -> tuple[list[FetchPartitionData], list[int]]:
         """Kafka's ``readFromLocalLog``: each partition within the request's byte budget; the
         first partition with data returns at least one whole batch (KIP-74). A follower's
@@ -141,18 +201,19 @@ class ReplicaReads:
         the bytes read, or the read's limit (``max_bytes`` of the partition, or what is left
         of the response's) when a whole batch did not fit it. Kafka's read fills its limit
         with a partial batch; Moldau answers whole batches only, so a full response counts as
-        full (``max_bytes``) towards ``min_bytes`` all the same."""
-        budget = params.max_bytes
-        min_one = True
-        readable: list[int] = []
-        out: list[FetchPartitionData] = []
+        full (``max_bytes``) towards ``min_bytes`` all the same. ``state`` carries the read
+        across the slices of a large fetch (``_read_in_slices``)."""
+        if state is None:
+            state = _LocalRead(params)
+        budget = state.budget
+        min_one = state.min_one
+        readable = state.readable
+        out = state.out
         follower = params.replica_id if params.is_from_follower else -1
         only_leader = params.fetch_only_leader
         consumer = params.client_metadata
         selection = self.replica_selection if consumer is not None else None
-        # Each FileRecords holds descriptors until its response is written: a fetch of many
-        # partitions reads the ones past this many as bytes.
-        file_slices = MAX_FILE_RECORDS_PER_FETCH if params.file_records else 0
+        file_slices = state.file_slices
         for (topic, index), info in infos:
             partition = None
             readable.append(0)
@@ -210,6 +271,7 @@ class ReplicaReads:
                     read.aborted_transactions,
                 )
             )
+        state.budget, state.min_one, state.file_slices = budget, min_one, file_slices
         return out, readable
 
     def _redirect_to_preferred_replica(
@@ -247,6 +309,42 @@ class ReplicaReads:
         replica fetcher after each answer)."""
         for key in keys:
             self.fetch_purgatory.check_and_complete(key)
+
+
+class _LocalRead:
+    """One read of a fetch's partitions as it goes (Kafka's ``readFromLocalLog`` locals): what
+    is left of the response's byte budget, whether the next partition with data must return
+    a whole batch even past its limit (KIP-74), the FileRecords still allowed, the answers
+    and their readable bytes so far."""
+
+    __slots__ = ("budget", "file_slices", "min_one", "out", "readable")
+
+    def __init__(self, params: FetchParams) -> None:
+        self.budget = params.max_bytes
+        self.min_one = True
+        # Each FileRecords holds descriptors until its response is written: a fetch of many
+        # partitions reads the ones past this many as bytes.
+        self.file_slices = MAX_FILE_RECORDS_PER_FETCH if params.file_records else 0
+        self.out: list[FetchPartitionData] = []
+        self.readable: list[int] = []
+
+
+def _answer_now(
+    params: FetchParams,
+    infos: Sequence[tuple[TopicPartition, FetchPartitionInfo]],
+    results: list[FetchPartitionData],
+    readable: list[int],
+) -> bool:
+    """Kafka's ``fetchMessages`` test for answering without parking the fetch."""
+    return (
+        params.max_wait_ms <= 0
+        or not infos
+        or sum(readable) >= params.min_bytes
+        or any(
+            r.error is not ErrorCode.NONE or r.diverging_epoch is not None or r.preferred_read_replica >= 0
+            for r in results
+        )
+    )
 
 
 def _error_answer(error: ErrorCode, partition: Partition | None) -> FetchPartitionData:
