@@ -26,6 +26,7 @@ from coordinator.controller import validate_topic_name
 from protocol.errors import ErrorCode, KafkaError
 from storage.leader_epoch import write_pending_checkpoints
 from storage.log_config import parse_topic_overrides
+from storage.log_creation import rename_each_for_deletion
 
 if TYPE_CHECKING:
     from broker.purgatory import DelayedFetch, DelayedOperationPurgatory, DelayedProduce
@@ -372,9 +373,9 @@ class ReplicaStateChanges:
         after the LeaderAndIsr / StopReplica in progress (``replicaStateChangeLock``).
         """
         async with self._state_change():
-            return self._stop_replicas(controller_id, controller_epoch, partitions)
+            return await self._stop_replicas(controller_id, controller_epoch, partitions)
 
-    def _stop_replicas(
+    async def _stop_replicas(
         self,
         controller_id: int,
         controller_epoch: int,
@@ -390,6 +391,7 @@ class ReplicaStateChanges:
             return ErrorCode.STALE_CONTROLLER_EPOCH, {}
         self.controller_epoch = controller_epoch
         errors: dict[TopicPartition, ErrorCode] = {}
+        deleted: list[tuple[TopicPartition, PartitionLog]] = []
         for key, leader_epoch, delete in partitions:
             current = self._partitions.get(key)
             if current is not None and leader_epoch not in (-2, -1) and leader_epoch < current.leader_epoch:
@@ -397,16 +399,50 @@ class ReplicaStateChanges:
                 continue
             errors[key] = ErrorCode.NONE
             if delete:
+                # Out of the log manager first (nothing new reaches the log), then stopped.
+                plog = self.log_manager.detach_log(*key)
                 self._stop_replica(key)
-                try:
-                    self.log_manager.delete_log(*key)
-                except OSError as exc:
-                    log.error("cannot delete the log of %s-%d: %s", key[0], key[1], exc)
-                    errors[key] = ErrorCode.KAFKA_STORAGE_ERROR
+                if plog is not None:
+                    deleted.append((key, plog))
             else:
                 # Kafka's stopReplicas: the fetcher goes, parked requests on it answer now.
                 if self.replication is not None:
                     self.replication.fetchers.remove_partitions([key])
                 self.fetch_purgatory.complete_all(key)
                 self.produce_purgatory.check_and_complete(key)
+        if deleted:
+            for key, exc in await self._delete_detached_logs(deleted):
+                log.error("cannot delete the log of %s-%d: %s", key[0], key[1], exc)
+                errors[key] = ErrorCode.KAFKA_STORAGE_ERROR
         return ErrorCode.NONE, errors
+
+    async def _delete_detached_logs(
+        self, deleted: Sequence[tuple[TopicPartition, PartitionLog]]
+    ) -> list[tuple[TopicPartition, OSError]]:
+        """Kafka's ``LogManager.asyncDelete`` file work for the logs a StopReplica detached:
+        closed and renamed ``-delete`` in ONE executor job (one parent-dir fsync per log dir),
+        awaited before the answer; the renamed dirs then go to the log manager (removal,
+        checkpoints) on the loop. Returns the partitions whose close or rename failed
+        (KAFKA_STORAGE_ERROR; their dir stays as it was). The state-change lock is held
+        meanwhile, so a LeaderAndIsr creating one of them again runs after the renames and
+        makes a fresh directory. Cancelled (shutdown), the job still ends in its thread and
+        its dirs are handed over then."""
+        logs = [plog for _, plog in deleted]
+        loop = asyncio.get_running_loop()
+        job = loop.run_in_executor(None, rename_each_for_deletion, logs)
+
+        def hand_over(results: Sequence[Path | OSError]) -> list[tuple[TopicPartition, OSError]]:
+            renamed = [(plog, r) for plog, r in zip(logs, results, strict=True) if isinstance(r, Path)]
+            self.log_manager.logs_renamed_for_deletion([plog for plog, _ in renamed], [r for _, r in renamed])
+            return [(key, r) for (key, _), r in zip(deleted, results, strict=True) if not isinstance(r, Path)]
+
+        def hand_over_later(done: asyncio.Future[list[Path | OSError]]) -> None:
+            if not done.cancelled() and done.exception() is None:
+                hand_over(done.result())
+
+        try:
+            results = await asyncio.shield(job)
+        except asyncio.CancelledError:
+            job.add_done_callback(hand_over_later)
+            raise
+        return hand_over(results)

@@ -5,8 +5,11 @@ make a ``LogCreationPlan``), built anywhere by ``build_logs`` (each partition's 
 ``partition.metadata``, its empty segment, one parent-dir fsync; undone by ``discard_logs``
 on failure or cancellation) and registered on the loop by ``LogManager.commit_logs``. A
 deletion detaches the logs on the loop and ``rename_for_deletion`` closes them and renames
-their dirs ``-delete`` (Kafka's ``LogManager.asyncDelete``), removed later by the manager.
-These functions touch only the plan's or the logs' own directories.
+their dirs ``-delete`` (Kafka's ``LogManager.asyncDelete``), removed later by the manager;
+``rename_each_for_deletion`` (StopReplica) does the same for every log whatever the others'
+errors. Either fsyncs each parent dir once. These functions touch only the plan's or the
+logs' own directories: a creation that finds a partition dir with files in it (a deleted
+log's, not renamed yet) fails without removing it.
 """
 
 from __future__ import annotations
@@ -54,12 +57,16 @@ def build_logs(plan: LogCreationPlan, cancelled: Callable[[], bool] = lambda: Fa
     each partition's directory, ``partition.metadata``, parent-dir fsync and empty segment.
     On an error or ``cancelled()``, what was made is closed and removed again."""
     logs: list[PartitionLog] = []
+    made: list[Path] = []  # what a failure removes: never a dir that was there with files
     try:
         for path in plan.dirs:
             if cancelled():
                 raise CreationCancelled(plan.topic)
             if path.exists() and any(path.iterdir()):
+                # Another log's files (one being deleted: its rename to ``-delete`` may not
+                # have run yet): neither taken nor removed.
                 raise LogDirError(f"{path} already exists and is not empty")
+            made.append(path)
             path.mkdir(parents=True, exist_ok=True)
             write_partition_metadata(path, plan.topic_id)
             plog = PartitionLog(
@@ -76,7 +83,7 @@ def build_logs(plan: LogCreationPlan, cancelled: Callable[[], bool] = lambda: Fa
         for parent in dict.fromkeys(path.parent for path in plan.dirs):
             fsync_dir(parent)
     except BaseException:
-        discard_logs(logs, plan.dirs)
+        discard_logs(logs, made)
         raise
     return logs
 
@@ -104,16 +111,48 @@ class CreationCancelled(Exception):
 
 def rename_for_deletion(logs: Sequence[PartitionLog]) -> list[Path]:
     """The file work of a deletion, safe in an executor once the logs are detached: close
-    each log, rename its dir ``<dir>.<uuid>-delete`` (Kafka's ``asyncDelete``), fsync."""
-    renamed = []
-    for plog in logs:
-        plog.close_handlers()
-        target = plog.dir.with_name(_delete_dir_name(plog.topic, plog.partition))
-        os.replace(plog.dir, target)
-        renamed.append(target)
-        with contextlib.suppress(OSError):
-            fsync_dir(target.parent)
+    each log, rename its dir ``<dir>.<uuid>-delete`` (Kafka's ``asyncDelete``), then fsync
+    each parent once. The first OSError stops it (the dirs renamed before are fsynced)."""
+    renamed: list[Path] = []
+    try:
+        for plog in logs:
+            renamed.append(_rename_one(plog))
+    finally:
+        _fsync_parents(renamed)
     return renamed
+
+
+def rename_each_for_deletion(logs: Sequence[PartitionLog]) -> list[Path | OSError]:
+    """As ``rename_for_deletion`` (in an executor, the logs detached), every log whatever
+    the others did: each log's ``-delete`` dir, or the OSError that stopped its close or
+    rename (its dir stays where it was). One fsync per parent of the dirs renamed."""
+    results: list[Path | OSError] = []
+    try:
+        for plog in logs:
+            try:
+                results.append(_rename_one(plog))
+            except OSError as exc:
+                results.append(exc)
+    finally:
+        _fsync_parents([r for r in results if isinstance(r, Path)])
+    return results
+
+
+def _rename_one(plog: PartitionLog) -> Path:
+    """Close ``plog`` and rename its dir to a new ``-delete`` name (a uuid in it: a later log
+    of the same partition, deleted in turn, never meets this one's dir)."""
+    plog.close_handlers()
+    target = plog.dir.with_name(_delete_dir_name(plog.topic, plog.partition))
+    os.replace(plog.dir, target)
+    return target
+
+
+def _fsync_parents(renamed: Sequence[Path]) -> None:
+    """The renames' entries: one fsync per log dir, not per partition (errors ignored, as
+    before: the rename stands, and a ``-delete`` dir found at start is removed anyway)."""
+    for parent in dict.fromkeys(path.parent for path in renamed):
+        with contextlib.suppress(OSError):
+            fsync_dir(parent)
 
 
 def _delete_dir_name(topic: str, partition: int) -> str:

@@ -121,6 +121,9 @@ class LogManager:
         self.intervals = intervals or LogManagerIntervals()
         self._time_ms = time_ms
         self._logs: dict[tuple[str, int], PartitionLog] = {}
+        # How many partitions of each topic ``_logs`` holds: a deletion asks whether the
+        # topic's last log went in O(1), not by a scan of every hosted log.
+        self._hosted_partitions: dict[str, int] = {}
         self._topic_ids: dict[str, uuid.UUID] = {}
         self.failure_channel = LogDirFailureChannel(self.log_dirs)
         # The topic defaults and each topic's overrides (the file in the first log dir, or
@@ -232,8 +235,10 @@ class LogManager:
             with contextlib.suppress(Exception):
                 self._logs[key].close_handlers()
             del self._logs[key]
-        hosted = {topic for topic, _ in self._logs}
-        self._topic_ids = {t: i for t, i in self._topic_ids.items() if t in hosted}
+        self._hosted_partitions = {}
+        for topic, _ in self._logs:
+            self._hosted_partitions[topic] = self._hosted_partitions.get(topic, 0) + 1
+        self._topic_ids = {t: i for t, i in self._topic_ids.items() if t in self._hosted_partitions}
         self.logs_to_recover[str(d)] = 0
 
     def _lock_dir(self, d: Path, failures: dict[Path, tuple[BaseException, str, str]]) -> None:
@@ -360,7 +365,10 @@ class LogManager:
             )
 
     def _register(self, plog: PartitionLog) -> None:
-        self._logs[(plog.topic, plog.partition)] = plog
+        key = (plog.topic, plog.partition)
+        if key not in self._logs:
+            self._hosted_partitions[plog.topic] = self._hosted_partitions.get(plog.topic, 0) + 1
+        self._logs[key] = plog
         plog.on_flush_needed = self.background.request_flush
         plog.on_epoch_checkpoint_dirty = self.background.request_epoch_checkpoint
         plog.on_truncated = self._lower_cleaner_checkpoint
@@ -389,6 +397,7 @@ class LogManager:
                 with contextlib.suppress(Exception):
                     plog.close_handlers()
             self._logs.clear()
+            self._hosted_partitions.clear()
             self._release_locks()
             return
         failed_dirs: set[Path] = set(self.failure_channel.offline_dirs())
@@ -435,6 +444,7 @@ class LogManager:
                 )
         self._release_locks()
         self._logs.clear()
+        self._hosted_partitions.clear()
         self._started = False
         log.info("log manager shut down cleanly")
 
@@ -633,6 +643,7 @@ class LogManager:
         if name not in self._topic_ids:
             raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic.")
         logs = [self._logs.pop(key) for key in sorted(k for k in self._logs if k[0] == name)]
+        self._hosted_partitions.pop(name, None)
         for plog in logs:
             self.cleaner.manager.forget(plog.topic, plog.partition)
         del self._topic_ids[name]
@@ -661,19 +672,50 @@ class LogManager:
         return self._create_now(plan)[0]
 
     def delete_log(self, topic: str, partition: int) -> bool:
-        """Kafka's ``asyncDelete`` of one partition (StopReplica with delete): the dir is renamed
-        ``<dir>.<uuid>-delete`` now and removed by the background task. False if not hosted."""
-        plog = self._logs.pop((topic, partition), None)
+        """Kafka's ``asyncDelete`` of one partition, at once on the calling thread: the dir is
+        renamed ``<dir>.<uuid>-delete`` now and removed by the background task. False if not
+        hosted; an OSError of the rename is raised (the log is no longer hosted). The broker's
+        StopReplica uses ``detach_log``, ``rename_each_for_deletion`` (in an executor) and
+        ``logs_renamed_for_deletion`` instead."""
+        plog = self.detach_log(topic, partition)
         if plog is None:
             return False
-        self.cleaner.manager.forget(topic, partition)
-        self.dirs_renamed_for_deletion(rename_for_deletion([plog]))
-        if not any(t == topic for t, _ in self._logs):
-            self._topic_ids.pop(topic, None)
-            self.topic_config_store.remove_topic(topic)
-        self.checkpoints.after_deletion([plog.dir.parent])
-        log.info("deleted log of partition %s-%d", topic, partition)
+        self.logs_renamed_for_deletion([plog], rename_for_deletion([plog]))
         return True
+
+    def detach_log(self, topic: str, partition: int) -> PartitionLog | None:
+        """On the loop: stop hosting one partition (StopReplica with delete), so that nothing
+        new reaches its log (the flusher, retention, checkpoints and the cleaner go by the
+        hosted logs; a cleaning in progress stops at the close). Returns the log, still open
+        and in its dir, for ``rename_for_deletion`` / ``rename_each_for_deletion`` (the file
+        work, in an executor), then ``logs_renamed_for_deletion``; None if not hosted. The
+        topic's id and overrides go with its last hosted partition."""
+        plog = self._logs.pop((topic, partition), None)
+        if plog is None:
+            return None
+        left = self._hosted_partitions.get(topic, 1) - 1
+        if left > 0:
+            self._hosted_partitions[topic] = left
+        else:
+            self._hosted_partitions.pop(topic, None)
+            self._topic_ids.pop(topic, None)
+            try:
+                self.topic_config_store.remove_topic(topic)
+            except OSError as exc:  # the overrides file (not ZooKeeper's): its dir was told
+                log.error("cannot remove the overrides of deleted topic %s: %s", topic, exc)
+        self.cleaner.manager.forget(topic, partition)
+        return plog
+
+    def logs_renamed_for_deletion(self, logs: Sequence[PartitionLog], renamed: list[Path]) -> None:
+        """On the loop, after the file work of deleting detached ``logs``: their ``-delete``
+        dirs (``renamed``) are queued for removal, and the checkpoints of their log dirs are
+        written without them (once per dir, off the loop when the background tasks run)."""
+        self.dirs_renamed_for_deletion(renamed)
+        self.checkpoints.after_deletion(dict.fromkeys(plog.dir.parent for plog in logs))
+        if len(logs) == 1:
+            log.info("deleted log of partition %s-%d", logs[0].topic, logs[0].partition)
+        elif logs:
+            log.info("deleted %d partition logs (%s)", len(logs), ", ".join(sorted({p.topic for p in logs})))
 
     def dirs_renamed_for_deletion(self, renamed: list[Path]) -> None:
         """On the loop: queue the renamed dirs for removal (now, without background tasks)."""
