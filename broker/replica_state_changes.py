@@ -423,7 +423,7 @@ class ReplicaStateChanges:
         closed and renamed ``-delete`` in ONE executor job (one parent-dir fsync per log dir),
         awaited before the answer; the renamed dirs then go to the log manager (removal,
         checkpoints) on the loop. Returns the partitions whose close or rename failed
-        (KAFKA_STORAGE_ERROR; their dir stays as it was). The state-change lock is held
+        (KAFKA_STORAGE_ERROR; their dir stays as it was, and its log dir goes offline). The state-change lock is held
         meanwhile, so a LeaderAndIsr creating one of them again runs after the renames and
         makes a fresh directory. Cancelled (shutdown), the job still ends in its thread and
         its dirs are handed over then."""
@@ -434,7 +434,15 @@ class ReplicaStateChanges:
         def hand_over(results: Sequence[Path | OSError]) -> list[tuple[TopicPartition, OSError]]:
             renamed = [(plog, r) for plog, r in zip(logs, results, strict=True) if isinstance(r, Path)]
             self.log_manager.logs_renamed_for_deletion([plog for plog, _ in renamed], [r for _, r in renamed])
-            return [(key, r) for (key, _), r in zip(deleted, results, strict=True) if not isinstance(r, Path)]
+            failed = []
+            for (key, plog), r in zip(deleted, results, strict=True):
+                if not isinstance(r, Path):
+                    # Kafka's asyncDelete renames under maybeHandleIOException: the dir goes offline
+                    self.log_manager.failure_channel.report(
+                        plog.dir.parent, r, f"renaming dir for {key[0]}-{key[1]}"
+                    )
+                    failed.append((key, r))
+            return failed
 
         def hand_over_later(done: asyncio.Future[list[Path | OSError]]) -> None:
             if not done.cancelled() and done.exception() is None:

@@ -221,8 +221,9 @@ def test_a_log_created_while_its_old_dir_is_being_renamed_never_takes_the_old_fi
 
 
 def test_a_failed_rename_answers_kafka_storage_error_for_that_partition_only(log_manager, monkeypatch):
-    """As before the change: an OSError renaming one partition's dir is KAFKA_STORAGE_ERROR for
-    it (no longer hosted, its dir left in place); the other partitions are deleted."""
+    """An OSError renaming one partition's dir is KAFKA_STORAGE_ERROR for it (no longer hosted,
+    its dir left in place) and takes its log dir offline (Kafka's asyncDelete renames under
+    maybeHandleIOException); the other partitions are deleted."""
 
     async def scenario():
         rm = ReplicaManager(ME, log_manager, lambda: BASE_TS)
@@ -246,6 +247,7 @@ def test_a_failed_rename_answers_kafka_storage_error_for_that_partition_only(log
         assert all(rm.get_partition("doomed", p) is None for p in range(3))
         assert all(log_manager.get_log("doomed", p) is None for p in range(3))
         assert delete_dirs(log_manager, "doomed") == [broken]
+        assert log_manager.failure_channel.is_offline(broken.parent)
 
     asyncio.run(scenario())
 
