@@ -51,7 +51,7 @@ from storage.log_types import (
     LogAppendInfo,
     TimestampAndOffset,
 )
-from storage.partition_log import PartitionLog
+from storage.partition_log import FollowerRecords, PartitionLog
 from storage.producer_state import AppendOrigin
 from storage.producer_state_entry import ProducerStateEntry
 from storage.transaction_index import AbortedTxn
@@ -558,7 +558,7 @@ class Partition(FetchByteCounters):
 
     # ------------------------------------------------------------------ follower side
 
-    def append_records_as_follower(self, records: memoryview | bytes) -> int:
+    def append_records_as_follower(self, records: memoryview | bytes | FollowerRecords) -> int:
         """Append batches fetched from the leader (Kafka's ``appendRecordsToFollowerOrFutureReplica``);
         returns the bytes appended."""
         plog = self.log

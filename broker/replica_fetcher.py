@@ -42,7 +42,15 @@ request (and so a new connection), a diverging epoch or a stale answer also star
 
 An answer for a partition whose leader epoch or fetch offset changed while it was in flight
 is dropped (``AbstractFetcherThread.processFetchRequest``). Everything runs on the event
-loop: appends write at most ``replica.fetch.response.max.bytes`` per answer.
+loop: appends write at most ``replica.fetch.response.max.bytes`` per answer. The one file
+write an append would wait for, the leader-epoch checkpoint of the first batches of a new
+epoch (Kafka's ``LeaderEpochFileCache.assign`` on the fetcher thread), is written ahead: the
+answer's records are checked first (``PartitionLog.check_follower_records``, the append's own
+walk of the batches), the checkpoints of the partitions whose batches start new epochs are
+written in one executor job (a failure takes the log dir offline as a failed ``assign`` does,
+and that partition appends nothing), then the appends run and find them written. An answer
+that went stale during that job is dropped as any stale answer, and its log's checkpoint is
+written again from its cache (``PartitionLog.write_epoch_checkpoint_soon``).
 
 ``Replication`` bundles what the ReplicaManager runs in ZooKeeper mode
 (``ReplicaManager.start_replication``): the fetcher manager, the ``AlterPartitionManager``
@@ -71,11 +79,14 @@ from protocol.messages import (
     OffsetForLeaderEpochRequest,
     OffsetForLeaderEpochResponse,
 )
+from storage.leader_epoch import write_pending_checkpoints
 
 if TYPE_CHECKING:
     from broker.metadata_cache import MetadataCache
     from broker.partition import Partition
     from broker.replica_manager import ReplicaManager
+    from storage.leader_epoch import PendingCheckpoint
+    from storage.partition_log import FollowerRecords, PartitionLog
 
 log = logging.getLogger(__name__)
 
@@ -493,28 +504,106 @@ class ReplicaFetcher:
             raise NetworkClientError(
                 self.source_broker_id, f"Fetch error {ErrorCode.for_code(response.error_code).name}"
             )
-        now = asyncio.get_running_loop().time()
-        moved: list[TopicPartition] = []
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        answers: list[_Answer] = []
         for topic in response.responses:
             for pdata in topic.partitions:
                 entry = sent.get((topic.topic, pdata.partition_index))
                 if entry is None:
                     continue
                 state, offset, epoch = entry
-                if not self._current(state) or state.fetch_offset != offset or state.leader_epoch != epoch:
-                    # Changed while the fetch was out: its answer is stale. The leader's session
-                    # takes it as told, so a partition still followed asks afresh in full.
-                    if state.partition.key in self.states:
-                        self.session.restart()
+                if self._stale(state, offset, epoch):
                     continue
-                if self._process_partition(state, pdata, now):
-                    moved.append(state.partition.key)
+                checked = self._check_records(state, pdata, now)
+                if checked is not _REFUSED:
+                    answers.append(_Answer(state, offset, epoch, pdata, checked))
+        # The leader-epoch checkpoints the appends need (the first batches of new epochs),
+        # written ahead in one executor job (Kafka assigns on the fetcher thread).
+        ahead = [a for a in answers if a.checked is not None and a.prepare_epochs()]
+        if ahead:
+            failed = await self._write_epochs_ahead(ahead)
+            now = loop.time()
+            kept = []
+            for a in answers:
+                if self._stale(a.state, a.offset, a.epoch):
+                    if a.write is not None:
+                        _epochs_written_for_nothing(a.state.partition.log)
+                elif a.state.partition.key in failed:
+                    self._append_failed(a.state, failed[a.state.partition.key], now)
+                else:
+                    kept.append(a)
+            answers = kept
+        moved: list[TopicPartition] = []
+        for a in answers:
+            if self._process_partition(a.state, a.data, now, a.checked):
+                moved.append(a.state.partition.key)
         if moved:
             self._high_watermarks_moved(moved)
 
-    def _process_partition(self, state: PartitionFetchState, data: Any, now: float) -> bool:
+    def _stale(self, state: PartitionFetchState, offset: int, epoch: int) -> bool:
+        """The partition changed while its fetch was out (or its epochs were written): its
+        answer is dropped. The leader's session takes it as told, so a partition still
+        followed asks afresh in full."""
+        if self._current(state) and state.fetch_offset == offset and state.leader_epoch == epoch:
+            return False
+        if state.partition.key in self.states:
+            self.session.restart()
+        return True
+
+    def _check_records(self, state: PartitionFetchState, data: Any, now: float) -> Any:
+        """The answer's records checked for the append (``PartitionLog.check_follower_records``),
+        None if there are none to append (an error, a diverging epoch, no records), or
+        ``_REFUSED`` (logged, the partition waits) if the log refuses them."""
+        if data.error_code != 0 or (
+            data.diverging_epoch is not None and data.diverging_epoch.end_offset >= 0
+        ):
+            return None
+        records = data.records
+        if records is None or not len(records):
+            return None
+        try:
+            return state.partition.log.check_follower_records(records)
+        except KafkaError as exc:  # corrupt fetched data, a failed disk: this partition waits
+            self._append_failed(state, exc, now)
+            return _REFUSED
+
+    def _append_failed(self, state: PartitionFetchState, exc: KafkaError, now: float) -> None:
+        partition = state.partition
+        log.warning("%s: appending to %s-%d: %s", self, partition.topic, partition.partition, exc)
+        self._delay([state], now)
+
+    async def _write_epochs_ahead(self, ahead: Sequence[_Answer]) -> dict[TopicPartition, KafkaError]:
+        """Write the answers' prepared leader-epoch checkpoints in one executor job and record
+        them (``LeaderEpochFileCache.written``: a failure goes to the log's dir, offline or
+        full); the partitions whose write failed, with their KAFKA_STORAGE_ERROR (their append
+        must not happen, as an ``assign`` that cannot write appends nothing). Cancelled (the
+        fetcher closed), the job's outcome is still recorded when it ends, and the logs are
+        told their files may hold epochs they lack (``write_epoch_checkpoint_soon``)."""
+        writes = [a.write for a in ahead]
+        job = asyncio.get_running_loop().run_in_executor(None, write_pending_checkpoints, writes)
+        try:
+            results = await asyncio.shield(job)
+        except asyncio.CancelledError:
+            job.add_done_callback(lambda done: _record_abandoned_writes(ahead, done))
+            raise
+        failed: dict[TopicPartition, KafkaError] = {}
+        for a, error in zip(ahead, results, strict=True):
+            assert a.write is not None
+            a.write.cache.written(a.write, error)
+            if error is not None:
+                failed[a.state.partition.key] = KafkaError(
+                    ErrorCode.KAFKA_STORAGE_ERROR,
+                    f"Error while writing to checkpoint file {a.write.cache.path}: {error}",
+                )
+        return failed
+
+    def _process_partition(
+        self, state: PartitionFetchState, data: Any, now: float, checked: FollowerRecords | None = None
+    ) -> bool:
         """Kafka's ``processPartitionData`` and the fetcher's error handling for one partition;
-        True if the partition's high watermark moved."""
+        True if the partition's high watermark moved. ``checked``: its records as
+        ``_check_records`` checked them."""
         partition = state.partition
         error = ErrorCode.for_code(data.error_code)
         if error is ErrorCode.NONE:
@@ -526,13 +615,12 @@ class ReplicaFetcher:
                 # not repeat it if it stays: the next fetch is full.
                 self.session.restart()
                 return False
-            records = data.records
-            if records is not None and len(records):
+            records = data.records if checked is None else checked
+            if records is not None and (checked is not None or len(records)):
                 try:
                     partition.append_records_as_follower(records)
                 except KafkaError as exc:  # corrupt fetched data, a failed disk: this partition waits
-                    log.warning("%s: appending to %s-%d: %s", self, partition.topic, partition.partition, exc)
-                    self._delay([state], now)
+                    self._append_failed(state, exc, now)
                     return False
                 state.fetch_offset = partition.log.log_end_offset
             return partition.update_follower_high_watermark(data.high_watermark, data.log_start_offset)
@@ -551,6 +639,50 @@ class ReplicaFetcher:
             log.warning("%s: %s-%d: %s", self, partition.topic, partition.partition, error.name)
         self._delay([state], now)
         return False
+
+
+_REFUSED: Any = object()  # _check_records: the log refused the records (logged, backing off)
+
+
+@dataclass(slots=True)
+class _Answer:
+    """One partition's part of a fetch answer, taken (not stale), with its records checked."""
+
+    state: PartitionFetchState
+    offset: int  # the fetch offset and leader epoch it was asked with
+    epoch: int
+    data: Any
+    checked: FollowerRecords | None  # None: no records to append
+    write: PendingCheckpoint | None = None  # the epoch checkpoint written ahead for the append
+
+    def prepare_epochs(self) -> bool:
+        """Take the checkpoint write the append's new epochs need (True if there is one)."""
+        assert self.checked is not None
+        self.write = self.state.partition.log.follower_epoch_checkpoint(self.checked)
+        return self.write is not None
+
+
+def _epochs_written_for_nothing(plog: PartitionLog) -> None:
+    """Epochs written ahead for an append that does not happen (the partition changed
+    meanwhile): the file may hold epochs the log lacks until its next write, asked for now
+    (off the loop). A closed log (deleted) gets nothing."""
+    if plog.closed or plog.dir_state.offline:
+        return
+    try:
+        plog.write_epoch_checkpoint_soon()
+    except KafkaError as exc:  # written at once (no background writer) and failed: the dir has it
+        log.warning("%s: %s", plog.name, exc)
+
+
+def _record_abandoned_writes(ahead: Sequence[_Answer], job: asyncio.Future) -> None:
+    """The outcome of epoch writes whose fetcher was closed (cancelled) while they ran."""
+    if job.cancelled() or job.exception() is not None:
+        return  # the caches count them in flight: the next write of each writes its entries
+    for a, error in zip(ahead, job.result(), strict=True):
+        assert a.write is not None
+        a.write.cache.written(a.write, error)
+        if error is None:
+            _epochs_written_for_nothing(a.state.partition.log)
 
 
 class ReplicaFetcherManager:

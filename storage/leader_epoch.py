@@ -16,10 +16,14 @@ Writes off the event loop (Kafka's ``truncateFromStartAsyncFlush`` /
 entries to write on the loop (a ``PendingCheckpoint`` with a ticket), ``write_pending`` writes
 them in any thread (None, or the OSError: a dir removed meanwhile is no error, as Kafka's
 ``writeIfDirExists``), ``written`` records the outcome on the loop (an error goes to
-``on_write_error``). ``prepare_assign`` is the write ``assign`` would make, done ahead off the
-loop (LeaderAndIsr): ``assign`` then finds the file written. Writes of one cache are serialized
-by a lock and a write whose entries were taken before those already in the file is skipped, so
-the file never goes back to older entries.
+``on_write_error``). ``prepare_assign`` / ``prepare_assigns`` are the write ``assign`` (one, or
+a follower's append's run of them) would make, done ahead off the loop (LeaderAndIsr's new
+leaders, the replica fetcher's new epochs): ``assign`` then finds the file written. Writes of
+one cache are serialized by a lock and a write whose entries were taken before those already in
+the file is skipped, so the file never goes back to older entries. So a write still in flight
+whose ticket is older than the one the file is known to hold (``_persisted_ticket``) cannot
+change the file: the cache is clean when its entries are the file's and no newer write is in
+flight.
 
 Not thread-safe otherwise: mutated on the event loop only.
 """
@@ -31,7 +35,7 @@ import itertools
 import logging
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -94,8 +98,10 @@ class LeaderEpochFileCache:
                 self.path.touch()
             for epoch, start in entries:
                 self._put(EpochEntry(epoch, start))
-        # What the checkpoint file holds: a write that would not change it is skipped.
+        # What the checkpoint file holds, as of the write of ticket ``_persisted_ticket`` (0: as
+        # read): a write that would not change it is skipped.
         self._persisted = (list(self._epochs), list(self._offsets))
+        self._persisted_ticket = 0
         # The partition directory this cache belongs to: a write off the loop goes into it only
         # (a topic deleted and re-created under the same name has another directory).
         self._dir_id = _dir_identity(partition_dir) if checkpoint else None
@@ -104,7 +110,9 @@ class LeaderEpochFileCache:
         self._tickets = itertools.count(1)
         self._file_ticket = 0
         self._file_lock = threading.Lock()
-        self._writes_in_flight = 0  # pending_write / prepare_assign taken, written not called yet
+        # Tickets of the writes taken (pending_write / prepare_assign*) whose ``written`` has not
+        # been called yet. Only one newer than ``_persisted_ticket`` may still change the file.
+        self._in_flight: set[int] = set()
 
     # ------------------------------------------------------------------ queries
 
@@ -148,12 +156,14 @@ class LeaderEpochFileCache:
 
     # ------------------------------------------------------------------ changes
 
-    def assign(self, epoch: int, start_offset: int) -> bool:
+    def assign(self, epoch: int, start_offset: int, *, flush: bool = True) -> bool:
         """Record that ``epoch`` starts at ``start_offset``; True if the cache changed.
 
         Kafka's ``assign``: nothing to do if the epoch is already the latest one
         with an earlier start; otherwise entries with an epoch >= it or a start
         offset >= its start are dropped first (they are no longer monotonic).
+        ``flush=False``: the file is known to hold these entries already, or the caller flushes
+        (a follower's append whose new epochs were written ahead, ``holds_assigns``).
         """
         if epoch < 0 or start_offset < 0:
             raise ValueError(f"Received invalid partition leader epoch entry ({epoch}, {start_offset})")
@@ -165,6 +175,8 @@ class LeaderEpochFileCache:
             self._epochs.pop()
             self._offsets.pop()
         self._put(EpochEntry(epoch, start_offset))
+        if not flush:
+            return True
         try:
             self._flush()
         except KafkaError:
@@ -226,10 +238,16 @@ class LeaderEpochFileCache:
 
     @property
     def dirty(self) -> bool:
-        """Whether the checkpoint file (as last written) differs from the entries."""
+        """Whether the checkpoint file may differ from the entries: it was last written with
+        other entries, or a write taken after that one is still in flight (it may still put
+        its entries there). A write in flight older than the file's is skipped (``_write``):
+        it does not count."""
         return self._checkpoint and (
-            self._writes_in_flight > 0 or self._persisted != (self._epochs, self._offsets)
+            self._persisted != (self._epochs, self._offsets) or self._newer_write_in_flight()
         )
+
+    def _newer_write_in_flight(self) -> bool:
+        return bool(self._in_flight) and max(self._in_flight) > self._persisted_ticket
 
     def _flush(self) -> None:
         if not self.dirty:
@@ -246,6 +264,7 @@ class LeaderEpochFileCache:
                 ErrorCode.KAFKA_STORAGE_ERROR, f"Error while writing to checkpoint file {self.path}: {error}"
             ) from None
         self._persisted = (list(self._epochs), list(self._offsets))
+        self._persisted_ticket = pending.ticket
 
     # ------------------------------------------------------------------ writes off the loop
 
@@ -254,27 +273,69 @@ class LeaderEpochFileCache:
         has them already. Call ``write_pending`` (any thread), then ``written`` (the loop)."""
         if not self.dirty:
             return None
-        self._writes_in_flight += 1
-        return PendingCheckpoint(
-            self, next(self._tickets), tuple(zip(self._epochs, self._offsets, strict=True))
-        )
+        return self._take(tuple(zip(self._epochs, self._offsets, strict=True)))
+
+    def _take(self, entries: tuple[tuple[int, int], ...]) -> PendingCheckpoint:
+        ticket = next(self._tickets)
+        self._in_flight.add(ticket)
+        return PendingCheckpoint(self, ticket, entries)
 
     def prepare_assign(self, epoch: int, start_offset: int) -> PendingCheckpoint | None:
         """On the loop: the checkpoint ``assign(epoch, start_offset)`` would write, the cache
         unchanged (None: it would write nothing). Once ``write_pending`` wrote it and ``written``
         recorded it, ``assign`` with the same arguments writes nothing; after a failed write the
         cache is as it was (the caller does not assign: KAFKA_STORAGE_ERROR)."""
-        if not self._checkpoint or epoch < 0 or start_offset < 0:
+        if epoch < 0 or start_offset < 0:
             return None
-        latest = self.latest_entry()
-        if latest is not None and latest.epoch == epoch and start_offset >= latest.start_offset:
+        return self.prepare_assigns([(epoch, start_offset)])
+
+    def prepare_assigns(
+        self, assigns: Sequence[tuple[int, int]], *, truncated_to: int | None = None
+    ) -> PendingCheckpoint | None:
+        """On the loop: the checkpoint that ``truncate_from_end(truncated_to)`` (if given) and
+        then ``assign(epoch, start)`` for each of ``assigns``, in order, would leave, the cache
+        unchanged; None if they change nothing or the file holds that already. A follower's
+        append writes its batches' new epochs ahead with it (the replica fetcher, in one executor
+        job for a fetch answer); once written and recorded (``written``), the append's assigns
+        write nothing (``holds_assigns``)."""
+        if not self._checkpoint:
             return None
-        n = len(self._epochs)
-        while n and (self._epochs[n - 1] >= epoch or self._offsets[n - 1] >= start_offset):
-            n -= 1
-        entries = (*zip(self._epochs[:n], self._offsets[:n], strict=True), (epoch, start_offset))
-        self._writes_in_flight += 1
-        return PendingCheckpoint(self, next(self._tickets), entries)
+        epochs, offsets = self._after(assigns, truncated_to)
+        if (epochs, offsets) == (self._epochs, self._offsets):
+            return None
+        if (epochs, offsets) == self._persisted and not self._newer_write_in_flight():
+            return None
+        return self._take(tuple(zip(epochs, offsets, strict=True)))
+
+    def holds_assigns(self, assigns: Sequence[tuple[int, int]]) -> bool:
+        """Whether the file holds what ``assign`` of each of ``assigns``, in order, leaves (they
+        were written ahead, ``prepare_assigns``): the assigns then need no flush, not even the
+        first ones, whose entries are a prefix of those written (the entries after them are
+        those of batches the same append writes next, in the same loop step)."""
+        if not self._checkpoint or self._newer_write_in_flight():
+            return False
+        return self._after(assigns, None) == self._persisted
+
+    def _after(
+        self, assigns: Sequence[tuple[int, int]], truncated_to: int | None
+    ) -> tuple[list[int], list[int]]:
+        """The entries after ``truncate_from_end(truncated_to)`` and ``assign`` of each of
+        ``assigns`` (as ``assign``'s rules: an invalid entry changes nothing here)."""
+        epochs, offsets = self._epochs[:], self._offsets[:]
+        if truncated_to is not None:
+            n = bisect.bisect_left(offsets, truncated_to)
+            del epochs[n:], offsets[n:]
+        for epoch, start in assigns:
+            if epoch < 0 or start < 0:
+                continue
+            if epochs and epochs[-1] == epoch and start >= offsets[-1]:
+                continue
+            while epochs and (epochs[-1] >= epoch or offsets[-1] >= start):
+                epochs.pop()
+                offsets.pop()
+            epochs.append(epoch)
+            offsets.append(start)
+        return epochs, offsets
 
     def write_pending(self, pending: PendingCheckpoint) -> OSError | None:
         """Any thread: write ``pending`` unless entries taken later are in the file already;
@@ -299,7 +360,7 @@ class LeaderEpochFileCache:
     def written(self, pending: PendingCheckpoint, error: OSError | None) -> None:
         """On the loop, after ``write_pending(pending)`` returned ``error``: the file state is
         recorded, and an error goes to ``on_write_error`` (the log's dir: full or offline)."""
-        self._writes_in_flight = max(0, self._writes_in_flight - 1)
+        self._in_flight.discard(pending.ticket)
         if error is not None:
             self._on_write_error(error, f"writing {self.path}")
             return
@@ -307,6 +368,7 @@ class LeaderEpochFileCache:
             current = self._file_ticket == pending.ticket
         if current:
             self._persisted = ([e for e, _ in pending.entries], [o for _, o in pending.entries])
+            self._persisted_ticket = pending.ticket
 
     def _write(self, pending: PendingCheckpoint, dir_fd: int | None = None) -> OSError | None:
         with self._file_lock:

@@ -35,7 +35,10 @@ Retention works in slices: ``remove_old_segments(max_segments=...)`` takes segme
 moves the log start offset, ``rename_for_deletion`` renames their files in the same step; the
 unlinks run in an executor. A
 leader-epoch checkpoint cut by a truncation or a new log start offset is written by
-``on_epoch_checkpoint_dirty`` off the loop when set (Kafka's ``*AsyncFlush``).
+``on_epoch_checkpoint_dirty`` off the loop when set (Kafka's ``*AsyncFlush``). A follower's
+append can be split for the replica fetcher: ``check_follower_records`` (the checks, nothing
+changed), ``follower_epoch_checkpoint`` (the checkpoint its new epochs need, written ahead in an
+executor), ``append_as_follower`` of the checked records (its assigns then write nothing).
 """
 
 from __future__ import annotations
@@ -61,7 +64,7 @@ from protocol.record_batch import (
     compute_crc,
     iter_batches,
 )
-from storage.leader_epoch import EpochEndOffset, LeaderEpochFileCache
+from storage.leader_epoch import EpochEndOffset, EpochEntry, LeaderEpochFileCache, PendingCheckpoint
 from storage.local_log import LocalLog, rename_for_deletion
 from storage.log_config import LogConfig
 from storage.log_loader import LogLoader, aborted_txn_of, replay_producer_state
@@ -307,18 +310,13 @@ class PartitionLog(LocalLog):
                 f"Error while writing the transaction index of {self.name}: {exc}",
             ) from None
 
-    def append_as_follower(self, records: memoryview | bytes) -> int:
-        """Append batches fetched from the leader as they are; returns the bytes appended.
-
-        Kafka's ``UnifiedLog.appendAsFollower`` (origin REPLICATION): offsets and leader
-        epochs are kept as the leader wrote them; each batch's framing, magic and CRC are
-        checked (CORRUPT_MESSAGE), its offsets must grow; batches wholly below the log end
-        offset (already held) are skipped, and one straddling it makes the log truncate to
-        its base first (the leader's batch wins). The leader-epoch cache follows the
-        batches' epochs and the producer state is updated from them without sequence
-        checks, so a follower holds the leader's producer state. A trailing partial batch
-        is ignored (the next fetch asks from there). O(1) Python work per batch.
-        """
+    def check_follower_records(self, records: memoryview | bytes) -> FollowerRecords:
+        """The first half of ``append_as_follower``, changing nothing: the fetched batches
+        checked (Kafka's ``analyzeAndValidateRecords``: framing, magic, CRC, growing offsets,
+        CORRUPT_MESSAGE / RECORD_LIST_TOO_LARGE otherwise), the first one to append and the
+        epochs they start. Pass the result to ``append_as_follower``; in between,
+        ``follower_epoch_checkpoint`` gives the checkpoint write its epochs need, to be done
+        ahead off the loop (the replica fetcher). O(1) Python work per batch."""
         if self._closed:
             raise KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, f"Log {self.name} is closed")
         self.check_online()
@@ -331,13 +329,16 @@ class PartitionLog(LocalLog):
             raise KafkaError(ErrorCode.CORRUPT_MESSAGE, f"Fetched records of {self.name}: {exc}") from None
         # UnifiedLog.analyzeAndValidateRecords: everything is checked before anything is written.
         cfg = self.config
+        log_end = self.log_end_offset
+        cache = self.leader_epoch_cache
+        latest = cache.latest_entry()
         previous_last = -1
         first = None
         markers: dict[int, EndTransactionMarker | None] = {}  # by batch index: control batches' markers
         # (batch index, epoch, base offset) of each batch to append that starts a new epoch, to
         # assign before the write (few: only where the epoch changes).
         new_epochs: list[tuple[int, int, int]] = []
-        latest_epoch = self.leader_epoch_cache.latest_epoch
+        latest_epoch = latest.epoch if latest is not None else None
         for i, (pos, header) in enumerate(batches):
             if (
                 header.magic != CURRENT_MAGIC
@@ -348,7 +349,7 @@ class PartitionLog(LocalLog):
             ):
                 raise self._invalid_fetched_batch(buf, pos, header, previous_last)
             previous_last = header.last_offset
-            if first is None and header.last_offset >= self.log_end_offset:
+            if first is None and header.last_offset >= log_end:
                 first = i
             if first is not None:
                 epoch = header.partition_leader_epoch
@@ -357,13 +358,73 @@ class PartitionLog(LocalLog):
                     latest_epoch = epoch
             if header.is_control and header.producer_id >= 0:
                 markers[i] = self._marker_of(buf[pos : pos + header.size], header)
+        truncate_to = -1
+        if first is not None and batches[first][1].base_offset < log_end:
+            # The batch straddling the log end wins: the log is cut at its base first, and the
+            # epochs starting there with it (the append recomputes them after the cut).
+            truncate_to = batches[first][1].base_offset
+            new_epochs = _epoch_starts(batches, first, cache.epoch_for_offset(truncate_to - 1))
+        return FollowerRecords(
+            buf, batches, first, markers, new_epochs, truncate_to, cfg, log_end, self.log_start_offset, latest
+        )
+
+    def follower_epoch_checkpoint(self, checked: FollowerRecords) -> PendingCheckpoint | None:
+        """On the loop, between ``check_follower_records`` and ``append_as_follower``: the
+        leader-epoch checkpoint the append's assigns would write (the epochs its batches start,
+        after the cut of a straddling batch), None if none. Written ahead off the loop
+        (``write_pending_checkpoints``, then ``written`` on the loop), the append writes no
+        checkpoint. Until the append, the file holds epochs starting at or past the log end
+        offset: a load after a crash meanwhile cuts them (``LogLoader``: the epoch cache is cut
+        to the log end), and any other change of the cache before then writes the file again
+        (the cache is dirty: its entries are not the file's)."""
+        if not checked.new_epochs or self.dir_state.offline:
+            return None
+        return self.leader_epoch_cache.prepare_assigns(
+            [(epoch, base) for _, epoch, base in checked.new_epochs],
+            truncated_to=checked.truncate_to if checked.truncate_to >= 0 else None,
+        )
+
+    def append_as_follower(self, records: memoryview | bytes | FollowerRecords) -> int:
+        """Append batches fetched from the leader as they are; returns the bytes appended.
+
+        Kafka's ``UnifiedLog.appendAsFollower`` (origin REPLICATION): offsets and leader
+        epochs are kept as the leader wrote them; each batch's framing, magic and CRC are
+        checked (CORRUPT_MESSAGE), its offsets must grow; batches wholly below the log end
+        offset (already held) are skipped, and one straddling it makes the log truncate to
+        its base first (the leader's batch wins). The leader-epoch cache follows the
+        batches' epochs and the producer state is updated from them without sequence
+        checks, so a follower holds the leader's producer state. A trailing partial batch
+        is ignored (the next fetch asks from there). O(1) Python work per batch.
+
+        ``records`` may be the result of ``check_follower_records``: the batches are not
+        checked again unless the log changed since (its ends, latest epoch or config).
+        """
+        if not isinstance(records, FollowerRecords):
+            checked = self.check_follower_records(records)
+        elif records.still_fits(self) and not self._closed:
+            checked = records
+            self.check_online()
+        else:
+            checked = self.check_follower_records(records.buf)
+        buf, batches, first, markers, new_epochs = (
+            checked.buf,
+            checked.batches,
+            checked.first,
+            checked.markers,
+            checked.new_epochs,
+        )
         if first is None:
             return 0
-        straddling = batches[first][1]
-        if straddling.base_offset < self.log_end_offset:
-            self.truncate_to(straddling.base_offset)
+        cfg = checked.config
+        if checked.truncate_to >= 0:
+            self.truncate_to(checked.truncate_to)
             # The truncation may have cut epochs of the cache: compare with what is left.
             new_epochs = _epoch_starts(batches, first, self.leader_epoch_cache.latest_epoch)
+        # New epochs written ahead (the replica fetcher, off the loop): their assigns write
+        # nothing, not even a first one whose entries are a prefix of the file's.
+        written_ahead = bool(new_epochs) and self.leader_epoch_cache.holds_assigns(
+            [(epoch, base) for _, epoch, base in new_epochs]
+        )
         cache = self.leader_epoch_cache
         ps = self.producer_state
         now = self._time_ms()
@@ -384,7 +445,7 @@ class PartitionLog(LocalLog):
             # write: a checkpoint that cannot be written (KAFKA_STORAGE_ERROR) appends nothing.
             while next_epoch < len(new_epochs) and new_epochs[next_epoch][0] < i + len(run):
                 _, epoch, base = new_epochs[next_epoch]
-                cache.assign(epoch, base)
+                cache.assign(epoch, base, flush=not written_ahead)
                 next_epoch += 1
             seg = self._segments[-1]
             try:
@@ -463,7 +524,7 @@ class PartitionLog(LocalLog):
             # as leader without appending anything ends it; kept, the follower would send it as
             # its last fetched epoch forever and be told to truncate to where it already is.
             self.leader_epoch_cache.truncate_from_end(self.log_end_offset, flush=False)
-            self._write_epoch_checkpoint_soon()
+            self.write_epoch_checkpoint_soon()
             return False
         if offset < self.log_start_offset:
             self.truncate_fully_and_start_at(offset)
@@ -480,11 +541,12 @@ class PartitionLog(LocalLog):
         self._rebuild_producer_state()
         if self.on_truncated is not None:
             self.on_truncated(self)
-        self._write_epoch_checkpoint_soon()
+        self.write_epoch_checkpoint_soon()
         return True
 
-    def _write_epoch_checkpoint_soon(self) -> None:
-        """The leader-epoch cache was cut (truncation, log start offset): its checkpoint is
+    def write_epoch_checkpoint_soon(self) -> None:
+        """The leader-epoch cache was cut (truncation, log start offset), or epochs written
+        ahead for an append that did not happen (the replica fetcher): its checkpoint is
         written off the loop by ``on_epoch_checkpoint_dirty`` (Kafka's ``*AsyncFlush``: a load
         after a crash meanwhile cuts the cache again), else here (KAFKA_STORAGE_ERROR if it
         cannot be). No-op when the file has the entries."""
@@ -633,7 +695,7 @@ class PartitionLog(LocalLog):
         if self.recovery_point < offset:
             self.recovery_point = offset
         # Last: a failure written here (KAFKA_STORAGE_ERROR) leaves all moved.
-        self._write_epoch_checkpoint_soon()
+        self.write_epoch_checkpoint_soon()
 
     def delete_old_segments(self, now_ms: int | None = None) -> int:
         """Retention (Kafka's ``deleteOldSegments``), all of it here: ``remove_old_segments``,
@@ -819,6 +881,31 @@ class RemovedSegments(NamedTuple):
 
     segments: list[LogSegment]
     snapshots: list[Path]
+
+
+class FollowerRecords(NamedTuple):
+    """Fetched batches checked by ``PartitionLog.check_follower_records``, for its
+    ``append_as_follower``, and the log's state they were checked against."""
+
+    buf: memoryview
+    batches: list[tuple[int, BatchHeader]]  # (position, header) of each batch
+    first: int | None  # index of the first batch to append; None: the log holds them all
+    markers: dict[int, EndTransactionMarker | None]  # control batches' markers, by index
+    new_epochs: list[tuple[int, int, int]]  # (batch index, epoch, base offset) of each new epoch
+    truncate_to: int  # the base of a batch straddling the log end (cut there first), else -1
+    config: LogConfig
+    log_end_offset: int
+    log_start_offset: int
+    latest_epoch: EpochEntry | None
+
+    def still_fits(self, plog: PartitionLog) -> bool:
+        """Whether ``plog`` is as it was checked: the same ends, latest epoch and config."""
+        return (
+            plog.log_end_offset == self.log_end_offset
+            and plog.log_start_offset == self.log_start_offset
+            and plog.config is self.config
+            and plog.leader_epoch_cache.latest_entry() == self.latest_epoch
+        )
 
 
 _OFFSET_LENGTH_EPOCH = struct.Struct(">qii")  # baseOffset, batchLength, partitionLeaderEpoch

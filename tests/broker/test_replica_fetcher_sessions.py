@@ -177,6 +177,13 @@ def test_one_full_fetch_then_incremental_fetches_of_the_partitions_that_moved(tm
     mark: list[int] = []
 
     async def scenario(r: Replicas) -> None:
+        # Caught up, the answers carrying the new high watermarks may still be coming (the
+        # follower may see them before the leader's session answer is recorded here): wait for
+        # a steady answer with nothing new, then mark.
+        await until(
+            lambda: bool(r.client.answers) and not any(t.partitions for t in r.client.answers[-1].responses),
+            "a steady incremental answer",
+        )
         mark.append(len(r.client.requests))
         for i in (3, 7):
             write(r.leader_log(i), 100 + i, 0, n=2)
