@@ -415,7 +415,6 @@ class GroupCoordinator(GroupMetadataManager):
         entries: Sequence[OffsetCommitEntry],
         *,
         retention_ms: int = DEFAULT_RETENTION_TIME,
-        api_version: int = 8,
     ) -> list[ErrorCode] | Awaitable[list[ErrorCode]]:
         """Store offsets durably; one error per entry. Group-level errors raise KafkaError.
 
@@ -428,10 +427,11 @@ class GroupCoordinator(GroupMetadataManager):
         created = False
         if group is None:
             if generation_id >= 0:
-                # A group member's commit for a group that is gone (Kafka 4's OffsetMetadataManager).
-                raise KafkaError(
-                    ErrorCode.GROUP_ID_NOT_FOUND if api_version >= 9 else ErrorCode.ILLEGAL_GENERATION
-                )
+                # A group member's commit for a group that is gone: ILLEGAL_GENERATION in every
+                # version (the classic GroupCoordinator.handleCommitOffsets; Kafka 4's
+                # OffsetMetadataManager answers GROUP_ID_NOT_FOUND from v9, which the classic Java
+                # consumer takes as a fatal "Unexpected error in commit").
+                raise KafkaError(ErrorCode.ILLEGAL_GENERATION)
             # Generation -1: the admin client or a consumer without group management: a
             # "simple" group is created on the fly.
             group = self.groups[group_id] = Group(group_id, S.EMPTY, self.time_ms())

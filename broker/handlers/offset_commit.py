@@ -9,8 +9,8 @@ group's commit rules (``coordinator.groups``):
   (a null id; "" is a valid group), COORDINATOR_NOT_AVAILABLE,
   COORDINATOR_LOAD_IN_PROGRESS, UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION,
   FENCED_INSTANCE_ID, REBALANCE_IN_PROGRESS (group completing a rebalance),
-  and for an unknown group with a generation >= 0: ILLEGAL_GENERATION, or
-  GROUP_ID_NOT_FOUND from v9 (Kafka 4's ``OffsetMetadataManager``).
+  and for an unknown group with a generation >= 0: ILLEGAL_GENERATION in every version
+  (the classic ``GroupCoordinator``; not Kafka 4's GROUP_ID_NOT_FOUND from v9).
 - Members commit with their generation; generation -1 with an empty member id
   commits to a group without members (admin client, manual assignment), and
   creates a "simple" group if there is none.
@@ -75,7 +75,6 @@ def handle_offset_commit(
             request.generation_id_or_member_epoch,
             entries,
             retention_ms=request.retention_time_ms if version <= 4 else -1,
-            api_version=version,
         )
     except KafkaError as exc:
         group_error = exc.error
