@@ -46,7 +46,7 @@ from coordinator.group_txn_offsets import (
     ReplayResolvingTxns,
     decode_open_commits,
 )
-from coordinator.offsets_topic import OffsetsTopic
+from coordinator.offsets_topic import OffsetsTopic, replay_off_loop
 from protocol.errors import ErrorCode, KafkaError
 from protocol.primitives import DecodeError, EncodeError
 
@@ -414,17 +414,7 @@ class GroupMetadataManager:
         cancelled (resignation, stop) while a job runs drops the job's result: nothing of it
         is installed."""
         load = GroupLoad(self.topic_name, partition, self._group_from_record, self.time_ms)
-        reader = self.topic.reader(partition)
-        loop = asyncio.get_running_loop()
-        while True:
-            data = reader.next_chunk()
-            if data is not None:
-                reader.advance(await loop.run_in_executor(None, load.consume, data, reader.position))
-            elif load.stale:
-                # Records arrived since the groups were built (or none is built yet).
-                await loop.run_in_executor(None, load.build)
-            else:
-                break
+        await replay_off_loop(self.topic.reader(partition), load)
         loaded = self._install_load(load)
         await self._on_groups_loaded(loaded)
         if load.n_offsets or loaded:

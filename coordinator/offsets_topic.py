@@ -475,6 +475,33 @@ class PartitionReader:
             self.position = next_offset
 
 
+class PartitionLoad(Protocol):
+    """What a coordinator's load replays (``GroupLoad``, ``TxnLoad``): ``consume`` and
+    ``build`` run in an executor thread, one at a time."""
+
+    stale: bool  # records consumed since the last build
+
+    def consume(self, data: memoryview, position: int) -> int: ...
+
+    def build(self) -> None: ...
+
+
+async def replay_off_loop(reader: PartitionReader, load: PartitionLoad) -> None:
+    """Read the partition with ``reader`` on the loop and replay each chunk into ``load`` in
+    an executor, building again whenever records arrived since the last build, until the log
+    end is reached with nothing left to build. Returns on the loop right after that check:
+    the caller installs the load in the same step, so no record can fall in between."""
+    loop = asyncio.get_running_loop()
+    while True:
+        data = reader.next_chunk()
+        if data is not None:
+            reader.advance(await loop.run_in_executor(None, load.consume, data, reader.position))
+        elif load.stale:
+            await loop.run_in_executor(None, load.build)
+        else:
+            return
+
+
 def scan_data_records(
     data: memoryview, position: int
 ) -> tuple[list[tuple[int, bytes | None, bytes | None]], int]:
@@ -515,5 +542,6 @@ __all__ = [
     "OffsetsTopic",
     "PartitionReader",
     "read_topic_records",
+    "replay_off_loop",
     "scan_data_records",
 ]

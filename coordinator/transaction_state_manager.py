@@ -27,7 +27,12 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from coordinator.offsets_topic import InternalTopicCreator, PartitionReader, scan_data_records
+from coordinator.offsets_topic import (
+    InternalTopicCreator,
+    PartitionReader,
+    replay_off_loop,
+    scan_data_records,
+)
 from coordinator.transaction_log import (
     LOAD_BUFFER_BYTES,
     TRANSACTION_STATE_TOPIC,
@@ -231,15 +236,7 @@ class TransactionStateManager:
         no await in between; a load cancelled while a job runs drops the job's result."""
         load = TxnLoad(partition)
         reader = PartitionReader(self.topic.access, TRANSACTION_STATE_TOPIC, partition, LOAD_BUFFER_BYTES)
-        loop = asyncio.get_running_loop()
-        while True:
-            data = reader.next_chunk()
-            if data is not None:
-                reader.advance(await loop.run_in_executor(None, load.consume, data, reader.position))
-            elif load.stale:
-                await loop.run_in_executor(None, load.build)
-            else:
-                break
+        await replay_off_loop(reader, load)
         txns = self.txns.setdefault(partition, {})
         txns.update(load.built)
         if txns:

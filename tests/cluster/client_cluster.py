@@ -61,6 +61,21 @@ def cluster_fixtures(prefix: str, *, requires: Callable[[], None] | None = None)
     return cluster, live
 
 
+def live(c) -> list[int]:
+    return [i for i in range(c.n) if c.alive(i)]
+
+
+def registered(c, n: int) -> bool:
+    v = agreed_metadata(c, None, live(c))
+    return v is not None and len(v.brokers) == n and v.controller in live(c)
+
+
+def kill_and_wait(c, i: int) -> None:
+    """SIGKILL broker i and wait until its ZooKeeper session is gone and the rest agree."""
+    c.kill(i)
+    wait_until(lambda: registered(c, len(live(c))), f"broker {i} gone from every live broker's view", 40)
+
+
 def create(cluster, topic: str, assignment: list[list[int]], **configs: str) -> None:
     admin = KafkaAdminClient(bootstrap_servers=cluster.bootstrap, request_timeout_ms=30_000)
     try:

@@ -7,22 +7,8 @@ from collections import Counter
 
 from kafka import KafkaProducer
 
-from tests.cluster.zk_cluster_checks import agreed_metadata, wait_until
+from tests.cluster.client_cluster import live
 from tests.support.group_driver import GroupDriver, wait_for
-
-
-def live(c) -> list[int]:
-    return [i for i in range(c.n) if c.alive(i)]
-
-
-def registered(c, n: int) -> bool:
-    v = agreed_metadata(c, None, live(c))
-    return v is not None and len(v.brokers) == n and v.controller in live(c)
-
-
-def kill_and_wait(c, i: int) -> None:
-    c.kill(i)
-    wait_until(lambda: registered(c, len(live(c))), f"broker {i} gone from every live broker's view", 40)
 
 
 class Producer:

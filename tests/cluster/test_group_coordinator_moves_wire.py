@@ -21,8 +21,7 @@ from protocol.messages import (
     OffsetCommitRequest,
     SyncGroupRequest,
 )
-from tests.cluster.client_cluster import cluster_fixtures, coordinator, create
-from tests.cluster.group_move_scenarios import kill_and_wait
+from tests.cluster.client_cluster import cluster_fixtures, coordinator, create, kill_and_wait
 from tests.integration.test_consumer_groups_support import assignment, subscription
 from tests.support.wire_client import WireClient
 

@@ -10,7 +10,15 @@ from collections import Counter
 
 import pytest
 
-from tests.cluster.client_cluster import cluster_fixtures, coordinator, create, leader
+from tests.cluster.client_cluster import (
+    cluster_fixtures,
+    coordinator,
+    create,
+    kill_and_wait,
+    leader,
+    live,
+    registered,
+)
 from tests.cluster.failure_scenarios import replica_records
 from tests.cluster.zk_cluster_checks import agreed_metadata, restore_brokers, wait_until
 from tests.support.java_shell import JavaShell
@@ -21,24 +29,9 @@ pytestmark = [pytest.mark.integration, pytest.mark.zookeeper]
 cluster, brokers = cluster_fixtures("java_failures")
 
 
-def live(c) -> list[int]:
-    return [i for i in range(c.n) if c.alive(i)]
-
-
 def view(c, topic: str) -> dict[int, tuple] | None:
     v = agreed_metadata(c, [topic], live(c))
     return v and {p: (x.leader, tuple(x.isr), tuple(x.replicas)) for p, x in v.topic(topic).items()}
-
-
-def registered(c, n: int) -> bool:
-    v = agreed_metadata(c, None, live(c))
-    return v is not None and len(v.brokers) == n and v.controller in live(c)
-
-
-def kill_and_wait(c, i: int) -> None:
-    """SIGKILL broker i and wait until its ZooKeeper session is gone and the rest agree."""
-    c.kill(i)
-    wait_until(lambda: registered(c, len(live(c))), f"broker {i} gone from every live broker's view", 40)
 
 
 def shell(c) -> JavaShell:

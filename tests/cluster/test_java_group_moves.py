@@ -10,16 +10,20 @@ import contextlib
 
 import pytest
 
-from tests.cluster.client_cluster import cluster_fixtures, coordinator, create
+from tests.cluster.client_cluster import (
+    cluster_fixtures,
+    coordinator,
+    create,
+    kill_and_wait,
+    live,
+    registered,
+)
 from tests.cluster.group_move_scenarios import (
     Producer,
     commit_all,
     consume,
     duplicates,
     history,
-    kill_and_wait,
-    live,
-    registered,
     stable,
 )
 from tests.cluster.zk_cluster_checks import wait_until

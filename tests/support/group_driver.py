@@ -5,33 +5,18 @@ returned records or saw a new generation / member id is reported with both."""
 from __future__ import annotations
 
 import contextlib
-import json
-import subprocess
-import threading
 import time
 from typing import Any
 
-from tests.support.java_runtime import JavaClientError, require_java
+from tests.support.java_shell import JavaShell
 
 
-class GroupDriver:
+class GroupDriver(JavaShell):
+    """``GroupDriver BOOTSTRAP``: consumers started by name, their polls' events drained."""
+
     def __init__(self, bootstrap: str) -> None:
-        cmd = require_java().command([bootstrap], main="GroupDriver")
-        self.proc = subprocess.Popen(
-            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-        )
-        self._err: list[str] = []
-        threading.Thread(target=lambda: self._err.extend(self.proc.stderr), daemon=True).start()
+        super().__init__(bootstrap, main="GroupDriver")
         self.events: dict[str, list[dict[str, Any]]] = {}
-
-    def __call__(self, *args: Any) -> dict[str, Any]:
-        assert self.proc.stdin and self.proc.stdout
-        self.proc.stdin.write("\t".join(map(str, args)) + "\n")
-        self.proc.stdin.flush()
-        line = self.proc.stdout.readline()
-        if not line:
-            raise JavaClientError(f"GroupDriver died: {''.join(self._err)[-3000:]}")
-        return json.loads(line)
 
     def start(
         self, name: str, group: str, topic: str, assignor: str, instance: str = "", **props: str
@@ -72,19 +57,10 @@ class GroupDriver:
         for name in list(self.events):
             with contextlib.suppress(Exception):
                 self("close", name)
-        if self.proc.stdin:
-            self.proc.stdin.close()
-        try:
-            self.proc.wait(20)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        super().close()
 
     def __enter__(self) -> GroupDriver:
         return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def wait_for(cond, what: str, timeout: float = 60.0, step: float = 0.2):

@@ -15,11 +15,13 @@ from tests.support.java_runtime import JavaClientError, require_java
 
 
 class JavaShell:
-    """``ClusterShell BOOTSTRAP [prop=value ...]``; call it with a command's words."""
+    """``ClusterShell BOOTSTRAP [prop=value ...]`` (or another ``main`` of tests/java speaking
+    the same one-line protocol); call it with a command's words."""
 
-    def __init__(self, bootstrap: str, **props: str) -> None:
+    def __init__(self, bootstrap: str, *, main: str = "ClusterShell", **props: str) -> None:
         runtime = require_java()
-        cmd = runtime.command([bootstrap, *(f"{k}={v}" for k, v in props.items())], main="ClusterShell")
+        self.main = main
+        cmd = runtime.command([bootstrap, *(f"{k}={v}" for k, v in props.items())], main=main)
         self.proc = subprocess.Popen(
             cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
         )
@@ -32,7 +34,7 @@ class JavaShell:
         self.proc.stdin.flush()
         line = self.proc.stdout.readline()
         if not line:
-            raise JavaClientError(f"ClusterShell died: {''.join(self._err)[-3000:]}")
+            raise JavaClientError(f"{self.main} died: {''.join(self._err)[-3000:]}")
         return json.loads(line)
 
     def close(self) -> None:
