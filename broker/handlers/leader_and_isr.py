@@ -25,16 +25,20 @@ IsKRaftController (always false from a ZooKeeper controller, ignored).
 
 Authorization: ClusterAction on the cluster, else CLUSTER_AUTHORIZATION_FAILED everywhere.
 
-Not implemented: replica fetchers (a follower does not fetch yet), LiveLeaders,
-AddingReplicas / RemovingReplicas bookkeeping, the Type field (full/incremental, KRaft
-migration), offline log dirs. v0-4 (name-keyed responses, IBP < 2.8) are not served.
+The state change runs to its end even if the controller's connection closes meanwhile
+(``run_to_completion``), as Kafka's handler thread finishes it.
+
+Not implemented: LiveLeaders, the Type field (full/incremental, KRaft migration). v0-4
+(name-keyed responses, IBP < 2.8) are not served.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import uuid
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
+from typing import Any, TypeVar
 
 from broker.handlers import RequestContext, handler, zookeeper_mode
 from coordinator.acl_model import AclOperation, ResourceType
@@ -43,6 +47,9 @@ from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, LeaderAndIsrRequest, LeaderAndIsrResponse
 from protocol.primitives import ZERO_UUID
 
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 UNKNOWN_BROKER_EPOCH = -1  # AbstractControlRequest.UNKNOWN_BROKER_EPOCH
 
 
@@ -54,6 +61,28 @@ def is_broker_epoch_stale(ctx: RequestContext, request_epoch: int) -> bool:
     zookeeper = ctx.broker.zookeeper
     mine = zookeeper.broker_epoch if zookeeper is not None else None
     return mine is not None and request_epoch < mine
+
+
+# The control requests' state changes running to their end after their request went away.
+_FINISHING: set[asyncio.Task] = set()
+
+
+async def run_to_completion(change: Coroutine[Any, Any, T]) -> T:
+    """A control request's state change (LeaderAndIsr, StopReplica and the coordinators'
+    elections and resignations that follow) runs to its end even when the request's task is
+    cancelled (its connection closed): Kafka's request handler thread finishes a request
+    whatever became of its channel, only the answer is lost. Left halfway, a deleted
+    ``__consumer_offsets`` partition would keep its groups served here."""
+    task = asyncio.ensure_future(change)
+    _FINISHING.add(task)
+    task.add_done_callback(_finished)
+    return await asyncio.shield(task)
+
+
+def _finished(task: asyncio.Task) -> None:
+    _FINISHING.discard(task)
+    if not task.cancelled() and task.exception() is not None:
+        log.error("a control request's state change failed: %r", task.exception())
 
 
 def _error_response(request: LeaderAndIsrRequest, error: ErrorCode) -> LeaderAndIsrResponse:
@@ -108,12 +137,14 @@ async def handle_leader_and_isr(ctx: RequestContext, request: LeaderAndIsrReques
                     removing_replicas=tuple(p.removing_replicas),
                 )
             )
-    top, errors = await ctx.broker.replica_manager.become_leader_or_follower(
-        request.controller_id,
-        request.controller_epoch,
-        states,
-        topic_ids,
-        topic_overrides=lambda topic: _topic_overrides(ctx, topic),
+    top, errors = await run_to_completion(
+        ctx.broker.replica_manager.become_leader_or_follower(
+            request.controller_id,
+            request.controller_epoch,
+            states,
+            topic_ids,
+            topic_overrides=lambda topic: _topic_overrides(ctx, topic),
+        )
     )
     if top is not ErrorCode.NONE:
         return _error_response(request, top)

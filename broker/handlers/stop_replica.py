@@ -18,6 +18,8 @@ Behaviour (Kafka's ``KafkaApis.handleStopReplicaRequest`` then ``ReplicaManager.
 - It runs after the LeaderAndIsr / StopReplica / UpdateMetadata being applied (Kafka's
   ``replicaStateChangeLock``): a newer controller's StopReplica(delete) arriving during an
   older LeaderAndIsr applies after it, so the partition ends up stopped.
+- The stops and the resignations run to their end even if the controller's connection closes
+  meanwhile (``run_to_completion``), as Kafka's handler thread finishes the request.
 
 Version notes: v3 carries per-partition leader epoch and delete flag (KIP-570); v4 adds
 IsKRaftController (ignored).
@@ -33,7 +35,7 @@ request-level DeletePartitions) are not served.
 from __future__ import annotations
 
 from broker.handlers import RequestContext, handler, zookeeper_mode
-from broker.handlers.leader_and_isr import is_broker_epoch_stale
+from broker.handlers.leader_and_isr import is_broker_epoch_stale, run_to_completion
 from coordinator.acl_model import AclOperation, ResourceType
 from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, StopReplicaRequest, StopReplicaResponse
@@ -61,20 +63,7 @@ async def handle_stop_replica(ctx: RequestContext, request: StopReplicaRequest) 
     if is_broker_epoch_stale(ctx, request.broker_epoch):
         # KafkaApis.handleStopReplicaRequest: the top-level error alone, no partition errors
         return StopReplicaResponse(error_code=ErrorCode.STALE_BROKER_EPOCH.code, partition_errors=[])
-    top, errors = await ctx.broker.replica_manager.stop_replicas(
-        request.controller_id, request.controller_epoch, partitions
-    )
-    # KafkaApis.handleStopReplicaRequest: a deleted coordinator partition (moved away by a
-    # reassignment, which sends no LeaderAndIsr to the old replica) resigns its coordinator.
-    groups, transactions = ctx.broker.groups, ctx.broker.transactions
-    for (topic, index), leader_epoch, delete in partitions:
-        if not delete or errors.get((topic, index)) is not ErrorCode.NONE:
-            continue
-        epoch = leader_epoch if leader_epoch >= 0 else None
-        if topic == groups.topic_name:
-            groups.on_resignation(index, epoch)
-        elif topic == transactions.topic_name:
-            transactions.on_resignation(index, epoch)
+    top, errors = await run_to_completion(_stop_replicas_and_resign(ctx, request, partitions))
     return StopReplicaResponse(
         error_code=top.code,
         partition_errors=[
@@ -84,3 +73,26 @@ async def handle_stop_replica(ctx: RequestContext, request: StopReplicaRequest) 
             for (topic, index), error in errors.items()
         ],
     )
+
+
+async def _stop_replicas_and_resign(
+    ctx: RequestContext,
+    request: StopReplicaRequest,
+    partitions: list[tuple[tuple[str, int], int, bool]],
+) -> tuple[ErrorCode, dict[tuple[str, int], ErrorCode]]:
+    """``ReplicaManager.stopReplicas``, then (KafkaApis.handleStopReplicaRequest) a deleted
+    coordinator partition (moved away by a reassignment, which sends no LeaderAndIsr to the
+    old replica) resigns its coordinator."""
+    top, errors = await ctx.broker.replica_manager.stop_replicas(
+        request.controller_id, request.controller_epoch, partitions
+    )
+    groups, transactions = ctx.broker.groups, ctx.broker.transactions
+    for (topic, index), leader_epoch, delete in partitions:
+        if not delete or errors.get((topic, index)) is not ErrorCode.NONE:
+            continue
+        epoch = leader_epoch if leader_epoch >= 0 else None
+        if topic == groups.topic_name:
+            groups.on_resignation(index, epoch)
+        elif topic == transactions.topic_name:
+            transactions.on_resignation(index, epoch)
+    return top, errors
