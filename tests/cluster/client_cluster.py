@@ -6,9 +6,11 @@ kafka-python's record parser)."""
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import uuid
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 import pytest
@@ -161,3 +163,57 @@ def check_acked(cluster, topic: str, acked: dict[str, int]) -> None:
         wrong = {v: (o, at.get(v)) for v, o in acked.items() if at.get(v) != o}
         assert not wrong, f"replica {i}: acked (offset, found at) {list(wrong.items())[:5]}"
         assert values == sorted(values), f"replica {i} out of order"
+
+
+def in_sync_offsets(cluster) -> None:
+    """__consumer_offsets-0 with all three replicas in sync again."""
+
+    def ok():
+        v = agreed_metadata(cluster, ["__consumer_offsets"])
+        return v is not None and len(v.topic("__consumer_offsets")[0].isr) == 3
+
+    wait_until(ok, "__consumer_offsets-0 fully in sync", 40)
+
+
+def preferred_offsets_leader(cluster) -> int:
+    """__consumer_offsets-0 fully in sync and led by its preferred replica (a preferred
+    election if it is not); that replica's id."""
+    in_sync_offsets(cluster)
+    view = agreed_metadata(cluster, ["__consumer_offsets"])
+    preferred = view.topic("__consumer_offsets")[0].replicas[0]
+    a = KafkaAdminClient(bootstrap_servers=cluster.bootstrap, request_timeout_ms=20_000)
+    try:
+        a.elect_leaders(0, {"__consumer_offsets": [0]})  # ELECTION_NOT_NEEDED when it leads
+    finally:
+        a.close()
+    return preferred
+
+
+async def poll_until(
+    consumers: Iterable[Any],
+    until: Callable[[], bool | Awaitable[bool]],
+    collect: Callable[[int, list], None],
+    *,
+    timeout: float | None = None,
+    poll_ms: int = 100,
+    detail: Callable[[], Any] | None = None,
+) -> bool:
+    """Poll aiokafka ``consumers`` in turn (``getmany(timeout_ms=poll_ms)``), handing each
+    partition's records to ``collect(partition, records)``, until ``until()`` (a bool, or an
+    awaitable of one) holds: True. Past ``timeout`` seconds (None: no limit) False, or, given
+    ``detail``, an AssertionError carrying ``detail()``."""
+    loop = asyncio.get_running_loop()
+    deadline = None if timeout is None else loop.time() + timeout
+    while True:
+        done = until()
+        if inspect.isawaitable(done):
+            done = await done
+        if done:
+            return True
+        if deadline is not None and loop.time() >= deadline:
+            if detail is not None:
+                raise AssertionError(detail())
+            return False
+        for c in consumers:
+            for tp, msgs in (await c.getmany(timeout_ms=poll_ms)).items():
+                collect(tp.partition, msgs)

@@ -12,7 +12,15 @@ import pytest
 from kafka import KafkaProducer, TopicPartition
 from kafka.admin import KafkaAdminClient
 
-from tests.cluster.client_cluster import cluster_fixtures, coordinator, create, leader
+from tests.cluster.client_cluster import (
+    cluster_fixtures,
+    coordinator,
+    create,
+    in_sync_offsets,
+    leader,
+    poll_until,
+    preferred_offsets_leader,
+)
 from tests.cluster.zk_cluster_checks import wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.zookeeper]
@@ -40,6 +48,35 @@ class Load:
 
     def ends(self) -> dict[int, int]:
         return {p: (self.produced + 1 - p) // 2 for p in (0, 1)}
+
+    def assert_read(self, seen: dict[int, set[int]]) -> None:
+        """Every record produced is among the offsets ``seen`` of its partition, and nothing else."""
+        for p, end in self.ends().items():
+            assert seen[p] == set(range(end)), (
+                f"partition {p}: missing {sorted(set(range(end)) - seen[p])[:10]}"
+            )
+
+
+def member_config(cluster, group: str, interval_ms: int) -> dict[str, Any]:
+    """An auto-committing group member's settings (aiokafka and kafka-python alike): commits
+    and heartbeats every ``interval_ms``, a 10 s session, starting at the log end when the
+    group has no committed offset."""
+    return {
+        "bootstrap_servers": cluster.bootstrap,
+        "group_id": group,
+        "auto_offset_reset": "latest",
+        "enable_auto_commit": True,
+        "auto_commit_interval_ms": interval_ms,
+        "session_timeout_ms": 10_000,
+        "heartbeat_interval_ms": interval_ms,
+        "request_timeout_ms": 15_000,
+        "retry_backoff_ms": 200,
+    }
+
+
+def collect_offsets(seen: dict[int, set[int]]):
+    """A ``poll_until`` collector: each record's offset into ``seen`` by partition."""
+    return lambda p, msgs: seen[p].update(m.offset for m in msgs)
 
 
 def committed(cluster, group: str, topic: str) -> dict[int, int]:
@@ -121,27 +158,11 @@ def test_aiokafka_group_across_leader_and_coordinator_sigkill(live):
 
     async def consume():
         for _ in range(2):
-            c = AIOKafkaConsumer(
-                topic,
-                bootstrap_servers=cluster.bootstrap,
-                group_id=group,
-                auto_offset_reset="latest",
-                enable_auto_commit=True,
-                auto_commit_interval_ms=500,
-                session_timeout_ms=10_000,
-                heartbeat_interval_ms=500,
-                request_timeout_ms=15_000,
-                retry_backoff_ms=200,
-            )
+            c = AIOKafkaConsumer(topic, **member_config(cluster, group, 500))
             await c.start()
             consumers.append(c)
         try:
-            while not stop.is_set():
-                for c in consumers:
-                    batches = await c.getmany(timeout_ms=100)
-                    for tp, msgs in batches.items():
-                        for m in msgs:
-                            seen[tp.partition].add(m.offset)
+            await poll_until(consumers, stop.is_set, collect_offsets(seen))
         finally:
             for c in consumers:
                 await c.stop()
@@ -166,8 +187,7 @@ def test_aiokafka_group_across_leader_and_coordinator_sigkill(live):
         stop.set()
         t.join(30)
     assert not errors, errors
-    for p, end in load.ends().items():
-        assert seen[p] == set(range(end)), f"partition {p}: missing {sorted(set(range(end)) - seen[p])[:10]}"
+    load.assert_read(seen)
 
 
 def test_kafka_python_group_across_leader_and_coordinator_sigkill(live):
@@ -189,18 +209,7 @@ def test_kafka_python_group_across_leader_and_coordinator_sigkill(live):
     errors: list[BaseException] = []
 
     def consume():
-        c = KafkaConsumer(
-            topic,
-            bootstrap_servers=cluster.bootstrap,
-            group_id=group,
-            auto_offset_reset="latest",
-            enable_auto_commit=True,
-            auto_commit_interval_ms=500,
-            session_timeout_ms=10_000,
-            heartbeat_interval_ms=500,
-            request_timeout_ms=15_000,
-            retry_backoff_ms=200,
-        )
+        c = KafkaConsumer(topic, **member_config(cluster, group, 500))
         consumers.append(c)
         try:
             while not stop.is_set():
@@ -238,8 +247,7 @@ def test_kafka_python_group_across_leader_and_coordinator_sigkill(live):
         for t in threads:
             t.join(30)
     assert not errors, errors
-    for p, end in load.ends().items():
-        assert seen[p] == set(range(end)), f"partition {p}: missing {sorted(set(range(end)) - seen[p])[:10]}"
+    load.assert_read(seen)
 
 
 def test_acknowledged_commits_survive_coordinator_sigkill_repeatedly(live):
@@ -322,31 +330,16 @@ def test_aiokafka_rebalance_interrupted_by_coordinator_sigkill(live):
     info: dict[str, Any] = {}
 
     def make():
-        return AIOKafkaConsumer(
-            topic,
-            bootstrap_servers=cluster.bootstrap,
-            group_id=group,
-            auto_offset_reset="latest",
-            enable_auto_commit=True,
-            auto_commit_interval_ms=300,
-            session_timeout_ms=10_000,
-            heartbeat_interval_ms=300,
-            request_timeout_ms=15_000,
-            retry_backoff_ms=200,
-        )
+        return AIOKafkaConsumer(topic, **member_config(cluster, group, 300))
 
     async def drain(cs, until, timeout):
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while not until():
-            assert loop.time() < deadline, (
-                info,
-                [c.assignment() for c in cs],
-                {p: len(s) for p, s in seen.items()},
-            )
-            for c in cs:
-                for tp, msgs in (await c.getmany(timeout_ms=100)).items():
-                    seen[tp.partition].update(m.offset for m in msgs)
+        await poll_until(
+            cs,
+            until,
+            collect_offsets(seen),
+            timeout=timeout,
+            detail=lambda: (info, [c.assignment() for c in cs], {p: len(s) for p, s in seen.items()}),
+        )
 
     async def main():
         a = make()
@@ -381,8 +374,7 @@ def test_aiokafka_rebalance_interrupted_by_coordinator_sigkill(live):
     finally:
         if "coord" in info and not cluster.alive(info["coord"]):
             cluster.start_broker(info["coord"])
-    for p, end in load.ends().items():
-        assert seen[p] == set(range(end)), f"partition {p}: missing {sorted(set(range(end)) - seen[p])[:10]}"
+    load.assert_read(seen)
 
 
 def test_coordinator_moves_back_by_preferred_election_while_group_is_active(live):
@@ -405,13 +397,13 @@ def test_coordinator_moves_back_by_preferred_election_while_group_is_active(live
     info: dict[str, Any] = {}
 
     async def drain(cs, until, timeout, what):
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while not until():
-            assert loop.time() < deadline, (what, info, {p: len(s) for p, s in seen.items()})
-            for c in cs:
-                for tp, msgs in (await c.getmany(timeout_ms=100)).items():
-                    seen[tp.partition].update(m.offset for m in msgs)
+        await poll_until(
+            cs,
+            until,
+            collect_offsets(seen),
+            timeout=timeout,
+            detail=lambda: (what, info, {p: len(s) for p, s in seen.items()}),
+        )
 
     def listed_groups():
         a = Admin(bootstrap_servers=cluster.bootstrap, request_timeout_ms=20_000)
@@ -421,20 +413,7 @@ def test_coordinator_moves_back_by_preferred_election_while_group_is_active(live
             a.close()
 
     async def main():
-        cs = [
-            AIOKafkaConsumer(
-                topic,
-                bootstrap_servers=cluster.bootstrap,
-                group_id=group,
-                auto_offset_reset="latest",
-                auto_commit_interval_ms=300,
-                heartbeat_interval_ms=300,
-                session_timeout_ms=10_000,
-                request_timeout_ms=15_000,
-                retry_backoff_ms=200,
-            )
-            for _ in range(2)
-        ]
+        cs = [AIOKafkaConsumer(topic, **member_config(cluster, group, 300)) for _ in range(2)]
         for c in cs:
             await c.start()
         try:
@@ -477,35 +456,7 @@ def test_coordinator_moves_back_by_preferred_election_while_group_is_active(live
 
     asyncio.run(main())
     assert info["listed"].count(group) == 1, info
-    for p, end in load.ends().items():
-        assert seen[p] == set(range(end)), f"partition {p}: missing {sorted(set(range(end)) - seen[p])[:10]}"
-
-
-def preferred_offsets_leader(cluster) -> int:
-    """__consumer_offsets-0 fully in sync and led by its preferred replica (a preferred
-    election if it is not); that replica's id."""
-    from tests.cluster.zk_cluster_checks import agreed_metadata
-
-    in_sync_offsets(cluster)
-    view = agreed_metadata(cluster, ["__consumer_offsets"])
-    preferred = view.topic("__consumer_offsets")[0].replicas[0]
-    a = KafkaAdminClient(bootstrap_servers=cluster.bootstrap, request_timeout_ms=20_000)
-    try:
-        a.elect_leaders(0, {"__consumer_offsets": [0]})  # ELECTION_NOT_NEEDED when it leads
-    finally:
-        a.close()
-    return preferred
-
-
-def in_sync_offsets(cluster):
-    """__consumer_offsets-0 with all three replicas in sync again."""
-    from tests.cluster.zk_cluster_checks import agreed_metadata
-
-    def ok():
-        v = agreed_metadata(cluster, ["__consumer_offsets"])
-        return v is not None and len(v.topic("__consumer_offsets")[0].isr) == 3
-
-    wait_until(ok, "__consumer_offsets-0 fully in sync", 40)
+    load.assert_read(seen)
 
 
 def test_committed_metadata_and_leader_epoch_survive_coordinator_sigkill(live):

@@ -12,12 +12,25 @@ from typing import Any
 import pytest
 from kafka import KafkaProducer
 
-from tests.cluster.client_cluster import cluster_fixtures, coordinator, create, in_sync
+from tests.cluster.client_cluster import cluster_fixtures, coordinator, create, in_sync, leader, poll_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.zookeeper]
 
 
 cluster, live = cluster_fixtures("rvtxn")
+
+
+def txn_producer(cluster, txn_id: str, **extra: Any):
+    """An aiokafka transactional producer (30 s request timeout, 200 ms retry backoff)."""
+    from aiokafka import AIOKafkaProducer
+
+    return AIOKafkaProducer(
+        bootstrap_servers=cluster.bootstrap,
+        transactional_id=txn_id,
+        request_timeout_ms=30_000,
+        retry_backoff_ms=200,
+        **extra,
+    )
 
 
 async def read_committed(cluster, topic: str, expected: int, group: str | None = None) -> list[str]:
@@ -37,11 +50,13 @@ async def read_committed(cluster, topic: str, expected: int, group: str | None =
         await c.seek_to_beginning(tp)
         end = (await c.end_offsets([tp]))[tp]
         out: list[str] = []
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + 20
-        while await c.position(tp) < end and loop.time() < deadline:
-            for msgs in (await c.getmany(timeout_ms=500)).values():
-                out.extend(m.value.decode() for m in msgs)
+
+        async def at_end() -> bool:
+            return await c.position(tp) >= end
+
+        await poll_until(
+            [c], at_end, lambda _, msgs: out.extend(m.value.decode() for m in msgs), timeout=20, poll_ms=500
+        )
         return out
     finally:
         await c.stop()
@@ -55,7 +70,7 @@ def test_aiokafka_consume_transform_produce_across_txn_coordinator_sigkill(live)
     (Kafka: TransactionCoordinator.handleEndTransaction after
     TransactionStateManager.loadTransactionsForTxnTopicPartition, GroupCoordinator
     .handleTxnCommitOffsets, Log LSO / aborted-transaction index)."""
-    from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+    from aiokafka import AIOKafkaConsumer, TopicPartition
     from aiokafka.errors import KafkaError
 
     cluster = live
@@ -73,13 +88,7 @@ def test_aiokafka_consume_transform_produce_across_txn_coordinator_sigkill(live)
     state: dict[str, Any] = {"killed": None, "txns": 0, "aborted": 0, "errors": []}
 
     async def main():
-        producer = AIOKafkaProducer(
-            bootstrap_servers=cluster.bootstrap,
-            transactional_id=txn_id,
-            enable_idempotence=True,
-            request_timeout_ms=30_000,
-            retry_backoff_ms=200,
-        )
+        producer = txn_producer(cluster, txn_id, enable_idempotence=True)
         consumer = AIOKafkaConsumer(
             src,
             bootstrap_servers=cluster.bootstrap,
@@ -169,7 +178,6 @@ def test_aiokafka_transactions_across_data_leader_and_coordinator_sigkill_at_com
     each committed transaction's records exactly once and no aborted record (Kafka:
     TransactionCoordinator.handleEndTransaction, TransactionMarkerChannelManager retrying
     markers to the new leader, TransactionStateManager loading PrepareCommit and completing it)."""
-    from aiokafka import AIOKafkaProducer
     from aiokafka.errors import KafkaError
 
     cluster = live
@@ -180,12 +188,7 @@ def test_aiokafka_transactions_across_data_leader_and_coordinator_sigkill_at_com
     state: dict[str, Any] = {"errors": [], "killed": []}
 
     async def main():
-        producer = AIOKafkaProducer(
-            bootstrap_servers=cluster.bootstrap,
-            transactional_id=txn_id,
-            request_timeout_ms=30_000,
-            retry_backoff_ms=200,
-        )
+        producer = txn_producer(cluster, txn_id)
         await producer.start()
         try:
             for n in range(10):
@@ -198,7 +201,7 @@ def test_aiokafka_transactions_across_data_leader_and_coordinator_sigkill_at_com
                             dst, value=(("ABORTED-" if abort else "") + v).encode(), partition=0
                         )
                         if n == 1 and j == 2:
-                            victim = await asyncio.to_thread(leader_of, cluster, dst)
+                            victim = await asyncio.to_thread(leader, cluster, dst)
                             cluster.kill(victim)
                             state["killed"].append(("leader", victim))
                     if abort:
@@ -234,12 +237,6 @@ def test_aiokafka_transactions_across_data_leader_and_coordinator_sigkill_at_com
     assert values == committed, (values, committed, state)
 
 
-def leader_of(cluster, topic):
-    from tests.cluster.client_cluster import leader
-
-    return leader(cluster, topic)
-
-
 def test_open_transaction_survives_data_leader_sigkill_for_read_committed(live):
     """An aiokafka transaction left open while the data partition's leader is SIGKILLed: on the
     new leader a read_committed consumer's end offset is the open transaction's first offset
@@ -247,7 +244,7 @@ def test_open_transaction_survives_data_leader_sigkill_for_read_committed(live):
     the producer aborts it and commits another one the reader sees exactly the committed records
     (Kafka: ProducerStateManager on followers via appendAsFollower, UnifiedLog.firstUnstableOffset,
     Partition.fetchOffsetForTimestamp READ_COMMITTED)."""
-    from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+    from aiokafka import AIOKafkaConsumer, TopicPartition
 
     cluster = live
     dst = f"aio-lso-{uuid.uuid4().hex[:6]}"
@@ -262,27 +259,16 @@ def test_open_transaction_survives_data_leader_sigkill_for_read_committed(live):
 
     async def main():
         tp = TopicPartition(dst, 0)
-        producer = AIOKafkaProducer(
-            bootstrap_servers=cluster.bootstrap,
-            transactional_id=txn_id,
-            request_timeout_ms=30_000,
-            retry_backoff_ms=200,
-        )
+        producer = txn_producer(cluster, txn_id)
         await producer.start()
         try:
             await producer.begin_transaction()
             for j in range(4):
                 await producer.send_and_wait(dst, value=f"ABORTED-{j}".encode(), partition=0)
-            victim = await asyncio.to_thread(leader_of, cluster, dst)
+            victim = await asyncio.to_thread(leader, cluster, dst)
             # wait until every replica has the open transaction's records (acks=all did)
             cluster.kill(victim)
-            await asyncio.to_thread(
-                __import__("tests.cluster.client_cluster", fromlist=["leader"]).leader,
-                cluster,
-                dst,
-                0,
-                victim,
-            )
+            await asyncio.to_thread(leader, cluster, dst, 0, victim)
             out["victim"] = victim
             c = AIOKafkaConsumer(
                 bootstrap_servers=cluster.bootstrap,
@@ -329,7 +315,7 @@ def test_txn_offsets_survive_group_coordinator_sigkill_before_commit(live):
     offset; a later aborted transaction's offsets are never visible (Kafka:
     GroupMetadataManager.loadGroupsAndOffsets pendingTransactionalOffsets,
     handleTxnCompletion)."""
-    from aiokafka import AIOKafkaProducer, TopicPartition
+    from aiokafka import TopicPartition
     from kafka.admin import KafkaAdminClient
 
     cluster = live
@@ -352,12 +338,7 @@ def test_txn_offsets_survive_group_coordinator_sigkill_before_commit(live):
 
     async def main():
         tp = TopicPartition(src, 0)
-        producer = AIOKafkaProducer(
-            bootstrap_servers=cluster.bootstrap,
-            transactional_id=txn_id,
-            request_timeout_ms=30_000,
-            retry_backoff_ms=200,
-        )
+        producer = txn_producer(cluster, txn_id)
         await producer.start()
         try:
             await producer.begin_transaction()
@@ -423,12 +404,7 @@ def test_new_producer_fences_open_transaction_across_coordinator_sigkill(live):
         await a.client.close()
         coord = await asyncio.to_thread(coordinator, cluster, txn_id, 1)
         info["coord"] = coord
-        b = AIOKafkaProducer(
-            bootstrap_servers=cluster.bootstrap,
-            transactional_id=txn_id,
-            request_timeout_ms=30_000,
-            retry_backoff_ms=200,
-        )
+        b = txn_producer(cluster, txn_id)
         start = asyncio.ensure_future(b.start())
         await asyncio.sleep(0.05)
         cluster.kill(coord)
