@@ -18,9 +18,12 @@ from types import SimpleNamespace
 import pytest
 
 import broker.replica_state_changes as replica_state_changes
+from broker.handlers import leader_and_isr
+from broker.handlers.leader_and_isr import handle_leader_and_isr
 from broker.handlers.stop_replica import handle_stop_replica
 from protocol.errors import ErrorCode
-from protocol.messages import StopReplicaRequest
+from protocol.messages import LeaderAndIsrRequest, StopReplicaRequest
+from protocol.primitives import ZERO_UUID
 from storage.log_config import resolve_topic_defaults
 from storage.log_manager import LogManager
 from tests.coordinator.test_coordinator_load import OFFSETS, append, group_with_member, zk_mode_coordinator
@@ -111,6 +114,77 @@ def test_a_stop_replica_delete_cancelled_during_its_renames_still_resigns_the_co
         assert log_manager.get_log(OFFSETS, 0) is None  # the replica is deleted all the same
         assert 0 not in gc.owned_partitions, "the coordinator still owns a partition it no longer hosts"
         assert gc.describe_group("g")[0] is ErrorCode.NOT_COORDINATOR
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        release.set()
+        asyncio.run(gc.stop())
+
+
+def test_a_leader_and_isr_cancelled_during_its_epoch_write_still_applies_the_new_epoch(
+    log_manager, monkeypatch
+):
+    """Kafka ``KafkaApis.handleLeaderAndIsrRequest`` runs ``becomeLeaderOrFollower`` to the end
+    whatever the connection does. Here the handler task is cancelled while the new leaders'
+    epoch checkpoints are written ahead (the executor job): the partition still takes the new
+    leader epoch and partition epoch (left halfway, it stayed in the old one)."""
+    clock = ManualClock()
+    gc, rm = zk_mode_coordinator(log_manager, clock)
+    gc.topic.ensure_created()
+    append(rm, group_with_member("g", clock.time_ms()), clock.time_ms())
+    entered, release = threading.Event(), threading.Event()
+    real = replica_state_changes.write_pending_checkpoints
+
+    def held(writes):
+        entered.set()
+        release.wait(WAIT_S)
+        return real(writes)
+
+    monkeypatch.setattr(replica_state_changes, "write_pending_checkpoints", held)
+    ctx = SimpleNamespace(
+        broker=SimpleNamespace(replica_manager=rm, groups=gc, transactions=_Txns(), zookeeper=None),
+        authorize=lambda *_args: True,
+    )
+    lair = LeaderAndIsrRequest
+    request = lair(
+        controller_id=1,
+        controller_epoch=5,
+        broker_epoch=-1,
+        topic_states=[
+            lair.LeaderAndIsrTopicState(
+                topic_name=OFFSETS,
+                topic_id=ZERO_UUID,
+                partition_states=[
+                    lair.LeaderAndIsrPartitionState(
+                        topic_name=OFFSETS,
+                        partition_index=0,
+                        controller_epoch=5,
+                        leader=0,
+                        leader_epoch=7,
+                        isr=[0],
+                        partition_epoch=7,
+                        replicas=[0],
+                    )
+                ],
+            )
+        ],
+    )
+
+    async def scenario() -> None:
+        loop = asyncio.get_running_loop()
+        await gc.start()
+        task = loop.create_task(handle_leader_and_isr(ctx, request))
+        assert await loop.run_in_executor(None, entered.wait, WAIT_S), "the epoch write never started"
+        task.cancel()  # the connection is gone (Connection._drop_answers)
+        release.set()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        # the state change goes on in its own task
+        await asyncio.gather(*leader_and_isr._FINISHING)
+        partition = rm.get_partition(OFFSETS, 0)
+        assert partition is not None and partition.is_leader and partition.leader_epoch == 7
+        assert partition.partition_epoch == 7
 
     try:
         asyncio.run(scenario())
