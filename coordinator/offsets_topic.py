@@ -19,9 +19,9 @@ and the committed offsets in memory (``OffsetStore``) are ``coordinator.group_of
   (``cleanup.policy=compact``), as Kafka's; replay steps over the gaps it leaves.
 - ``ClusterOffsetsTopic``: the same in a ZooKeeper-mode cluster, created cluster-wide
   through an ``InternalTopicCreator`` (which ``__transaction_state`` uses too).
-- ``PartitionReader`` and ``scan_data_records``: the replay of an internal topic's
-  partition (read on the event loop, decoded off it), shared with the transaction
-  coordinator's loader; ``read_topic_records`` is both on one thread.
+- ``PartitionReader``, ``replay_off_loop`` and ``scan_data_records``: the replay of an
+  internal topic's partition (read on the event loop, decoded off it), shared with the
+  transaction coordinator's loader.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ import contextlib
 import logging
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from coordinator.group_offsets import OFFSETS_TOPIC, partition_for
@@ -324,11 +324,6 @@ class OffsetsTopic:
             raise _storage_error(result.error, for_offsets=for_offsets)
         return result.info.base_offset
 
-    def replay(self, partition: int) -> Iterator[list[tuple[int, bytes | None, bytes | None]]]:
-        """(offset, key, value) of every data record of the partition, in chunks of about
-        ``LOAD_BUFFER_BYTES``, all on the caller's thread (the loader uses ``reader``)."""
-        return read_topic_records(self.partitions, OFFSETS_TOPIC, partition, LOAD_BUFFER_BYTES)
-
     def reader(self, partition: int) -> PartitionReader:
         """The loader's reads of the partition (on the event loop; decoding is off it)."""
         return PartitionReader(self.partitions, OFFSETS_TOPIC, partition, LOAD_BUFFER_BYTES)
@@ -520,28 +515,11 @@ def scan_data_records(
     return records, nxt
 
 
-def read_topic_records(
-    access: Any, topic: str, partition: int, chunk_bytes: int
-) -> Iterator[list[tuple[int, bytes | None, bytes | None]]]:
-    """(offset, key, value) of every data record of an internal topic's partition, from its
-    log start to its log end (read again after every chunk, as ``PartitionReader``), in
-    chunks of about ``chunk_bytes``; control batches skipped. All on the caller's thread:
-    the coordinators' loaders use ``PartitionReader`` and ``scan_data_records`` instead, to
-    decode off the event loop."""
-    reader = PartitionReader(access, topic, partition, chunk_bytes)
-    while (data := reader.next_chunk()) is not None:
-        assert reader.position is not None
-        records, nxt = scan_data_records(data, reader.position)
-        reader.advance(nxt)
-        yield records
-
-
 __all__ = [
     "ClusterOffsetsTopic",
     "InternalTopicCreator",
     "OffsetsTopic",
     "PartitionReader",
-    "read_topic_records",
     "replay_off_loop",
     "scan_data_records",
 ]

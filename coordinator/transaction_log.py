@@ -29,12 +29,12 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from coordinator.group_offsets import partition_for
-from coordinator.offsets_topic import InternalTopicCreator, read_topic_records
+from coordinator.offsets_topic import InternalTopicCreator, PartitionReader
 from coordinator.transaction_metadata import TopicPartition, TxnState
 from protocol.errors import ErrorCode, KafkaError
 from protocol.primitives import (
@@ -419,9 +419,9 @@ class TransactionStateTopic:
         if error is not None:
             raise KafkaError(append_error(error), error.message)
 
-    def replay(self, partition: int) -> Iterator[list[tuple[int, bytes | None, bytes | None]]]:
-        """(offset, key, value) of every record of the partition, in chunks."""
-        return read_topic_records(self.access, TRANSACTION_STATE_TOPIC, partition, LOAD_BUFFER_BYTES)
+    def reader(self, partition: int) -> PartitionReader:
+        """The loader's reads of the partition (on the event loop; decoding is off it)."""
+        return PartitionReader(self.access, TRANSACTION_STATE_TOPIC, partition, LOAD_BUFFER_BYTES)
 
     async def close(self) -> None:
         task = self._creating

@@ -29,12 +29,10 @@ from dataclasses import dataclass
 
 from coordinator.offsets_topic import (
     InternalTopicCreator,
-    PartitionReader,
     replay_off_loop,
     scan_data_records,
 )
 from coordinator.transaction_log import (
-    LOAD_BUFFER_BYTES,
     TRANSACTION_STATE_TOPIC,
     LocalTopicCreator,
     TransactionStateTopic,
@@ -235,8 +233,7 @@ class TransactionStateManager:
         (``TxnLoad``). The install follows the last check that the log end was reached with
         no await in between; a load cancelled while a job runs drops the job's result."""
         load = TxnLoad(partition)
-        reader = PartitionReader(self.topic.access, TRANSACTION_STATE_TOPIC, partition, LOAD_BUFFER_BYTES)
-        await replay_off_loop(reader, load)
+        await replay_off_loop(self.topic.reader(partition), load)
         txns = self.txns.setdefault(partition, {})
         txns.update(load.built)
         if txns:

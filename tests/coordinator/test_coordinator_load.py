@@ -34,7 +34,7 @@ from coordinator.group_offsets import (
     encode_offset_value,
 )
 from coordinator.groups import GroupCoordinator, OffsetCommitEntry
-from coordinator.offsets_topic import read_topic_records
+from coordinator.offsets_topic import PartitionReader, scan_data_records
 from coordinator.transaction_log import TxnLogValue, encode_txn_key, encode_txn_value
 from coordinator.transaction_metadata import TxnState
 from coordinator.transaction_seams import TxnMarker
@@ -230,9 +230,9 @@ def test_group_load_rebuilds_what_a_later_chunk_changes():
 # ---------------------------------------------------------------- the log end, read again
 
 
-def test_read_topic_records_reads_to_the_log_end_of_each_step(log_manager):
-    """``read_topic_records`` (the replay of ``__transaction_state``) reads what is appended
-    after it started, as Kafka's loaders do."""
+def test_the_reader_reads_to_the_log_end_of_each_step(log_manager):
+    """``PartitionReader`` (both coordinators' loads) reads what is appended after it started,
+    as Kafka's loaders do (their ``logEndOffset`` is read again at every step)."""
     clock = ManualClock()
     gc = make_coordinator(log_manager, clock, offsets_topic_partitions=1)
     gc.topic.ensure_created()
@@ -241,12 +241,23 @@ def test_read_topic_records_reads_to_the_log_end_of_each_step(log_manager):
     append(
         rm, [(encode_offset_key("g", "t", 0), encode_offset_value(OffsetAndMetadata(1, -1, "", now)))], now
     )
-    chunks = read_topic_records(rm, OFFSETS, 0, 1)  # one batch per chunk
-    assert [offset for offset, _, _ in next(chunks)] == [0]
+    reader = PartitionReader(rm, OFFSETS, 0, 1)  # one batch per chunk
+
+    def next_offsets() -> list[int] | None:
+        data = reader.next_chunk()
+        if data is None:
+            return None
+        records, nxt = scan_data_records(data, reader.position)
+        reader.advance(nxt)
+        return [offset for offset, _, _ in records]
+
+    assert next_offsets() == [0]
+    assert next_offsets() is None
     append(
         rm, [(encode_offset_key("g", "t", 1), encode_offset_value(OffsetAndMetadata(2, -1, "", now)))], now
     )
-    assert [[offset for offset, _, _ in chunk] for chunk in chunks] == [[1]]
+    assert next_offsets() == [1]
+    assert next_offsets() is None
     asyncio.run(gc.stop())
 
 
