@@ -599,7 +599,7 @@ class ReplicaFetcher:
         return failed
 
     def _process_partition(
-        self, state: PartitionFetchState, data: Any, now: float, checked: FollowerRecords | None = None
+        self, state: PartitionFetchState, data: Any, now: float, checked: FollowerRecords | None
     ) -> bool:
         """Kafka's ``processPartitionData`` and the fetcher's error handling for one partition;
         True if the partition's high watermark moved. ``checked``: its records as
@@ -615,10 +615,9 @@ class ReplicaFetcher:
                 # not repeat it if it stays: the next fetch is full.
                 self.session.restart()
                 return False
-            records = data.records if checked is None else checked
-            if records is not None and (checked is not None or len(records)):
+            if checked is not None:  # None: nothing to append (``_check_records``)
                 try:
-                    partition.append_records_as_follower(records)
+                    partition.append_records_as_follower(checked)
                 except KafkaError as exc:  # corrupt fetched data, a failed disk: this partition waits
                     self._append_failed(state, exc, now)
                     return False
