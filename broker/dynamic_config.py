@@ -53,7 +53,10 @@ DYNAMIC_CONFIGS_VERSION = 1
 
 
 class DynamicConfigStore(Protocol):
-    """Where the dynamic broker configs live (blocking calls, run off the loop)."""
+    """Where the dynamic broker configs live (blocking calls, run off the loop). ``shared``:
+    other brokers write it too (ZooKeeper), so a change starts from what it stores."""
+
+    shared: bool
 
     def read(self, entity: str) -> dict[str, str]: ...
 
@@ -62,6 +65,8 @@ class DynamicConfigStore(Protocol):
 
 class FileDynamicConfigStore:
     """A lone broker: ``dynamic-broker-configs.json`` in the first log dir."""
+
+    shared = False  # written by this broker only: what it applied is what it stores
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -101,6 +106,8 @@ class FileDynamicConfigStore:
 
 class ZkDynamicConfigStore:
     """ZooKeeper mode: ``/config/brokers/<entity>`` with a change notification."""
+
+    shared = True
 
     def __init__(self, admin: AdminZkClient) -> None:
         self.admin = admin
@@ -173,17 +180,32 @@ class DynamicBrokerConfig:
         validate_only: bool,
     ) -> None:
         """Replace one level's configs (``resource_name`` "" or this broker's id) with
-        ``change(current)``; raises ConfigError for what Kafka refuses (KafkaError from
+        ``change(stored)``; raises ConfigError for what Kafka refuses (KafkaError from
         ``change``). Persisted, then applied here (in ZooKeeper mode every broker's listener
         applies it too). One change at a time: a read-modify-write of the stored set."""
         async with self._lock:
             entity = self.entity(resource_name)
-            config = change(self.current(resource_name))
-            parsed = check_dynamic_configs(config, per_broker=resource_name != "")
+            per_broker = resource_name != ""
+            # ZkAdminManager starts from the stored set (``fetchEntityConfig``), not from what
+            # this broker has applied: a change made through another broker may not have
+            # reached this one's listener yet, and would be written away.
+            loop = asyncio.get_running_loop()
+            if self.store.shared:
+                stored = await loop.run_in_executor(None, self.store.read, entity)
+            else:
+                stored = self.current(resource_name)
+            config = change(dict(stored))
+            # Only what the request sets is refused when Moldau cannot change it; a stored
+            # key it does not apply (e.g. Kafka's dynamic ``num.io.threads``, written by
+            # Kafka's own tools) is kept as it is and goes on being ignored (``_parse_stored``).
+            changed = {name: value for name, value in config.items() if stored.get(name) != value}
+            parsed = check_dynamic_configs(changed, per_broker=per_broker)
+            kept = {name: value for name, value in config.items() if name not in changed}
+            parsed = {**_parse_stored(entity, kept, per_broker=per_broker), **parsed}
             self._validate(entity, parsed)
             if validate_only:
                 return
-            await asyncio.get_running_loop().run_in_executor(None, self.store.write, entity, dict(config))
+            await loop.run_in_executor(None, self.store.write, entity, dict(config))
             self.process_config_changes(entity, config)
 
     def _effective(self, name: str, entity: str, parsed: Mapping[str, Any]) -> Any:
@@ -289,6 +311,7 @@ class TopicConfigHandler:
         # Kafka's processConfigChanges: Try(...toBoolean).getOrElse(false), on every broker.
         if config.get(UNCLEAN_CONFIG, "").strip().lower() == "true":
             self.controller.enable_topic_unclean_leader_election(entity_name)
+        self.log_manager.topic_config_updated(entity_name)  # a log being made reads it again
         overrides = parse_stored_topic_overrides(entity_name, config)
         current = self.log_manager.topic_overrides(entity_name)
         if current is None or current == overrides:

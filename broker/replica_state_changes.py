@@ -25,7 +25,7 @@ from coordinator.cluster_state import PartitionState
 from coordinator.controller import validate_topic_name
 from protocol.errors import ErrorCode, KafkaError
 from storage.leader_epoch import write_pending_checkpoints
-from storage.log_config import parse_topic_overrides
+from storage.log_config import parse_stored_topic_overrides
 from storage.log_creation import rename_each_for_deletion
 
 if TYPE_CHECKING:
@@ -345,16 +345,32 @@ class ReplicaStateChanges:
         if plog is not None:
             return plog
         topic = state.topic
-        overrides = overrides_cache.get(topic)
-        if overrides is None:
-            overrides = overrides_cache[topic] = parse_topic_overrides(await topic_overrides(topic))
-        await asyncio.sleep(0)  # one log (a directory and files) per loop turn
-        plog = self.log_manager.get_log(topic, state.partition)  # made meanwhile?
-        if plog is not None:
+        log_manager = self.log_manager
+        log_manager.initializing_logs_of(topic)
+        try:
+            overrides = overrides_cache.get(topic)
+            if overrides is None:
+                overrides = overrides_cache[topic] = parse_stored_topic_overrides(
+                    topic, await topic_overrides(topic)
+                )
+            await asyncio.sleep(0)  # one log (a directory and files) per loop turn
+            plog = log_manager.get_log(topic, state.partition)  # made meanwhile?
+            if plog is not None:
+                return plog
+            plog = log_manager.get_or_create_log(
+                topic, state.partition, topic_ids.get(topic) or uuid.uuid4(), overrides
+            )
+            # Kafka's finishedInitializingLog: a change of the topic's config that came after
+            # the read above found no log to apply it to; read it again (again if another
+            # change comes during the read: the latest read wins).
+            while log_manager.take_topic_config_change(topic):
+                fresh = parse_stored_topic_overrides(topic, await topic_overrides(topic))
+                if not log_manager.topic_config_changed(topic):
+                    overrides_cache[topic] = fresh
+                    log_manager.set_topic_overrides(topic, fresh)
             return plog
-        return self.log_manager.get_or_create_log(
-            topic, state.partition, topic_ids.get(topic) or uuid.uuid4(), overrides
-        )
+        finally:
+            log_manager.finished_initializing_logs_of(topic)
 
     async def stop_replicas(
         self,

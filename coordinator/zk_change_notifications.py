@@ -145,9 +145,16 @@ class ZkChangeNotificationListener(Generic[Changes]):
             (child, note[0]) for (_, child), note in zip(pending, notes, strict=True) if note is not None
         ]
         changes = self.handler.read_changes(found)
+        self._purge_obsolete(children)
+        return pending[-1][0], changes
+
+    def _purge_obsolete(self, children: list[str]) -> None:
+        """Blocking: Kafka's ``purgeObsoleteNotifications``, over every child on each pass
+        (those processed in earlier passes too, or the root grows for as long as the broker
+        runs): a notification older than ``change_expiration_ms`` is deleted."""
         horizon = self.time_ms() - self.change_expiration_ms
-        for (_, child), note in zip(pending, notes, strict=True):
+        paths = [f"{self.root}/{c}" for c in children]
+        for path, note in zip(paths, get_many(self.zk, paths), strict=True):
             if note is not None and note[1].ctime < horizon:
                 with contextlib.suppress(NoNodeError):
-                    self.zk._client().delete(f"{self.root}/{child}")
-        return pending[-1][0], changes
+                    self.zk._client().delete(path)

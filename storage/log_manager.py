@@ -125,6 +125,9 @@ class LogManager:
         # topic's last log went in O(1), not by a scan of every hosted log.
         self._hosted_partitions: dict[str, int] = {}
         self._topic_ids: dict[str, uuid.UUID] = {}
+        # Topics whose first logs here are being made, with whether their config changed
+        # meanwhile (Kafka's ``partitionsInitializing``): see ``initializing_logs_of``.
+        self._initializing: dict[str, list] = {}
         self.failure_channel = LogDirFailureChannel(self.log_dirs)
         # The topic defaults and each topic's overrides (the file in the first log dir, or
         # ZooKeeper's /config/topics when topic_configs is given).
@@ -741,6 +744,40 @@ class LogManager:
         for (topic, _), plog in self._logs.items():
             if topic == name:
                 plog.config = config
+
+    def initializing_logs_of(self, topic: str) -> None:
+        """Kafka's ``initializingLog``: logs of ``topic`` are about to be made with overrides
+        read before they are hosted; a change of them meanwhile (``topic_config_updated``,
+        which finds nothing hosted to apply it to) must be read again once they are
+        (``take_topic_config_change``). Paired with ``finished_initializing_logs_of``."""
+        entry = self._initializing.setdefault(topic, [0, False])
+        entry[0] += 1
+
+    def topic_config_updated(self, topic: str) -> None:
+        """Kafka's ``topicConfigUpdated``: ``topic``'s overrides changed in ZooKeeper."""
+        entry = self._initializing.get(topic)
+        if entry is not None:
+            entry[1] = True
+
+    def take_topic_config_change(self, topic: str) -> bool:
+        """Whether ``topic``'s overrides changed since the last call (or since
+        ``initializing_logs_of``); the mark is cleared."""
+        entry = self._initializing.get(topic)
+        if entry is None or not entry[1]:
+            return False
+        entry[1] = False
+        return True
+
+    def topic_config_changed(self, topic: str) -> bool:
+        entry = self._initializing.get(topic)
+        return entry is not None and entry[1]
+
+    def finished_initializing_logs_of(self, topic: str) -> None:
+        """Kafka's ``finishedInitializingLog`` (the caller has read the changed config again)."""
+        entry = self._initializing[topic]
+        entry[0] -= 1
+        if entry[0] == 0:
+            del self._initializing[topic]
 
     def topic_overrides(self, name: str) -> dict[str, Any] | None:
         """The config overrides of a topic hosted here ({} if none), None if not hosted."""

@@ -166,6 +166,8 @@ class FakeZooKeeper:
 class FakeDynamicConfigStore:
     """``/config/brokers`` with no dynamic broker configs."""
 
+    shared = True
+
     def __init__(self, admin) -> None:
         self.admin = admin
 

@@ -10,12 +10,14 @@ broker that was down at the time, once it starts again.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from kazoo.client import KazooClient
 
+from broker.dynamic_config import TopicConfigHandler
 from protocol.errors import ErrorCode
 from protocol.messages import (
     AlterConfigsRequest,
@@ -229,3 +231,132 @@ def test_delete_records_on_the_leader_reaches_the_followers(cluster: Cluster) ->
         return [cluster.run(lambda i=i: read(i)) for i in range(cluster.n)]
 
     wait_until(lambda: starts() == [6, 6, 6], "every replica's log start offset")
+
+
+def stored_default(kazoo: KazooClient) -> dict[str, str]:
+    if not kazoo.exists("/config/brokers/<default>"):
+        return {}
+    return json.loads(kazoo.get("/config/brokers/<default>")[0])["config"]
+
+
+def set_stored_default(cluster: Cluster, kazoo: KazooClient, config: dict[str, str]) -> None:
+    """Write the cluster default as Kafka's own tools would (``kafka-configs.sh --zookeeper``:
+    the entity's znode, then a version 2 notification) and wait until every broker has it."""
+    data = json.dumps({"version": 1, "config": config}).encode()
+    kazoo.ensure_path("/config/brokers")
+    if kazoo.exists("/config/brokers/<default>"):
+        kazoo.set("/config/brokers/<default>", data)
+    else:
+        kazoo.create("/config/brokers/<default>", data)
+    note = json.dumps({"version": 2, "entity_path": "brokers/<default>"}).encode()
+    kazoo.create("/config/changes/config_change_", note, sequence=True)
+    wait_until(
+        lambda: all(
+            cluster.run(lambda i=i: cluster.broker(i).dynamic_config.current("")) == config
+            for i in range(cluster.n)
+        ),
+        "every broker with the stored cluster default",
+    )
+
+
+def test_a_cluster_default_change_starts_from_the_stored_set(cluster: Cluster, kazoo: KazooClient) -> None:
+    """``ZkAdminManager.incrementalAlterConfigs`` of a broker resource starts from the set
+    stored in ZooKeeper (``fetchEntityConfig``), not from what the answering broker has
+    applied: a key just set through broker 0 is kept by a change through broker 1 whose
+    change listener has not applied it yet (held here)."""
+    set_stored_default(cluster, kazoo, {})
+    held: list[str] = []
+
+    def hold() -> None:
+        cluster.broker(1).dynamic_config.process_config_changes = lambda name, config: held.append(name)
+
+    def release() -> None:
+        del cluster.broker(1).dynamic_config.process_config_changes
+
+    cluster.run(hold)
+    try:
+        first = incremental(cluster, 0, BROKER, "", ("log.retention.ms", SET, "654321"))
+        assert first.error_code == 0, first.error_message
+        second = incremental(cluster, 1, BROKER, "", ("log.retention.bytes", SET, "99999999"))
+        assert second.error_code == 0, second.error_message
+        assert stored_default(kazoo) == {"log.retention.ms": "654321", "log.retention.bytes": "99999999"}
+    finally:
+        cluster.run(release)
+        set_stored_default(cluster, kazoo, {})
+
+
+def test_a_stored_config_moldau_does_not_apply_blocks_no_other_change(
+    cluster: Cluster, kazoo: KazooClient
+) -> None:
+    """``DynamicBrokerConfig.validateConfigs``: ``num.io.threads`` is dynamic in Kafka, so a
+    cluster default holding it (stored by Kafka's tools) does not fail a later change of
+    another key. Moldau refuses only what a request sets and cannot apply; the stored key is
+    kept, and still ignored."""
+    set_stored_default(cluster, kazoo, {"num.io.threads": "16"})
+    try:
+        result = incremental(cluster, 0, BROKER, "", ("log.retention.ms", SET, "654321"))
+        assert (result.error_code, result.error_message) == (0, None)
+        assert stored_default(kazoo) == {"num.io.threads": "16", "log.retention.ms": "654321"}
+        refused = incremental(cluster, 0, BROKER, "", ("num.io.threads", SET, "8"))
+        assert refused.error_code == ErrorCode.INVALID_REQUEST.code
+        assert refused.error_message == "Cannot update these configs dynamically: Set(num.io.threads)"
+    finally:
+        set_stored_default(cluster, kazoo, {})
+
+
+def test_a_change_while_a_replica_makes_its_log_reaches_that_log(
+    cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Kafka's ``LogManager.initializingLog`` / ``topicConfigUpdated`` /
+    ``finishedInitializingLog``: a topic's config change that comes while a replica makes its
+    log (the overrides read, the log not hosted yet, so the change listener finds nothing to
+    apply it to) is read again once the log exists. Broker 2's read of the new topic's
+    config is held while retention.ms changes."""
+    topic, slow = "dyn-init-race", 2
+    read_done, go = threading.Event(), threading.Event()
+    zk2 = cluster.broker(slow).zookeeper
+    original_read = zk2.read_topic_config
+
+    def read_then_wait(name: str) -> Any:
+        found = original_read(name)
+        if name == topic and not read_done.is_set():
+            read_done.set()
+            go.wait(30)
+        return found
+
+    monkeypatch.setattr(zk2, "read_topic_config", read_then_wait)
+    handled: list[Any] = []  # the log managers whose change listener ran the topic's change
+    original_handler = TopicConfigHandler.process_config_changes
+
+    def recording(self: TopicConfigHandler, entity_name: str, config: Any) -> None:
+        original_handler(self, entity_name, config)
+        if entity_name == topic:
+            handled.append(self.log_manager)
+
+    monkeypatch.setattr(TopicConfigHandler, "process_config_changes", recording)
+    created: list[Any] = []
+    ctrl = controller_index(cluster)
+
+    def create() -> None:
+        creatable = CreateTopicsRequest.CreatableTopic(name=topic, num_partitions=1, replication_factor=3)
+        created.append(request(cluster, ctrl, CreateTopicsRequest(topics=[creatable], timeout_ms=30_000), 7))
+
+    creator = threading.Thread(target=create, daemon=True)
+    creator.start()
+    try:
+        assert read_done.wait(30), "broker 2 did not read the topic's config"
+        result = incremental(cluster, (slow + 1) % cluster.n, TOPIC, topic, ("retention.ms", SET, "123456"))
+        assert result.error_code == 0, result.error_message
+        log_manager = cluster.broker(slow).log_manager
+        wait_until(lambda: any(m is log_manager for m in handled), "broker 2's listener had the change")
+        assert log_config(cluster, slow, topic) is None  # not hosted yet: nothing to apply it to
+    finally:
+        go.set()
+    creator.join(60)
+    assert [t.error_code for t in created[0].topics] == [0]
+    wait_until(
+        lambda: all(
+            (c := log_config(cluster, i, topic)) and c.retention_ms == 123456 for i in range(cluster.n)
+        ),
+        "the change on every replica",
+    )

@@ -118,3 +118,41 @@ def test_topic_configs_read_through_the_session(zk):
     kz.create("/config/topics/bad", b"{not json", makepath=True)
     with pytest.raises(ZooKeeperError, match="/config/topics/bad: not JSON"):
         zk.read_topic_config("bad")
+
+
+def test_a_processed_notification_is_purged_once_expired_on_a_later_pass(zk):
+    """Kafka: ZkNodeChangeNotificationListener.processNotifications / purgeObsoleteNotifications
+    (every child older than changeExpirationMs is deleted on each pass, not only the new
+    ones). A long-running broker that processed each notification as it came (the normal case)
+    must still delete it 15 minutes later, else /config/changes grows without bound."""
+    admin = AdminZkClient(zk)
+    now = [int(time.time() * 1000)]
+    topics = Recorder()
+
+    async def scenario() -> list[str]:
+        manager = ZkConfigManager(zk, {"topics": topics}, time_ms=lambda: now[0])
+        await manager.start()
+        loop = asyncio.get_running_loop()
+        try:
+            await loop.run_in_executor(None, admin.change_topic_config_blocking, "t", {"retention.ms": "1"})
+            deadline = time.monotonic() + 20
+            while not topics.changes and time.monotonic() < deadline:
+                await asyncio.sleep(0.02)
+            assert topics.changes == [("t", {"retention.ms": "1"})]
+            first = await loop.run_in_executor(None, zk._client().get_children, zd.CONFIG_CHANGES_PATH)
+            assert len(first) == 1
+
+            # 16 minutes later another change arrives: its pass purges the expired first one.
+            now[0] += CHANGE_EXPIRATION_MS + 60_000
+            await loop.run_in_executor(None, admin.change_topic_config_blocking, "u", {"retention.ms": "2"})
+            deadline = time.monotonic() + 20
+            while len(topics.changes) < 2 and time.monotonic() < deadline:
+                await asyncio.sleep(0.02)
+            assert topics.changes[-1] == ("u", {"retention.ms": "2"})
+            left = await loop.run_in_executor(None, zk._client().get_children, zd.CONFIG_CHANGES_PATH)
+            return [c for c in left if c in first]
+        finally:
+            await manager.stop()
+
+    still_there = asyncio.run(scenario())
+    assert still_there == [], "the expired, already processed notification was not purged"
