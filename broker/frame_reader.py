@@ -56,6 +56,7 @@ MAX_PENDING_FRAMES = 64
 MAX_SPARE_FRAME = 2 * FRAME_GROWTH  # a larger frame's buffer is not kept for the next one
 _PAUSED_PENDING = 1  # too many frames read ahead of their handling
 _PAUSED_MEMORY = 2  # waiting for the request memory pool
+_PAUSED_MUTED = 4  # frames read wait for the answers before them (SocketServer's mute)
 _ZEROS = memoryview(bytes(FRAME_GROWTH))
 
 

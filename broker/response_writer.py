@@ -330,6 +330,59 @@ def plain_socket_fd(transport: asyncio.BaseTransport) -> int | None:
     return fd if fd >= 0 else None
 
 
+COPY_SLICE = 256 * 1024  # the copy path reads a large answer's records this much at a time
+
+
+class FileResponseCopier:
+    """The copy path of a large ``FileResponse`` (a TLS transport, or one still holding bytes):
+    its records read from the segment files a slice at a time as the transport takes them, as
+    Kafka's ``SslTransportLayer.transferFrom`` through one buffer per channel, so a client
+    that reads slowly or not at all costs the broker a slice and the transport's buffer, not
+    the answer (up to ``fetch.max.bytes``) and its encrypted copy. ``paused`` tells whether the
+    transport asked its protocol to stop writing (``pause_writing``)."""
+
+    def __init__(
+        self, response: FileResponse, transport: asyncio.WriteTransport, paused: Callable[[], bool]
+    ) -> None:
+        self._response = response
+        self._transport = transport
+        self._paused = paused
+        self._parts = response.parts()
+        self._index = 0
+        self._offset = 0
+
+    def pump(self) -> bool:
+        """Write slices until all is written (True) or the transport is full (False); OSError
+        if a segment file cannot be read. The place is moved on before each write: a
+        transport may call its protocol back (pause, resume) from inside ``write``."""
+        parts = self._parts
+        write = self._transport.write
+        while self._index < len(parts):
+            if self._paused():
+                return False
+            part = parts[self._index]
+            if isinstance(part, memoryview):
+                data: bytes | memoryview = part[self._offset :]  # the transport copies them
+                self._index += 1
+                self._offset = 0
+            else:
+                fd, position, size = part
+                n = min(COPY_SLICE, size - self._offset)
+                data = os.pread(fd, n, position + self._offset)
+                if len(data) != n:
+                    raise OSError("segment file truncated under a fetch response")
+                self._offset += n
+                if self._offset >= size:
+                    self._index += 1
+                    self._offset = 0
+            write(data)
+        return True
+
+    def close(self) -> None:
+        self._parts = []
+        self._response.close()
+
+
 class FileResponseSender:
     """Writes ``FileResponse`` frames on one plain TCP socket, records with ``os.sendfile``.
 
@@ -339,8 +392,10 @@ class FileResponseSender:
     ``close`` (the connection is gone) drops what is not sent and gives every descriptor back.
     """
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, socket_fd: int) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, socket_fd: int, clock: Callable[[], float]) -> None:
         self._loop = loop
+        self._clock = clock
+        self.progressed_at = clock()  # the socket last took bytes of a response (idle sweep)
         self._sock = socket.socket(fileno=os.dup(socket_fd))
         self._sock.setblocking(False)
         self._fd = self._sock.fileno()
@@ -408,6 +463,7 @@ class FileResponseSender:
         if self._response is None:
             return
         self.resumed += 1
+        self.progressed_at = self._clock()  # writable again: the client read some
         error: BaseException | None = None
         try:
             if not self._pump():

@@ -29,7 +29,16 @@ frames are written with one ``transport.write``. A Fetch answer whose records st
 segment files (``FileResponse``) is written by ``FileResponseSender`` with ``os.sendfile``
 when the transport is a plain socket with nothing buffered, resuming when the socket drains;
 nothing else is written on the connection meanwhile (``_sending``). A TLS transport, or one
-still holding bytes, gets the frame through the copy path (``os.preadv`` into it).
+still holding bytes, gets the frame through the copy path: ``os.preadv`` into it when small,
+else ``FileResponseCopier`` reads the records a slice at a time as the transport takes them
+(Kafka's ``SslTransportLayer.transferFrom``), so a client that reads slowly costs a slice.
+
+Muting. Frames read that cannot start (behind outstanding answers, or while the answers
+cannot be written) stop the reading of their connection until they can (``_PAUSED_MUTED``),
+as Kafka's ``SocketServer`` mutes a channel from a request's read until its response is
+sent: what a client writes behind an answer it does not read stays in its socket, not in
+``queued.max.request.bytes``. Such a client is idle by its last read or write, whatever it
+still has to be sent (Kafka's ``Selector``), and is closed at ``connections.max.idle.ms``.
 
 Bad input closes the connection and is logged, never more (Kafka's
 ``RequestHeader.parse`` and ``RequestContext`` do the same): an unknown API key,
@@ -54,12 +63,13 @@ from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 from broker.answers import Answer, close_arguments, discard, discard_task, waits_only
-from broker.frame_reader import _PAUSED_PENDING, MAX_PENDING_FRAMES, FrameReader
+from broker.frame_reader import _PAUSED_MUTED, _PAUSED_PENDING, MAX_PENDING_FRAMES, FrameReader
 from broker.handlers import CloseConnection, HandlerSpec, RequestContext
 from broker.handlers.produce import decode_produce_request
 from broker.inline_answer import InlineAnswer
 from broker.response_writer import (
     FileResponse,
+    FileResponseCopier,
     FileResponseSender,
     close_unsent,
     encode_response,
@@ -134,6 +144,8 @@ class KafkaConnection(FrameReader):
         self._out: list[bytearray | bytes] = []  # responses of one drain, written together
         self._sender: FileResponseSender | None = None  # made at the first FileResponse
         self._sending = False  # a FileResponse waits for the socket: nothing is written after it
+        self._copier: FileResponseCopier | None = None  # the large answer being copied, if any
+        self._copying = False  # inside the copier's pump
         # Requests handled whose answers are not written yet, in request order: one async
         # handler, or several Produce requests (see the module docstring, "Pipelined produces").
         self._answers: deque[Answer] = deque()
@@ -181,19 +193,24 @@ class KafkaConnection(FrameReader):
 
     def resume_writing(self) -> None:
         self._writing_paused = False
+        self.last_active = self.server.monotonic()  # the client read its answers
+        if self._copier is not None:
+            if self._copying:
+                return  # called back from inside the copier's write: it goes on by itself
+            if self._copy_more() and not self._closed:
+                self._file_response_sent(None)  # the answers behind it, then the frames waiting
+            return
         self._drain()
 
     def is_idle_since(self, cutoff: float) -> bool:
-        """No bytes in or out since ``cutoff`` and nothing being handled or sent."""
-        if (
-            self.last_active >= cutoff
-            or self._answers
-            or self._pending
-            or self._writing_paused
-            or self._sending
-        ):
+        """No bytes in or out since ``cutoff`` and no handler still running. As Kafka's
+        ``Selector`` (idle by the channel's last read or write), a client that stopped reading
+        its answers is idle too: what waits for it (an answer being sent, the frames read
+        behind it) goes with the connection."""
+        if self.last_active >= cutoff or self._answers:
             return False
-        return self.transport is None or not self.transport.get_write_buffer_size()
+        sender = self._sender
+        return not (self._sending and sender is not None and sender.progressed_at >= cutoff)
 
     # ------------------------------------------------------------------ dispatch
 
@@ -274,6 +291,14 @@ class KafkaConnection(FrameReader):
         self.flush()
         if self._paused & _PAUSED_PENDING and len(pending) < MAX_PENDING_FRAMES // 2:
             self._set_paused(_PAUSED_PENDING, False)
+        # Kafka's SocketServer mutes a channel from a request's read until its response is
+        # sent: frames that must wait for the answers before them (or for a client that does
+        # not read its answers) stop the reading, so they stay in the client's socket instead
+        # of holding queued.max.request.bytes from everyone else. A pass cut short by its turn
+        # limit goes on reading (the rest of its burst is handled on the next turn).
+        muted = bool(pending) and not self._drain_scheduled and not self._closed
+        if muted != bool(self._paused & _PAUSED_MUTED):
+            self._set_paused(_PAUSED_MUTED, muted)
 
     def _fail(self, frame_size: int, reason: str | None) -> None:
         """A request that closes the connection (CloseConnection, a handler's bug): at once, or,
@@ -406,7 +431,9 @@ class KafkaConnection(FrameReader):
                 fd = plain_socket_fd(transport)
                 if fd is not None:
                     try:
-                        sender = self._sender = FileResponseSender(asyncio.get_running_loop(), fd)
+                        sender = self._sender = FileResponseSender(
+                            asyncio.get_running_loop(), fd, self.server.monotonic
+                        )
                     except OSError as exc:  # no descriptor left for its duplicate: copy this time
                         log.debug("connection %d from %s: no sendfile now: %s", self.id, self.peer, exc)
             if sender is not None and not transport.get_write_buffer_size():
@@ -416,6 +443,12 @@ class KafkaConnection(FrameReader):
                 except OSError as exc:
                     self.close(f"cannot send a response: {exc}")
                 return
+        if response.size >= SENDFILE_MIN_BYTES:  # a large answer: a slice at a time
+            copier = FileResponseCopier(response, transport, self._is_writing_paused)
+            self._copier = copier
+            if not self._copy_more():
+                self._sending = True  # the rest follows when the transport takes it (resume_writing)
+            return
         try:
             data = response.materialize()
         except OSError as exc:
@@ -424,6 +457,27 @@ class KafkaConnection(FrameReader):
         finally:
             response.close()
         transport.write(data)
+
+    def _is_writing_paused(self) -> bool:
+        return self._writing_paused
+
+    def _copy_more(self) -> bool:
+        """Go on with the answer being copied: True once it is all written (or given up
+        because a file failed, which closes the connection)."""
+        copier = self._copier
+        assert copier is not None
+        self._copying = True
+        try:
+            done = copier.pump()
+        except OSError as exc:
+            done = True
+            self.close(f"cannot read the records of a response: {exc}")
+        finally:
+            self._copying = False
+        if done:
+            self._copier = None
+            copier.close()
+        return done
 
     def _file_response_sent(self, error: BaseException | None) -> None:
         self._sending = False
@@ -435,9 +489,12 @@ class KafkaConnection(FrameReader):
 
     def _close_sender(self) -> None:
         sender, self._sender = self._sender, None
+        copier, self._copier = self._copier, None
         self._sending = False
         if sender is not None:
             sender.close()
+        if copier is not None:
+            copier.close()
 
     def _dispatch(self, frame: bytearray) -> Any:
         """Handle one frame: returns the response bytes, None, or an awaitable of them."""
