@@ -288,6 +288,62 @@ def test_lowering_max_connections_closes_excess_connections(tmp_path):
     _run(tmp_path, scenario, **{"max.connections": "100"})
 
 
+MIB = 1 << 20
+
+
+async def _create_topics(host: str, port: int, *names: str) -> None:
+    topics = [
+        CreateTopicsRequest.CreatableTopic(name=n, num_partitions=1, replication_factor=1) for n in names
+    ]
+    await _round_trip(host, port, _frame(CreateTopicsRequest(topics=topics, timeout_ms=60000), 7))
+
+
+def _produce_frame(topic: str, correlation_id: int, records: int = 1000, value: bytes = bytes(1000)) -> bytes:
+    """An acks=1 Produce v9 of one batch of ``records`` copies of ``value`` to partition 0."""
+    from protocol.messages import ProduceRequest
+    from protocol.records import build_batch
+
+    data = ProduceRequest.PartitionProduceData(index=0, records=build_batch([(None, value)] * records))
+    request = ProduceRequest(
+        acks=1,
+        timeout_ms=30_000,
+        topic_data=[ProduceRequest.TopicProduceData(name=topic, partition_data=[data])],
+    )
+    return _frame(request, 9, correlation_id=correlation_id)
+
+
+async def _fill(host: str, port: int, topic: str, batches: int) -> None:
+    """``batches`` batches of 1,000 records of 1,000 bytes, the i-th batch's values all byte i."""
+    reader, writer = await asyncio.open_connection(host, port)
+    for i in range(batches):
+        writer.write(_produce_frame(topic, i, value=bytes([i]) * 1000))
+        await _read_frame(reader)
+    writer.close()
+
+
+def _fetch_frame(topic: str, max_bytes: int, correlation_id: int = 1) -> bytes:
+    """A consumer's Fetch v11 of partition 0 from offset 0, answered at once."""
+    from protocol.messages import FetchRequest
+
+    partition = FetchRequest.FetchPartition(partition=0, fetch_offset=0, partition_max_bytes=max_bytes)
+    fetch = FetchRequest(
+        replica_id=-1,
+        max_wait_ms=0,
+        min_bytes=1,
+        max_bytes=max_bytes,
+        topics=[FetchRequest.FetchTopic(topic=topic, partitions=[partition])],
+    )
+    return _frame(fetch, 11, correlation_id=correlation_id)
+
+
+def _reading_nothing(host: str, port: int) -> socket.socket:
+    """A client with a small receive window (set before connecting: it is the TCP window)."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect((host, port))
+    return sock
+
+
 def test_frames_behind_an_unread_answer_stay_in_the_clients_socket(tmp_path):
     """SocketServer mutes a channel from a request's read until its response is sent
     (``processCompletedReceives`` -> ``selector.mute``, ``tryUnmuteChannel``): a client that
@@ -297,61 +353,30 @@ def test_frames_behind_an_unread_answer_stay_in_the_clients_socket(tmp_path):
     such a client took the pool's share for large frames, and another client's 1.4 MB produce
     waited for good."""
     from broker.frame_reader import _PAUSED_MUTED
-    from protocol.messages import FetchRequest, ProduceRequest
-    from protocol.records import build_batch
-
-    mib = 1 << 20
-
-    def produce(topic: str, correlation_id: int, records: int = 1400) -> bytes:
-        batch = build_batch([(None, bytes(1000))] * records)
-        data = ProduceRequest.PartitionProduceData(index=0, records=batch)
-        request = ProduceRequest(
-            acks=1,
-            timeout_ms=30_000,
-            topic_data=[ProduceRequest.TopicProduceData(name=topic, partition_data=[data])],
-        )
-        return _frame(request, 9, correlation_id=correlation_id)
 
     async def scenario(broker, host, port):
-        for name in ("data", "other"):
-            topic = CreateTopicsRequest.CreatableTopic(name=name, num_partitions=1, replication_factor=1)
-            await _round_trip(host, port, _frame(CreateTopicsRequest(topics=[topic], timeout_ms=60000), 7))
-        reader, writer = await asyncio.open_connection(host, port)
-        for i in range(16):  # 16 MB for the stuck fetch answer
-            writer.write(produce("data", i, records=1000))
-            await _read_frame(reader)
-        writer.close()
-
-        greedy = socket.socket()
-        greedy.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        greedy.connect((host, port))
+        await _create_topics(host, port, "data", "other")
+        await _fill(host, port, "data", 16)  # 16 MB for the stuck fetch answer
+        greedy = _reading_nothing(host, port)
         greedy.setblocking(False)
         loop = asyncio.get_running_loop()
         pushing = None
         try:
-            partition = FetchRequest.FetchPartition(partition=0, fetch_offset=0, partition_max_bytes=32 * mib)
-            fetch = FetchRequest(
-                replica_id=-1,
-                max_wait_ms=0,
-                min_bytes=1,
-                max_bytes=32 * mib,
-                topics=[FetchRequest.FetchTopic(topic="data", partitions=[partition])],
-            )
-            await loop.sock_sendall(greedy, _frame(fetch, 11))
+            await loop.sock_sendall(greedy, _fetch_frame("data", 32 * MIB))
             await _until(lambda: any(c._sending for c in broker.server.connections), what="the answer stuck")
             (conn,) = [c for c in broker.server.connections if c._sending]
-            burst = b"".join(produce("other", 100 + i) for i in range(12))  # 12 x 1.4 MB
+            burst = b"".join(_produce_frame("other", 100 + i, records=1400) for i in range(12))  # 12 x 1.4 MB
             pushing = asyncio.ensure_future(loop.sock_sendall(greedy, burst))
             pool = broker.server.memory
             await _until(
-                lambda: conn._paused & _PAUSED_MUTED or pool.large_used >= pool.large_limit - 2 * mib,
+                lambda: conn._paused & _PAUSED_MUTED or pool.large_used >= pool.large_limit - 2 * MIB,
                 what="the greedy connection muted (or the pool's large share taken)",
             )
             r, w = await asyncio.open_connection(host, port)
             try:
-                w.write(produce("other", 7))
+                w.write(_produce_frame("other", 7, records=1400))
                 answer = await _read_frame(r)  # within 30 s, or the test fails
-                assert struct.unpack_from(">i", answer)[0] == 7
+                assert _SIZE.unpack_from(answer)[0] == 7
             finally:
                 w.close()
             assert pool.large_used <= 2 * 1_500_000, (
@@ -365,7 +390,7 @@ def test_frames_behind_an_unread_answer_stay_in_the_clients_socket(tmp_path):
     _run(
         tmp_path,
         scenario,
-        **{"socket.request.max.bytes": str(2 * mib), "queued.max.request.bytes": str(16 * mib)},
+        **{"socket.request.max.bytes": str(2 * MIB), "queued.max.request.bytes": str(16 * MIB)},
     )
 
 
@@ -374,38 +399,13 @@ def test_a_client_that_stops_reading_its_answer_is_closed_when_idle(tmp_path):
     read or write, whatever it still has to send: a consumer that stopped reading a large
     Fetch answer goes, and with it the answer's file descriptors and memory. Moldau counted
     such a connection as busy for as long as it stayed connected."""
-    from protocol.messages import FetchRequest, ProduceRequest
-    from protocol.records import build_batch
 
     async def scenario(broker, host, port):
-        topic = CreateTopicsRequest.CreatableTopic(name="data", num_partitions=1, replication_factor=1)
-        await _round_trip(host, port, _frame(CreateTopicsRequest(topics=[topic], timeout_ms=60000), 7))
-        reader, writer = await asyncio.open_connection(host, port)
-        batch = build_batch([(None, bytes(1000))] * 1000)
-        data = ProduceRequest.PartitionProduceData(index=0, records=batch)
-        produce = ProduceRequest(
-            acks=1,
-            timeout_ms=30_000,
-            topic_data=[ProduceRequest.TopicProduceData(name="data", partition_data=[data])],
-        )
-        for i in range(8):
-            writer.write(_frame(produce, 9, correlation_id=i))
-            await _read_frame(reader)
-        writer.close()
-
-        stuck = socket.socket()
-        stuck.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        stuck.connect((host, port))
+        await _create_topics(host, port, "data")
+        await _fill(host, port, "data", 8)
+        stuck = _reading_nothing(host, port)
         try:
-            partition = FetchRequest.FetchPartition(partition=0, fetch_offset=0, partition_max_bytes=1 << 24)
-            fetch = FetchRequest(
-                replica_id=-1,
-                max_wait_ms=0,
-                min_bytes=1,
-                max_bytes=1 << 24,
-                topics=[FetchRequest.FetchTopic(topic="data", partitions=[partition])],
-            )
-            stuck.sendall(_frame(fetch, 11))
+            stuck.sendall(_fetch_frame("data", 16 * MIB))
             await _until(lambda: broker.server.idle_closed >= 1, what="the stuck connection closed as idle")
             await _until(lambda: not broker.server.connections, what="no connection left")
         finally:
@@ -424,55 +424,29 @@ def test_a_large_answer_over_tls_is_copied_as_the_client_reads_it(tmp_path):
     import ssl
     import threading
 
-    from protocol.messages import FetchRequest, ProduceRequest
-    from protocol.records import build_batch
     from tests.security.conftest import make_certs
 
     certs = make_certs(tmp_path / "certs")
-    mib = 1 << 20
-    batches = 24
+    batches = 24  # of 1 MB
 
     async def scenario(broker, host, port):
         tls_port = broker.server.bound[1][1]
-        topic = CreateTopicsRequest.CreatableTopic(name="big", num_partitions=1, replication_factor=1)
-        await _round_trip(host, port, _frame(CreateTopicsRequest(topics=[topic], timeout_ms=60000), 7))
-        reader, writer = await asyncio.open_connection(host, port)
-        for i in range(batches):  # 24 batches of 1 MB
-            batch = build_batch([(None, bytes([i]) * 1000)] * 1000)
-            data = ProduceRequest.PartitionProduceData(index=0, records=batch)
-            produce = ProduceRequest(
-                acks=1,
-                timeout_ms=30_000,
-                topic_data=[ProduceRequest.TopicProduceData(name="big", partition_data=[data])],
-            )
-            writer.write(_frame(produce, 9, correlation_id=i))
-            await _read_frame(reader)
-        writer.close()
+        await _create_topics(host, port, "big")
+        await _fill(host, port, "big", batches)
         before = set(broker.server.connections)
 
         def connect() -> ssl.SSLSocket:  # a blocking handshake, off the broker's loop
-            raw = socket.socket()
-            raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # before connecting: the window
-            raw.connect((host, tls_port))
             context = ssl.create_default_context(cafile=str(certs.ca))
-            return context.wrap_socket(raw, server_hostname="localhost")
+            return context.wrap_socket(_reading_nothing(host, tls_port), server_hostname="localhost")
 
         client = await asyncio.to_thread(connect)
         try:
-            partition = FetchRequest.FetchPartition(partition=0, fetch_offset=0, partition_max_bytes=64 * mib)
-            fetch = FetchRequest(
-                replica_id=-1,
-                max_wait_ms=0,
-                min_bytes=1,
-                max_bytes=64 * mib,
-                topics=[FetchRequest.FetchTopic(topic="big", partitions=[partition])],
-            )
-            client.sendall(_frame(fetch, 11, correlation_id=77))
+            client.sendall(_fetch_frame("big", 64 * MIB, correlation_id=77))
             await _until(lambda: len(broker.server.connections - before) == 1, what="the TLS connection")
             (conn,) = broker.server.connections - before
             await _until(lambda: conn._copier is not None, what="the answer being copied")
             held = conn.transport.get_write_buffer_size()
-            assert held < 8 * mib, (
+            assert held < 8 * MIB, (
                 f"{held} bytes of a {batches} MB answer held for a client that reads nothing"
             )
 
@@ -488,7 +462,7 @@ def test_a_large_answer_over_tls_is_copied_as_the_client_reads_it(tmp_path):
             response = RESPONSES[1].decode(answer[0], 11, 4)
             assert _SIZE.unpack_from(answer[0], 0)[0] == 77
             (records,) = [p.records for t in response.responses for p in t.partitions]
-            assert len(records) > batches * (mib - 64 * 1024)
+            assert len(records) > batches * (MIB - 64 * 1024)
             assert bytes(records).count(bytes([batches - 1]) * 1000) == 1000  # the last batch, whole
             assert conn._copier is None and not conn._sending
         finally:
