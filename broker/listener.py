@@ -291,7 +291,8 @@ class KafkaServer:
             cutoff = self.monotonic() - idle_s
             for conn in [c for c in self.connections if c.is_idle_since(cutoff)]:
                 self.idle_closed += 1
-                conn.close(f"idle for more than connections.max.idle.ms={self.idle_ms}", level=logging.DEBUG)
+                reason = f"idle for more than connections.max.idle.ms={self.idle_ms}"
+                conn.close(reason, level=logging.DEBUG, abort=True)
             for conn in self.connections:
                 conn.release_spare()
 

@@ -312,6 +312,33 @@ def _encode_fetch_v12(response: FetchResponse, header_size: int) -> _FrameBuffer
 # ---------------------------------------------------------------------------- writing
 
 
+# struct tcp_info (linux/tcp.h): tcpi_unacked (segments in flight), tcpi_bytes_acked (Linux
+# 4.1), tcpi_notsent_bytes (4.6).
+_TCP_INFO_UNACKED = (struct.Struct("=I"), 24)
+_TCP_INFO_BYTES_ACKED = (struct.Struct("=Q"), 120)
+_TCP_INFO_NOTSENT_BYTES = (struct.Struct("=I"), 144)
+
+
+def tcp_progress(transport: asyncio.BaseTransport) -> tuple[int, bool] | None:
+    """From the kernel, for the transport's TCP socket: the bytes the peer has acknowledged
+    (TLS records included; it moves whenever the client reads, whoever holds what is not sent
+    yet: the transport, a TLS layer, ``os.sendfile``) and whether the kernel still holds bytes
+    for it (unsent or unacknowledged). None where it cannot be told."""
+    sock = transport.get_extra_info("socket")
+    if sock is None:
+        return None
+    try:
+        info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 256)
+    except (OSError, AttributeError):
+        return None
+    if len(info) < _TCP_INFO_NOTSENT_BYTES[1] + 4:
+        return None
+    (acked,) = _TCP_INFO_BYTES_ACKED[0].unpack_from(info, _TCP_INFO_BYTES_ACKED[1])
+    (unacked,) = _TCP_INFO_UNACKED[0].unpack_from(info, _TCP_INFO_UNACKED[1])
+    (notsent,) = _TCP_INFO_NOTSENT_BYTES[0].unpack_from(info, _TCP_INFO_NOTSENT_BYTES[1])
+    return acked, bool(unacked or notsent)
+
+
 def plain_socket_fd(transport: asyncio.BaseTransport) -> int | None:
     """The descriptor of the transport's TCP socket when bytes may be written to it directly:
     None for TLS (the bytes must go through the TLS layer) or a transport without a socket."""
@@ -392,10 +419,8 @@ class FileResponseSender:
     ``close`` (the connection is gone) drops what is not sent and gives every descriptor back.
     """
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, socket_fd: int, clock: Callable[[], float]) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, socket_fd: int) -> None:
         self._loop = loop
-        self._clock = clock
-        self.progressed_at = clock()  # the socket last took bytes of a response (idle sweep)
         self._sock = socket.socket(fileno=os.dup(socket_fd))
         self._sock.setblocking(False)
         self._fd = self._sock.fileno()
@@ -463,7 +488,6 @@ class FileResponseSender:
         if self._response is None:
             return
         self.resumed += 1
-        self.progressed_at = self._clock()  # writable again: the client read some
         error: BaseException | None = None
         try:
             if not self._pump():

@@ -38,7 +38,10 @@ cannot be written) stop the reading of their connection until they can (``_PAUSE
 as Kafka's ``SocketServer`` mutes a channel from a request's read until its response is
 sent: what a client writes behind an answer it does not read stays in its socket, not in
 ``queued.max.request.bytes``. Such a client is idle by its last read or write, whatever it
-still has to be sent (Kafka's ``Selector``), and is closed at ``connections.max.idle.ms``.
+still has to be sent (Kafka's ``Selector``); while answers wait for it, a read of the client's
+is seen in the kernel's count of the bytes it acknowledged (``tcp_progress``), so a slow
+reader is not idle. An idle connection is closed at ``connections.max.idle.ms`` at once,
+its unsent answer dropped (``close(abort=True)``).
 
 Bad input closes the connection and is logged, never more (Kafka's
 ``RequestHeader.parse`` and ``RequestContext`` do the same): an unknown API key,
@@ -74,6 +77,7 @@ from broker.response_writer import (
     close_unsent,
     encode_response,
     plain_socket_fd,
+    tcp_progress,
 )
 from broker.security.authenticator import AuthenticationRefused
 from protocol.errors import ErrorCode
@@ -146,6 +150,9 @@ class KafkaConnection(FrameReader):
         self._sending = False  # a FileResponse waits for the socket: nothing is written after it
         self._copier: FileResponseCopier | None = None  # the large answer being copied, if any
         self._copying = False  # inside the copier's pump
+        self._acked_at_sweep: int | None = (
+            None  # the peer's acknowledged bytes at the last idle sweep with output waiting
+        )
         # Requests handled whose answers are not written yet, in request order: one async
         # handler, or several Produce requests (see the module docstring, "Pipelined produces").
         self._answers: deque[Answer] = deque()
@@ -206,11 +213,27 @@ class KafkaConnection(FrameReader):
         """No bytes in or out since ``cutoff`` and no handler still running. As Kafka's
         ``Selector`` (idle by the channel's last read or write), a client that stopped reading
         its answers is idle too: what waits for it (an answer being sent, the frames read
-        behind it) goes with the connection."""
-        if self.last_active >= cutoff or self._answers:
+        behind it) goes with the connection. A client still reading its answer, however
+        slowly, is not: the kernel's count of bytes it acknowledged moved since the last sweep."""
+        if self.last_active >= cutoff or self._answers or self._closed:
+            return False  # (a closed one is going: not closed again)
+        transport = self.transport
+        if transport is None:
+            return True
+        progress = tcp_progress(transport)
+        if not (
+            self._sending
+            or self._writing_paused
+            or transport.get_write_buffer_size()
+            or (progress is not None and progress[1])
+        ):
+            return True  # nothing waits for the client
+        acked = None if progress is None else progress[0]
+        if acked is None or acked != self._acked_at_sweep:
+            self._acked_at_sweep = acked
+            self.last_active = self.server.monotonic()
             return False
-        sender = self._sender
-        return not (self._sending and sender is not None and sender.progressed_at >= cutoff)
+        return True
 
     # ------------------------------------------------------------------ dispatch
 
@@ -431,9 +454,7 @@ class KafkaConnection(FrameReader):
                 fd = plain_socket_fd(transport)
                 if fd is not None:
                     try:
-                        sender = self._sender = FileResponseSender(
-                            asyncio.get_running_loop(), fd, self.server.monotonic
-                        )
+                        sender = self._sender = FileResponseSender(asyncio.get_running_loop(), fd)
                     except OSError as exc:  # no descriptor left for its duplicate: copy this time
                         log.debug("connection %d from %s: no sendfile now: %s", self.id, self.peer, exc)
             if sender is not None and not transport.get_write_buffer_size():
@@ -634,7 +655,10 @@ class KafkaConnection(FrameReader):
         _SIZE_CORR.pack_into(w, 0, len(w) - 4, correlation_id)
         return w
 
-    def close(self, reason: str | None, *, level: int = logging.WARNING) -> None:
+    def close(self, reason: str | None, *, level: int = logging.WARNING, abort: bool = False) -> None:
+        """Close the connection: what is queued is written first (an error answer before a
+        close), unless ``abort`` (an idle client that reads nothing: Kafka closes the socket at
+        once, or the connection would wait for good to write to it)."""
         if reason:
             log.log(level, "closing connection %d from %s: %s", self.id, self.peer, reason)
         self._closed = True
@@ -642,4 +666,7 @@ class KafkaConnection(FrameReader):
         self._close_sender()
         self._release_all()
         if self.transport is not None:
-            self.transport.close()
+            if abort:
+                self.transport.abort()
+            else:
+                self.transport.close()

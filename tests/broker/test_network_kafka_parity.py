@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import struct
+from typing import Any
 
 from broker.broker import Broker
 from broker.config import BrokerConfig
@@ -468,16 +469,18 @@ def test_a_large_answer_over_tls_is_copied_as_the_client_reads_it(tmp_path):
         finally:
             client.close()
 
-    _run(
-        tmp_path / "data",
-        scenario,
-        **{
-            "listeners": "PLAINTEXT://127.0.0.1:0,SSL://127.0.0.1:0",
-            "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,SSL:SSL",
-            "ssl.keystore.type": "PEM",
-            "ssl.keystore.location": str(certs.broker_keystore),
-        },
-    )
+    _run(tmp_path / "data", scenario, **_with_tls_listener(certs))
+
+
+def _with_tls_listener(certs: Any, **overrides: str) -> dict[str, str]:
+    """A plain listener (bound first) and a TLS one (bound second)."""
+    return {
+        "listeners": "PLAINTEXT://127.0.0.1:0,SSL://127.0.0.1:0",
+        "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,SSL:SSL",
+        "ssl.keystore.type": "PEM",
+        "ssl.keystore.location": str(certs.broker_keystore),
+        **overrides,
+    }
 
 
 def _recv_exactly(sock: socket.socket, n: int) -> bytes:
@@ -488,3 +491,107 @@ def _recv_exactly(sock: socket.socket, n: int) -> bytes:
             raise AssertionError(f"connection closed after {len(out)} of {n} bytes")
         out += chunk
     return bytes(out)
+
+
+def _slow_read(sock: socket.socket, out: list[bytes], errors: list[BaseException]) -> None:
+    """A client on a slow link: one answer read 8 KiB at a time, 20 ms apart (so 25 reads
+    per half second), the bytes or the error kept."""
+    import ssl
+    import time
+
+    try:
+        (size,) = _SIZE.unpack(_recv_exactly(sock, 4))
+        got = bytearray()
+        while len(got) < size:
+            chunk = sock.recv(min(8 * 1024, size - len(got)))
+            if not chunk:
+                raise ConnectionError(f"closed after {len(got)} of {size} bytes")
+            got += chunk
+            time.sleep(0.02)
+        out.append(bytes(got))
+    except (OSError, ssl.SSLError, AssertionError) as exc:
+        errors.append(exc)
+
+
+async def _read_slowly(broker: Any, client: socket.socket, before: set) -> None:
+    """Fetch 1 MB on ``client`` (the broker's socket given a small send buffer, so the broker
+    holds most of the answer) and read it slowly: it must come whole, never closed as idle."""
+    import threading
+
+    await _until(lambda: len(broker.server.connections - before) == 1, what="the connection")
+    (conn,) = broker.server.connections - before
+    conn.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 8192)
+    client.sendall(_fetch_frame("big", 64 * MIB, correlation_id=5))
+    out: list[bytes] = []
+    errors: list[BaseException] = []
+    reading = threading.Thread(target=_slow_read, args=(client, out, errors), daemon=True)
+    reading.start()
+    await _until(lambda: not reading.is_alive(), timeout=60, what="the answer read")
+    assert not errors, f"{errors[0]} (closed as idle: {broker.server.idle_closed})"
+    assert len(out) == 1 and len(out[0]) > 1_000_000  # the batch of 1,000 records of 1,000 bytes
+
+
+def test_a_client_reading_a_large_answer_slowly_is_not_idle(tmp_path):
+    """Kafka's ``Selector.pollSelectionKeys`` counts a channel active (``idleExpiryManager
+    .update``) each time its socket takes more of the response it sends: a consumer reading a
+    large answer slowly but steadily is never idle, on a plain listener (``sendfile``) or a TLS
+    one (the copy path, whose progress the broker sees only in the kernel's count of the bytes
+    the client acknowledged: a TLS transport's buffer does not move while it waits)."""
+    from tests.security.conftest import make_certs
+
+    certs = make_certs(tmp_path / "certs")
+
+    async def scenario(broker, host, port):
+        await _create_topics(host, port, "big")
+        await _fill(host, port, "big", 1)
+        plain = _reading_nothing(host, port)
+        try:
+            await _read_slowly(broker, plain, set(broker.server.connections))
+        finally:
+            plain.close()
+
+        import ssl
+
+        def connect() -> ssl.SSLSocket:  # a blocking handshake, off the broker's loop
+            context = ssl.create_default_context(cafile=str(certs.ca))
+            return context.wrap_socket(
+                _reading_nothing(host, broker.server.bound[1][1]), server_hostname="localhost"
+            )
+
+        before = set(broker.server.connections)
+        tls = await asyncio.to_thread(connect)
+        try:
+            await _read_slowly(broker, tls, before)
+        finally:
+            tls.close()
+        assert broker.server.idle_closed == 0
+
+    _run(tmp_path / "data", scenario, **_with_tls_listener(certs, **{"connections.max.idle.ms": "500"}))
+
+
+def test_a_client_closed_as_idle_with_its_answer_unsent_is_gone(tmp_path):
+    """Kafka's ``Selector`` closes an idle channel at once (``KafkaChannel.close``: the socket
+    closed, its pending send dropped, ``ConnectionQuotas`` decremented), whatever it still had
+    to send. Moldau's graceful close waited to flush the answer to a client that reads nothing,
+    so the connection never went and kept its ``max.connections`` slot."""
+
+    async def scenario(broker, host, port):
+        await _create_topics(host, port, "small")
+        reader, writer = await asyncio.open_connection(host, port)
+        for i in range(2):  # two 100 KB batches: an answer copied into the transport
+            writer.write(_produce_frame("small", i, records=100, value=bytes([i]) * 1000))
+            await _read_frame(reader)
+        writer.close()
+        before = set(broker.server.connections)
+        stuck = _reading_nothing(host, port)
+        try:
+            await _until(lambda: len(broker.server.connections - before) == 1, what="the connection")
+            (conn,) = broker.server.connections - before
+            conn.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 8192)
+            stuck.sendall(_fetch_frame("small", 250 * 1024))
+            await _until(lambda: broker.server.idle_closed >= 1, what="the stuck connection closed as idle")
+            await _until(lambda: conn not in broker.server.connections, what="the connection gone")
+        finally:
+            stuck.close()
+
+    _run(tmp_path, scenario, **{"connections.max.idle.ms": "1000"})
