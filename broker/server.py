@@ -150,9 +150,8 @@ class KafkaConnection(FrameReader):
         self._sending = False  # a FileResponse waits for the socket: nothing is written after it
         self._copier: FileResponseCopier | None = None  # the large answer being copied, if any
         self._copying = False  # inside the copier's pump
-        self._acked_at_sweep: int | None = (
-            None  # the peer's acknowledged bytes at the last idle sweep with output waiting
-        )
+        # The peer's acknowledged bytes at the last idle sweep that found output waiting for it.
+        self._acked_at_sweep: int | None = None
         # Requests handled whose answers are not written yet, in request order: one async
         # handler, or several Produce requests (see the module docstring, "Pipelined produces").
         self._answers: deque[Answer] = deque()
