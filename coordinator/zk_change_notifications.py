@@ -139,6 +139,7 @@ class ZkChangeNotificationListener(Generic[Changes]):
         children = get_children(self.zk, self.root, watch=self._on_watch)
         pending = sorted((s, c) for c in children if (s := self._sequence(c)) > last)
         if not pending:
+            self._purge_obsolete(children)  # Kafka purges on every pass
             return None
         notes = get_many(self.zk, [f"{self.root}/{c}" for _, c in pending])
         found = [

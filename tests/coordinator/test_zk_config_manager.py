@@ -156,3 +156,37 @@ def test_a_processed_notification_is_purged_once_expired_on_a_later_pass(zk):
 
     still_there = asyncio.run(scenario())
     assert still_there == [], "the expired, already processed notification was not purged"
+
+
+def test_a_pass_with_nothing_new_purges_too(zk):
+    """Kafka's ``processNotifications`` purges on every pass over the children, also one that
+    finds nothing new to process (a child removed or added that is no notification wakes it)."""
+    admin = AdminZkClient(zk)
+    now = [int(time.time() * 1000)]
+    topics = Recorder()
+
+    async def scenario() -> list[str]:
+        manager = ZkConfigManager(zk, {"topics": topics}, time_ms=lambda: now[0])
+        await manager.start()
+        loop = asyncio.get_running_loop()
+        client = zk._client()
+        try:
+            await loop.run_in_executor(None, admin.change_topic_config_blocking, "t", {"retention.ms": "1"})
+            deadline = time.monotonic() + 20
+            while not topics.changes and time.monotonic() < deadline:
+                await asyncio.sleep(0.02)
+            (processed,) = await loop.run_in_executor(None, client.get_children, zd.CONFIG_CHANGES_PATH)
+            now[0] += CHANGE_EXPIRATION_MS + 60_000
+            # A child that is no notification: the pass it wakes has nothing to process.
+            await loop.run_in_executor(None, client.create, f"{zd.CONFIG_CHANGES_PATH}/not-a-change")
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline:
+                left = await loop.run_in_executor(None, client.get_children, zd.CONFIG_CHANGES_PATH)
+                if processed not in left:
+                    break
+                await asyncio.sleep(0.02)
+            return [c for c in left if c == processed]
+        finally:
+            await manager.stop()
+
+    assert asyncio.run(scenario()) == [], "the expired notification was not purged"
