@@ -1,10 +1,22 @@
-"""Shared fixtures: a real broker subprocess per test (or per module)."""
+"""Shared fixtures: a real broker subprocess per test (or per module), an in-process log
+manager."""
 
 from __future__ import annotations
 
 import pytest
 
+from storage.log_config import resolve_topic_defaults
+from storage.log_manager import LogManager
 from tests.support.broker_process import BrokerProcess
+
+
+@pytest.fixture
+def log_manager(tmp_path):
+    """A started ``LogManager`` of one log dir with Kafka's topic defaults, shut down after."""
+    lm = LogManager([tmp_path / "logs"], resolve_topic_defaults({}))
+    lm.startup()
+    yield lm
+    lm.shutdown()
 
 
 @pytest.fixture

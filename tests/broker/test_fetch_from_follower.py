@@ -78,14 +78,6 @@ def test_replica_selector_class_accepts_kafkas_built_in_selector_only(tmp_path):
 # ------------------------------------------------------------------ at the leader
 
 
-@pytest.fixture
-def log_manager(tmp_path):
-    lm = LogManager([tmp_path / "logs"], resolve_topic_defaults({}))
-    lm.startup()
-    yield lm
-    lm.shutdown()
-
-
 def selection(alive: set[int] | None = None) -> ReplicaSelection:
     alive = set(RACKS) if alive is None else alive
     return ReplicaSelection(

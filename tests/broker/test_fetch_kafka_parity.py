@@ -12,8 +12,6 @@ import asyncio
 import inspect
 import uuid
 
-import pytest
-
 from broker.fetch_params import ClientMetadata, FetchParams, FetchPartitionInfo
 from broker.replica_manager import ReplicaManager
 from coordinator.cluster_state import PartitionState
@@ -22,8 +20,6 @@ from protocol import compression
 from protocol.errors import ErrorCode
 from protocol.messages import FetchRequest, ProduceRequest
 from protocol.records import build_batch, decode_all
-from storage.log_config import resolve_topic_defaults
-from storage.log_manager import LogManager
 from storage.log_types import FetchIsolation
 from storage.producer_state import AppendOrigin
 from tests.storage.batch_factory import BASE_TS, make_batch
@@ -119,14 +115,6 @@ def test_fetch_below_v10_of_a_zstd_topic_is_unsupported_compression_type(moldau_
 
 
 # ---------------------------------------------------------------------------- the replica manager
-
-
-@pytest.fixture
-def log_manager(tmp_path):
-    lm = LogManager([tmp_path / "logs"], resolve_topic_defaults({}))
-    lm.startup()
-    yield lm
-    lm.shutdown()
 
 
 async def _until_done(waiting: asyncio.Future, seconds: float = 5.0) -> bool:

@@ -216,14 +216,6 @@ def test_a_reassignment_in_flight_counts_in_the_replicas_not_the_replication_fac
     plog.close()
 
 
-@pytest.fixture
-def log_manager(tmp_path):
-    lm = LogManager([tmp_path / "logs"], resolve_topic_defaults({}))
-    lm.startup()
-    yield lm
-    lm.shutdown()
-
-
 def test_the_replica_manager_counts_appends_duplicates_and_fetched_bytes(log_manager):
     log_manager.create_topic("t", 1, uuid.uuid4(), {})
     rm = ReplicaManager(ME, log_manager, lambda: BASE_TS)

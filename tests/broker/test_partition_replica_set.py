@@ -11,17 +11,8 @@ import pytest
 from broker.replica_manager import ReplicaManager
 from coordinator.cluster_state import PartitionState
 from protocol.errors import ErrorCode
-from storage.log_config import resolve_topic_defaults
 from storage.log_manager import LogManager
 from tests.broker.test_replica_fetcher_leader import ME, Clock, RecordingSink, produce, replica_fetch
-
-
-@pytest.fixture
-def log_manager(tmp_path):
-    lm = LogManager([tmp_path / "logs"], resolve_topic_defaults({}))
-    lm.startup()
-    yield lm
-    lm.shutdown()
 
 
 def _leader(lm: LogManager, replicas, isr) -> ReplicaManager:

@@ -24,7 +24,6 @@ from protocol import compression
 from protocol.errors import ErrorCode
 from protocol.record_batch import compute_crc, iter_batches, read_header
 from protocol.records import build_batch, decode_batch
-from storage.log_config import resolve_topic_defaults
 from storage.log_manager import LogManager
 from storage.log_validator import INLINE_DECOMPRESSED_BYTES, INLINE_WORK_UNITS
 from storage.producer_state import AppendOrigin
@@ -33,14 +32,6 @@ from tests.storage.batch_factory import BASE_TS, make_batch
 ME = 0
 HEAVY = INLINE_WORK_UNITS * 2  # records: more than one request may walk on the loop
 PID = 4000
-
-
-@pytest.fixture
-def log_manager(tmp_path):
-    lm = LogManager([tmp_path / "logs"], resolve_topic_defaults({}))
-    lm.startup()
-    yield lm
-    lm.shutdown()
 
 
 def leader(lm: LogManager, topic: str = "t", partitions: int = 1, **overrides) -> ReplicaManager:

@@ -17,7 +17,6 @@ from broker.replica_manager import ReplicaManager
 from coordinator.cluster_state import PartitionState
 from protocol.errors import ErrorCode, KafkaError
 from protocol.record_batch import iter_batches
-from storage.log_config import resolve_topic_defaults
 from storage.log_manager import LogManager
 from storage.log_types import FetchIsolation
 from storage.producer_state import AppendOrigin
@@ -43,14 +42,6 @@ class RecordingSink:
     def submit(self, partition: Partition, new_isr: tuple[int, ...]) -> bool:
         self.proposals.append((partition.topic, new_isr))
         return True
-
-
-@pytest.fixture
-def log_manager(tmp_path):
-    lm = LogManager([tmp_path / "logs"], resolve_topic_defaults({}))
-    lm.startup()
-    yield lm
-    lm.shutdown()
 
 
 def leader_rm(lm: LogManager, clock: Clock, *, isr=(ME, F1, F2), min_isr: int = 1) -> ReplicaManager:

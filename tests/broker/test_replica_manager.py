@@ -14,21 +14,12 @@ from broker.replica_manager import ReplicaManager
 from coordinator.cluster_state import PartitionState, TopicMetadata
 from protocol.errors import ErrorCode, KafkaError
 from protocol.record_batch import iter_batches
-from storage.log_config import resolve_topic_defaults
 from storage.log_manager import LogManager
 from storage.log_types import FetchIsolation
 from storage.producer_state import AppendOrigin
 from tests.storage.batch_factory import BASE_TS, make_batch
 
 ME, OTHER = 0, 1
-
-
-@pytest.fixture
-def log_manager(tmp_path):
-    lm = LogManager([tmp_path / "logs"], resolve_topic_defaults({}))
-    lm.startup()
-    yield lm
-    lm.shutdown()
 
 
 def rm_for(lm: LogManager) -> ReplicaManager:

@@ -24,22 +24,12 @@ from broker.handlers.stop_replica import handle_stop_replica
 from protocol.errors import ErrorCode
 from protocol.messages import LeaderAndIsrRequest, StopReplicaRequest
 from protocol.primitives import ZERO_UUID
-from storage.log_config import resolve_topic_defaults
-from storage.log_manager import LogManager
 from tests.coordinator.test_coordinator_load import OFFSETS, append, group_with_member, zk_mode_coordinator
 from tests.coordinator.test_groups import ManualClock
 
 WAIT_S = 30.0  # bounds waits for events set by construction; nothing is timed
 
 SRR = StopReplicaRequest
-
-
-@pytest.fixture
-def log_manager(tmp_path):
-    lm = LogManager([tmp_path / "logs"], resolve_topic_defaults({}))
-    lm.startup()
-    yield lm
-    lm.shutdown()
 
 
 class _Txns:

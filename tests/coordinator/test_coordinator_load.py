@@ -42,7 +42,6 @@ from protocol.control_records import build_end_txn_marker_batch
 from protocol.errors import ErrorCode
 from protocol.messages import ApiVersionsRequest
 from protocol.records import build_batch
-from storage.log_config import resolve_topic_defaults
 from storage.log_manager import LogManager
 from storage.producer_state import AppendOrigin
 from tests.coordinator.test_groups import ManualClock, embedded_partitions, make_coordinator
@@ -52,14 +51,6 @@ from tests.support.wire_client import WireClient
 OFFSETS = "__consumer_offsets"
 PROBE_DEADLINE_S = 5.0
 HOLD_LIMIT_S = 30.0
-
-
-@pytest.fixture
-def log_manager(tmp_path):
-    lm = LogManager([tmp_path / "logs"], resolve_topic_defaults({}))
-    lm.startup()
-    yield lm
-    lm.shutdown()
 
 
 def zk_mode_coordinator(log_manager: LogManager, clock: ManualClock) -> tuple[GroupCoordinator, object]:

@@ -8,9 +8,9 @@ from __future__ import annotations
 from coordinator.group_metadata import GroupState, scala_hash_map_order
 from coordinator.groups import LeaveMember
 from protocol.errors import ErrorCode
-from tests.coordinator.test_groups import clock, gc, join, log_manager, sync
+from tests.coordinator.test_groups import clock, gc, join, sync
 
-__all__ = ["clock", "gc", "log_manager"]  # fixtures used below
+__all__ = ["clock", "gc"]  # fixtures used below
 
 E = ErrorCode
 S = GroupState

@@ -67,14 +67,6 @@ class ManualClock:
 
 
 @pytest.fixture
-def log_manager(tmp_path):
-    lm = LogManager([tmp_path / "logs"], resolve_topic_defaults({}))
-    lm.startup()
-    yield lm
-    lm.shutdown()
-
-
-@pytest.fixture
 def clock():
     return ManualClock()
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from coordinator.groups import OffsetCommitEntry
 from protocol.messages import ConsumerProtocolSubscription
-from tests.coordinator.test_groups import E, S, clock, gc, join, log_manager, stable_group, sync
+from tests.coordinator.test_groups import E, S, clock, gc, join, stable_group, sync
 
-__all__ = ["clock", "gc", "log_manager"]  # fixtures used below
+__all__ = ["clock", "gc"]  # fixtures used below
 
 
 def subscription(*topics: str) -> bytes:

@@ -10,8 +10,6 @@ import inspect
 import uuid
 from types import SimpleNamespace
 
-import pytest
-
 from broker.handlers import RequestContext
 from broker.handlers.update_metadata import handle_update_metadata
 from broker.metadata_cache import MetadataCache
@@ -20,18 +18,8 @@ from coordinator.acl_authorizer import AllowAll
 from coordinator.cluster_state import PartitionState
 from protocol.errors import ErrorCode
 from protocol.messages import UpdateMetadataRequest
-from storage.log_config import resolve_topic_defaults
-from storage.log_manager import LogManager
 
 ME = 0
-
-
-@pytest.fixture
-def log_manager(tmp_path):
-    lm = LogManager([tmp_path / "logs"], resolve_topic_defaults({}))
-    lm.startup()
-    yield lm
-    lm.shutdown()
 
 
 class _HeldLeaderAndIsr:
