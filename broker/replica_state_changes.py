@@ -362,12 +362,11 @@ class ReplicaStateChanges:
             )
             # Kafka's finishedInitializingLog: a change of the topic's config that came after
             # the read above found no log to apply it to; read it again (again if another
-            # change comes during the read: the latest read wins).
+            # change comes during the read: the latest read is applied last).
             while log_manager.take_topic_config_change(topic):
                 fresh = parse_stored_topic_overrides(topic, await topic_overrides(topic))
-                if not log_manager.topic_config_changed(topic):
-                    overrides_cache[topic] = fresh
-                    log_manager.set_topic_overrides(topic, fresh)
+                overrides_cache[topic] = fresh
+                log_manager.set_topic_overrides(topic, fresh)
             return plog
         finally:
             log_manager.finished_initializing_logs_of(topic)

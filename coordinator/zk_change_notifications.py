@@ -135,27 +135,24 @@ class ZkChangeNotificationListener(Generic[Changes]):
     def _read_new_changes(self, last: int) -> tuple[int, Changes] | None:
         """Blocking: the handler's reading of the notifications after ``last`` with the newest
         sequence among them (None when there are none); re-arms the watch and purges expired
-        notifications."""
+        notifications (every child is read once per pass, for both)."""
         children = get_children(self.zk, self.root, watch=self._on_watch)
+        notes = dict(zip(children, get_many(self.zk, [f"{self.root}/{c}" for c in children]), strict=True))
         pending = sorted((s, c) for c in children if (s := self._sequence(c)) > last)
-        if not pending:
-            self._purge_obsolete(children)  # Kafka purges on every pass
-            return None
-        notes = get_many(self.zk, [f"{self.root}/{c}" for _, c in pending])
-        found = [
-            (child, note[0]) for (_, child), note in zip(pending, notes, strict=True) if note is not None
-        ]
-        changes = self.handler.read_changes(found)
-        self._purge_obsolete(children)
-        return pending[-1][0], changes
+        read = None
+        if pending:
+            found = [(child, note[0]) for _, child in pending if (note := notes[child]) is not None]
+            read = pending[-1][0], self.handler.read_changes(found)
+        self._purge_obsolete(notes)
+        return read
 
-    def _purge_obsolete(self, children: list[str]) -> None:
-        """Blocking: Kafka's ``purgeObsoleteNotifications``, over every child on each pass
-        (those processed in earlier passes too, or the root grows for as long as the broker
-        runs): a notification older than ``change_expiration_ms`` is deleted."""
+    def _purge_obsolete(self, notes: dict[str, tuple[bytes, Any] | None]) -> None:
+        """Blocking: Kafka's ``purgeObsoleteNotifications``, over every child on each pass,
+        also one with nothing new (those processed in earlier passes too, or the root grows
+        for as long as the broker runs): a notification older than ``change_expiration_ms``
+        is deleted."""
         horizon = self.time_ms() - self.change_expiration_ms
-        paths = [f"{self.root}/{c}" for c in children]
-        for path, note in zip(paths, get_many(self.zk, paths), strict=True):
+        for child, note in notes.items():
             if note is not None and note[1].ctime < horizon:
                 with contextlib.suppress(NoNodeError):
-                    self.zk._client().delete(path)
+                    self.zk._client().delete(f"{self.root}/{child}")

@@ -768,10 +768,6 @@ class LogManager:
         entry[1] = False
         return True
 
-    def topic_config_changed(self, topic: str) -> bool:
-        entry = self._initializing.get(topic)
-        return entry is not None and entry[1]
-
     def finished_initializing_logs_of(self, topic: str) -> None:
         """Kafka's ``finishedInitializingLog`` (the caller has read the changed config again)."""
         entry = self._initializing[topic]
