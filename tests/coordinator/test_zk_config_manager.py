@@ -120,14 +120,23 @@ def test_topic_configs_read_through_the_session(zk):
         zk.read_topic_config("bad")
 
 
-def test_a_processed_notification_is_purged_once_expired_on_a_later_pass(zk):
-    """Kafka: ZkNodeChangeNotificationListener.processNotifications / purgeObsoleteNotifications
-    (every child older than changeExpirationMs is deleted on each pass, not only the new
-    ones). A long-running broker that processed each notification as it came (the normal case)
-    must still delete it 15 minutes later, else /config/changes grows without bound."""
+async def _eventually(check, what: str) -> None:
+    """Poll ``check`` (blocking, run in an executor) until it holds, for up to 20 s."""
+    loop = asyncio.get_running_loop()
+    deadline = time.monotonic() + 20
+    while not await loop.run_in_executor(None, check):
+        assert time.monotonic() < deadline, f"{what} did not happen"
+        await asyncio.sleep(0.02)
+
+
+def _purge_scenario(zk, then) -> list[str]:
+    """A config manager whose clock can be moved processes one topic change; 16 minutes
+    later (its clock) ``then(admin, topics)`` runs. Returns the first change's notification
+    if it is still there once ``then`` returned."""
     admin = AdminZkClient(zk)
     now = [int(time.time() * 1000)]
     topics = Recorder()
+    client = zk._client()
 
     async def scenario() -> list[str]:
         manager = ZkConfigManager(zk, {"topics": topics}, time_ms=lambda: now[0])
@@ -135,58 +144,43 @@ def test_a_processed_notification_is_purged_once_expired_on_a_later_pass(zk):
         loop = asyncio.get_running_loop()
         try:
             await loop.run_in_executor(None, admin.change_topic_config_blocking, "t", {"retention.ms": "1"})
-            deadline = time.monotonic() + 20
-            while not topics.changes and time.monotonic() < deadline:
-                await asyncio.sleep(0.02)
-            assert topics.changes == [("t", {"retention.ms": "1"})]
-            first = await loop.run_in_executor(None, zk._client().get_children, zd.CONFIG_CHANGES_PATH)
-            assert len(first) == 1
-
-            # 16 minutes later another change arrives: its pass purges the expired first one.
+            await _eventually(lambda: topics.changes == [("t", {"retention.ms": "1"})], "the first change")
+            (first,) = await loop.run_in_executor(None, client.get_children, zd.CONFIG_CHANGES_PATH)
             now[0] += CHANGE_EXPIRATION_MS + 60_000
-            await loop.run_in_executor(None, admin.change_topic_config_blocking, "u", {"retention.ms": "2"})
-            deadline = time.monotonic() + 20
-            while len(topics.changes) < 2 and time.monotonic() < deadline:
-                await asyncio.sleep(0.02)
-            assert topics.changes[-1] == ("u", {"retention.ms": "2"})
-            left = await loop.run_in_executor(None, zk._client().get_children, zd.CONFIG_CHANGES_PATH)
-            return [c for c in left if c in first]
+            await then(admin, topics, first)
+            left = await loop.run_in_executor(None, client.get_children, zd.CONFIG_CHANGES_PATH)
+            return [c for c in left if c == first]
         finally:
             await manager.stop()
 
-    still_there = asyncio.run(scenario())
+    return asyncio.run(scenario())
+
+
+def test_a_processed_notification_is_purged_once_expired_on_a_later_pass(zk):
+    """Kafka: ZkNodeChangeNotificationListener.processNotifications / purgeObsoleteNotifications
+    (every child older than changeExpirationMs is deleted on each pass, not only the new
+    ones). A long-running broker that processed each notification as it came (the normal case)
+    must still delete it 15 minutes later, else /config/changes grows without bound."""
+
+    async def another_change(admin, topics, first) -> None:  # its pass purges the expired first one
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(None, admin.change_topic_config_blocking, "u", {"retention.ms": "2"})
+        await _eventually(lambda: topics.changes[-1] == ("u", {"retention.ms": "2"}), "the second change")
+
+    still_there = _purge_scenario(zk, another_change)
     assert still_there == [], "the expired, already processed notification was not purged"
 
 
 def test_a_pass_with_nothing_new_purges_too(zk):
     """Kafka's ``processNotifications`` purges on every pass over the children, also one that
     finds nothing new to process (a child removed or added that is no notification wakes it)."""
-    admin = AdminZkClient(zk)
-    now = [int(time.time() * 1000)]
-    topics = Recorder()
+    client = zk._client()
 
-    async def scenario() -> list[str]:
-        manager = ZkConfigManager(zk, {"topics": topics}, time_ms=lambda: now[0])
-        await manager.start()
+    async def a_child_that_is_no_notification(admin, topics, first) -> None:
         loop = asyncio.get_running_loop()
-        client = zk._client()
-        try:
-            await loop.run_in_executor(None, admin.change_topic_config_blocking, "t", {"retention.ms": "1"})
-            deadline = time.monotonic() + 20
-            while not topics.changes and time.monotonic() < deadline:
-                await asyncio.sleep(0.02)
-            (processed,) = await loop.run_in_executor(None, client.get_children, zd.CONFIG_CHANGES_PATH)
-            now[0] += CHANGE_EXPIRATION_MS + 60_000
-            # A child that is no notification: the pass it wakes has nothing to process.
-            await loop.run_in_executor(None, client.create, f"{zd.CONFIG_CHANGES_PATH}/not-a-change")
-            deadline = time.monotonic() + 20
-            while time.monotonic() < deadline:
-                left = await loop.run_in_executor(None, client.get_children, zd.CONFIG_CHANGES_PATH)
-                if processed not in left:
-                    break
-                await asyncio.sleep(0.02)
-            return [c for c in left if c == processed]
-        finally:
-            await manager.stop()
+        await loop.run_in_executor(None, client.create, f"{zd.CONFIG_CHANGES_PATH}/not-a-change")
+        await _eventually(lambda: first not in client.get_children(zd.CONFIG_CHANGES_PATH), "the purge")
 
-    assert asyncio.run(scenario()) == [], "the expired notification was not purged"
+    assert _purge_scenario(zk, a_child_that_is_no_notification) == [], (
+        "the expired notification was not purged"
+    )
