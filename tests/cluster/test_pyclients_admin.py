@@ -213,41 +213,43 @@ def test_open_transaction_listed_once_across_coordinator_moves(live):
         finally:
             a.close()
 
+    wait_until(
+        lambda: listing() == [cluster.broker_id(interim)],
+        "listed on the interim coordinator",
+        30,
+        detail=listing,
+    )
+    cluster.start_broker(first)
+
+    def synced():
+        v = agreed_metadata(cluster, ["__transaction_state"])
+        return v is not None and len(v.topic("__transaction_state")[0].isr) == 3
+
+    wait_until(synced, "__transaction_state-0 in sync", 40)
+    a = live_admin(cluster)
     try:
-        wait_until(
-            lambda: listing() == [cluster.broker_id(interim)],
-            "listed on the interim coordinator",
-            30,
-            detail=listing,
-        )
-        cluster.start_broker(first)
-
-        def synced():
-            v = agreed_metadata(cluster, ["__transaction_state"])
-            return v is not None and len(v.topic("__transaction_state")[0].isr) == 3
-
-        wait_until(synced, "__transaction_state-0 in sync", 40)
-        a = live_admin(cluster)
-        try:
-            seen["elect"] = a.elect_leaders(0, {"__transaction_state": [0]})
-        finally:
-            a.close()
-        now = wait_until(lambda: coordinator(cluster, txn_id, 1) + 1, "coordinator", 30) - 1
-        seen["now"] = now
-        wait_until(
-            lambda: listing() == [cluster.broker_id(now)],
-            "listed once on the current coordinator",
-            30,
-            detail=lambda: (listing(), seen),
-        )
-        a = live_admin(cluster)
-        try:
-            desc = a.describe_transactions([txn_id])[txn_id]
-        finally:
-            a.close()
-        assert str(desc.state).lower().endswith("ongoing"), desc
+        seen["elect"] = a.elect_leaders(0, {"__transaction_state": [0]})
     finally:
-        pass
+        a.close()
+
+    # FindCoordinator answers from each broker's metadata cache, which the controller's
+    # UpdateMetadata reaches after ElectLeaders has answered: ask again on every poll.
+    def listed_once_on_the_coordinator() -> bool:
+        seen["now"] = coordinator(cluster, txn_id, 1)
+        return listing() == [cluster.broker_id(seen["now"])]
+
+    wait_until(
+        listed_once_on_the_coordinator,
+        "listed once on the current coordinator",
+        30,
+        detail=lambda: (listing(), seen),
+    )
+    a = live_admin(cluster)
+    try:
+        desc = a.describe_transactions([txn_id])[txn_id]
+    finally:
+        a.close()
+    assert str(desc.state).lower().endswith("ongoing"), desc
 
 
 def live_admin(cluster) -> KafkaAdminClient:
