@@ -148,6 +148,9 @@ def test_zookeeper_outage_ids_from_held_block_then_retriable_then_ids_again(zook
     b = zk_brokers(1, **{"producer.id.block.size": "100", "zookeeper.session.timeout.ms": "10000"})
     with WireClient(b.host, b.port) as c, WireClient(b.host, b.port) as other:
         before = [fresh_id(c) for _ in range(20)]
+        # Once it is the controller it has its cluster view: a new broker's Metadata would
+        # otherwise wait for one (FIRST_CLUSTER_VIEW_WAIT_S), and ZooKeeper is about to go.
+        b.wait_for_log("broker 1 is the controller")
         zookeeper.stop()
         b.wait_for_log("lost the connection to ZooKeeper")
         during: list[int] = []
