@@ -25,11 +25,18 @@ from tests.support.cluster import Cluster
 pytestmark = [pytest.mark.integration, pytest.mark.zookeeper]
 
 SESSION_MS = 4000
+# How long a WriteTxnMarkers waits for the followers (acks=-1): the deposed leader's wait for
+# followers it lost must end before the coordinator writes the marker to its successor.
+MARKER_WAIT_MS = 8000
 
 
 @pytest.fixture
 def relayed(zookeeper_shared: Any, tmp_path):
-    overrides = {**OVERRIDES, "zookeeper.session.timeout.ms": str(SESSION_MS)}
+    overrides = {
+        **OVERRIDES,
+        "zookeeper.session.timeout.ms": str(SESSION_MS),
+        "request.timeout.ms": str(MARKER_WAIT_MS),
+    }
     with relayed_cluster(zookeeper_shared, tmp_path, "txnzk", overrides) as found:
         yield found
 
