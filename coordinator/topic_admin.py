@@ -36,7 +36,7 @@ from typing import Any, NamedTuple, Protocol
 
 from coordinator.cluster_state import NO_LEADER, LiveBroker, PartitionState, TopicMetadata
 from coordinator.controller import Controller, check_no_collision
-from coordinator.zk_admin import AdminZkClient, check_new_assignments
+from coordinator.zk_admin import AdminZkClient, TopicMarkedForDeletion, check_new_assignments
 from protocol.errors import ErrorCode, KafkaError
 from storage.config_def import ConfigError
 from storage.log_config import check_topic_values, parse_stored_topic_overrides, parse_topic_overrides
@@ -469,6 +469,10 @@ class ZkTopicAdmin:
                 topic_id=uuid.uuid4(),
             )
             log.info("auto-created topic %r", name)
+        except TopicMarkedForDeletion:
+            # As Kafka's AutoTopicCreationManager (ZooKeeper mode), each Metadata request tries
+            # again: the first one after the deletion completes creates the topic.
+            self._auto_created.pop(name, None)
         except KafkaError as exc:
             if exc.error is not ErrorCode.TOPIC_ALREADY_EXISTS:  # another broker was first: fine
                 log.info("cannot auto-create %r: %s", name, exc.message)

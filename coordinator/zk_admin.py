@@ -184,6 +184,11 @@ def _zk_too_many_replicas(replication: int, brokers: int) -> str:
     return f"Replication factor: {replication} larger than available brokers: {brokers}."  # AdminUtils
 
 
+class TopicMarkedForDeletion(KafkaError):
+    """TOPIC_ALREADY_EXISTS because ``/admin/delete_topics/<name>`` exists: the name is free
+    again once the deletion completes (an auto-creation should then try again)."""
+
+
 class AdminZkClient:
     """Topic creation, growth and deletion marks, written to ZooKeeper."""
 
@@ -213,9 +218,9 @@ class AdminZkClient:
         found = get_many(self.zk, [zd.broker_path(b) for b in ids])
         return {b: zd.decode_broker(b, r[0]).rack for b, r in zip(ids, found, strict=True) if r is not None}
 
-    def _existing_topics(self) -> set[str]:
-        topics = set(get_children(self.zk, zd.TOPICS_PATH))
-        return topics | set(get_children(self.zk, zd.DELETE_TOPICS_PATH))
+    def _existing_topics(self) -> tuple[set[str], set[str]]:
+        """(the topics, the names marked for deletion)."""
+        return set(get_children(self.zk, zd.TOPICS_PATH)), set(get_children(self.zk, zd.DELETE_TOPICS_PATH))
 
     def read_topic(self, topic: str) -> zd.TopicAssignment | None:
         (found,) = get_many(self.zk, [zd.topic_path(topic)])
@@ -270,12 +275,24 @@ class AdminZkClient:
     ) -> dict[int, list[int]]:
         racks = self.broker_racks()
         brokers = sorted(racks)
+        topics, deleting = self._existing_topics()
+
+        def check_free(n: str) -> None:
+            # AdminZkClient.validateTopicCreate looks at the delete mark before topicExists.
+            if n in deleting:
+                raise TopicMarkedForDeletion(
+                    ErrorCode.TOPIC_ALREADY_EXISTS, f"Topic '{n}' is marked for deletion."
+                )
+            if n in topics:
+                raise KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, f"Topic '{n}' already exists.")
+
         partitions, replication, _ = validate_new_topic(
             name,
             num_partitions,
             replication_factor,
             configs,
-            existing_topics=self._existing_topics(),
+            existing_topics=topics | deleting,
+            check_free=check_free,
             broker_ids=brokers,
             default_partitions=default_partitions,
             default_replication=default_replication,

@@ -268,3 +268,57 @@ def test_the_offsets_topic_replication_factor_is_capped_at_the_live_brokers(
             zk.stop()
             zk.close()
         assert [len(r) for r in stored["partitions"].values()] == [2, 2]
+
+
+def test_a_name_pending_deletion_is_refused_then_auto_created_once_free(
+    cluster: Cluster, kazoo: KazooClient
+) -> None:
+    """DeleteTopics while a replica's broker is down leaves the deletion pending
+    (``/admin/delete_topics/<t>``). Meanwhile CreateTopics answers TOPIC_ALREADY_EXISTS with
+    "is marked for deletion." (AdminZkClient.validateTopicCreate checks the mark before
+    topicExists) and an auto-creating Metadata request LEADER_NOT_AVAILABLE; once the broker
+    returns and the deletion completes, the name is free at once: UNKNOWN_TOPIC_OR_PARTITION
+    without auto-creation, and the next auto-creating request creates it (ZooKeeper-mode
+    AutoTopicCreationManager tries on every request; no 30 s busy mark left behind)."""
+    name = "pending-then-free"
+    ctrl = controller_index(cluster)
+    down = (ctrl + 1) % cluster.n
+    other = (ctrl + 2) % cluster.n
+
+    def request(i: int, req: Any, version: int) -> Any:
+        with WireClient("127.0.0.1", cluster.port(i)) as client:
+            return client.request(req, version)
+
+    def create() -> Any:
+        topic = CreateTopicsRequest.CreatableTopic(name=name, num_partitions=1, replication_factor=3)
+        return request(ctrl, CreateTopicsRequest(topics=[topic], timeout_ms=30_000), 7).topics[0]
+
+    def lookup(i: int, auto: bool) -> int:
+        topic = MetadataRequest.MetadataRequestTopic(name=name)
+        return (
+            request(i, MetadataRequest(topics=[topic], allow_auto_topic_creation=auto), 12)
+            .topics[0]
+            .error_code
+        )
+
+    assert create().error_code == 0
+    wait_until(lambda: led_everywhere(cluster, name, 1), "the topic on every broker")
+    cluster.kill(down)
+    try:
+        wait_until(lambda: len(metadata(cluster, ctrl, []).brokers) == 2, "the killed broker gone")
+        deleted = request(ctrl, DeleteTopicsRequest(topic_names=[name], timeout_ms=15_000), 4).responses[0]
+        assert deleted.error_code == 0
+        assert kazoo.exists(f"/admin/delete_topics/{name}") is not None
+        refused = create()
+        assert (refused.error_code, refused.error_message) == (
+            ErrorCode.TOPIC_ALREADY_EXISTS.code,
+            f"Topic '{name}' is marked for deletion.",
+        )
+        for i in (ctrl, other):
+            assert lookup(i, auto=True) == ErrorCode.LEADER_NOT_AVAILABLE.code
+    finally:
+        cluster.start_broker(down)
+    wait_until(lambda: kazoo.exists(f"/admin/delete_topics/{name}") is None, "the deletion completed", 40)
+    assert lookup(other, auto=False) == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code
+    assert lookup(other, auto=True) == ErrorCode.LEADER_NOT_AVAILABLE.code
+    wait_until(lambda: kazoo.exists(f"/brokers/topics/{name}") is not None, "the name auto-created again")
