@@ -26,6 +26,13 @@ from storage.log_types import FetchIsolation
 if TYPE_CHECKING:
     from storage.partition_log import PartitionLog
 
+# Entries kept per deque. A high watermark (under min ISR) or last stable offset (an open
+# transaction) can stand still for long while batches keep coming: past this many, the newest
+# entry is moved forward instead of one added (entries hold running totals), so the state stays
+# O(1) as Kafka's position arithmetic; a fetch parked then wakes only when the high watermark or
+# LSO passes that entry's end (or at its max wait).
+MAX_ENTRIES = 1024
+
 
 class FetchByteCounters:
     """The bytes of a partition's log below its log end offset, high watermark and last stable
@@ -92,7 +99,11 @@ class FetchByteCounters:
             return
         self._appended_bytes += size
         self._appended_at = end = self.log.log_end_offset
-        self._uncommitted.append((end, self._appended_bytes))
+        pending = self._uncommitted
+        if len(pending) < MAX_ENTRIES:
+            pending.append((end, self._appended_bytes))
+        else:
+            pending[-1] = (end, self._appended_bytes)
 
     def _commit_bytes(self, hw: int) -> None:
         """The high watermark moved to ``hw``: the batches it passed count as committed, and as
@@ -108,7 +119,10 @@ class FetchByteCounters:
             entry = pending.popleft()
             self._committed_at, self._committed_bytes = entry
             if unstable or entry[0] > lso:
-                unstable.append(entry)
+                if len(unstable) < MAX_ENTRIES:
+                    unstable.append(entry)
+                else:
+                    unstable[-1] = entry
             else:
                 self._stable_bytes = entry[1]
         self._advance_stable(lso)

@@ -175,3 +175,49 @@ def test_counters_go_back_when_the_log_loses_what_they_counted(plog, tmp_path):
     p.update_follower_high_watermark(12, 0)
     assert counts(p) == (end,) * 3
     leader.close()
+
+
+def test_an_open_transaction_keeps_bounded_state_and_its_commit_counts_every_byte(plog):
+    """Kafka's DelayedFetch compares log positions: O(1) state however long the last stable
+    offset stands still. Batches keep coming above an open transaction: the counters keep at
+    most MAX_ENTRIES entries (the newest moved forward), and once the COMMIT lands the
+    read_committed count is the high watermark's, every byte counted."""
+    from broker.partition_fetch_counters import MAX_ENTRIES
+
+    p = Partition(plog, local_broker_id=ME, time_ms=lambda: BASE_TS)
+    lead_alone(p)
+    append(p, txn_batch(7))  # offset 0 holds the LSO
+    for _ in range(MAX_ENTRIES * 3):
+        append(p, make_batch(1, timestamp=BASE_TS))
+    assert plog.last_stable_offset == 0 and plog.high_watermark == MAX_ENTRIES * 3 + 1
+    assert len(p._unstable) <= MAX_ENTRIES
+    end, hw, lso = counts(p)
+    assert end == hw and lso == 0
+    append(p, commit(7), AppendOrigin.COORDINATOR)
+    after = counts(p)
+    assert after[0] == after[1] == after[2] > end
+
+
+def test_a_frozen_high_watermark_keeps_bounded_state_and_counts_every_byte_once_it_moves(tmp_path):
+    """Kafka 3.9 keeps the high watermark still while the ISR is below min.insync.replicas and
+    acks=1 produces are still appended: the counters keep at most MAX_ENTRIES entries above it,
+    and when the follower catches up and the high watermark reaches the log end, the committed
+    count is every byte appended."""
+    from broker.partition_fetch_counters import MAX_ENTRIES
+
+    plog = open_log(tmp_path, min_insync_replicas=2)
+    try:
+        p = Partition(plog, local_broker_id=ME, time_ms=lambda: BASE_TS)
+        p.make_leader(PartitionState("t", 0, ME, 0, isr=(ME,), replicas=(ME, OTHER)))
+        for _ in range(MAX_ENTRIES * 3):
+            append(p, make_batch(1, timestamp=BASE_TS))
+        assert plog.high_watermark == 0 and len(p._uncommitted) <= MAX_ENTRIES
+        end = counts(p)[0]
+        assert counts(p) == (end, 0, 0)
+        p.make_leader(PartitionState("t", 0, ME, 0, isr=(ME, OTHER), replicas=(ME, OTHER), partition_epoch=1))
+        leo = plog.log_end_offset
+        p.update_follower_fetch_state(OTHER, leo, plog.log_start_offset, BASE_TS, leo)
+        assert plog.high_watermark == plog.log_end_offset
+        assert counts(p) == (end, end, end)
+    finally:
+        plog.close()
