@@ -150,15 +150,19 @@ class Broker:
         await self._start_zookeeper()
         self.log_manager = self._build_log_manager()
         self.metrics.watch_log_manager(self.log_manager)
+        # Until the logs are loaded, a stop only releases the dirs' locks (writes nothing).
         self._running.push_async_callback(self._shutdown_log_manager)
-        await loop.run_in_executor(None, self.log_manager.startup)
+        await loop.run_in_executor(None, self.log_manager.open_dirs)
         cluster_id = cfg["cluster.id"]
         if self.zookeeper is not None:
             # KafkaServer.getOrGenerateClusterId: the cluster's id is /cluster/id, the first
-            # broker's; a log dir of another cluster refuses to start (InconsistentClusterId).
+            # broker's; a log dir of another cluster refuses to start (InconsistentClusterId)
+            # before any log is loaded or recovered (KafkaServer checks meta.properties before
+            # it builds its LogManager), so the refused dir is left as it was.
             proposed = uuid_to_kafka_str(random_kafka_uuid())
             cluster_id = await loop.run_in_executor(None, self.zookeeper.get_or_create_cluster_id, proposed)
         self.broker_id, self.cluster_id = self.log_manager.ensure_meta_properties(cfg.broker_id, cluster_id)
+        await loop.run_in_executor(None, self.log_manager.load_logs)
         await self._load_dynamic_config()
         # Producer-id blocks: leased from ZooKeeper or from a lease file in the first log dir.
         self.producer_ids = create_producer_id_manager(

@@ -161,13 +161,21 @@ class LogManager:
     # ------------------------------------------------------------------ startup / shutdown
 
     def startup(self) -> None:
-        """Lock the log dirs and load every partition (recovering after an unclean shutdown).
+        """Lock the log dirs and load every partition (recovering after an unclean shutdown):
+        ``open_dirs`` then ``load_logs``. A broker checks ``meta.properties`` between the two
+        (``ensure_meta_properties``), as Kafka checks it before building its LogManager.
 
         As Kafka's ``createAndValidateLogDirs`` / ``lockLogDirs`` / ``loadLogs``: an I/O error
         in one dir (creating, locking, reading ``meta.properties``, loading a log) takes that
         dir offline, without its logs, and the others start; LogDirError when no dir is
         left (Kafka halts), for a dir another process holds, or for inconsistent metadata.
         """
+        self.open_dirs()
+        self.load_logs()
+
+    def open_dirs(self) -> None:
+        """Create and lock the log dirs and read their ``meta.properties`` (a dir failing any
+        of it goes offline; LogDirError when none is left). Nothing is written."""
         failures: dict[Path, tuple[BaseException, str, str]] = {}
         for d in self.log_dirs:
             try:
@@ -191,6 +199,9 @@ class LogManager:
                     why = f"cannot read {path}: {exc.strerror}; check that it is a readable file"
                     failures[d] = (exc, f"reading {path}", why)
         self._take_offline_or_halt(failures)
+
+    def load_logs(self) -> None:
+        """Load every partition of the open dirs (after ``open_dirs``)."""
         self.topic_config_store.load(self._topics_on_disk)
         started = time.monotonic()
         failures = {}

@@ -206,3 +206,26 @@ def test_deleted_index_is_rebuilt_at_start_with_a_log_line(tmp_path: Path) -> No
             assert values == [b"%03d" % i for i in range(60)]
         finally:
             consumer.close()
+
+
+def test_another_clusters_log_dir_is_refused_before_its_logs_are_loaded(tmp_path: Path) -> None:
+    """A broker started on a log dir of another cluster (meta.properties' cluster.id differs):
+    one line with Kafka's InconsistentClusterIdException message, and, as KafkaServer checks
+    meta.properties before it builds its LogManager, nothing of the crashed dir is recovered
+    or written (above all no clean-shutdown marker, no checkpoints)."""
+    from confluent_kafka import Producer
+
+    data = tmp_path / "data"
+    first = BrokerProcess(data, {"cluster.id": "AAAAAAAAAAAAAAAAAAAAAA"}).start()
+    try:
+        producer = Producer({"bootstrap.servers": first.bootstrap})
+        producer.produce("other-cluster", value=b"v")
+        assert producer.flush(30) == 0
+    finally:
+        first.kill()  # unclean: the next start would recover
+    assert not (data / ".kafka_cleanshutdown").exists()
+    before = {p: p.stat().st_mtime_ns for p in data.rglob("*")}
+    line = _one_line_failure(_run(BrokerProcess(data, {"cluster.id": "BBBBBBBBBBBBBBBBBBBBBB"}).command()))
+    assert "doesn't match stored clusterId Some(AAAAAAAAAAAAAAAAAAAAAA) in meta.properties" in line
+    after = {p: p.stat().st_mtime_ns for p in data.rglob("*")}
+    assert sorted(str(p) for p in after if before.get(p) != after[p]) == []
