@@ -88,10 +88,17 @@ class BrokerChannel:
         self._current: _Queued | None = None
         self._wake = asyncio.Event()
         self._closed = False
+        # The last send failed (the broker unreachable): a drain does not wait for this queue.
+        self.failing = False
         self._task = asyncio.ensure_future(self._run())
 
     def __len__(self) -> int:
         return len(self._queue) + (self._current is not None)
+
+    def pending(self) -> list[asyncio.Future[Any]]:
+        """The futures of the requests not answered yet (the one being sent first)."""
+        items = ([self._current] if self._current else []) + list(self._queue)
+        return [item.future for item in items if not item.future.done()]
 
     def enqueue(
         self, request: Any, version: int | None = None, *, supersede_key: Hashable | None = None
@@ -155,12 +162,14 @@ class BrokerChannel:
                         item.future.set_exception(exc)
                     return
                 log.debug("channel to broker %d: %s; retrying", self.broker_id, exc)
+                self.failing = True
                 # RequestSendThread.backoff(); woken early by a superseding request or close.
                 self._wake.clear()
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(self.retry_backoff_ms / 1000):
                         await self._wake.wait()
                 continue
+            self.failing = False
             if not item.future.done():
                 item.future.set_result(response)
 
@@ -271,6 +280,20 @@ class NetworkControllerChannel:
 
     def send(self, broker_id: int, request: Any, version: int) -> asyncio.Future[Any]:
         return self.channels.enqueue(broker_id, request, version)
+
+    async def drain(self, timeout_s: float) -> None:
+        """Wait (at most ``timeout_s``) until the requests queued for the reachable brokers
+        are answered: a controller stopping with its broker sends what it decided last (its
+        own controlled shutdown's moves) before its queues are dropped, as Kafka's controller,
+        shut down after the broker's replica and log managers, does meanwhile."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        while True:
+            futures = [f for ch in self.channels.channels.values() if not ch.failing for f in ch.pending()]
+            remaining = deadline - loop.time()
+            if not futures or remaining <= 0:
+                return
+            await asyncio.wait(futures, timeout=remaining, return_when=asyncio.FIRST_COMPLETED)
 
     async def close(self) -> None:
         await self.channels.close()

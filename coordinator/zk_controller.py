@@ -83,6 +83,8 @@ FIRST_REBALANCE_DELAY_S = 5.0  # KafkaController.onControllerFailover schedules 
 # Back-off of election attempts whose outcome is unknown or whose /controller could not be
 # given up (doubling up to the maximum; reset by a completed failover).
 ELECTION_RETRY_S = 0.5
+# How long a stopping controller waits for its queued requests to reachable brokers.
+SHUTDOWN_DRAIN_S = 5.0
 ELECTION_RETRY_MAX_S = 10.0
 
 
@@ -152,6 +154,11 @@ class KafkaController(
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
+        if self.active:
+            # What it decided last (its own broker's controlled shutdown: new leaders, smaller
+            # ISRs) reaches the brokers before the queues go (Kafka shuts the controller down
+            # after the broker's replica and log managers; its send threads run meanwhile).
+            await self.channel.drain(SHUTDOWN_DRAIN_S)
         self._resign_locally()
         self._executor.shutdown(wait=False, cancel_futures=True)
 

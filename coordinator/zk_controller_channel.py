@@ -53,6 +53,9 @@ class ControllerChannel(Protocol):
         """Queue ``request`` (a generated ``protocol.messages`` request) for ``broker_id`` at
         ``version`` now; the awaitable gives the decoded response or raises."""
 
+    async def drain(self, timeout_s: float) -> None:
+        """Wait at most ``timeout_s`` for the requests queued for reachable brokers."""
+
 
 @dataclass
 class ControllerView:

@@ -6,6 +6,7 @@ segment files with kafka-python's record parser."""
 from __future__ import annotations
 
 import shutil
+import threading
 from typing import Any
 
 import pytest
@@ -258,3 +259,44 @@ def test_a_replica_with_a_replaced_disk_catches_up_from_the_leaders_log_start_an
     for value, offset in {**acked, **more}.items():
         if offset >= 150:
             assert records.get(value) == offset, (value, offset)
+
+
+def test_a_stopping_controller_sends_the_moves_of_its_own_controlled_shutdown(cluster: Cluster) -> None:
+    """KafkaServer.shutdown stops the KafkaController only after the replica and log managers,
+    so what the controller's own controlled shutdown decided (KafkaController.
+    doControlledShutdown: a new leader, LeaderAndIsr and UpdateMetadata) is sent meanwhile. One
+    follower's LeaderAndIsr of that shutdown is held a moment, so the UpdateMetadata queued
+    behind it is still unsent when the controller's broker goes on stopping: the follower must
+    still learn the new leader from the stopping controller (not only from the next
+    controller's fail-over)."""
+    from broker.testing.interception import Delay
+    from protocol.messages import ApiKey
+
+    topic = "ctlstop"
+    c = controller_of(cluster)
+    a, b = [i for i in range(3) if i != c]
+    create_topic(cluster, topic, [[c, a, b]], {})
+    wait_until(lambda: all((v := pview(cluster, i, topic)) and len(v[2]) == 3 for i in range(3)), "in sync")
+    epoch = cluster.run(lambda: cluster.broker(c).kafka_controller.epoch)
+    stopping = threading.Event()
+    held: list[int] = []
+    leaders: dict[int, int] = {}  # broker -> the leader its UpdateMetadata of ``epoch`` names
+
+    def hold_the_first(r: Any) -> Any:
+        if stopping.is_set() and r.request.controller_epoch == epoch and not held:
+            held.append(r.broker_id)
+            return Delay(seconds=1.0)
+        return None
+
+    def note_leader(r: Any) -> None:
+        if stopping.is_set() and r.request.controller_epoch == epoch:
+            for t in r.request.topic_states:
+                for s in t.partition_states if t.topic_name == topic else ():
+                    leaders[r.broker_id] = s.leader
+
+    cluster.control(a, ApiKey.LEADER_AND_ISR, hold_the_first, keep=True)
+    cluster.control(None, ApiKey.UPDATE_METADATA, note_leader, keep=True)
+    stopping.set()
+    cluster.stop(c)
+    assert held == [a]
+    assert leaders.get(a) in (a, b), leaders

@@ -51,6 +51,9 @@ class FakeChannel:
     def remove_broker(self, broker_id: int) -> None:
         self.brokers.pop(broker_id, None)
 
+    async def drain(self, timeout_s: float) -> None:
+        pass  # every request is answered when sent
+
     def send(self, broker_id: int, request: Any, version: int) -> asyncio.Future:
         assert broker_id in self.brokers, f"request to unknown broker {broker_id}"
         self.sent.append((broker_id, request, version))
