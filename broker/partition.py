@@ -720,7 +720,7 @@ class Partition(FetchByteCounters):
         aborted = None
         if isolation is FetchIsolation.TXN_COMMITTED:
             try:
-                aborted = plog.aborted_transactions_for_read(fetch_offset, data.records, limit)
+                aborted = plog.aborted_transactions_for_read(fetch_offset, data, limit)
             except KafkaError:
                 if isinstance(data.records, FileRecords):
                     data.records.close()  # not sent: give its descriptors back

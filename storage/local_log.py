@@ -187,18 +187,19 @@ class LocalLog:
         yield from iter_batch_headers(self._segments, self._bases, from_offset, end)
 
     def aborted_transactions_for_read(
-        self, fetch_offset: int, records: bytes | FileRecords, max_offset: int
+        self, fetch_offset: int, data: FetchDataInfo, max_offset: int
     ) -> list[AbortedTxn]:
-        """The aborted transactions a read_committed fetch answers with ``records`` (read from
+        """The aborted transactions a read_committed fetch answers with ``data`` (read from
         ``fetch_offset``, nothing at or past ``max_offset``): those overlapping [fetch_offset,
-        offset after the last batch read) (Kafka's ``LocalLog.addAbortedTransactions``). Walks
-        the batch headers of bytes; records left in the files (sendfile) are bounded by
-        ``max_offset`` instead, a wider range as Kafka's own bound (the next segment's base or
-        the log end): clients only apply an entry to that producer's batches they receive."""
+        offset after the last batch read) (Kafka's ``LocalLog.addAbortedTransactions``, whose
+        bound is the offset-index entry past the bytes read). Walks the batch headers of
+        bytes; for records left in the files (sendfile) the offset after them is the next
+        batch's base offset (one header read where the read ended) or the segment's end."""
+        records = data.records
         if not records:
             return []
         if isinstance(records, FileRecords):
-            upper = min(max_offset, self.log_end_offset)
+            upper = self._offset_after_read(data.read_end, min(max_offset, self.log_end_offset))
         else:
             upper = _offset_after_batches(records)
         if upper is None:
@@ -212,6 +213,20 @@ class LocalLog:
                 f"reading the transaction index of {self.name}",
                 f"Error while reading {self.name}: {exc}",
             ) from None
+
+    @staticmethod
+    def _offset_after_read(read_end: tuple[LogSegment, int, int] | None, fallback: int) -> int:
+        """The offset after a read that ended at ``read_end`` (see ``FetchDataInfo``): the base
+        offset of the batch at that position, or the segment's end offset past its last batch;
+        ``fallback`` where that cannot be read (the segment went meanwhile)."""
+        if read_end is None:
+            return fallback
+        seg, position, seg_end = read_end
+        try:
+            head = seg.pread(position, 8)
+        except (OSError, ValueError):
+            return fallback
+        return int.from_bytes(head, "big") if len(head) == 8 else seg_end
 
     def collect_aborted_transactions(self, fetch_offset: int, upper_bound_offset: int) -> list[AbortedTxn]:
         """Aborted transactions overlapping [fetch_offset, upper_bound_offset), from the
@@ -335,6 +350,7 @@ class LocalLog:
         chunks: list = []  # bytes, or FileRecords when file_records
         position = offset
         limited = False
+        read_end = None
         while i < len(segments):
             seg = segments[i]
             if seg.base_offset >= limit:
@@ -368,6 +384,7 @@ class LocalLog:
                 else seg.pread(start, size)
             )
             chunks.append(data)
+            read_end = (seg, end, seg_end)
             # Kafka reads one segment. Moldau's cleaner keeps each group's last batch, emptied
             # (storage.log_cleaner), so a cleaned segment may end in (or hold only) batches
             # without records: an answer of those alone would give a consumer nothing
@@ -383,7 +400,7 @@ class LocalLog:
         if not chunks:
             return FetchDataInfo(b"", offset, limited)
         if len(chunks) == 1:
-            return FetchDataInfo(chunks[0], offset, limited)
+            return FetchDataInfo(chunks[0], offset, limited, read_end)
         if any(isinstance(c, FileRecords) for c in chunks):  # rare: a read across segments
             return FetchDataInfo(
                 FileRecords.join([c for c in chunks if isinstance(c, FileRecords)])
@@ -391,8 +408,9 @@ class LocalLog:
                 else b"".join(c if isinstance(c, bytes) else c.read() for c in chunks),
                 offset,
                 limited,
+                read_end,
             )
-        return FetchDataInfo(b"".join(chunks), offset, limited)
+        return FetchDataInfo(b"".join(chunks), offset, limited, read_end)
 
     def bytes_between(self, start: int, end: int) -> int:
         """The bytes from the batch holding ``start`` to the batch holding ``end`` (the log end

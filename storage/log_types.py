@@ -12,9 +12,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from storage.file_records import FileRecords
+
+if TYPE_CHECKING:
+    from storage.segment import LogSegment
 
 # ListOffsets special timestamps (ListOffsetsRequest)
 LATEST_TIMESTAMP = -1
@@ -58,6 +61,10 @@ class FetchDataInfo:
     # A whole batch below the read's max_offset did not fit max_bytes (Kafka's read would
     # have filled max_bytes with a partial batch there).
     limited: bool = False
+    # Where the read ended: (segment, position after its last batch, the segment's end
+    # offset), so the offset after the records left in the files can be found when asked
+    # (a read_committed fetch's aborted transactions, Kafka's fetchUpperBoundOffset).
+    read_end: tuple[LogSegment, int, int] | None = None
 
 
 class FetchIsolation(Enum):

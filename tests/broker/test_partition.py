@@ -226,3 +226,52 @@ def test_a_follower_describes_its_own_producers(partition):
     partition.make_follower(state(leader=OTHER, epoch=1, isr=(OTHER, ME), replicas=(OTHER, ME)))
     ((producer_id, entry),) = partition.active_producers()
     assert (producer_id, entry.producer_epoch, entry.last_seq) == (7, 3, 1)
+
+
+def test_a_read_committed_read_left_in_the_file_lists_only_the_aborted_transactions_it_reaches(tmp_path):
+    """Kafka's LocalLog.addAbortedTransactions collects the aborted transactions below the
+    offset after what was read (LogSegment.fetchUpperBoundOffset, else the next segment's
+    base): a read of the first batch of a log of many segments, sent from the file, lists no
+    aborted transaction that starts later (it listed every one up to the last stable offset,
+    read from each segment's .txnindex)."""
+    from protocol.control_records import build_end_txn_marker_batch
+    from protocol.records import build_batch
+    from storage.file_records import FileRecords
+
+    plog = open_log(tmp_path, segment_bytes=45_000)
+    try:
+        p = Partition(plog, local_broker_id=1, time_ms=lambda: BASE_TS)
+        p.make_leader(PartitionState("t", 0, 1, 0, (1,), (1,)))
+        for n in range(12):  # one 20 KB batch and its marker per transaction, every other aborted
+            batch = build_batch(
+                [(None, b"x" * 20_000)],
+                producer_id=7,
+                producer_epoch=0,
+                base_sequence=n,
+                transactional=True,
+                timestamp=BASE_TS,
+            )
+            p.append_records_to_leader(
+                memoryview(bytearray(batch)), origin=AppendOrigin.CLIENT, required_acks=1
+            )
+            marker = build_end_txn_marker_batch(
+                producer_id=7, producer_epoch=0, committed=n % 2 == 0, coordinator_epoch=0, timestamp=BASE_TS
+            )
+            p.append_records_to_leader(
+                memoryview(bytearray(marker)), origin=AppendOrigin.COORDINATOR, required_acks=1
+            )
+        assert len(plog.segments()) >= 6
+        read = p.read_records(
+            0, 1, isolation=FetchIsolation.TXN_COMMITTED, min_one_batch=True, file_records=True
+        )
+        assert isinstance(read.records, FileRecords)
+        read.records.close()
+        assert read.aborted_transactions == []  # the first transaction committed
+        second = p.read_records(
+            2, 1, isolation=FetchIsolation.TXN_COMMITTED, min_one_batch=True, file_records=True
+        )
+        assert isinstance(second.records, FileRecords)
+        second.records.close()
+        assert [t.first_offset for t in second.aborted_transactions] == [2]
+    finally:
+        plog.close()
