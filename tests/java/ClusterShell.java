@@ -1,5 +1,3 @@
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.*;
@@ -25,11 +23,6 @@ public final class ClusterShell {
     static final Properties BASE = new Properties();
     static final Map<String, KafkaProducer<byte[], byte[]>> PRODUCERS = new HashMap<>();
     static final Map<String, KafkaConsumer<byte[], byte[]>> CONSUMERS = new HashMap<>();
-
-    static Map<String, Object> err(Throwable t) {
-        while ((t instanceof ExecutionException || t instanceof java.util.concurrent.CompletionException) && t.getCause() != null) t = t.getCause();
-        return Json.obj("ok", false, "error", t.getClass().getSimpleName(), "error_code", Errors.forException(t).name(), "message", t.getMessage());
-    }
 
     static TopicPartition tp(String s) {
         int c = s.lastIndexOf(':');
@@ -60,20 +53,7 @@ public final class ClusterShell {
         }
         BASE.put("bootstrap.servers", argv[0]);
         Admin admin = Admin.create(p);
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        String line;
-        while ((line = in.readLine()) != null) {
-            if (line.isEmpty()) continue;
-            String[] a = line.split("\t", -1);
-            Map<String, Object> out = Json.obj("op", a[0]);
-            try {
-                run(admin, a, out);
-                if (!out.containsKey("ok")) out.put("ok", true);
-            } catch (Throwable t) {
-                out.putAll(err(t));
-            }
-            Json.emitNow(out);
-        }
+        CommandShell.serve((a, out) -> run(admin, a, out));
         admin.close(Duration.ofSeconds(5));
         Json.flush();
         System.exit(0);
@@ -102,7 +82,7 @@ public final class ClusterShell {
                                     "replicas", ids(pi.replicas()), "isr", ids(pi.isr())));
                         topics.put(n, Json.obj("ok", true, "partitions", parts, "authorized_operations", ops(d.authorizedOperations())));
                     } catch (ExecutionException e) {
-                        topics.put(n, err(e));
+                        topics.put(n, CommandShell.err(e));
                     }
                 }
                 out.put("topics", topics);
@@ -116,7 +96,7 @@ public final class ClusterShell {
                 Map<TopicPartition, Optional<Throwable>> r = admin.electLeaders(ElectionType.valueOf(a[1]), s.isEmpty() ? null : s).partitions().get();
                 Map<String, Object> res = new TreeMap<>();
                 for (var e : r.entrySet()) res.put(e.getKey().topic() + ":" + e.getKey().partition(),
-                        e.getValue().isPresent() ? err(e.getValue().get()) : Json.obj("ok", true));
+                        e.getValue().isPresent() ? CommandShell.err(e.getValue().get()) : Json.obj("ok", true));
                 out.put("partitions", res);
             }
             case "describe-log-dirs" -> {
@@ -147,7 +127,7 @@ public final class ClusterShell {
                         var info = e.getValue().get();
                         res.put(e.getKey().toString(), Json.obj("ok", true, "dir", info.getCurrentReplicaLogDir(), "lag", info.getCurrentReplicaOffsetLag(), "future", info.getFutureReplicaLogDir()));
                     } catch (ExecutionException ex) {
-                        res.put(e.getKey().toString(), err(ex));
+                        res.put(e.getKey().toString(), CommandShell.err(ex));
                     }
                 }
                 out.put("replicas", res);
@@ -169,7 +149,7 @@ public final class ClusterShell {
                         var info = r.partitionResult(t).get();
                         res.put(t.topic() + ":" + t.partition(), Json.obj("ok", true, "offset", info.offset(), "timestamp", info.timestamp(), "leader_epoch", info.leaderEpoch().orElse(-1)));
                     } catch (ExecutionException ex) {
-                        res.put(t.topic() + ":" + t.partition(), err(ex));
+                        res.put(t.topic() + ":" + t.partition(), CommandShell.err(ex));
                     }
                 }
                 out.put("partitions", res);
@@ -206,7 +186,7 @@ public final class ClusterShell {
                                 "epoch", d.producerEpoch(), "timeout_ms", d.transactionTimeoutMs(),
                                 "start_ms", d.transactionStartTimeMs().isPresent() ? d.transactionStartTimeMs().getAsLong() : null, "partitions", parts));
                     } catch (ExecutionException ex) {
-                        res.put(id, err(ex));
+                        res.put(id, CommandShell.err(ex));
                     }
                 }
                 out.put("transactions", res);
@@ -246,11 +226,11 @@ public final class ClusterShell {
                         r.partitionResult(t).get();
                         res.put(t.topic() + ":" + t.partition(), Json.obj("ok", true));
                     } catch (ExecutionException ex) {
-                        res.put(t.topic() + ":" + t.partition(), err(ex));
+                        res.put(t.topic() + ":" + t.partition(), CommandShell.err(ex));
                     }
                 }
                 out.put("partitions", res);
-                try { r.all().get(); } catch (ExecutionException ex) { out.put("all", err(ex)); }
+                try { r.all().get(); } catch (ExecutionException ex) { out.put("all", CommandShell.err(ex)); }
             }
             case "list-group-offsets" -> {
                 Map<String, Object> res = new TreeMap<>();
@@ -298,7 +278,7 @@ public final class ClusterShell {
                 Map<String, Object> res = new TreeMap<>();
                 for (var e : r.entrySet()) {
                     try { e.getValue().get(); res.put(e.getKey().topic() + ":" + e.getKey().partition(), Json.obj("ok", true)); }
-                    catch (ExecutionException ex) { res.put(e.getKey().topic() + ":" + e.getKey().partition(), err(ex)); }
+                    catch (ExecutionException ex) { res.put(e.getKey().topic() + ":" + e.getKey().partition(), CommandShell.err(ex)); }
                 }
                 out.put("partitions", res);
             }
@@ -317,7 +297,7 @@ public final class ClusterShell {
                 Map<String, Object> res = new TreeMap<>();
                 for (var e : admin.deleteRecords(m).lowWatermarks().entrySet()) {
                     try { res.put(e.getKey().topic() + ":" + e.getKey().partition(), Json.obj("ok", true, "low_watermark", e.getValue().get().lowWatermark())); }
-                    catch (ExecutionException ex) { res.put(e.getKey().topic() + ":" + e.getKey().partition(), err(ex)); }
+                    catch (ExecutionException ex) { res.put(e.getKey().topic() + ":" + e.getKey().partition(), CommandShell.err(ex)); }
                 }
                 out.put("partitions", res);
             }

@@ -1,13 +1,9 @@
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.*;
 import java.util.concurrent.*;
 
 import org.apache.kafka.clients.consumer.*;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
@@ -66,11 +62,6 @@ public final class GroupDriver {
         return l;
     }
 
-    static Map<String, Object> err(Throwable t) {
-        while ((t instanceof ExecutionException || t instanceof CompletionException) && t.getCause() != null) t = t.getCause();
-        return Json.obj("ok", false, "error", t.getClass().getSimpleName(), "error_code", Errors.forException(t).name(), "message", String.valueOf(t.getMessage()));
-    }
-
     static void loop(C c) {
         while (c.running) {
             Runnable r;
@@ -92,7 +83,7 @@ public final class GroupDriver {
                     c.lastMember = gm.memberId();
                 }
             } catch (Throwable t) {
-                Map<String, Object> e = err(t);
+                Map<String, Object> e = CommandShell.err(t);
                 e.put("t", "error");
                 c.add(e);
             }
@@ -109,7 +100,7 @@ public final class GroupDriver {
                     c.consumer.commitSync(m, Duration.ofSeconds(60));
                     c.add(Json.obj("t", "autocommit", "ok", true, "offsets", offs));
                 } catch (Throwable t) {
-                    Map<String, Object> e = err(t);
+                    Map<String, Object> e = CommandShell.err(t);
                     e.put("t", "autocommit");
                     e.put("offsets", offs);
                     c.add(e);
@@ -120,20 +111,7 @@ public final class GroupDriver {
 
     public static void main(String[] argv) throws Exception {
         bootstrap = argv[0];
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        String line;
-        while ((line = in.readLine()) != null) {
-            if (line.isEmpty()) continue;
-            String[] a = line.split("\t", -1);
-            Map<String, Object> out = Json.obj("op", a[0]);
-            try {
-                run(a, out);
-                if (!out.containsKey("ok")) out.put("ok", true);
-            } catch (Throwable t) {
-                out.putAll(err(t));
-            }
-            Json.emitNow(out);
-        }
+        CommandShell.serve((a, out) -> run(a, out));
         for (C c : CONSUMERS.values()) {
             c.running = false;
         }
@@ -195,7 +173,7 @@ public final class GroupDriver {
                         c.consumer.commitSync(m, Duration.ofSeconds(60));
                         return Json.obj("ok", true, "offsets", offs);
                     } catch (Throwable t) {
-                        Map<String, Object> e = err(t);
+                        Map<String, Object> e = CommandShell.err(t);
                         e.put("offsets", offs);
                         return e;
                     }
