@@ -193,11 +193,11 @@ _TOPIC_CONFIG_TABLE = [
         (("message.max.bytes", 1),),
     ),
     TopicConfigKey(
-        # KIP-1030 (Kafka 4.0) changed the default from Long.MAX to one hour.
+        # Kafka 3.9's default (ServerLogConfigs); KIP-1030 made it one hour in Kafka 4.0.
         _k(
             "message.timestamp.after.max.ms",
             ConfigType.LONG,
-            HOUR_MS,
+            LONG_MAX,
             "Largest allowed future timestamp skew (CreateTime)",
             at_least(0),
         ),
@@ -509,7 +509,7 @@ class LogConfig:
     index_interval_bytes: int = 4096
     max_compaction_lag_ms: int = LONG_MAX
     max_message_bytes: int = 1_048_588
-    message_timestamp_after_max_ms: int = HOUR_MS
+    message_timestamp_after_max_ms: int = LONG_MAX
     message_timestamp_before_max_ms: int = LONG_MAX
     message_timestamp_type: str = "CreateTime"
     min_cleanable_dirty_ratio: float = 0.5

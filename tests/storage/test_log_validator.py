@@ -100,11 +100,16 @@ def records_section(specs: list[tuple[int, int, bytes | None]]) -> bytes:
     return bytes(w)
 
 
+# The future bound these tests check against unless they pass a config (Kafka 3.9's default
+# is Long.MAX: no bound; Kafka 4.0's is one hour).
+HOUR_AHEAD = LogConfig(message_timestamp_after_max_ms=3_600_000)
+
+
 def validate(
     buf, cfg: LogConfig | None = None, *, now: int = NOW, origin=AppendOrigin.CLIENT
 ) -> ValidatedBatch:
     return validate_batch_for_append(
-        None if buf is None else memoryview(buf), config=cfg or LogConfig(), now_ms=now, origin=origin
+        None if buf is None else memoryview(buf), config=cfg or HOUR_AHEAD, now_ms=now, origin=origin
     )
 
 
@@ -442,6 +447,13 @@ def test_create_time_too_old_for_before_max_ms_is_invalid_timestamp(codec):
     assert [i for i, _ in err.record_errors] == [0]
     # default before.max.ms is Long.MAX: a very old timestamp is fine
     validate(batch(3, compression_type=codec, timestamp=1))
+
+
+def test_by_default_any_future_timestamp_is_accepted():
+    """Kafka 3.9: message.timestamp.after.max.ms defaults to Long.MAX_VALUE (ServerLogConfigs)."""
+    assert LogConfig().message_timestamp_after_max_ms == 2**63 - 1
+    validate(batch(2, compression_type=1, timestamps=[NOW, NOW + 1000 * 24 * HOUR]), LogConfig())
+    validate(batch(1, timestamp=NOW + 1000 * 24 * HOUR), LogConfig())
 
 
 def test_after_max_ms_boundary_is_inclusive():
