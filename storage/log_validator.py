@@ -86,6 +86,7 @@ from storage.producer_state import AppendOrigin
 from storage.record_decompression import DecompressedTooLarge, frame_bounded, gunzip_bounded, snappy_bounded
 from storage.record_scan import (
     MIN_RECORD_SIZE,
+    OFFSET_DELTA_ERROR_PREFIX,
     RecordError,
     RecordScan,
     RecordValidationError,
@@ -463,7 +464,11 @@ def _validate_records_and_timestamps(
         data = bytes(section)
         scan = scan_records(data, count, check_keys=True)
 
-    errors: list[RecordError] = list(scan.errors) if scan is not None else []
+    errors: list[RecordError] = []
+    if scan is not None:
+        # Kafka assigns offsets of uncompressed records without looking at their deltas
+        # (LogValidator.assignOffsetsNonCompressed), compacted topic or not.
+        errors = list(scan.errors) if compressed else [e for e in scan.errors if not _is_delta_error(e)]
     client_log_append = bool(header.attributes & TIMESTAMP_TYPE_MASK)
 
     if config.log_append_time:
@@ -512,7 +517,6 @@ def _validate_records_and_timestamps(
             budget.charge(count)
         data = bytes(section)
         scan = scan_records(data, count, check_keys=False, timestamp_range=(base_ts, lo, hi))
-        # Kafka assigns offsets of uncompressed records without looking at their deltas.
         errors = [e for e in scan.errors if e[2] is ErrorCode.INVALID_TIMESTAMP]
     elif scan.min_delta <= scan.max_delta and (
         base_ts + scan.min_delta < lo or base_ts + scan.max_delta > hi
@@ -536,11 +540,18 @@ _LOG_APPEND_TIME_FROM_CLIENT = (
 )
 
 
+def _is_delta_error(error: RecordError) -> bool:
+    return error[1].startswith(OFFSET_DELTA_ERROR_PREFIX)
+
+
 def _raise_record_errors(errors: list[RecordError]) -> None:
-    """LogValidator.processRecordErrors: INVALID_TIMESTAMP if any record has a bad timestamp."""
+    """LogValidator.processRecordErrors: INVALID_TIMESTAMP if any record has a bad timestamp.
+    One error per record, the first found (``validateRecord``: the key error, and only for a
+    record whose key is fine its timestamp's): the lists are built key errors first."""
     if not errors:
         return
-    errors.sort(key=lambda e: e[0])
+    errors.sort(key=lambda e: e[0])  # stable: a record's first error stays first
+    errors = [e for n, e in enumerate(errors) if n == 0 or errors[n - 1][0] != e[0]]
     pairs = [(i, m) for i, m, _ in errors]
     if any(code is ErrorCode.INVALID_TIMESTAMP for _, _, code in errors):
         raise RecordValidationError(

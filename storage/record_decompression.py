@@ -72,10 +72,34 @@ def snappy_bounded(raw: memoryview, limit: int) -> bytes:
 _TOO_SMALL = "failed to write whole buffer"
 
 
+_LZ4_MAGIC = 0x184D2204
+
+
+def check_lz4_frame_descriptor(data: bytes) -> None:
+    """Kafka's ``KafkaLZ4BlockInputStream.readHeader`` (``FLG`` / ``BD`` ``validate``): a frame
+    of version 1 with independent blocks and no reserved bit (nor a dictionary id) set, blocks
+    of 64 KiB-4 MiB; anything else is refused before inflating (ValueError)."""
+    if len(data) < 7:
+        raise ValueError("Stream ended prematurely")
+    if int.from_bytes(data[:4], "little") != _LZ4_MAGIC:
+        raise ValueError("Stream unsupported (invalid magic bytes)")
+    flg, bd = data[4], data[5]
+    if flg & 0x03 or bd & 0x8F:
+        raise ValueError("Reserved bits must be 0")
+    if flg >> 6 != 1:
+        raise ValueError("Version unsupported")
+    if not flg & 0x20:
+        raise ValueError("Dependent block stream is unsupported")
+    if (bd >> 4) & 0x07 < 4:
+        raise ValueError("Block size value must be between 4 and 7")
+
+
 def frame_bounded(codec: int, raw: memoryview, limit: int) -> bytes:
     """lz4 frame / zstd into a growing buffer: the codec stops when the buffer is full."""
     module = cramjam.lz4 if codec == compression.LZ4 else cramjam.zstd
     data = bytes(raw)
+    if codec == compression.LZ4:
+        check_lz4_frame_descriptor(data)
     size = min(limit, max(64 * 1024, 8 * len(data)))
     while True:
         out = bytearray(size)

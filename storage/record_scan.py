@@ -27,6 +27,7 @@ MIN_RECORD_SIZE = 7
 
 # (batch index, message, INVALID_RECORD or INVALID_TIMESTAMP)
 RecordError = tuple[int, str, ErrorCode]
+OFFSET_DELTA_ERROR_PREFIX = "Record offset delta"
 
 
 class RecordValidationError(KafkaError):
@@ -196,7 +197,7 @@ def scan_records(
                 errors.append(
                     (
                         i,
-                        f"Record offset delta {off_delta} is not its index {i} in the batch",
+                        f"{OFFSET_DELTA_ERROR_PREFIX} {off_delta} is not its index {i} in the batch",
                         ErrorCode.INVALID_RECORD,
                     )
                 )

@@ -546,3 +546,42 @@ def test_compacted_topic_refuses_records_without_key(codec):
 @pytest.mark.parametrize("codec", ALL_CODECS)
 def test_compacted_topic_accepts_keyed_records(codec):
     validate(batch(5, compression_type=codec), LogConfig(cleanup_policy=("compact", "delete")))
+
+
+def test_compacted_topic_does_not_look_at_an_uncompressed_batchs_offset_deltas():
+    """LogValidator.assignOffsetsNonCompressed counts an uncompressed batch's records and never
+    reads their offset deltas, compacted topic or not (validateKey looks at the key only)."""
+    section = records_section([(0, 0, b"a"), (3, 0, b"b")])
+    compacted = LogConfig(cleanup_policy=("compact",))
+    validate(raw_batch(section, 2, last_offset_delta=1), compacted)
+
+
+@pytest.mark.parametrize("codec", [compression.NONE, compression.GZIP])
+def test_a_record_with_no_key_and_a_bad_timestamp_has_only_its_key_error(codec):
+    """LogValidator.validateRecord returns a record's key error and checks its timestamp only
+    when the key is fine: one INVALID_RECORD error per record, so the answer is INVALID_RECORD."""
+    cfg = LogConfig(cleanup_policy=("compact",), message_timestamp_before_max_ms=HOUR)
+    section = records_section([(0, 0, None), (1, 0, None)])
+    old = NOW - 2 * HOUR
+    err = rejects(raw_batch(section, 2, codec=codec, base_ts=old, max_ts=old), ErrorCode.INVALID_RECORD, cfg)
+    assert [i for i, _ in err.record_errors] == [0, 1]
+    assert "without key" in err.record_errors[0][1]
+
+
+def test_an_lz4_frame_of_dependent_blocks_is_corrupt():
+    """KafkaLZ4BlockInputStream.readHeader refuses a frame without the block-independence flag
+    ("Dependent block stream is unsupported"), a dictionary id or another version: the batch is
+    refused (CORRUPT_MESSAGE here, Kafka: UNKNOWN_SERVER_ERROR) instead of stored unreadable."""
+    import lz4.frame
+
+    section = records_section([(0, 0, b"k")])
+    good = raw_batch(section, 1, codec=compression.LZ4)
+    validate(bytearray(good))
+    linked = lz4.frame.LZ4FrameCompressor(block_linked=True)
+    frame = linked.begin() + linked.compress(section) + linked.flush()
+    assert not frame[4] & 0x20  # FLG: blocks depend on each other (a valid frame otherwise)
+    assert lz4.frame.decompress(frame) == section
+    batch_of_it = bytearray(good[:HEADER_SIZE]) + frame
+    struct.pack_into(">i", batch_of_it, 8, len(batch_of_it) - 12)  # batch length
+    err = rejects(reseal(batch_of_it), ErrorCode.CORRUPT_MESSAGE)
+    assert "Dependent block stream is unsupported" in str(err)
