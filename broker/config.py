@@ -550,6 +550,21 @@ for _name, _key in broker_default_keys().items():
 for _name, _key in CLEANER_BROKER_KEYS.items():
     BROKER_KEYS.setdefault(_name, _key)
 
+# The authorizer's keys (AclAuthorizer's, not KafkaConfig's): DescribeConfigs lists them only
+# where set, with no value, as sensitive and of type UNKNOWN (ConfigHelper.createBrokerConfigEntry:
+# KafkaConfig.configType is None, so maybeSensitive).
+AUTHORIZER_KEYS: frozenset[str] = frozenset({"super.users", "allow.everyone.if.no.acl.found"})
+
+# Keys Moldau parses as another type than Kafka declares (a list split at once, a class name
+# checked): DescribeConfigs reports Kafka's type (SocketServerConfigs, LogConfig,
+# ReplicationConfigs).
+KAFKA_CONFIG_TYPES: dict[str, ConfigType] = {
+    "listeners": ConfigType.STRING,
+    "advertised.listeners": ConfigType.STRING,
+    "log.dirs": ConfigType.STRING,
+    "replica.selector.class": ConfigType.STRING,
+}
+
 # Kafka keys Moldau accepts without acting on them (threads, quotas, SSL, KRaft, ...).
 ACCEPTED_NO_EFFECT = {
     "num.network.threads",
@@ -898,10 +913,12 @@ class BrokerConfig:
 
 
 __all__ = [
+    "AUTHORIZER_KEYS",
     "BROKER_KEYS",
     "BROKER_QUOTA_CONFIGS",
     "CLEANER_DYNAMIC_CONFIGS",
     "DYNAMIC_BROKER_CONFIGS",
+    "KAFKA_CONFIG_TYPES",
     "BrokerConfig",
     "ConfigError",
     "Listener",

@@ -20,7 +20,14 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
 
-from broker.config import BROKER_KEYS, BROKER_QUOTA_CONFIGS, DYNAMIC_BROKER_CONFIGS, BrokerConfig
+from broker.config import (
+    AUTHORIZER_KEYS,
+    BROKER_KEYS,
+    BROKER_QUOTA_CONFIGS,
+    DYNAMIC_BROKER_CONFIGS,
+    KAFKA_CONFIG_TYPES,
+    BrokerConfig,
+)
 from storage.config_def import ConfigSource, ConfigType, render_value
 from storage.log_config import TOPIC_CONFIGS
 
@@ -127,23 +134,30 @@ def describe_broker_configs(config: BrokerConfig, *, per_broker: bool = True) ->
             continue
         if key.name in BROKER_QUOTA_CONFIGS and source == ConfigSource.DEFAULT_CONFIG:
             continue  # listed where set only (not KafkaConfig keys)
-        synonyms = _config_synonyms(config, key.name, key.sensitive)
+        sensitive, ctype = key.sensitive, KAFKA_CONFIG_TYPES.get(key.name, key.type)
+        if key.name in AUTHORIZER_KEYS:
+            if source == ConfigSource.DEFAULT_CONFIG:
+                continue
+            sensitive, ctype = True, ConfigType.UNKNOWN
+        synonyms = _config_synonyms(config, key.name, sensitive)
+        if key.name in AUTHORIZER_KEYS:  # no default: KafkaConfig does not define them
+            synonyms = [syn for syn in synonyms if syn[2] != ConfigSource.DEFAULT_CONFIG]
         if not per_broker:
             # ConfigHelper.createBrokerConfigEntry(perBrokerConfig = false): only the
             # cluster-level dynamic values.
             synonyms = [s for s in synonyms if s[2] == ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG]
         if per_broker:
-            rendered = None if key.sensitive else key.render(value)
+            rendered = None if sensitive else key.render(value)
         else:
-            rendered = None if key.sensitive else key.render(config.dynamic_default[key.name])
+            rendered = None if sensitive else key.render(config.dynamic_default[key.name])
         out.append(
             ConfigEntry(
                 name=key.name,
                 value=rendered,
                 source=synonyms[0][2] if synonyms else ConfigSource.DEFAULT_CONFIG,
                 read_only=key.name not in DYNAMIC_BROKER_CONFIGS,
-                sensitive=key.sensitive,
-                type=key.type,
+                sensitive=sensitive,
+                type=ctype,
                 doc=key.doc,
                 synonyms=synonyms,
             )

@@ -414,7 +414,10 @@ def broker_default_keys() -> dict[str, ConfigKey]:
             if i != last:
                 default = None
             # flush.ms defers to log.flush.scheduler.interval.ms in Kafka; both default to Long.MAX.
-            out[prop] = ConfigKey(prop, t.key.type, default, t.key.doc, t.key.validator)
+            # The hour and minute synonyms (log.retention.hours, log.roll.jitter.hours...) are
+            # INT in Kafka's LogConfig.SERVER_CONFIG_DEF, the millisecond ones LONG.
+            ctype = ConfigType.INT if factor != 1 and t.key.type is ConfigType.LONG else t.key.type
+            out[prop] = ConfigKey(prop, ctype, default, t.key.doc, t.key.validator)
     return out
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from broker.config import BrokerConfig
+from broker.config import BrokerConfig, ConfigError
 from broker.config_description import describe_broker_configs, describe_topic_configs
 from broker.dynamic_config import DYNAMIC_CONFIGS_FILE
 from protocol.errors import ErrorCode
@@ -129,14 +129,14 @@ def test_cluster_default_broker_resource_lists_only_dynamic_default_synonyms():
     assert entry.synonyms == [("log.retention.ms", "2000", ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG)]
 
 
-def test_replica_selector_class_is_a_class_config_whose_default_is_null():
-    """KafkaConfig's ``replica.selector.class``: Type.CLASS, default null, so DescribeConfigs
-    answers a null value of type CLASS from DEFAULT_CONFIG with no synonyms; once set, the
-    class name from STATIC_BROKER_CONFIG."""
+def test_replica_selector_class_is_a_string_config_whose_default_is_null():
+    """ReplicationConfigs' ``replica.selector.class``: Type.STRING, default null, so
+    DescribeConfigs answers a null value of type STRING from DEFAULT_CONFIG with no synonyms;
+    once set, the class name from STATIC_BROKER_CONFIG."""
     (entry,) = [e for e in describe_broker_configs(BrokerConfig({})) if e.name == "replica.selector.class"]
     assert (entry.value, entry.type, entry.source, entry.synonyms) == (
         None,
-        ConfigType.CLASS,
+        ConfigType.STRING,
         ConfigSource.DEFAULT_CONFIG,
         [],
     )
@@ -145,9 +145,51 @@ def test_replica_selector_class_is_a_class_config_whose_default_is_null():
     (entry,) = [e for e in describe_broker_configs(config) if e.name == "replica.selector.class"]
     assert (entry.value, entry.type, entry.source) == (
         rack_aware,
-        ConfigType.CLASS,
+        ConfigType.STRING,
         ConfigSource.STATIC_BROKER_CONFIG,
     )
+
+
+@pytest.mark.parametrize(
+    ("name", "ctype"),
+    [
+        ("log.retention.hours", ConfigType.INT),
+        ("log.retention.minutes", ConfigType.INT),
+        ("log.roll.hours", ConfigType.INT),
+        ("log.roll.jitter.hours", ConfigType.INT),
+        ("log.retention.ms", ConfigType.LONG),
+        ("log.dirs", ConfigType.STRING),
+        ("listeners", ConfigType.STRING),
+        ("advertised.listeners", ConfigType.STRING),
+    ],
+)
+def test_broker_configs_are_described_with_kafkas_types(name: str, ctype: ConfigType) -> None:
+    """The types of Kafka 3.9's ConfigDefs (LogConfig.SERVER_CONFIG_DEF: the hour and minute
+    keys INT, log.dirs STRING; SocketServerConfigs: the listeners STRING), which the Admin
+    client's ConfigEntry.type() shows; an hour value past Java's int range is refused."""
+    config = BrokerConfig({"log.dirs": "/tmp/a,/tmp/b", "advertised.listeners": "PLAINTEXT://h:1"})
+    (entry,) = [e for e in describe_broker_configs(config) if e.name == name]
+    assert entry.type is ctype
+    with pytest.raises(ConfigError):
+        BrokerConfig({"log.retention.hours": str(2**31)})
+
+
+def test_the_authorizers_keys_are_listed_only_where_set_and_never_with_their_value() -> None:
+    """super.users and allow.everyone.if.no.acl.found are AclAuthorizer's keys, not KafkaConfig's:
+    ConfigHelper lists such a key only where set, and (KafkaConfig.configType None, so
+    maybeSensitive) with a null value, sensitive, of type UNKNOWN, synonyms without values."""
+    names = {e.name for e in describe_broker_configs(BrokerConfig({}))}
+    assert not names & {"super.users", "allow.everyone.if.no.acl.found"}
+    config = BrokerConfig({"super.users": "User:admin;User:ops", "allow.everyone.if.no.acl.found": "true"})
+    for entry in describe_broker_configs(config):
+        if entry.name in ("super.users", "allow.everyone.if.no.acl.found"):
+            assert (entry.value, entry.sensitive, entry.type, entry.source) == (
+                None,
+                True,
+                ConfigType.UNKNOWN,
+                ConfigSource.STATIC_BROKER_CONFIG,
+            )
+            assert [v for _, v, _ in entry.synonyms] == [None]
 
 
 def topic_entry(config: BrokerConfig, name: str):
