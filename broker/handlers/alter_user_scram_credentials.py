@@ -14,8 +14,9 @@ Authorization (Kafka's ``handleAlterUserScramCredentialsRequest``): Alter on the
 else CLUSTER_AUTHORIZATION_FAILED for each user named, sorted, without a message
 (``AlterUserScramCredentialsRequest.getErrorResponse``).
 
-Requests are not forwarded to a controller (ZooKeeper mode: any broker
-writes the znodes, as Kafka's ZooKeeper-mode brokers do).
+Only the active controller writes (ZooKeeper-mode Kafka, which does not forward it): every
+other broker answers NOT_CONTROLLER for each user named, sorted, before authorization, and the
+clients (Java Admin, librdkafka) send it to the controller again.
 """
 
 from __future__ import annotations
@@ -31,14 +32,23 @@ from protocol.messages import AlterUserScramCredentialsRequest, AlterUserScramCr
 async def handle_alter_user_scram_credentials(
     ctx: RequestContext, request: AlterUserScramCredentialsRequest
 ) -> AlterUserScramCredentialsResponse:
+    if not ctx.broker.topic_admin.is_controller:
+        return _every_user_fails(request, ErrorCode.NOT_CONTROLLER)
     if not ctx.authorize(AclOperation.ALTER, ResourceType.CLUSTER):
-        users = {d.name for d in request.deletions} | {u.name for u in request.upsertions}
-        return AlterUserScramCredentialsResponse(
-            results=[
-                AlterUserScramCredentialsResponse.AlterUserScramCredentialsResult(
-                    user=user, error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED.code, error_message=None
-                )
-                for user in sorted(users)
-            ]
-        )
+        return _every_user_fails(request, ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
     return await alter_user_scram_credentials(ctx.broker.security, request)
+
+
+def _every_user_fails(
+    request: AlterUserScramCredentialsRequest, error: ErrorCode
+) -> AlterUserScramCredentialsResponse:
+    """``AlterUserScramCredentialsRequest.getErrorResponse``: each user named, sorted, no message."""
+    users = {d.name for d in request.deletions} | {u.name for u in request.upsertions}
+    return AlterUserScramCredentialsResponse(
+        results=[
+            AlterUserScramCredentialsResponse.AlterUserScramCredentialsResult(
+                user=user, error_code=error.code, error_message=None
+            )
+            for user in sorted(users)
+        ]
+    )

@@ -25,7 +25,7 @@ from confluent_kafka.admin import (
 )
 
 from protocol.errors import ErrorCode
-from protocol.messages import MetadataRequest
+from protocol.messages import AlterUserScramCredentialsRequest, MetadataRequest
 from tests.cluster.secured_cluster import (
     client_conf,
     make_secured_cluster,
@@ -132,9 +132,21 @@ def test_scram_credentials_changed_and_deleted_on_one_broker_follow_on_the_other
     """ZkAdminManager.alterUserScramCredentials writes /config/users/<user> and a
     /config/changes notification; every broker's UserConfigHandler updates its
     CredentialCache, so a new password works (and the old one fails, SASL_AUTHENTICATION_FAILED)
-    on every broker, and a deleted credential no longer authenticates anywhere."""
+    on every broker, and a deleted credential no longer authenticates anywhere. Only the
+    controller writes (KafkaApis.handleAlterUserScramCredentialsRequest: NOT_CONTROLLER
+    elsewhere, for each user, before authorization); librdkafka sends it to the controller."""
     user = f"carol{uuid.uuid4().hex[:4]}"
-    _upsert(cluster, 0, user, "first")
+    with plain_client(cluster, 0, "admin") as c:
+        controller = c.request(MetadataRequest(topics=[]), 9).controller_id
+    other = next(i for i in range(3) if cluster.broker_id(i) != controller)
+    A = AlterUserScramCredentialsRequest
+    upsert = A.ScramCredentialUpsertion(
+        name=user, mechanism=1, iterations=4096, salt=b"s", salted_password=b"p"
+    )
+    with plain_client(cluster, other, "admin") as c:
+        refused = c.request(A(deletions=[], upsertions=[upsert]), 0).results
+    assert [(r.user, r.error_code) for r in refused] == [(user, ErrorCode.NOT_CONTROLLER.code)]
+    _upsert(cluster, other, user, "first")
     for i in range(3):
         wait_until(lambda i=i: scram_authenticate(cluster, i, user, "first")[0] == 0, f"{user} on broker {i}")
     _upsert(cluster, 1, user, "second")

@@ -131,6 +131,7 @@ def fake_broker(authorizer: Any) -> SimpleNamespace:
         ),
         config={"zookeeper.connect": ""},
         broker_id=1,
+        topic_admin=SimpleNamespace(is_controller=True),
     )
 
 
