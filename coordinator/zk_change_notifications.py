@@ -71,10 +71,17 @@ class ZkChangeNotificationListener(Generic[Changes]):
         self._closed = False
 
     async def start(self) -> None:
-        """Process the pending notifications, then follow new ones (and reconnections)."""
-        self._loop = asyncio.get_running_loop()
+        """Process the pending notifications, then follow new ones (and reconnections). The
+        first pass is the listener's task as any other: a watch firing while it reads makes one
+        more pass after it (Kafka's listener processes on one thread), not a second one beside
+        it that could apply an older read last."""
+        loop = self._loop = asyncio.get_running_loop()
         self.zk.add_connection_listener(self._schedule_threadsafe)
-        await self._process()
+        self._again = False
+        first = self._task = loop.create_task(self._process(), name=f"{self.name}-change-listener")
+        await first
+        if self._again:
+            self._schedule()
 
     async def close(self) -> None:
         self._closed = True

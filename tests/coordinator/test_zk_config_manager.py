@@ -184,3 +184,65 @@ def test_a_pass_with_nothing_new_purges_too(zk):
     assert _purge_scenario(zk, a_child_that_is_no_notification) == [], (
         "the expired notification was not purged"
     )
+
+
+def test_a_notification_during_the_first_pass_is_read_after_it_not_beside_it(zk):
+    """Kafka's ZkNodeChangeNotificationListener processes notifications on one thread: a watch
+    that fires while the first pass (at start) still reads makes one more pass once it ends,
+    never a second pass beside it (which could apply an older read last)."""
+    import threading
+
+    from coordinator.zk_change_notifications import ZkChangeNotificationListener
+
+    root = "/test_changes"
+    zk._client().ensure_path(root)
+    reading, release = threading.Event(), threading.Event()
+    lock = threading.Lock()
+    state = {"inside": 0, "most": 0, "calls": 0}
+    applied: list[list[str]] = []
+
+    class SlowFirstRead:
+        def read_changes(self, found: list[tuple[str, bytes]]) -> list[str]:
+            with lock:
+                state["inside"] += 1
+                state["most"] = max(state["most"], state["inside"])
+                state["calls"] += 1
+                first = state["calls"] == 1
+            try:
+                if first:
+                    reading.set()
+                    release.wait(20)
+                return [child for child, _ in found]
+            finally:
+                with lock:
+                    state["inside"] -= 1
+
+        def apply_changes(self, changes: list[str]) -> None:
+            applied.append(changes)
+
+    def notify() -> None:
+        zk._client().create(f"{root}/n-", b"x", sequence=True)
+
+    async def scenario() -> None:
+        notify()
+        listener = ZkChangeNotificationListener(
+            zk, root, "n-", SlowFirstRead(), time_ms=lambda: int(time.time() * 1000), name="test"
+        )
+        loop = asyncio.get_running_loop()
+        first = loop.create_task(listener.start())
+        await loop.run_in_executor(None, reading.wait, 20)
+        await loop.run_in_executor(None, notify)  # the watch of the first pass fires now
+        # Until the watch is handled: a pass beside the first one reads, or one more is due.
+        deadline = time.monotonic() + 20
+        while not listener._again and state["calls"] < 2 and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        release.set()
+        await first
+        deadline = time.monotonic() + 20
+        while sum(len(c) for c in applied) < 2 and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        await listener.close()
+
+    asyncio.run(scenario())
+    assert state["most"] == 1, state
+    assert [len(c) for c in applied] == [1, 1], applied
