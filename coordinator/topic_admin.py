@@ -158,6 +158,22 @@ def _check_topic_configs(configs: Mapping[str, str]) -> dict[str, Any]:
         raise KafkaError(ErrorCode.INVALID_CONFIG, str(exc)) from None
 
 
+def _check_altered_topic_configs(name: str, configs: Mapping[str, str]) -> dict[str, Any]:
+    """``_check_topic_configs`` for AlterConfigs / IncrementalAlterConfigs: a bad value's
+    message as ZooKeeper-mode Kafka's ``ZkAdminManager`` words it (the ConfigException's after
+    "Invalid config value for resource ConfigResource(...)"); an unknown name or a conflict
+    (InvalidConfigurationException there) keeps its own message."""
+    try:
+        return _check_topic_configs(configs)
+    except KafkaError as exc:
+        message = exc.message or ""
+        if message.startswith("Invalid value "):
+            message = (
+                f"Invalid config value for resource ConfigResource(type=TOPIC, name='{name}'): {message}"
+            )
+        raise KafkaError(exc.error, message) from None
+
+
 def _no_such_topic(name: str) -> KafkaError:
     return KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"The topic '{name}' does not exist.")
 
@@ -285,7 +301,7 @@ class EmbeddedTopicAdmin:
         topic = self.controller.topic(name)
         if topic is None or self.controller.is_busy(name):
             raise _no_such_topic(name)
-        overrides = _check_topic_configs(configs)
+        overrides = _check_altered_topic_configs(name, configs)
         if validate_only:
             return
         # The overrides file and every log of the topic, then the controller's registry
@@ -523,7 +539,7 @@ class ZkTopicAdmin:
         loop = asyncio.get_running_loop()
         if await loop.run_in_executor(None, self.admin.read_topic, name) is None:
             raise _no_such_topic(name)
-        _check_topic_configs(configs)
+        _check_altered_topic_configs(name, configs)
         if not validate_only:
             await self.admin.change_topic_config(name, dict(configs))
 

@@ -72,35 +72,41 @@ class ConfigKey:
         return render_value(self.type, value)
 
 
+def invalid_value(name: str, value: Any, reason: str) -> str:
+    """Kafka's ``ConfigException(name, value, message)`` text (what admin tools show)."""
+    shown = ("true" if value else "false") if isinstance(value, bool) else value
+    return f"Invalid value {shown} for configuration {name}: {reason}"
+
+
 def parse_value(name: str, ctype: ConfigType, raw: Any) -> Any:
     if raw is None:
         return None
     if ctype in (ConfigType.INT, ConfigType.LONG, ConfigType.SHORT):
         if isinstance(raw, bool):
-            raise ConfigError(f"{name}: expected a number, got {raw!r}")
+            raise ConfigError(invalid_value(name, raw, f"Not a number of type {ctype.name}"))
         if isinstance(raw, int):
             value = raw
         else:
             try:
                 value = int(str(raw).strip())
             except ValueError:
-                raise ConfigError(f"{name}: expected a number, got {raw!r}") from None
+                raise ConfigError(invalid_value(name, raw, f"Not a number of type {ctype.name}")) from None
         limit = {ConfigType.INT: INT_MAX, ConfigType.LONG: LONG_MAX, ConfigType.SHORT: 32767}[ctype]
         if not -limit - 1 <= value <= limit:
-            raise ConfigError(f"{name}: {value} is out of range for {ctype.name.lower()}")
+            raise ConfigError(invalid_value(name, raw, f"Not a number of type {ctype.name}"))
         return value
     if ctype == ConfigType.DOUBLE:
         try:
             return float(raw)
         except (TypeError, ValueError):
-            raise ConfigError(f"{name}: expected a decimal number, got {raw!r}") from None
+            raise ConfigError(invalid_value(name, raw, "Not a number of type DOUBLE")) from None
     if ctype == ConfigType.BOOLEAN:
         if isinstance(raw, bool):
             return raw
         text = str(raw).strip().lower()
         if text in ("true", "false"):
             return text == "true"
-        raise ConfigError(f"{name}: expected true or false, got {raw!r}")
+        raise ConfigError(invalid_value(name, raw, "Expected value to be either true or false"))
     if ctype == ConfigType.LIST:
         if isinstance(raw, list | tuple):
             return [str(x) for x in raw]
@@ -125,15 +131,17 @@ def render_value(ctype: ConfigType, value: Any) -> str | None:
 def at_least(minimum: int | float) -> Callable[[str, Any], None]:
     def check(name: str, value: Any) -> None:
         if value < minimum:
-            raise ConfigError(f"{name}: {value} is below the minimum {minimum}")
+            raise ConfigError(invalid_value(name, value, f"Value must be at least {minimum}"))
 
     return check
 
 
 def between(lo: int | float, hi: int | float) -> Callable[[str, Any], None]:
     def check(name: str, value: Any) -> None:
-        if not lo <= value <= hi:
-            raise ConfigError(f"{name}: {value} is not in [{lo}, {hi}]")
+        if value < lo:
+            raise ConfigError(invalid_value(name, value, f"Value must be at least {lo}"))
+        if value > hi:
+            raise ConfigError(invalid_value(name, value, f"Value must be no more than {hi}"))
 
     return check
 
@@ -141,7 +149,7 @@ def between(lo: int | float, hi: int | float) -> Callable[[str, Any], None]:
 def one_of(*choices: str) -> Callable[[str, Any], None]:
     def check(name: str, value: Any) -> None:
         if value not in choices:
-            raise ConfigError(f"{name}: {value!r} is not one of {', '.join(choices)}")
+            raise ConfigError(invalid_value(name, value, f"String must be one of: {', '.join(choices)}"))
 
     return check
 
@@ -150,6 +158,6 @@ def each_of(*choices: str) -> Callable[[str, Any], None]:
     def check(name: str, value: Sequence[str]) -> None:
         for v in value:
             if v not in choices:
-                raise ConfigError(f"{name}: {v!r} is not one of {', '.join(choices)}")
+                raise ConfigError(invalid_value(name, v, f"String must be one of: {', '.join(choices)}"))
 
     return check

@@ -107,7 +107,7 @@ _TOPIC_CONFIG_TABLE = [
             ConfigType.LIST,
             ["delete"],
             "delete or compact",
-            each_of("delete", "compact"),
+            each_of("compact", "delete"),
         ),
         (("log.cleanup.policy", 1),),
     ),

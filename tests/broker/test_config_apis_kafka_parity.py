@@ -345,3 +345,45 @@ def test_a_negative_replication_throttle_is_refused(cluster):
     code, message = incremental(cluster, BROKER, "0", [(THROTTLES[0], SET, "-1")])
     assert code != 0 and THROTTLES[0] in message
     assert THROTTLES[0] not in {e.name for e in describe(cluster, BROKER, "0", None).configs}
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "reason"),
+    [
+        (
+            "retention.ms",
+            "abc",
+            "Invalid value abc for configuration retention.ms: Not a number of type LONG",
+        ),
+        (
+            "min.insync.replicas",
+            "0",
+            "Invalid value 0 for configuration min.insync.replicas: Value must be at least 1",
+        ),
+        (
+            "cleanup.policy",
+            "foo",
+            "Invalid value foo for configuration cleanup.policy: String must be one of: compact, delete",
+        ),
+        (
+            "preallocate",
+            "yes",
+            "Invalid value yes for configuration preallocate: Expected value to be either true or false",
+        ),
+    ],
+)
+def test_a_bad_topic_config_value_is_answered_in_kafkas_words(cluster, key, value, reason):
+    """ZkAdminManager.(incremental)AlterConfigs: a ConfigException from ConfigDef.parse answers
+    INVALID_CONFIG "Invalid config value for resource ConfigResource(type=TOPIC, name='<t>'):
+    <ConfigException's message>", what kafka-configs and the Admin client show; CreateTopics
+    answers the ConfigException's message alone."""
+    name = f"badval-{key.replace('.', '-')}"
+    assert create(cluster, name, {}).error_code == 0
+    expected = (
+        ErrorCode.INVALID_CONFIG.code,
+        f"Invalid config value for resource ConfigResource(type=TOPIC, name='{name}'): {reason}",
+    )
+    assert incremental(cluster, TOPIC, name, [(key, SET, value)]) == expected
+    assert legacy_alter(cluster, TOPIC, name, {key: value}) == expected
+    created = create(cluster, f"{name}-2", {key: value})
+    assert (created.error_code, created.error_message) == (ErrorCode.INVALID_CONFIG.code, reason)
