@@ -54,7 +54,35 @@ def pytest_runtest_makereport(item, call):
     report = outcome.get_result()
     import os
 
+    if report.when == "call" and report.failed:
+        _attach_broker_logs(item, report)
     if os.environ.get("MOLDAU_REQUIRE_ALL") == "1" and report.skipped and not hasattr(report, "wasxfail"):
         report.outcome = "failed"
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
         report.longrepr = f"skipped in CI (MOLDAU_REQUIRE_ALL=1): {reason}"
+
+
+BROKER_LOG_TAIL = 60  # lines of each broker process shown with a failed test
+
+
+def _attach_broker_logs(item, report) -> None:
+    """A failed test on a cluster of broker processes shows the last log lines of each (its
+    stderr, connection lines left out): what CI kept of a failure is then more than a timeout."""
+    from tests.support.cluster import Cluster
+
+    seen: set[int] = set()
+    for value in getattr(item, "funcargs", {}).values():
+        clusters = value if isinstance(value, tuple) else (value,)
+        for c in clusters:
+            if not isinstance(c, Cluster) or id(c) in seen or c.mode != "subprocess":
+                continue
+            seen.add(id(c))
+            for i in range(c.n):
+                try:
+                    lines = [x for x in c._node(i).process.lines if 'msg="connection' not in x]
+                except Exception:  # the harness changed under us: nothing to add
+                    continue
+                if lines:
+                    report.sections.append(
+                        (f"broker {i} log (last lines)", "\n".join(lines[-BROKER_LOG_TAIL:]))
+                    )
