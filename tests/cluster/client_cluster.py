@@ -189,6 +189,9 @@ def preferred_offsets_leader(cluster) -> int:
     return preferred
 
 
+GETMANY_GRACE_S = 30.0  # past its own timeout, a getmany that does not return is a hang
+
+
 async def poll_until(
     consumers: Iterable[Any],
     until: Callable[[], bool | Awaitable[bool]],
@@ -215,5 +218,14 @@ async def poll_until(
                 raise AssertionError(detail())
             return False
         for c in consumers:
-            for tp, msgs in (await c.getmany(timeout_ms=poll_ms)).items():
+            try:
+                batches = await asyncio.wait_for(
+                    c.getmany(timeout_ms=poll_ms), poll_ms / 1000 + GETMANY_GRACE_S
+                )
+            except TimeoutError:
+                raise AssertionError(
+                    f"getmany(timeout_ms={poll_ms}) did not return in {GETMANY_GRACE_S} s more"
+                    + (f": {detail()!r}" if detail is not None else "")
+                ) from None
+            for tp, msgs in batches.items():
                 collect(tp.partition, msgs)

@@ -354,7 +354,7 @@ def test_aiokafka_rebalance_interrupted_by_coordinator_sigkill(live):
             await asyncio.sleep(0.3)
             cluster.kill(coord)
             info["coord"] = coord
-            await start_b
+            await asyncio.wait_for(start_b, 60)  # bounded: a hang fails with the brokers' logs
             await asyncio.to_thread(load.produce, 40)
             await drain(
                 cs,
@@ -367,7 +367,7 @@ def test_aiokafka_rebalance_interrupted_by_coordinator_sigkill(live):
             )
         finally:
             for c in cs:
-                await c.stop()
+                await asyncio.wait_for(c.stop(), 30)
 
     try:
         asyncio.run(main())
