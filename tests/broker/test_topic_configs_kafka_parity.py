@@ -74,6 +74,13 @@ THROTTLE_MESSAGE = (
     "Invalid value [{value}] for configuration {name}: {name} must be the literal '*' or a list of"
     " replicas in the following format: [partitionId]:[brokerId],[partitionId]:[brokerId],..."
 )
+
+
+def in_resource(topic: str, message: str) -> str:
+    """ZkAdminManager's AlterConfigs answer to a ConfigException of the topic's new configs."""
+    return f"Invalid config value for resource ConfigResource(type=TOPIC, name='{topic}'): {message}"
+
+
 TIERED_DISABLED = (
     "Tiered Storage functionality is disabled in the broker. Topic cannot be configured with remote"
     " log storage."
@@ -272,7 +279,10 @@ def test_alter_configs_sets_the_throttled_replicas(cluster):
     assert values(cluster, topic, sorted(change)) == change
     name = "leader.replication.throttled.replicas"
     code, message = legacy_alter(cluster, topic, {name: "0:x"})
-    assert (code, message) == (E.INVALID_CONFIG.code, THROTTLE_MESSAGE.format(value="0:x", name=name))
+    assert (code, message) == (
+        E.INVALID_CONFIG.code,
+        in_resource(topic, THROTTLE_MESSAGE.format(value="0:x", name=name)),
+    )
     assert values(cluster, topic, sorted(change)) == change
 
 
@@ -292,7 +302,7 @@ def test_incremental_alter_configs_of_the_throttled_replicas(cluster):
     code, message = incremental(cluster, topic, [(follower, APPEND, "*")])
     assert (code, message) == (
         E.INVALID_CONFIG.code,
-        THROTTLE_MESSAGE.format(value="0:1, 0:2, *", name=follower),
+        in_resource(topic, THROTTLE_MESSAGE.format(value="0:1, 0:2, *", name=follower)),
     )
 
 
