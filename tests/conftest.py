@@ -86,3 +86,27 @@ def _attach_broker_logs(item, report) -> None:
                     report.sections.append(
                         (f"broker {i} log (last lines)", "\n".join(lines[-BROKER_LOG_TAIL:]))
                     )
+
+
+# The modules whose tests take longest (pytest --durations), run first: the two workers then
+# finish together instead of one running a minute-long test alone at the end of the suite.
+SLOW_FIRST = (
+    "tests/test_docs_commands.py",
+    "tests/cluster/test_replication_failover.py",
+    "tests/spark/",
+    "tests/cluster/test_librdkafka_failures.py",
+    "tests/plugin/test_plugin_as_user.py",
+    "tests/cluster/test_kafkajs_failures.py",
+    "tests/cluster/test_pyclients_groups.py",
+    "tests/cluster/test_java_failures.py",
+    "tests/zookeeper/test_docker_compose.py",
+    "tests/integration/test_log_compaction.py",
+)
+
+
+def pytest_collection_modifyitems(session, config, items) -> None:
+    def rank(item) -> int:
+        path = item.nodeid.split("::", 1)[0]
+        return next((i for i, prefix in enumerate(SLOW_FIRST) if path.startswith(prefix)), len(SLOW_FIRST))
+
+    items.sort(key=rank)  # stable: each module's tests stay in their order
