@@ -319,7 +319,10 @@ class TransactionCoordinator:
     ) -> dict[TopicPartition, ErrorCode]:
         """KIP-890 part 1 (``handleVerifyPartitionsInTransaction``): NONE for each partition
         of the ongoing transaction, TRANSACTION_ABORTABLE for the others (as Kafka 3.8+; the
-        broker that asked answers INVALID_TXN_STATE to a Produce below v11)."""
+        broker that asked answers INVALID_TXN_STATE to a Produce below v11); an empty id is
+        INVALID_REQUEST for each."""
+        if not transactional_id:
+            return dict.fromkeys(partitions, ErrorCode.INVALID_REQUEST)
         try:
             _, _, meta = self.state.transaction_state(transactional_id)
             if meta is None or meta.producer_id != producer_id:

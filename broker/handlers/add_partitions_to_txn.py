@@ -61,8 +61,6 @@ async def _add(
 ) -> dict[tuple[str, int], ErrorCode]:
     partitions = [(t.name, p) for t in topics for p in t.partitions]
     txns = ctx.broker.transactions
-    if verify_only:
-        return txns.verify_partitions(transactional_id, producer_id, producer_epoch, partitions)
     from_client = ctx.api_version < 4
     if from_client and not ctx.authorize(AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, transactional_id):
         return dict.fromkeys(partitions, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
@@ -79,6 +77,8 @@ async def _add(
     }
     if refused:
         return {tp: refused.get(tp, ErrorCode.OPERATION_NOT_ATTEMPTED) for tp in partitions}
+    if verify_only:  # after the partitions' checks, as KafkaApis.handleAddPartitionsToTxnRequest
+        return txns.verify_partitions(transactional_id, producer_id, producer_epoch, partitions)
     error = await txns.add_partitions(transactional_id, producer_id, producer_epoch, partitions)
     if error is ErrorCode.PRODUCER_FENCED and ctx.api_version < 2:
         error = ErrorCode.INVALID_PRODUCER_EPOCH

@@ -135,6 +135,22 @@ def test_full_transaction_on_the_wire(client):
                     verify_only=True,
                     topics=[APT.AddPartitionsToTxnTopic(name="wt", partitions=[0])],
                 ),
+                # KafkaApis checks the partitions of a verify_only transaction too
+                APT.AddPartitionsToTxnTransaction(
+                    transactional_id=f"{txn}-unknown-partition",
+                    producer_id=pid,
+                    producer_epoch=0,
+                    verify_only=True,
+                    topics=[APT.AddPartitionsToTxnTopic(name="wt", partitions=[0, 7])],
+                ),
+                # handleVerifyPartitionsInTransaction: an empty transactional id
+                APT.AddPartitionsToTxnTransaction(
+                    transactional_id="",
+                    producer_id=pid,
+                    producer_epoch=0,
+                    verify_only=True,
+                    topics=[APT.AddPartitionsToTxnTopic(name="wt", partitions=[1])],
+                ),
             ]
         ),
         4,
@@ -147,7 +163,12 @@ def test_full_transaction_on_the_wire(client):
         }
         for x in r.results_by_transaction
     ]
-    assert answers == [{("wt", 0): 0, ("wt", 1): 0}, {("wt", 0): E.PRODUCER_FENCED.code}]
+    assert answers == [
+        {("wt", 0): 0, ("wt", 1): 0},
+        {("wt", 0): E.PRODUCER_FENCED.code},
+        {("wt", 0): E.OPERATION_NOT_ATTEMPTED.code, ("wt", 7): E.UNKNOWN_TOPIC_OR_PARTITION.code},
+        {("wt", 1): E.INVALID_REQUEST.code},
+    ]
     group = f"g-{txn}"
     r = client.request(
         AddOffsetsToTxnRequest(transactional_id=txn, producer_id=pid, producer_epoch=0, group_id=group), 3
