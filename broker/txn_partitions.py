@@ -43,6 +43,7 @@ from coordinator.transaction_seams import (
     TransactionVerifier,
     TxnCompletionListener,
     TxnMarker,
+    VerificationFailed,
 )
 from protocol.control_records import build_end_txn_marker_batch
 from protocol.errors import ErrorCode, KafkaError
@@ -83,19 +84,24 @@ class AcceptingTransactionVerifier:
 
 
 def produce_error_of_verification(error: ErrorCode, produce_version: int) -> KafkaError:
-    """A verifier's error as the produce request answers it (see the module docstring)."""
+    """A verifier's error as the produce request answers it (see the module docstring); the
+    verifier's own answer stays on it (``VerificationFailed.verified``)."""
+    verified = error
     if error is ErrorCode.PRODUCER_FENCED:
-        return KafkaError(ErrorCode.INVALID_PRODUCER_EPOCH, "The producer was fenced by a newer epoch")
+        return VerificationFailed(
+            ErrorCode.INVALID_PRODUCER_EPOCH, "The producer was fenced by a newer epoch", verified
+        )
     if error is ErrorCode.TRANSACTION_ABORTABLE and produce_version < 11:
         error = ErrorCode.INVALID_TXN_STATE
     if error is ErrorCode.INVALID_TXN_STATE:
-        return KafkaError(error, "Partition was not added to the transaction")
+        return VerificationFailed(error, "Partition was not added to the transaction", verified)
     if error in _RETRY_AS_NOT_ENOUGH_REPLICAS:
-        return KafkaError(
+        return VerificationFailed(
             ErrorCode.NOT_ENOUGH_REPLICAS,
             f"Unable to verify the partition has been added to the transaction. Underlying error: {error.name}",
+            verified,
         )
-    return KafkaError(error)
+    return VerificationFailed(error, None, verified)
 
 
 class _Pending(NamedTuple):

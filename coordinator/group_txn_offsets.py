@@ -32,6 +32,7 @@ from coordinator.group_offsets import (
     utf16_length,
 )
 from coordinator.offsets_topic import OffsetsTopic, _storage_error
+from coordinator.transaction_seams import VerificationFailed
 from protocol.errors import ErrorCode, KafkaError
 from protocol.primitives import DecodeError
 from protocol.record_batch import iter_batches
@@ -150,10 +151,24 @@ class PendingTxnOffsets:
                 pass
 
 
-# The Produce version the verified append is framed and answered as: below v11, so a
-# TRANSACTION_ABORTABLE verification answer is INVALID_TXN_STATE (TxnOffsetCommit v0-4
-# has no TRANSACTION_ABORTABLE of its own).
+# The Produce version the verified append is framed as; its verification errors are then
+# answered as TxnOffsetCommit's (``offsets_error_of_verification``).
 VERIFY_AS_PRODUCE_VERSION = 10
+
+
+def offsets_error_of_verification(verified: ErrorCode, txn_offset_commit_version: int) -> ErrorCode:
+    """The transaction coordinator's verification answer as TxnOffsetCommit answers it
+    (``AddPartitionsToTxnManager``: PRODUCER_FENCED as INVALID_PRODUCER_EPOCH,
+    TRANSACTION_ABORTABLE as INVALID_TXN_STATE below v4, KIP-890; then
+    ``GroupMetadataManager.maybeConvertOffsetCommitError``: NETWORK_EXCEPTION as
+    COORDINATOR_LOAD_IN_PROGRESS; the rest as it is, e.g. CONCURRENT_TRANSACTIONS)."""
+    if verified is ErrorCode.PRODUCER_FENCED:
+        return ErrorCode.INVALID_PRODUCER_EPOCH
+    if verified is ErrorCode.TRANSACTION_ABORTABLE and txn_offset_commit_version < 4:
+        return ErrorCode.INVALID_TXN_STATE
+    if verified is ErrorCode.NETWORK_EXCEPTION:
+        return ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
+    return verified
 
 
 class TxnOffsetsAccess(Protocol):
@@ -183,6 +198,7 @@ async def write_txn_offsets(
     now_ms: int,
     metadata_max_bytes: int,
     transactional_id: str | None = None,
+    api_version: int = 3,
 ) -> list[ErrorCode]:
     """Write (topic, partition, offset, leader epoch, metadata) entries of a TxnOffsetCommit
     as one transactional batch of the producer to the group's partition, acks=-1 (Kafka's
@@ -194,9 +210,8 @@ async def write_txn_offsets(
     (KIP-890 part 1; Kafka's ``GroupMetadataManager.storeOffsets`` through
     ``ReplicaManager.appendRecords`` with verification): unless the producer already has
     an open transaction of its epoch on the partition, the transaction coordinator is asked
-    whether the group's partition was added (AddOffsetsToTxn). Its answers come back as
-    Produce's (INVALID_TXN_STATE, INVALID_PRODUCER_EPOCH for a fenced producer, retriable
-    ones as NOT_ENOUGH_REPLICAS, here COORDINATOR_NOT_AVAILABLE)."""
+    whether the group's partition was added (AddOffsetsToTxn). Its answers are
+    TxnOffsetCommit's of ``api_version`` (``offsets_error_of_verification``)."""
     results: list[ErrorCode] = []
     records: list[tuple[bytes, bytes | None]] = []
     staged: list[tuple[TopicPartition, OffsetAndMetadata]] = []
@@ -231,6 +246,8 @@ async def write_txn_offsets(
             answer = await answer
         if answer[key].error is not None:
             raise answer[key].error
+    except VerificationFailed as exc:
+        error = offsets_error_of_verification(exc.verified, api_version)
     except KafkaError as exc:
         error = _storage_error(exc, for_offsets=True).error
     if error is not None:

@@ -584,6 +584,7 @@ class GroupCoordinator(GroupMetadataManager):
         generation_id: int,
         entries: Sequence[OffsetCommitEntry],
         transactional_id: str | None = None,
+        api_version: int = 3,
     ) -> list[ErrorCode]:
         """TxnOffsetCommit (classic ``handleTxnCommitOffsets``): the offsets are written as a
         transactional batch of the producer (acks=-1) and held pending until its marker
@@ -611,6 +612,7 @@ class GroupCoordinator(GroupMetadataManager):
             now_ms=self.time_ms(),
             metadata_max_bytes=self.offset_metadata_max_bytes,
             transactional_id=transactional_id,
+            api_version=api_version,
         )
 
     def has_pending_txn_offset(self, group_id: str, topic: str, partition: int) -> bool:

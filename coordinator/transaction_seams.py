@@ -15,9 +15,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple, Protocol
 
-from protocol.errors import ErrorCode
+from protocol.errors import ErrorCode, KafkaError
 
 TopicPartitionKey = tuple[str, int]
+
+
+class VerificationFailed(KafkaError):
+    """A transactional append refused by its verification (KIP-890 part 1), as Produce
+    answers it; ``verified`` is the transaction coordinator's own answer, which a
+    TxnOffsetCommit maps its own way (``GroupCoordinator.handleTxnCommitOffsets``)."""
+
+    def __init__(self, error: ErrorCode, message: str | None, verified: ErrorCode) -> None:
+        super().__init__(error, message)
+        self.verified = verified
 
 
 class TxnMarker(NamedTuple):

@@ -58,6 +58,7 @@ async def handle_txn_offset_commit(
                 request.generation_id if version >= 3 else -1,
                 entries,
                 transactional_id=request.transactional_id,
+                api_version=version,
             )
             slots = fill_slots(slots, results)
         except KafkaError as exc:
