@@ -86,7 +86,6 @@ from storage.producer_state import AppendOrigin
 from storage.record_decompression import DecompressedTooLarge, frame_bounded, gunzip_bounded, snappy_bounded
 from storage.record_scan import (
     MIN_RECORD_SIZE,
-    OFFSET_DELTA_ERROR_PREFIX,
     RecordError,
     RecordScan,
     RecordValidationError,
@@ -462,13 +461,11 @@ def _validate_records_and_timestamps(
         if budget is not None:
             budget.charge(count)
         data = bytes(section)
-        scan = scan_records(data, count, check_keys=True)
-
-    errors: list[RecordError] = []
-    if scan is not None:
         # Kafka assigns offsets of uncompressed records without looking at their deltas
         # (LogValidator.assignOffsetsNonCompressed), compacted topic or not.
-        errors = list(scan.errors) if compressed else [e for e in scan.errors if not _is_delta_error(e)]
+        scan = scan_records(data, count, check_keys=True, check_deltas=False)
+
+    errors: list[RecordError] = list(scan.errors) if scan is not None else []
     client_log_append = bool(header.attributes & TIMESTAMP_TYPE_MASK)
 
     if config.log_append_time:
@@ -516,8 +513,10 @@ def _validate_records_and_timestamps(
         if budget is not None:
             budget.charge(count)
         data = bytes(section)
-        scan = scan_records(data, count, check_keys=False, timestamp_range=(base_ts, lo, hi))
-        errors = [e for e in scan.errors if e[2] is ErrorCode.INVALID_TIMESTAMP]
+        scan = scan_records(
+            data, count, check_keys=False, check_deltas=False, timestamp_range=(base_ts, lo, hi)
+        )
+        errors = list(scan.errors)
     elif scan.min_delta <= scan.max_delta and (
         base_ts + scan.min_delta < lo or base_ts + scan.max_delta > hi
     ):
@@ -538,10 +537,6 @@ def _validate_records_and_timestamps(
 _LOG_APPEND_TIME_FROM_CLIENT = (
     "Invalid timestamp type in message. Producer should not set timestamp type to LogAppendTime."
 )
-
-
-def _is_delta_error(error: RecordError) -> bool:
-    return error[1].startswith(OFFSET_DELTA_ERROR_PREFIX)
 
 
 def _raise_record_errors(errors: list[RecordError]) -> None:

@@ -27,7 +27,6 @@ MIN_RECORD_SIZE = 7
 
 # (batch index, message, INVALID_RECORD or INVALID_TIMESTAMP)
 RecordError = tuple[int, str, ErrorCode]
-OFFSET_DELTA_ERROR_PREFIX = "Record offset delta"
 
 
 class RecordValidationError(KafkaError):
@@ -94,13 +93,15 @@ def scan_records(
     count: int,
     *,
     check_keys: bool,
+    check_deltas: bool = True,
     timestamp_range: tuple[int, int, int] | None = None,
 ) -> RecordScan:
     """Walk ``count`` records as Kafka's DefaultRecord.readFrom does (structure only, values skipped).
 
     Structure errors raise KafkaError(INVALID_RECORD). Offset deltas that are not the record's
-    index, null keys (``check_keys``) and, with ``timestamp_range`` = (base, lo, hi), timestamps
-    outside [lo, hi] are collected as record errors.
+    index (``check_deltas``: Kafka looks at them in compressed batches only), null keys
+    (``check_keys``) and, with ``timestamp_range`` = (base, lo, hi), timestamps outside
+    [lo, hi] are collected as record errors.
     """
     n = len(data)
     if count * MIN_RECORD_SIZE > n:
@@ -193,11 +194,11 @@ def scan_records(
                     f"Invalid record size: expected to read {length} bytes in record payload, "
                     f"but instead read {pos - start}",
                 )
-            if off_delta != i:
+            if check_deltas and off_delta != i:
                 errors.append(
                     (
                         i,
-                        f"{OFFSET_DELTA_ERROR_PREFIX} {off_delta} is not its index {i} in the batch",
+                        f"Record offset delta {off_delta} is not its index {i} in the batch",
                         ErrorCode.INVALID_RECORD,
                     )
                 )
