@@ -254,9 +254,10 @@ def test_init_errors_and_fencing_versions(client):
 
 
 def txn_offset_commit(
-    c: WireClient, txn: str, group: str, pid: int, epoch: int, offsets: dict[str, int]
+    c: WireClient, txn: str, group: str, pid: int, epoch: int, offsets: dict[str, int], version: int = 3
 ) -> list[list[int]]:
-    """TxnOffsetCommit v3 of partition 0 of each topic at its offset: the error codes by topic."""
+    """TxnOffsetCommit (v3 unless said) of partition 0 of each topic at its offset: the error
+    codes by topic."""
     r = c.request(
         TxnOffsetCommitRequest(
             transactional_id=txn,
@@ -277,7 +278,7 @@ def txn_offset_commit(
                 for topic, offset in offsets.items()
             ],
         ),
-        3,
+        version,
     )
     return [[p.error_code for p in t.partitions] for t in r.topics]
 

@@ -5,35 +5,16 @@ from __future__ import annotations
 import pytest
 
 from protocol.errors import ErrorCode
-from protocol.messages import InitProducerIdRequest, TxnOffsetCommitRequest
+from protocol.messages import InitProducerIdRequest
 from tests.support.wire_broker import client, cluster, create_topic, unique  # noqa: F401
+from tests.transactions.test_transactions_wire import txn_offset_commit
 
 pytestmark = pytest.mark.integration
 
 
 def _commit(c, txn, group, pid, epoch, topic, version):
-    r = c.request(
-        TxnOffsetCommitRequest(
-            transactional_id=txn,
-            group_id=group,
-            producer_id=pid,
-            producer_epoch=epoch,
-            generation_id=-1,
-            member_id="",
-            topics=[
-                TxnOffsetCommitRequest.TxnOffsetCommitRequestTopic(
-                    name=topic,
-                    partitions=[
-                        TxnOffsetCommitRequest.TxnOffsetCommitRequestPartition(
-                            partition_index=0, committed_offset=5
-                        )
-                    ],
-                )
-            ],
-        ),
-        version,
-    )
-    return ErrorCode.for_code(r.topics[0].partitions[0].error_code)
+    ((code,),) = txn_offset_commit(c, txn, group, pid, epoch, {topic: 5}, version)
+    return ErrorCode.for_code(code)
 
 
 def test_txn_offset_commit_v4_without_add_offsets_is_transaction_abortable(client):  # noqa: F811
